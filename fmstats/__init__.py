@@ -1,0 +1,31 @@
+"""fmstats: F-measure optimisation with formulas, summaries, tuning and bootstrap diagnostics.
+
+The R-style public API:
+
+* ``maxent(formula, data, weights=)`` — weighted maximum-entropy (logistic) model;
+* ``umaxent(formula, data, weights=)`` — uncertain maxent for probabilistic labels;
+* ``FMeasure(beta=|alpha=)`` and the measures in :mod:`fmstats.measures`;
+* data sets in :mod:`fmstats.datasets`.
+"""
+from ._version import __version__
+from . import datasets, exceptions, measures
+from .exceptions import ConvergenceWarning, FmstatsError, SeparationWarning
+from .maxent import MaxentResults, maxent, umaxent
+from .measures import Confusion, FMeasure, f_score, noisy_f
+
+__all__ = [
+    "__version__",
+    "maxent",
+    "umaxent",
+    "MaxentResults",
+    "FMeasure",
+    "Confusion",
+    "f_score",
+    "noisy_f",
+    "datasets",
+    "measures",
+    "exceptions",
+    "FmstatsError",
+    "ConvergenceWarning",
+    "SeparationWarning",
+]

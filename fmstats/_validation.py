@@ -1,0 +1,135 @@
+"""Checks of user input, used at public entry points only.
+
+Each helper either returns a cleaned value or raises an :class:`FmstatsError`
+subclass whose message names the argument, the rule and the value received.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Any, Iterable
+
+import numpy as np
+
+from .exceptions import InvalidArgumentError, ResponseError, WeightsError, DataError
+
+
+def describe(value: Any, limit: int = 60) -> str:
+    """A short printable description of a value for error messages."""
+    if isinstance(value, np.ndarray):
+        return f"array of shape {value.shape} and dtype {value.dtype}"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def check_choice(name: str, value: Any, choices: Iterable[Any]) -> Any:
+    choices = tuple(choices)
+    if value not in choices:
+        raise InvalidArgumentError(
+            f"`{name}` must be one of {', '.join(map(repr, choices))}; got {describe(value)}."
+        )
+    return value
+
+
+def check_scalar(name: str, value: Any, *, low=None, high=None, low_open=False,
+                 high_open=False, integer=False) -> float | int:
+    """Check a real (or integer) scalar lies in the given interval."""
+    kind = numbers.Integral if integer else numbers.Real
+    if isinstance(value, bool) or not isinstance(value, kind):
+        what = "an integer" if integer else "a real number"
+        raise InvalidArgumentError(f"`{name}` must be {what}; got {describe(value)}.")
+    if not np.isfinite(value):
+        raise InvalidArgumentError(f"`{name}` must be finite; got {value!r}.")
+    bad_low = low is not None and (value <= low if low_open else value < low)
+    bad_high = high is not None and (value >= high if high_open else value > high)
+    if bad_low or bad_high:
+        lo = "(" if low_open else "["
+        hi = ")" if high_open else "]"
+        lo_v = "-inf" if low is None else low
+        hi_v = "inf" if high is None else high
+        raise InvalidArgumentError(
+            f"`{name}` must lie in {lo}{lo_v}, {hi_v}{hi}; got {value!r}."
+        )
+    return value
+
+
+def as_float_vector(name: str, value: Any, n: int | None = None) -> np.ndarray:
+    """Convert to a 1-d float array, checking its length when ``n`` is given."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgumentError(
+            f"`{name}` must be numeric; got {describe(value)} ({exc})."
+        ) from None
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    if arr.ndim != 1:
+        raise InvalidArgumentError(f"`{name}` must be one-dimensional; got shape {arr.shape}.")
+    if n is not None and arr.shape[0] != n:
+        raise InvalidArgumentError(
+            f"`{name}` must have length {n} (one value per row); got length {arr.shape[0]}."
+        )
+    return arr
+
+
+def check_weights(name: str, weights: Any, n: int) -> np.ndarray:
+    """Prior/sample weights: finite, non-negative, right length, not all zero."""
+    if weights is None:
+        return np.ones(n)
+    w = as_float_vector(name, weights)
+    if w.shape[0] != n:
+        raise WeightsError(
+            f"`{name}` must have one value per row ({n}); got length {w.shape[0]}."
+        )
+    bad = ~np.isfinite(w)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise WeightsError(
+            f"`{name}` must be finite; got {int(bad.sum())} non-finite value(s), "
+            f"the first at position {i} ({w[i]!r})."
+        )
+    neg = w < 0
+    if neg.any():
+        i = int(np.flatnonzero(neg)[0])
+        raise WeightsError(
+            f"`{name}` must be non-negative; got {int(neg.sum())} negative value(s), "
+            f"the first at position {i} ({w[i]!r})."
+        )
+    if not (w > 0).any():
+        raise WeightsError(f"`{name}` must not be all zero; every one of the {n} weights is 0.")
+    return w
+
+
+def check_probabilities(name: str, values: Any, n: int | None = None) -> np.ndarray:
+    """Values in [0, 1], finite."""
+    p = as_float_vector(name, values, n)
+    bad = ~np.isfinite(p)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ResponseError(
+            f"`{name}` must be finite probabilities; position {i} holds {p[i]!r}."
+        )
+    out = (p < 0) | (p > 1)
+    if out.any():
+        i = int(np.flatnonzero(out)[0])
+        raise ResponseError(
+            f"`{name}` must be probabilities in [0, 1]; got {int(out.sum())} value(s) "
+            f"outside, the first at position {i} ({p[i]!r})."
+        )
+    return p
+
+
+def check_binary(name: str, values: Any, n: int | None = None) -> np.ndarray:
+    """A 0/1 (or boolean) vector, returned as float."""
+    y = as_float_vector(name, values, n)
+    ok = (y == 0) | (y == 1)
+    if not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
+        raise ResponseError(
+            f"`{name}` must contain only 0 and 1; position {i} holds {y[i]!r}."
+        )
+    return y
+
+
+def check_nonempty(name: str, n_rows: int) -> None:
+    if n_rows == 0:
+        raise DataError(f"`{name}` has no rows; at least one row is needed.")

@@ -1,0 +1,85 @@
+"""Errors and warnings raised by fmstats.
+
+Every error is an :class:`FmstatsError` (a ``ValueError``) whose message names
+the offending argument, the rule it broke and the value received.  Every
+warning is a subclass of :class:`FmstatsWarning` carrying advice.
+"""
+from __future__ import annotations
+
+__all__ = [
+    "FmstatsError",
+    "InvalidArgumentError",
+    "DataError",
+    "MissingDataError",
+    "ResponseError",
+    "WeightsError",
+    "FormulaError",
+    "UnseenLevelError",
+    "DesignError",
+    "FmstatsWarning",
+    "ConvergenceWarning",
+    "SeparationWarning",
+    "MissingDataWarning",
+    "CollinearityWarning",
+    "DataWarning",
+]
+
+
+class FmstatsError(ValueError):
+    """Base class of every error fmstats raises on bad input."""
+
+
+class InvalidArgumentError(FmstatsError):
+    """An argument has the wrong type, range or combination with another."""
+
+
+class DataError(FmstatsError):
+    """The data cannot be used (empty frame, wrong shape, non-finite values)."""
+
+
+class MissingDataError(DataError):
+    """Missing or non-finite values found and ``missing="raise"`` was asked for."""
+
+
+class ResponseError(DataError):
+    """The response is not binary / not a probability / has a single class."""
+
+
+class WeightsError(DataError):
+    """Weights are negative, non-finite, all zero or of the wrong length."""
+
+
+class FormulaError(FmstatsError):
+    """The formula cannot be parsed or names unknown columns."""
+
+
+class UnseenLevelError(FormulaError):
+    """A factor level at prediction time was not present when fitting."""
+
+
+class DesignError(DataError):
+    """The design matrix is rank deficient and ``collinear="raise"`` was asked for."""
+
+
+class FmstatsWarning(UserWarning):
+    """Base class of every warning fmstats emits."""
+
+
+class ConvergenceWarning(FmstatsWarning):
+    """An iterative fit stopped before meeting its convergence criterion."""
+
+
+class SeparationWarning(FmstatsWarning):
+    """Fitted probabilities of 0 or 1 occurred: the data are (quasi-)separated."""
+
+
+class MissingDataWarning(FmstatsWarning):
+    """Rows with missing or non-finite values were dropped."""
+
+
+class CollinearityWarning(FmstatsWarning):
+    """Constant or collinear design columns were dropped (R's NA coefficients)."""
+
+
+class DataWarning(FmstatsWarning):
+    """Something about the data deserves attention but does not stop the fit."""

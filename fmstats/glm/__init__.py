@@ -1,0 +1,1 @@
+"""Numerical core of the maxent models: pure ndarray functions."""

@@ -1,0 +1,645 @@
+"""Weighted and uncertain maximum-entropy (logistic) models: ``maxent()`` and ``umaxent()``.
+
+``maxent`` maximises the weighted log-likelihood of certain labels (thesis
+ch. 4): R's ``glm(family = binomial, weights = w)``.  ``umaxent`` maximises the
+uncertain log-likelihood of probabilistic labels q (thesis ch. 5),
+sum_i w_i [q_i log p_i + (1 - q_i) log(1 - p_i)]: the same estimating equations
+as R's ``glm(family = quasibinomial)``, whose dispersion it estimates by
+default.  Both are fitted by :func:`fmstats.glm.irls.irls_logit`.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.special import gammaln
+
+from . import measures as _m
+from ._validation import check_choice, check_scalar, check_weights, describe
+from .exceptions import (
+    CollinearityWarning,
+    DesignError,
+    InvalidArgumentError,
+    ResponseError,
+    WeightsError,
+)
+from .formula import ModelFrame, model_frame
+from .glm.irls import IrlsFit, gram, independent_columns, irls_logit
+from .results import ModelResults
+from .summary import Section, Summary
+
+__all__ = ["maxent", "umaxent", "MaxentResults", "COV_TYPES"]
+
+COV_TYPES = ("nonrobust", "HC0", "HC1", "HC2", "HC3")
+_COV_LABEL = {
+    "nonrobust": "model-based (inverse Fisher information{disp})",
+    "HC0": "sandwich HC0 (White; R's sandwich::vcovHC(type = \"HC0\"))",
+    "HC1": "sandwich HC1 (HC0 x n/(n - k))",
+    "HC2": "sandwich HC2 (scores scaled by 1/(1 - h))",
+    "HC3": "sandwich HC3 (scores scaled by 1/(1 - h)^2)",
+}
+
+
+@dataclass(frozen=True)
+class _Settings:
+    model: str
+    formula: str
+    weights: Any
+    penalty: float
+    cov_type: str
+    dispersion: Any
+    threshold: float
+    measure: Any
+    dependence: str
+    missing: str
+    collinear: str
+    engine: str | None
+    tol: float
+    max_iter: int
+    extra: dict = field(default_factory=dict)
+
+
+class MaxentResults(ModelResults):
+    """A fitted weighted (``maxent``) or uncertain (``umaxent``) maximum-entropy model.
+
+    Main attributes: ``params``, ``bse``, ``tvalues``, ``pvalues``,
+    ``cov_params()``, ``conf_int()``, ``tidy()``, ``summary()``,
+    ``fitted_values``, ``deviance``, ``null_deviance``, ``aic``, ``llf``,
+    ``dispersion``, ``converged``, ``iterations``, ``history``;
+    methods ``predict()``, ``resid()``, ``confusion()``, ``measure()``,
+    ``refit()``.
+    """
+
+    def __init__(self, *, settings: _Settings, call: str, frame: ModelFrame, X: np.ndarray,
+                 aliased: np.ndarray, prior_weights: np.ndarray, fit: IrlsFit):
+        self.settings = settings
+        self.call = call
+        self.formula = settings.formula
+        self.model = settings.model
+        self.spec = frame.spec
+        self.response_kind = frame.response.kind
+        self.response_name = frame.response.name
+        self.response_levels = frame.response.levels
+        self.index = frame.index
+        self.n_input = frame.n_input
+        self.n_dropped = frame.n_dropped
+        self.term_names = tuple(frame.column_names)
+        self.aliased = aliased
+        self.X = X
+        self.y = frame.response.y
+        self.trials = frame.response.trials
+        self.prior_weights = prior_weights
+        self.fit_ = fit
+        self.cov_type = settings.cov_type
+        self.measure_ = settings.measure
+        self.threshold = settings.threshold
+
+    # ------------------------------------------------------------------ basic quantities
+    @cached_property
+    def weights(self) -> np.ndarray:
+        """Weights of the likelihood: prior weights times binomial trials (cbind)."""
+        w = self.prior_weights
+        return w * self.trials if self.trials is not None else w
+
+    @property
+    def family(self) -> str:
+        return "quasibinomial" if self._estimate_dispersion else "binomial"
+
+    @property
+    def _estimate_dispersion(self) -> bool:
+        return isinstance(self.settings.dispersion, str) and self.settings.dispersion == "pearson"
+
+    @property
+    def use_t(self) -> bool:
+        return self._estimate_dispersion
+
+    @cached_property
+    def params(self) -> pd.Series:
+        out = np.full(len(self.term_names), np.nan)
+        out[~self.aliased] = self.fit_.coef
+        return pd.Series(out, index=pd.Index(self.term_names, name="term"), name="estimate")
+
+    @property
+    def nobs(self) -> int:
+        """Rows used in the fit (after dropping missing values)."""
+        return int(self.X.shape[0])
+
+    @cached_property
+    def n_ok(self) -> int:
+        """Rows with a positive weight (R's ``n.ok``)."""
+        return int(np.count_nonzero(self.weights > 0))
+
+    @property
+    def rank(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def df_resid(self) -> int:
+        return self.n_ok - self.rank
+
+    @property
+    def df_null(self) -> int:
+        from .glm.irls import has_intercept
+
+        return self.n_ok - int(has_intercept(self.X))
+
+    @property
+    def deviance(self) -> float:
+        return self.fit_.deviance
+
+    @property
+    def null_deviance(self) -> float:
+        return self.fit_.null_deviance
+
+    @property
+    def converged(self) -> bool:
+        return self.fit_.converged
+
+    @property
+    def iterations(self) -> int:
+        return self.fit_.iterations
+
+    @property
+    def separated(self) -> bool:
+        return self.fit_.separated
+
+    @cached_property
+    def history(self) -> pd.DataFrame:
+        """Deviance and step size per IRLS iteration (row 0 is the start)."""
+        h = self.fit_.history
+        return pd.DataFrame({"iteration": np.arange(len(h)), "deviance": h[:, 0], "step": h[:, 1]})
+
+    @cached_property
+    def fitted_values(self) -> pd.Series:
+        """Fitted probabilities of the positive class on the training rows."""
+        return pd.Series(self.fit_.mu, index=self.index, name="fitted")
+
+    @cached_property
+    def linear_predictor(self) -> pd.Series:
+        return pd.Series(self.fit_.eta, index=self.index, name="link")
+
+    @cached_property
+    def pearson_chi2(self) -> float:
+        mu = self.fit_.mu
+        return float(np.sum(self.weights * (self.y - mu) ** 2 / (mu * (1 - mu))))
+
+    @cached_property
+    def dispersion(self) -> float:
+        """1 for binomial; Pearson chi^2 / df_resid for quasibinomial (as R's summary.glm)."""
+        d = self.settings.dispersion
+        if self._estimate_dispersion:
+            if self.df_resid <= 0:
+                raise InvalidArgumentError(
+                    "cannot estimate the dispersion with no residual degrees of freedom "
+                    f"(n = {self.n_ok}, rank = {self.rank}); pass dispersion=1."
+                )
+            return self.pearson_chi2 / self.df_resid
+        return float(d)
+
+    @cached_property
+    def llf(self) -> float:
+        """Log-likelihood.
+
+        For 0/1 labels: sum w [y log p + (1-y) log(1-p)] (the weighted likelihood of
+        thesis ch. 4; equals R's ``logLik`` for integer weights).  For ``cbind``
+        counts it includes the binomial coefficients, as R's.  For probabilistic
+        labels it is the uncertain log-likelihood of thesis ch. 5 (no R analogue:
+        R reports NA for quasibinomial fits).
+        """
+        ll = self.fit_.loglik
+        if self.trials is not None:
+            k = self.y * self.trials
+            ll += float(np.sum(self.prior_weights * (gammaln(self.trials + 1) - gammaln(k + 1)
+                                                     - gammaln(self.trials - k + 1))))
+        return ll
+
+    @property
+    def aic(self) -> float | None:
+        """-2 llf + 2 rank; ``None`` (R's NA) for quasi-likelihood fits."""
+        if self._estimate_dispersion or self.response_kind == "probability":
+            return None
+        return -2.0 * self.llf + 2.0 * self.rank
+
+    @property
+    def bic(self) -> float | None:
+        if self.aic is None:
+            return None
+        return -2.0 * self.llf + np.log(self.n_ok) * self.rank
+
+    # ------------------------------------------------------------------ covariance
+    @cached_property
+    def hat(self) -> pd.Series:
+        """Diagonal of the weighted hat matrix W^1/2 X (X'WX)^-1 X' W^1/2 (R's hatvalues)."""
+        X = self.X
+        h = self.fit_.working_weights * np.einsum("ij,ij->i", X @ self.fit_.xtwx_inv, X)
+        return pd.Series(h, index=self.index, name="hat")
+
+    def _cov_array(self, cov_type: str) -> np.ndarray:
+        bread = self.fit_.xtwx_inv
+        if cov_type == "nonrobust":
+            return self.dispersion * bread
+        score = self.weights * (self.y - self.fit_.mu)
+        e2 = score ** 2
+        if cov_type in ("HC2", "HC3"):
+            one_minus_h = 1.0 - self.hat.to_numpy()
+            power = 1 if cov_type == "HC2" else 2
+            e2 = e2 / np.where(one_minus_h > 0, one_minus_h, np.inf) ** power
+        meat = gram(self.X, e2)
+        cov = bread @ meat @ bread
+        if cov_type == "HC1":
+            n = self.nobs
+            cov *= n / (n - self.rank)
+        return cov
+
+    def cov_params(self, cov_type: str | None = None) -> pd.DataFrame:
+        """Covariance of the (non-aliased) coefficients.
+
+        ``cov_type``: ``"nonrobust"`` (model-based, times the dispersion) or the
+        sandwich estimators ``"HC0"``–``"HC3"``; default: the one chosen at fit.
+        """
+        cov_type = self.cov_type if cov_type is None else cov_type
+        check_choice("cov_type", cov_type, COV_TYPES)
+        names = [t for t, a in zip(self.term_names, self.aliased) if not a]
+        return pd.DataFrame(self._cov_array(cov_type), index=names, columns=names)
+
+    # ------------------------------------------------------------------ prediction
+    def _design(self, newdata, missing="drop"):
+        if newdata is None:
+            return self.X, self.index
+        X, index = self.spec.build(newdata, missing=missing)
+        return X[:, ~self.aliased], index
+
+    def predict(self, newdata: pd.DataFrame | None = None, type: str = "response",
+                threshold: float | None = None, missing: str = "drop") -> pd.Series:
+        """Predictions for ``newdata`` (default: the training rows).
+
+        ``type="response"`` gives probabilities of the positive class, ``"link"``
+        the log-odds, ``"class"`` 0/1 labels (1 when the probability is at least
+        ``threshold``, default the fit's threshold).  Rows of ``newdata`` with
+        missing values are dropped with a warning (``missing="drop"``) or raise.
+        """
+        check_choice("type", type, ("response", "link", "class"))
+        check_choice("missing", missing, ("drop", "raise"))
+        X, index = self._design(newdata, missing)
+        eta = X @ self.fit_.coef
+        if type == "link":
+            return pd.Series(eta, index=index, name="link")
+        from scipy.special import expit
+
+        p = expit(eta)
+        if type == "response":
+            return pd.Series(p, index=index, name="response")
+        t = self.threshold if threshold is None else _check_threshold(threshold)
+        return pd.Series((p >= t).astype(np.int64), index=index, name="class")
+
+    def resid(self, type: str = "deviance") -> pd.Series:
+        """Residuals on the training rows: deviance, pearson, response or working."""
+        check_choice("type", type, ("deviance", "pearson", "response", "working"))
+        y, mu, w = self.y, self.fit_.mu, self.weights
+        if type == "response":
+            r = y - mu
+        elif type == "working":
+            r = (y - mu) / (mu * (1 - mu))
+        elif type == "pearson":
+            r = np.sqrt(w) * (y - mu) / np.sqrt(mu * (1 - mu))
+        else:
+            from scipy.special import xlogy
+
+            d = 2 * w * (xlogy(y, y) - xlogy(y, mu) + xlogy(1 - y, 1 - y) - xlogy(1 - y, 1 - mu))
+            r = np.sign(y - mu) * np.sqrt(np.maximum(d, 0))
+        return pd.Series(r, index=self.index, name=f"resid_{type}")
+
+    # ------------------------------------------------------------------ performance
+    def _truth_and_weights(self, newdata):
+        if newdata is None:
+            return self.y, self.weights, self.X
+        resp, X, _ = self.spec.build_with_response(newdata, missing="drop")
+        w = resp.trials if resp.trials is not None else np.ones(len(resp.y))
+        return resp.y, w, X[:, ~self.aliased]
+
+    def confusion(self, newdata: pd.DataFrame | None = None, threshold: float | None = None):
+        """Confusion counts of the class predictions against the response.
+
+        On the training rows the counts are weighted by the model's weights (prior
+        weights times trials); probabilistic labels count fractionally (q for
+        positives, 1 - q for negatives).  Returns a :class:`fmstats.measures.Confusion`.
+        """
+        y, w, X = self._truth_and_weights(newdata)
+        from scipy.special import expit
+
+        t = self.threshold if threshold is None else _check_threshold(threshold)
+        pred = (expit(X @ self.fit_.coef) >= t).astype(float)
+        return _m.noisy_confusion(y, pred, dependence="independent", sample_weight=w)
+
+    def measure(self, newdata: pd.DataFrame | None = None, measure=None, *, beta=None,
+                alpha=None, threshold: float | None = None) -> float:
+        """F-measure of the class predictions on ``newdata`` (default: training data)."""
+        fm = self.measure_ if (measure is None and beta is None and alpha is None) \
+            else _m.as_fmeasure(measure, beta=beta, alpha=alpha)
+        return float(self.confusion(newdata, threshold).f(fm))
+
+    def noisy_f(self, newdata: pd.DataFrame | None = None, measure=None, *, beta=None,
+                alpha=None, dependence: str | None = None) -> float:
+        """Noisy F-measure (thesis §6.1) of the fitted probabilities against the labels."""
+        fm = self.measure_ if (measure is None and beta is None and alpha is None) \
+            else _m.as_fmeasure(measure, beta=beta, alpha=alpha)
+        y, w, X = self._truth_and_weights(newdata)
+        from scipy.special import expit
+
+        p = expit(X @ self.fit_.coef)
+        dep = self.settings.dependence if dependence is None else dependence
+        return float(_m.noisy_f(y, p, measure=fm, dependence=dep, sample_weight=w))
+
+    def refit(self, data: pd.DataFrame, weights=None) -> "MaxentResults":
+        """Fit the same model with the same settings to ``data``.
+
+        A weights column given by name is looked up in ``data``; weights given as
+        an array must be passed again (they belong to the old rows).
+        """
+        s = self.settings
+        w = s.weights if isinstance(s.weights, str) else weights
+        fn = maxent if s.model == "maxent" else umaxent
+        kwargs = dict(weights=w, penalty=s.penalty, cov_type=s.cov_type, threshold=s.threshold,
+                      measure=s.measure, missing=s.missing, collinear=s.collinear,
+                      engine=s.engine, tol=s.tol, max_iter=s.max_iter)
+        if s.model == "umaxent":
+            kwargs.update(dispersion=s.dispersion, dependence=s.dependence)
+        return fn(s.formula, data, **kwargs)
+
+    # ------------------------------------------------------------------ reporting
+    def summary(self, cov_type: str | None = None, level: float = 0.95) -> Summary:
+        """R's ``summary.glm`` layout plus an F-measure section."""
+        cov_type = self.cov_type if cov_type is None else cov_type
+        tidy = self.tidy(level=level, cov_type=cov_type)
+        stat = "t value" if self.use_t else "z value"
+        pname = "Pr(>|t|)" if self.use_t else "Pr(>|z|)"
+        note = ""
+        if self.aliased.any():
+            note = f"({int(self.aliased.sum())} not defined because of singularities)"
+        sections = []
+        disp = (f"(Dispersion parameter for {self.family} family taken to be "
+                f"{self.dispersion:.6g})")
+        dev_lines = [
+            disp,
+            "",
+            f"    Null deviance: {self.null_deviance:.2f}  on {self.df_null}  degrees of freedom",
+            f"Residual deviance: {self.deviance:.2f}  on {self.df_resid}  degrees of freedom",
+        ]
+        if self.n_dropped:
+            dev_lines.append(f"  ({self.n_dropped} observations deleted due to missingness)")
+        aic = self.aic
+        dev_lines.append(f"AIC: {aic:.2f}" if aic is not None else "AIC: NA (quasi-likelihood)")
+        dev_lines.append("")
+        conv = "converged" if self.converged else "DID NOT CONVERGE"
+        dev_lines.append(f"Number of Fisher Scoring iterations: {self.iterations} ({conv}; "
+                         f"relative deviance change < {self.settings.tol:g})")
+        if self.separated:
+            dev_lines.append("Warning: fitted probabilities numerically 0 or 1 occurred "
+                             "(separation); standard errors are unreliable.")
+        sections.append(Section("", dev_lines))
+        sections.append(self._f_section())
+        info = []
+        disp_txt = ", dispersion estimated" if self._estimate_dispersion else ""
+        info.append(("Standard errors", _COV_LABEL[cov_type].format(disp=disp_txt)))
+        info.append(("Confidence intervals", f"Wald, {100 * level:g}% level"))
+        info.append(("Weights", self._weights_text()))
+        if self.settings.penalty:
+            info.append(("Ridge penalty", f"{self.settings.penalty:g} (intercept unpenalised)"))
+        info.append(("Response", self._response_text()))
+        info.append(("Rows used", f"{self.nobs} of {self.n_input}"))
+        sections.append(Section("Model details:", info))
+        title = ("Weighted maximum entropy (logistic) model" if self.model == "maxent"
+                 else "Uncertain maximum entropy model (probabilistic labels)")
+        return Summary(title=title, call=self.call, coef_table=tidy, statistic_name=stat,
+                       pvalue_name=pname, coef_note=note, sections=sections)
+
+    def _weights_text(self) -> str:
+        parts = []
+        s = self.settings.weights
+        if s is None:
+            parts.append("none (all 1)")
+        else:
+            pw = self.prior_weights
+            name = f"'{s}'" if isinstance(s, str) else "array"
+            parts.append(f"prior weights {name}, range [{pw.min():.4g}, {pw.max():.4g}]")
+        if self.trials is not None:
+            parts.append("times the number of votes (cbind)")
+        return ", ".join(parts)
+
+    def _response_text(self) -> str:
+        if self.response_kind == "counts":
+            return f"{self.response_name}: vote counts, q = yes / (yes + no)"
+        if self.response_kind == "probability":
+            return f"{self.response_name}: probabilistic labels q in [0, 1]"
+        if self.response_levels is not None and self.response_levels != (False, True):
+            return (f"{self.response_name}: '{self.response_levels[1]}' is the positive class, "
+                    f"'{self.response_levels[0]}' the negative")
+        return f"{self.response_name}: 0/1 labels"
+
+    def _f_section(self) -> Section:
+        fm = self.measure_
+        conf = self.confusion()
+        lines = [f"{fm}; predicted class 1 when fitted probability >= {self.threshold:g}"]
+        lines.append(
+            f"  Training F: {conf.f(fm):.4f}   precision: {conf.precision:.4f}   "
+            f"recall: {conf.recall:.4f}   accuracy: {conf.accuracy:.4f}"
+        )
+        if self.response_kind != "binary" or self.settings.weights is not None:
+            lines.append("  (counts weighted by the model weights; probabilistic labels count "
+                         "fractionally)")
+        if self.model == "umaxent":
+            nf = self.noisy_f()
+            lines.append(f"  Training noisy F ({self.settings.dependence}, fitted probabilities "
+                         f"vs q): {nf:.4f}")
+        table = conf.as_frame()
+        return Section("F-measure (training data):", lines + ["Confusion table:"], table=table)
+
+    def __repr__(self) -> str:
+        return (f"<MaxentResults {self.model}: {self.formula!r}, n = {self.nobs}, "
+                f"deviance = {self.deviance:.4g}, converged = {self.converged}>")
+
+    def _repr_html_(self) -> str:
+        return self.summary()._repr_html_()
+
+
+# ---------------------------------------------------------------------------- fitting
+
+def _check_threshold(t):
+    return check_scalar("threshold", t, low=0, high=1)
+
+
+def _describe_data(data) -> str:
+    if isinstance(data, pd.DataFrame):
+        return f"<DataFrame {data.shape[0]} x {data.shape[1]}>"
+    return describe(data)
+
+
+def _call(name, formula, data, weights, extra: dict) -> str:
+    parts = [f"formula = {formula!r}", f"data = {_describe_data(data)}"]
+    if weights is not None:
+        parts.append(f"weights = {weights!r}" if isinstance(weights, str) else "weights = <array>")
+    parts += [f"{k} = {v!r}" for k, v in extra.items()]
+    return f"{name}({', '.join(parts)})"
+
+
+def _prior_weights(weights, data: pd.DataFrame, frame: ModelFrame) -> np.ndarray:
+    if weights is None:
+        return np.ones(len(frame.rows))
+    if isinstance(weights, str):
+        if weights not in data.columns:
+            raise WeightsError(f"`weights` names column {weights!r}, which is not in `data`.")
+        w = check_weights(f"weights (column '{weights}')", data[weights].to_numpy(dtype=float),
+                          len(data))
+    else:
+        w = check_weights("weights", weights, len(data))
+    w = w[frame.rows]
+    if not (w > 0).any():
+        raise WeightsError("`weights` are all zero on the rows left after dropping missing values.")
+    return w
+
+
+def _check_single_class(y: np.ndarray, w: np.ndarray, name: str) -> None:
+    active = w > 0
+    ya = y[active]
+    if np.all(ya == 0) or np.all(ya == 1):
+        cls = int(ya[0])
+        raise ResponseError(
+            f"the response '{name}' has a single class: every row with positive weight is "
+            f"{cls}; a classifier needs both classes."
+        )
+
+
+def _fit(model: str, formula, data, weights, *, penalty, cov_type, dispersion, threshold,
+         measure, beta, alpha, dependence, missing, collinear, engine, tol, max_iter, start,
+         call_extra) -> MaxentResults:
+    check_choice("cov_type", cov_type, COV_TYPES)
+    check_choice("collinear", collinear, ("drop", "raise"))
+    check_choice("dependence", dependence, ("correlated", "independent"))
+    _check_threshold(threshold)
+    check_scalar("penalty", penalty, low=0)
+    check_scalar("tol", tol, low=0, low_open=True)
+    check_scalar("max_iter", max_iter, low=1, integer=True)
+    fm = _m.as_fmeasure(measure, beta=beta, alpha=alpha)
+    if not (isinstance(dispersion, str) and dispersion == "pearson"):
+        if isinstance(dispersion, str):
+            raise InvalidArgumentError(
+                f"`dispersion` must be 'pearson' or a positive number; got {dispersion!r}.")
+        check_scalar("dispersion", dispersion, low=0, low_open=True)
+
+    frame = model_frame(formula, data, missing=missing, engine=engine)
+    resp = frame.response
+    if model == "maxent" and resp.kind == "probability":
+        raise ResponseError(
+            f"the response '{resp.name}' holds probabilities strictly between 0 and 1; maxent() "
+            "needs certain 0/1 labels (or cbind(yes, no) counts). Use umaxent() for "
+            "probabilistic labels."
+        )
+    prior = _prior_weights(weights, data, frame)
+    w = prior * resp.trials if resp.trials is not None else prior
+    if not (w > 0).any():
+        raise WeightsError("every row has zero weight (prior weights times cbind trials).")
+    _check_single_class(resp.y, w, resp.name)
+
+    X = frame.X
+    keep = independent_columns(gram(X, w))
+    aliased = ~keep
+    if aliased.any():
+        names = [n for n, a in zip(frame.column_names, aliased) if a]
+        if collinear == "raise":
+            raise DesignError(
+                f"the design is rank deficient: column(s) {', '.join(map(repr, names))} are "
+                "constant or linear combinations of earlier columns (collinear='raise')."
+            )
+        warnings.warn(
+            f"dropped column(s) {', '.join(map(repr, names))}: constant or collinear with earlier "
+            "columns; their coefficients are reported as NA, as R does.",
+            CollinearityWarning, stacklevel=3,
+        )
+        X = np.ascontiguousarray(X[:, keep])
+    pen = np.zeros(X.shape[1])
+    if penalty:
+        kept_names = [n for n, k in zip(frame.column_names, keep) if k]
+        pen[:] = penalty
+        pen[[i for i, n in enumerate(kept_names) if n in ("Intercept", "(Intercept)")]] = 0.0
+    if start is not None:
+        start = np.asarray(start, dtype=float)
+        if start.shape != (len(frame.column_names),) and start.shape != (X.shape[1],):
+            raise InvalidArgumentError(
+                f"`start` must have one value per coefficient ({len(frame.column_names)}); got "
+                f"shape {start.shape}.")
+        if start.shape[0] == len(frame.column_names):
+            start = start[keep]
+    fit = irls_logit(X, resp.y, w, start=start, penalty=pen, tol=tol, max_iter=max_iter)
+    settings = _Settings(model=model, formula=formula, weights=weights if isinstance(weights, str)
+                         or weights is None else "<array>", penalty=float(penalty),
+                         cov_type=cov_type, dispersion=dispersion, threshold=float(threshold),
+                         measure=fm, dependence=dependence, missing=missing, collinear=collinear,
+                         engine=engine, tol=float(tol), max_iter=int(max_iter))
+    call = _call(model, formula, data, weights, call_extra)
+    return MaxentResults(settings=settings, call=call, frame=frame, X=X, aliased=aliased,
+                         prior_weights=prior, fit=fit)
+
+
+def maxent(formula: str, data: pd.DataFrame, weights=None, *, penalty: float = 0.0,
+           cov_type: str = "nonrobust", threshold: float = 0.5, measure=None, beta=None,
+           alpha=None, missing: str = "drop", collinear: str = "drop", engine: str | None = None,
+           tol: float = 1e-8, max_iter: int = 25, start=None) -> MaxentResults:
+    """Weighted maximum-entropy (logistic regression) model for certain labels.
+
+    Maximises sum_i w_i log p(y_i | x_i) (thesis ch. 4); identical to R's
+    ``glm(formula, family = binomial, weights = w)``.
+
+    Parameters
+    ----------
+    formula : ``"y ~ x1 + C(g) * x2"``; the response is 0/1, boolean, a two-level
+        factor (the second level is the positive class, as in R) or
+        ``cbind(yes, no)`` counts.
+    data : DataFrame.
+    weights : prior weights: a column name of ``data`` or an array with one value
+        per row of ``data``; non-negative and finite.
+    penalty : ridge penalty on the non-intercept coefficients (helps under separation).
+    cov_type : ``"nonrobust"`` (model-based) or sandwich ``"HC0"``..``"HC3"``.
+    threshold : probability at or above which the predicted class is 1.
+    measure, beta, alpha : the F-measure reported in the summary (default F1).
+    missing : ``"drop"`` rows with missing values (with a warning) or ``"raise"``.
+    collinear : ``"drop"`` aliased columns (NA coefficients, with a warning) or ``"raise"``.
+    engine : formula engine, ``"formulaic"`` (default) or ``"patsy"``.
+    tol, max_iter : IRLS convergence tolerance (relative deviance change) and iteration cap.
+    start : starting coefficients (warm start).
+    """
+    extra = {k: v for k, v in (("penalty", penalty), ("cov_type", cov_type)) if v not in (0, 0.0, "nonrobust")}
+    return _fit("maxent", formula, data, weights, penalty=penalty, cov_type=cov_type,
+                dispersion=1.0, threshold=threshold, measure=measure, beta=beta, alpha=alpha,
+                dependence="correlated", missing=missing, collinear=collinear, engine=engine,
+                tol=tol, max_iter=max_iter, start=start, call_extra=extra)
+
+
+def umaxent(formula: str, data: pd.DataFrame, weights=None, *, dispersion="pearson",
+            penalty: float = 0.0, cov_type: str = "nonrobust", threshold: float = 0.5,
+            measure=None, beta=None, alpha=None, dependence: str = "correlated",
+            missing: str = "drop", collinear: str = "drop", engine: str | None = None,
+            tol: float = 1e-8, max_iter: int = 25, start=None) -> MaxentResults:
+    """Uncertain maximum-entropy model for probabilistic labels q (thesis ch. 5).
+
+    Maximises sum_i w_i [q_i log p_i + (1 - q_i) log(1 - p_i)], the uncertain
+    log-likelihood; the coefficients equal R's
+    ``glm(q ~ ..., family = quasibinomial, weights = w)``.  The response is a
+    probability column, ``cbind(yes, no)`` annotator votes (q = yes/(yes+no),
+    weighted by the number of votes), or 0/1 labels.
+
+    ``dispersion="pearson"`` (default) estimates the dispersion like R's
+    quasibinomial; a number fixes it (1 gives binomial-style standard errors).
+    ``dependence`` selects the noisy F-measure reported in the summary.
+    Other arguments as in :func:`maxent`.
+    """
+    extra = {k: v for k, v in (("dispersion", dispersion), ("penalty", penalty),
+                               ("cov_type", cov_type))
+             if v not in ("pearson", 0, 0.0, "nonrobust")}
+    return _fit("umaxent", formula, data, weights, penalty=penalty, cov_type=cov_type,
+                dispersion=dispersion, threshold=threshold, measure=measure, beta=beta,
+                alpha=alpha, dependence=dependence, missing=missing, collinear=collinear,
+                engine=engine, tol=tol, max_iter=max_iter, start=start, call_extra=extra)

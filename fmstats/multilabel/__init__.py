@@ -1,0 +1,1 @@
+"""Planned; see the open issues."""

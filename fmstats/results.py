@@ -1,0 +1,125 @@
+"""The shared results base: coefficient tables, the model protocol, pickling.
+
+Every fmstats model returns a results object that
+
+* holds ``params`` (a Series indexed by term), a covariance, and its settings;
+* answers ``tidy()`` (one DataFrame: term, estimate, std_error, statistic,
+  p_value, conf_low, conf_high) from which ``summary()`` formats its table;
+* speaks the protocol used by tuning and bootstrap: ``refit(data)``,
+  ``predict(newdata, type=...)``, ``measure(newdata)``.
+
+Results are immutable after construction; derived statistics are
+``functools.cached_property`` values computed on first use.
+"""
+from __future__ import annotations
+
+import pickle
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ._validation import check_scalar
+
+__all__ = ["ModelResults"]
+
+
+class ModelResults:
+    """Base class for fitted models with a coefficient vector.
+
+    Subclasses provide ``params`` (Series, NaN for aliased terms),
+    ``cov_params(cov_type=None)`` (DataFrame over the non-aliased terms),
+    ``df_resid`` and ``use_t`` (t rather than normal reference distribution).
+    """
+
+    use_t: bool = False
+
+    # ------------------------------------------------------------------ coefficient table
+    @property
+    def params(self) -> pd.Series:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def cov_params(self, cov_type: str | None = None) -> pd.DataFrame:  # pragma: no cover
+        raise NotImplementedError
+
+    def _se(self, cov_type=None) -> pd.Series:
+        cov = self.cov_params(cov_type)
+        se = pd.Series(np.sqrt(np.diag(cov.to_numpy())), index=cov.index)
+        return se.reindex(self.params.index)
+
+    @cached_property
+    def bse(self) -> pd.Series:
+        """Standard errors under the covariance chosen at fit time."""
+        return self._se()
+
+    def _reference(self):
+        return stats.t(self.df_resid) if self.use_t else stats.norm()
+
+    def _stat_p(self, se: pd.Series) -> tuple[pd.Series, pd.Series]:
+        stat = self.params / se
+        p = 2 * self._reference().sf(np.abs(stat.to_numpy()))
+        return stat, pd.Series(p, index=stat.index)
+
+    @cached_property
+    def tvalues(self) -> pd.Series:
+        """Wald statistics params / bse (z or t values)."""
+        return self._stat_p(self.bse)[0]
+
+    @cached_property
+    def pvalues(self) -> pd.Series:
+        """Two-sided p-values of the Wald statistics."""
+        return self._stat_p(self.bse)[1]
+
+    def conf_int(self, level: float = 0.95, cov_type: str | None = None) -> pd.DataFrame:
+        """Wald confidence intervals (R's ``confint.default``), columns ``conf_low``, ``conf_high``."""
+        check_scalar("level", level, low=0, high=1, low_open=True, high_open=True)
+        se = self._se(cov_type)
+        q = self._reference().ppf(0.5 + level / 2)
+        return pd.DataFrame({"conf_low": self.params - q * se, "conf_high": self.params + q * se})
+
+    def tidy(self, level: float = 0.95, cov_type: str | None = None) -> pd.DataFrame:
+        """The coefficient table as a tidy DataFrame (one row per term)."""
+        se = self._se(cov_type)
+        stat, p = self._stat_p(se)
+        ci = self.conf_int(level, cov_type)
+        return pd.DataFrame({
+            "term": self.params.index.to_numpy(),
+            "estimate": self.params.to_numpy(),
+            "std_error": se.to_numpy(),
+            "statistic": stat.to_numpy(),
+            "p_value": p.to_numpy(),
+            "conf_low": ci["conf_low"].to_numpy(),
+            "conf_high": ci["conf_high"].to_numpy(),
+        })
+
+    # ------------------------------------------------------------------ protocol
+    def refit(self, data):  # pragma: no cover - abstract
+        """Fit the same model, with the same settings, to new data."""
+        raise NotImplementedError
+
+    def predict(self, newdata=None, type: str = "response"):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def measure(self, newdata=None):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ persistence
+    def __getstate__(self):
+        # cached values are cheap to recompute and may be large: do not pickle them
+        return {k: v for k, v in self.__dict__.items()
+                if not isinstance(getattr(type(self), k, None), cached_property)}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    def save(self, path) -> None:
+        """Pickle the results to ``path``."""
+        with open(path, "wb") as fh:
+            pickle.dump(self, fh, protocol=pickle.HIGHEST_PROTOCOL)
+
+    @staticmethod
+    def load(path):
+        """Load results saved with :meth:`save` (only load files you trust)."""
+        with open(path, "rb") as fh:
+            return pickle.load(fh)
