@@ -21,6 +21,14 @@ def describe(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def num(value) -> str:
+    """A number as plain text for messages (no numpy repr)."""
+    try:
+        return f"{float(value):g}"
+    except (TypeError, ValueError):
+        return repr(value)
+
+
 def check_choice(name: str, value: Any, choices: Iterable[Any]) -> Any:
     choices = tuple(choices)
     if value not in choices:
@@ -85,14 +93,14 @@ def check_weights(name: str, weights: Any, n: int) -> np.ndarray:
         i = int(np.flatnonzero(bad)[0])
         raise WeightsError(
             f"`{name}` must be finite; got {int(bad.sum())} non-finite value(s), "
-            f"the first at position {i} ({w[i]!r})."
+            f"the first at position {i} ({num(w[i])})."
         )
     neg = w < 0
     if neg.any():
         i = int(np.flatnonzero(neg)[0])
         raise WeightsError(
             f"`{name}` must be non-negative; got {int(neg.sum())} negative value(s), "
-            f"the first at position {i} ({w[i]!r})."
+            f"the first at position {i} ({num(w[i])})."
         )
     if not (w > 0).any():
         raise WeightsError(f"`{name}` must not be all zero; every one of the {n} weights is 0.")
@@ -106,14 +114,14 @@ def check_probabilities(name: str, values: Any, n: int | None = None) -> np.ndar
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ResponseError(
-            f"`{name}` must be finite probabilities; position {i} holds {p[i]!r}."
+            f"`{name}` must be finite probabilities; position {i} holds {num(p[i])}."
         )
     out = (p < 0) | (p > 1)
     if out.any():
         i = int(np.flatnonzero(out)[0])
         raise ResponseError(
             f"`{name}` must be probabilities in [0, 1]; got {int(out.sum())} value(s) "
-            f"outside, the first at position {i} ({p[i]!r})."
+            f"outside, the first at position {i} ({num(p[i])})."
         )
     return p
 
@@ -125,7 +133,7 @@ def check_binary(name: str, values: Any, n: int | None = None) -> np.ndarray:
     if not ok.all():
         i = int(np.flatnonzero(~ok)[0])
         raise ResponseError(
-            f"`{name}` must contain only 0 and 1; position {i} holds {y[i]!r}."
+            f"`{name}` must contain only 0 and 1; position {i} holds {num(y[i])}."
         )
     return y
 

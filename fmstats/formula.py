@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import check_choice, describe
+from ._validation import check_choice, describe, num
 from .exceptions import (
     DataError,
     FmstatsError,
@@ -104,7 +104,7 @@ class DesignSpec:
         _check_columns(data, self.variables, self.rhs, "newdata")
         data = _drop_missing(data, list(self.variables), missing, "newdata")
         for col, seen in self.levels.items():
-            vals = pd.unique(data[col].to_numpy())
+            vals = pd.unique(data[col]).tolist()
             unseen = [v for v in vals if v not in seen]
             if unseen:
                 raise UnseenLevelError(
@@ -207,7 +207,7 @@ def formula_names(expr: str) -> list[str]:
     for i, tok in enumerate(toks):
         if tok.type == tokenize.NAME and not keyword.iskeyword(tok.string):
             nxt = toks[i + 1] if i + 1 < len(toks) else None
-            is_call = nxt is not None and nxt.string == "("
+            is_call = nxt is not None and nxt.string in ("(", ".")
             is_attr = prev is not None and prev.string == "."
             if not is_call and not is_attr:
                 names.append(tok.string)
@@ -364,7 +364,7 @@ def _response(kind: str, cols: list[str], expr: str | None, data: pd.DataFrame, 
             if (v < 0).any():
                 i = int(np.flatnonzero(v < 0)[0])
                 raise ResponseError(
-                    f"cbind() counts must be non-negative; column '{nm}' holds {v[i]!r} at row "
+                    f"cbind() counts must be non-negative; column '{nm}' holds {num(v[i])} at row "
                     f"{data.index[i]!r}."
                 )
         trials = yes + no
@@ -380,7 +380,7 @@ def _response(kind: str, cols: list[str], expr: str | None, data: pd.DataFrame, 
         i = int(np.flatnonzero(bad)[0])
         raise ResponseError(
             f"the response '{lhs}' must be 0/1 labels or probabilities in [0, 1]; row "
-            f"{data.index[i]!r} holds {y[i]!r} ({int(bad.sum())} value(s) outside [0, 1])."
+            f"{data.index[i]!r} holds {num(y[i])} ({int(bad.sum())} value(s) outside [0, 1])."
         )
     is01 = bool(np.all((y == 0) | (y == 1)))
     return Response(name=lhs, kind="binary" if is01 else "probability", y=y)
@@ -429,10 +429,10 @@ def _categorical_levels(rhs: str, data: pd.DataFrame, variables: list[str]) -> d
     for v in variables:
         s = data[v]
         if isinstance(s.dtype, pd.CategoricalDtype):
-            levels[v] = tuple(s.cat.categories)
+            levels[v] = tuple(s.cat.categories.tolist())
         elif v in wrapped or not (pd.api.types.is_numeric_dtype(s.dtype)
                                   or pd.api.types.is_bool_dtype(s.dtype)):
-            levels[v] = tuple(sorted(pd.unique(s.to_numpy()), key=str))
+            levels[v] = tuple(sorted(pd.unique(s).tolist(), key=str))
     return levels
 
 

@@ -39,14 +39,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
 from ._validation import (
-    as_float_vector,
     check_binary,
     check_choice,
     check_nonempty,
@@ -485,7 +484,8 @@ def _label_matrix(name: str, value: Any):
             f"e.g. {float(data[bad][0])!r}."
         )
     if mat.shape[0] == 0 or mat.shape[1] == 0:
-        raise DataError(f"`{name}` must have at least one row and one label; got shape {mat.shape}.")
+        raise DataError(
+            f"`{name}` must have at least one row and one label; got shape {mat.shape}.")
     return mat
 
 

@@ -73,9 +73,6 @@ def label_data(seed, n=40, m=6):
     return Y, Yhat, w
 
 
-bits = st.lists(st.integers(0, 1), min_size=1, max_size=25)
-
-
 @st.composite
 def paired_bits(draw):
     n = draw(st.integers(1, 25))
@@ -318,10 +315,10 @@ def _binary_cases():
 @pytest.mark.parametrize("y, yhat, w", _binary_cases())
 def test_f_score_binary_matches_sklearn(y, yhat, w, beta):
     want = skm.fbeta_score(y, yhat, beta=beta, sample_weight=w, zero_division=1.0)
-    assert f_score(y, yhat, beta=beta, sample_weight=w) == pytest.approx(want, rel=1e-12, abs=1e-15)
-    alpha = 1 / (1 + beta**2)
-    assert f_score(y, yhat, alpha=alpha, sample_weight=w) == pytest.approx(want, rel=1e-12, abs=1e-15)
-    assert FMeasure(beta=beta).score(y, yhat, w) == pytest.approx(want, rel=1e-12, abs=1e-15)
+    want = pytest.approx(want, rel=1e-12, abs=1e-15)
+    assert f_score(y, yhat, beta=beta, sample_weight=w) == want
+    assert f_score(y, yhat, alpha=1 / (1 + beta**2), sample_weight=w) == want
+    assert FMeasure(beta=beta).score(y, yhat, w) == want
 
 
 @pytest.mark.parametrize(
@@ -447,7 +444,8 @@ def test_sparse_inputs_are_not_densified():
 def test_instance_average_with_empty_rows():
     Y = np.array([[0, 0, 0], [1, 0, 1], [0, 0, 0], [0, 1, 0]])
     Yhat = np.array([[0, 0, 0], [1, 0, 0], [1, 0, 0], [0, 0, 0]])
-    # per-row F1: empty/empty -> zd, 2/3, predictions without truth -> 0, truth without predictions -> 0
+    # per-row F1: empty/empty -> zd; 2/3; predictions without truth -> 0;
+    # truth without predictions -> 0
     assert f_score(Y, Yhat, average="instance") == pytest.approx((1 + 2 / 3 + 0 + 0) / 4)
     assert f_score(Y, Yhat, average="instance", zero_division=0.0) == pytest.approx((2 / 3) / 4)
     # macro: label 0 has FP, label 1 has FN, label 2 has FN -> per-label F = 2/3, 0, 0
@@ -616,7 +614,8 @@ def test_integer_weights_equal_duplicated_rows_multilabel(data, sparse):
     for average in ("instance", "micro", "macro"):
         assert f_score(conv(Y), conv(Yhat), average=average, sample_weight=w) == pytest.approx(
             f_score(Yd, Yhatd, average=average), abs=1e-12)
-    assert hamming_loss(conv(Y), conv(Yhat), w) == pytest.approx(hamming_loss(Yd, Yhatd), abs=1e-12)
+    assert hamming_loss(conv(Y), conv(Yhat), w) == pytest.approx(
+        hamming_loss(Yd, Yhatd), abs=1e-12)
     assert accuracy_score(conv(Y), conv(Yhat), w) == pytest.approx(
         accuracy_score(Yd, Yhatd), abs=1e-12)
 
@@ -776,7 +775,8 @@ Y2 = np.array([1, 1, 0, 1])
         (lambda: f_score(["a", "b", "a", "b"], Y2), InvalidArgumentError, "y_true"),
         (lambda: precision_score(Y1, [1, 0, 3, 1]), ResponseError, "y_pred"),
         (lambda: recall_score(Y1, Y2, average="bogus"), InvalidArgumentError, "average"),
-        (lambda: jaccard_score(Y1, Y2, sample_weight=[-1, 1, 1, 1]), WeightsError, "sample_weight"),
+        (lambda: jaccard_score(Y1, Y2, sample_weight=[-1, 1, 1, 1]), WeightsError,
+         "sample_weight"),
         (lambda: accuracy_score(Y1, Y2[:2]), InvalidArgumentError, "y_pred"),
         (lambda: hamming_loss([0.5, 1, 0, 1], Y2), ResponseError, "y_true"),
         (lambda: confusion(Y1, Y2, [1, 2]), WeightsError, "sample_weight"),

@@ -249,7 +249,7 @@ def irls_logit(
     separated = bool(np.any(active & ((mu_raw > 1 - SEPARATION_EPS) | (mu_raw < SEPARATION_EPS))))
     null_dev = null_deviance(X, y, w)
     if warn:
-        if not converged:
+        if not converged and not separated:
             warnings.warn(
                 f"IRLS did not converge in {max_iter} iterations (last relative deviance "
                 f"change above tol={tol:g}). Increase `max_iter`, check for separation, or "
@@ -260,7 +260,9 @@ def irls_logit(
         if separated:
             k = int(np.sum(active & ((mu_raw > 1 - SEPARATION_EPS) | (mu_raw < SEPARATION_EPS))))
             warnings.warn(
-                f"fitted probabilities numerically 0 or 1 occurred for {k} row(s): the data are "
+                f"fitted probabilities numerically 0 or 1 occurred for {k} row(s)"
+                + ("" if converged else f" and IRLS stopped unconverged after {it} iterations")
+                + ": the data are "
                 "(quasi-)separated, so some coefficients drift towards infinity and their standard "
                 "errors are meaningless. Consider a ridge penalty (`penalty=`), removing the "
                 "separating predictor, or merging sparse factor levels.",
