@@ -310,7 +310,9 @@ def main(argv=None) -> int:
          "with the kernel peak counter reset (/proc/self/clear_refs) just before the fit, "
          "in a fresh process per run",
          f"data:     X, y, w as float64 arrays = {data_mib:.0f} MiB "
-         f"(X alone {args.n * P * 8 / 2 ** 20:.0f} MiB)"],
+         f"(X alone {args.n * P * 8 / 2 ** 20:.0f} MiB)",
+         f"load:     1/5/15-min load average at start {os.getloadavg()} "
+         "(other processes on the machine add noise; compare medians)"],
     )
 
     names = [c for c in CONTENDERS if c in args.only]
@@ -374,13 +376,13 @@ def main(argv=None) -> int:
                 continue
             ratio = summary[c]["median"] / ref["median"]
             status = "met" if ratio >= target else "NOT met"
-            print(f"  {c}/fmstats time ratio        = {ratio:6.2f}x  (target >= {target:g}x: "
-                  f"{status})")
+            print(f"  {c + '/fmstats core time ratio':40s} = {ratio:6.2f}x  "
+                  f"(target >= {target:g}x: {status})")
         for c, s in summary.items():
             if c == REFERENCE:
                 continue
             d = float(np.max(np.abs(s["coef"] - ref["coef"])))
-            print(f"  max|coef {c} - fmstats core| = {d:.2e}  (target <= 1e-6: "
+            print(f"  {'max|coef ' + c + ' - fmstats core|':40s} = {d:.2e}  (target <= 1e-6: "
                   f"{'met' if d <= 1e-6 else 'NOT met'})")
         if "statsmodels" in summary:
             pf, ps = ref["peak"], summary["statsmodels"]["peak"]
@@ -394,6 +396,7 @@ def main(argv=None) -> int:
                   f"({s['median'] / ref['median']:.2f}x core)")
         err = np.max(np.abs(ref["coef"] - beta_true()))
         print(f"  max|fmstats coef - true beta| = {err:.3f} (sampling error, for orientation)")
+    print(f"load at end: {os.getloadavg()}")
     for c, s in summary.items():
         if s["warnings"]:
             print(f"warnings raised by {c}: " + " | ".join(s["warnings"]))

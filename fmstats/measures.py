@@ -82,6 +82,7 @@ _WRONG_CLASS = ("fn_fp", "fn")
 
 
 def _fmt(x: float) -> str:
+    """A number as plain text (no numpy repr), as in messages and names."""
     return format(float(x), ".6g")
 
 
@@ -232,10 +233,10 @@ def _check_counts(**counts: Any) -> list[np.ndarray]:
             ) from None
         bad = ~np.isfinite(arr) | (arr < 0)
         if bad.any():
-            first = float(arr[bad].ravel()[0])
+            first = _fmt(arr[bad].ravel()[0])
             raise DataError(
                 f"`{name}` must hold finite, non-negative counts; got {int(bad.sum())} "
-                f"bad value(s), e.g. {first!r}."
+                f"bad value(s), e.g. {first}."
             )
         out.append(arr)
     try:
@@ -298,8 +299,9 @@ class Confusion:
     def __post_init__(self):
         for name in ("tp", "fp", "fn", "tn"):
             value = getattr(self, name)
-            if isinstance(value, np.ndarray) and value.ndim == 0:
-                value = value.item()
+            if isinstance(value, np.generic) or (isinstance(value, np.ndarray)
+                                                 and value.ndim == 0):
+                value = value.item()  # numpy scalars -> Python numbers (plain messages)
             value = check_scalar(name, value, low=0)
             object.__setattr__(self, name, float(value))
 
@@ -481,7 +483,7 @@ def _label_matrix(name: str, value: Any):
     if bad.any():
         raise ResponseError(
             f"`{name}` must contain only 0 and 1; got {int(bad.sum())} other value(s), "
-            f"e.g. {float(data[bad][0])!r}."
+            f"e.g. {_fmt(data[bad][0])}."
         )
     if mat.shape[0] == 0 or mat.shape[1] == 0:
         raise DataError(
@@ -676,7 +678,7 @@ def _fold_counts(folds: Any) -> np.ndarray:
     if bad.any():
         raise DataError(
             f"`folds` must hold finite, non-negative counts; got {int(bad.sum())} bad value(s), "
-            f"e.g. {float(arr[bad][0])!r}."
+            f"e.g. {_fmt(arr[bad][0])}."
         )
     return arr
 

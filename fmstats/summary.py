@@ -53,8 +53,10 @@ def _fmt(x, digits: int = 5) -> str:
 def _table_text(table: pd.DataFrame) -> str:
     """Integral floats print without decimals (confusion counts)."""
     vals = table.to_numpy()
-    if vals.dtype.kind == "f" and np.all(np.isfinite(vals)) and np.all(vals == np.round(vals)):
-        table = table.astype(np.int64)
+    if vals.dtype.kind == "f" and np.all(np.isfinite(vals)):
+        if np.all(vals == np.round(vals)):
+            return table.astype(np.int64).to_string()
+        return table.to_string(float_format=lambda v: f"{v:.2f}")
     return table.to_string()
 
 

@@ -843,13 +843,13 @@ def test_errors_are_fmstats_errors_and_value_errors():
 def test_errors_name_the_value_received():
     with pytest.raises(InvalidArgumentError, match=r"-0\.5"):
         FMeasure(beta=-0.5)
-    with pytest.raises(ResponseError, match=r"y_true.*position 2 holds .*2\.0"):
+    with pytest.raises(ResponseError, match=r"y_true.*position 2 holds\D*2\b"):
         f_score([1, 0, 2], [1, 0, 1])
     with pytest.raises(InvalidArgumentError, match="'weighted'"):
         f_score(Y1, Y2, average="weighted")
-    with pytest.raises(ResponseError, match=r"y_true.*e\.g\. 3\.0\."):
+    with pytest.raises(ResponseError, match=r"y_true.*e\.g\. 3\."):
         f_score(M1 * 3, M2, average="micro")
-    with pytest.raises(DataError, match=r"fp.*e\.g\. -1\.0\."):
+    with pytest.raises(DataError, match=r"fp.*e\.g\. -1\."):
         FMeasure().from_counts(1, -1, 0)
 
 

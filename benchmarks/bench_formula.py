@@ -1,0 +1,219 @@
+"""Design-matrix building at 1e6 rows: formulaic vs patsy, raw and through fmstats.
+
+Run from the repository root::
+
+    PYTHONPATH=. python benchmarks/bench_formula.py             # n = 1_000_000, 3 repeats
+    PYTHONPATH=. python benchmarks/bench_formula.py --quick     # n = 100_000 smoke run
+    PYTHONPATH=. python benchmarks/bench_formula.py --h-dtype category
+
+Data: a DataFrame with a numeric ``x`` ~ N(0, 1), a 3-level pandas
+Categorical ``g`` (a, b, c), a 4-level ``h`` (p, q, r, s) stored as pandas'
+default string dtype (``--h-dtype str``, the default; ``category`` makes it a
+Categorical too) and a 0/1 integer ``y``; fixed seed.  Formula
+``y ~ x + g * h``: intercept, x, 2 + 3 main-effect dummies and 6 interaction
+columns = 13 columns.
+
+Contenders (the right-hand side ``rhs = "x + g * h"``):
+
+* ``formulaic``          ``formulaic.model_matrix(rhs, df, output="numpy")``;
+* ``patsy``              ``patsy.dmatrix(rhs, df)``;
+* ``fmstats/formulaic``  ``fmstats.formula.model_frame("y ~ " + rhs, df, engine="formulaic")``;
+* ``fmstats/patsy``      ``fmstats.formula.model_frame("y ~ " + rhs, df, engine="patsy")``.
+
+``model_frame`` does more than the raw engine call (formula parsing, the
+missing-value scan of the used columns, the response, the recorded factor
+levels), so fmstats/formulaic over formulaic is the price of the front end;
+patsy over formulaic says which engine is faster and so justifies fmstats'
+default engine.
+
+Timing: all contenders run in this one process, after a warm-up call on
+2,000 rows each (imports, caches); every repeat runs every contender once, in
+turn (interleaved), after ``gc.collect()``; ``time.perf_counter`` around the
+call; the median and the best of ``--repeat`` runs are reported and the ratios
+use the medians.  BLAS/OpenMP threads are limited with
+``threadpoolctl.threadpool_limits(--threads)`` (default: all usable cores),
+the same for everyone.  Nothing is asserted; the script always exits 0.
+
+Equality check: the two fmstats engines' matrices are compared column by
+column *by name* (same set of names, max |difference| of the values), and
+it is reported whether the column *order* is the same too.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _common  # noqa: E402
+
+SEED = 20240611
+RHS = "x + g * h"
+FORMULA = "y ~ " + RHS
+
+
+def make_frame(n: int, seed: int, h_dtype: str = "str"):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    h = np.array(["p", "q", "r", "s"], dtype=object)[rng.integers(0, 4, n)]
+    df = pd.DataFrame({
+        "x": rng.standard_normal(n),
+        "g": pd.Categorical.from_codes(rng.integers(0, 3, n), categories=["a", "b", "c"]),
+        "h": pd.Series(h, dtype="category" if h_dtype == "category" else "str"),
+        "y": rng.integers(0, 2, n),
+    })
+    return df
+
+
+def contenders():
+    import numpy as np
+    import patsy
+    from formulaic import model_matrix
+
+    from fmstats.formula import model_frame
+
+    def run_formulaic(df):
+        mm = model_matrix(RHS, df, output="numpy")
+        return np.asarray(mm), list(mm.model_spec.column_names)
+
+    def run_patsy(df):
+        dm = patsy.dmatrix(RHS, df)
+        return np.asarray(dm), list(dm.design_info.column_names)
+
+    def run_fm(engine):
+        def run(df):
+            mf = model_frame(FORMULA, df, engine=engine)
+            return mf.X, list(mf.column_names)
+        return run
+
+    return {
+        "formulaic": ("formulaic model_matrix(rhs, df, output='numpy')", run_formulaic),
+        "patsy": ("patsy dmatrix(rhs, df)", run_patsy),
+        "fmstats/formulaic": ("fmstats model_frame(formula, df, engine='formulaic')",
+                              run_fm("formulaic")),
+        "fmstats/patsy": ("fmstats model_frame(formula, df, engine='patsy')", run_fm("patsy")),
+    }
+
+
+def compare_by_name(A, names_a, B, names_b):
+    """(same set of names, same order, max |A - B| over columns matched by name)."""
+    import numpy as np
+
+    same_set = sorted(names_a) == sorted(names_b) and len(set(names_a)) == len(names_a)
+    same_order = list(names_a) == list(names_b)
+    if not same_set or A.shape != B.shape:
+        return same_set, same_order, float("nan")
+    pos = {nm: j for j, nm in enumerate(names_b)}
+    Bp = B[:, [pos[nm] for nm in names_a]]
+    return same_set, same_order, float(np.max(np.abs(A - Bp)))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n", type=int, default=1_000_000, help="rows (default 1_000_000)")
+    ap.add_argument("--repeat", type=int, default=3, help="timed runs per contender")
+    ap.add_argument("--quick", action="store_true", help="n = 100_000 smoke run")
+    ap.add_argument("--threads", type=int, default=_common.n_cores(),
+                    help="BLAS/OpenMP threads (default: usable cores)")
+    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--h-dtype", choices=("str", "category"), default="str",
+                    help="dtype of the 4-level column h (default: pandas string dtype)")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.n = 100_000
+    _common.ensure_fmstats_importable()
+    # children of BLAS/OpenMP that start later read these
+    _common.set_thread_env(args.threads, os.environ)
+
+    import numpy as np
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    df = make_frame(args.n, args.seed, args.h_dtype)
+    _common.print_header(
+        f"bench_formula: design matrix of '{FORMULA}' on {args.n:,} rows, seed {args.seed}",
+        ["fmstats", "numpy", "pandas", "formulaic", "patsy", "threadpoolctl"],
+        args.threads,
+        [f"data:     x float64, g {df['g'].dtype} (3 levels), h {df['h'].dtype} (4 levels), "
+         f"y {df['y'].dtype}",
+         f"repeats:  {args.repeat}, interleaved, in one process, after a 2,000-row warm-up "
+         "call each; time = perf_counter around the call",
+         f"load:     1/5/15-min load average at start {os.getloadavg()}"],
+    )
+
+    cands = contenders()
+    times = {k: [] for k in cands}
+    out = {}
+    with threadpool_limits(limits=args.threads):
+        pools = threadpool_info()
+        small = df.iloc[:2000].copy()
+        for _, run in cands.values():
+            run(small)
+        for r in range(args.repeat):
+            line = []
+            for key, (_, run) in cands.items():
+                out.pop(key, None)
+                gc.collect()
+                t0 = time.perf_counter()
+                res = run(df)
+                times[key].append(time.perf_counter() - t0)
+                out[key] = res
+                line.append(f"{key} {times[key][-1]:.3f} s")
+            print(f"  repeat {r + 1}: " + ";  ".join(line), flush=True)
+    print()
+    print("thread pools: " + _common.blas_description(pools))
+    print()
+
+    med = {k: _common.median(v) for k, v in times.items()}
+    base = med["formulaic"]
+    rows = []
+    for key, (label, _) in cands.items():
+        X, names = out[key]
+        rows.append([label, f"{med[key]:.3f}", f"{min(times[key]):.3f}",
+                     f"{med[key] / base:.2f}x", f"{X.shape[0]:,} x {X.shape[1]}"])
+    print(_common.format_table(["contender", "median s", "best s", "ratio vs formulaic",
+                                "shape"], rows, "lrrrr"))
+    print()
+
+    ratio_fm = med["fmstats/formulaic"] / base
+    ratio_patsy = med["patsy"] / base
+    ratio_fm_engines = med["fmstats/patsy"] / med["fmstats/formulaic"]
+    print(f"fmstats(formulaic) / formulaic   = {ratio_fm:.2f}x  (target <= 1.2: "
+          f"{'met' if ratio_fm <= 1.2 else 'NOT met'}; never asserted)")
+    print(f"patsy / formulaic                = {ratio_patsy:.2f}x")
+    print(f"fmstats(patsy) / fmstats(formulaic) = {ratio_fm_engines:.2f}x")
+    faster = "formulaic" if med["formulaic"] < med["patsy"] else "patsy"
+    print(f"faster engine at {args.n:,} rows: {faster} "
+          f"(fmstats' default engine is 'formulaic'"
+          f"{': consistent' if faster == 'formulaic' else ': NOT consistent'})")
+    print()
+
+    Xf, nf = out["fmstats/formulaic"]
+    Xp, np_ = out["fmstats/patsy"]
+    same_set, same_order, diff = compare_by_name(Xf, nf, Xp, np_)
+    equal = same_set and diff == 0.0
+    print("engine equality (fmstats model_frame, engine='formulaic' vs engine='patsy'):")
+    print(f"  same column names: {same_set};  same column order: {same_order};  "
+          f"max |difference| over columns matched by name: {diff:.3g}  ->  "
+          f"{'EQUAL' if equal else 'DIFFERENT'}")
+    if not same_order:
+        print(f"    formulaic order: {nf}")
+        print(f"    patsy order:     {np_}")
+    Xr, nr = out["formulaic"]
+    s2, o2, d2 = compare_by_name(Xf, nf, Xr, nr)
+    print(f"  fmstats(formulaic) vs raw formulaic: same names {s2}, same order {o2}, "
+          f"max |difference| {d2:.3g}")
+    Xq, nq = out["patsy"]
+    s3, o3, d3 = compare_by_name(Xp, np_, Xq, nq)
+    print(f"  fmstats(patsy) vs raw patsy:         same names {s3}, same order {o3}, "
+          f"max |difference| {d3:.3g}")
+    print(f"load at end: {os.getloadavg()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

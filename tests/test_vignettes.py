@@ -1,0 +1,31 @@
+"""Execute every vignette's code cells in order (no Jupyter needed) and check they run."""
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import pytest
+
+VIGNETTES = sorted((Path(__file__).parent.parent / "vignettes").glob("*.ipynb"))
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("path", VIGNETTES, ids=[p.name for p in VIGNETTES])
+def test_vignette_runs(path, monkeypatch, tmp_path):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    monkeypatch.chdir(tmp_path)
+    nb = json.loads(path.read_text())
+    assert nb["nbformat"] == 4
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            assert not cell.get("outputs"), f"{path.name}: outputs must be stripped in git"
+    namespace: dict = {}
+    with warnings.catch_warnings():
+        # a vignette shows fmstats' warnings to its reader; here they must not abort the run
+        warnings.simplefilter("default")
+        for i, cell in enumerate(c for c in nb["cells"] if c["cell_type"] == "code"):
+            source = "".join(cell["source"])
+            exec(compile(source, f"{path.name}[cell {i}]", "exec"), namespace)  # noqa: S102
+    assert namespace, "the vignette defined nothing"
