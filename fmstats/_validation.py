@@ -21,6 +21,19 @@ def describe(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def warn(message: str, category: type[Warning]) -> None:
+    """Emit a warning attributed to the first caller outside the fmstats package."""
+    import os
+    import sys
+    import warnings
+
+    pkg = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(pkg):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
+
+
 def num(value) -> str:
     """A number as plain text for messages (no numpy repr)."""
     try:

@@ -13,14 +13,13 @@ import io
 import keyword
 import re
 import tokenize
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ._validation import check_choice, describe, num
+from ._validation import check_choice, describe, num, warn
 from .exceptions import (
     DataError,
     FmstatsError,
@@ -271,11 +270,10 @@ def _drop_missing(data: pd.DataFrame, columns: list[str], missing: str, arg: str
             f"model's columns ({detail}) and missing='raise' was given; impute them or use "
             f"missing='drop'."
         )
-    warnings.warn(
+    warn(
         f"dropped {int(bad.sum())} of {len(data)} row(s) of `{arg}` with missing or non-finite "
         f"values ({detail}).",
         MissingDataWarning,
-        stacklevel=4,
     )
     return data.loc[~bad]
 

@@ -9,7 +9,6 @@ default.  Both are fitted by :func:`fmstats.glm.irls.irls_logit`.
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -19,7 +18,7 @@ import pandas as pd
 from scipy.special import gammaln
 
 from . import measures as _m
-from ._validation import check_choice, check_scalar, check_weights, describe
+from ._validation import check_choice, check_scalar, check_weights, describe, warn
 from .exceptions import (
     CollinearityWarning,
     DesignError,
@@ -554,10 +553,10 @@ def _fit(model: str, formula, data, weights, *, penalty, cov_type, dispersion, t
                 f"the design is rank deficient: column(s) {', '.join(map(repr, names))} are "
                 "constant or linear combinations of earlier columns (collinear='raise')."
             )
-        warnings.warn(
+        warn(
             f"dropped column(s) {', '.join(map(repr, names))}: constant or collinear with earlier "
             "columns; their coefficients are reported as NA, as R does.",
-            CollinearityWarning, stacklevel=3,
+            CollinearityWarning,
         )
         X = np.ascontiguousarray(X[:, keep])
     pen = np.zeros(X.shape[1])

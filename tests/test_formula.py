@@ -4,7 +4,6 @@ from __future__ import annotations
 import pickle
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from fmstats.exceptions import FormulaError, MissingDataError, ResponseError, UnseenLevelError

@@ -18,7 +18,6 @@ while the (penalised) deviance increases.  Convergence follows R's
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,6 +25,7 @@ from scipy import linalg
 from scipy.linalg import blas
 from scipy.special import expit, xlogy
 
+from .._validation import warn as _warn
 from ..exceptions import ConvergenceWarning, SeparationWarning
 
 __all__ = ["IrlsFit", "irls_logit", "binomial_deviance", "gram", "independent_columns"]
@@ -250,16 +250,15 @@ def irls_logit(
     null_dev = null_deviance(X, y, w)
     if warn:
         if not converged and not separated:
-            warnings.warn(
+            _warn(
                 f"IRLS did not converge in {max_iter} iterations (last relative deviance "
                 f"change above tol={tol:g}). Increase `max_iter`, check for separation, or "
                 "add a ridge penalty (`penalty=`).",
                 ConvergenceWarning,
-                stacklevel=3,
             )
         if separated:
             k = int(np.sum(active & ((mu_raw > 1 - SEPARATION_EPS) | (mu_raw < SEPARATION_EPS))))
-            warnings.warn(
+            _warn(
                 f"fitted probabilities numerically 0 or 1 occurred for {k} row(s)"
                 + ("" if converged else f" and IRLS stopped unconverged after {it} iterations")
                 + ": the data are "
@@ -267,7 +266,6 @@ def irls_logit(
                 "errors are meaningless. Consider a ridge penalty (`penalty=`), removing the "
                 "separating predictor, or merging sparse factor levels.",
                 SeparationWarning,
-                stacklevel=3,
             )
     return IrlsFit(
         coef=coef,
