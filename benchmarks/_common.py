@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import platform
 import statistics
@@ -13,9 +14,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 def ensure_fmstats_importable() -> None:
     """Put the repository root on sys.path when fmstats is not installed (PYTHONPATH unset)."""
-    try:
-        import fmstats  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("fmstats") is None:
         sys.path.insert(0, str(REPO_ROOT))
 
 

@@ -35,6 +35,84 @@ def best_of(fn, k=5):
     return min(ts), _common.median(ts)
 
 
+# ----------------------------------------------------------------------------- prototype
+def prototype_irls_logit(X, y, w, *, tol=1e-8, max_iter=25, chunk=32_768):
+    """NOT fmstats code: a sketch of ``irls_logit`` (no penalty, no warm start) with the
+    three fixes this profile points to, to measure what they would buy.
+
+    1. the weighted Gram matrix is accumulated by ``dsyrk`` over blocks of ``chunk``
+       rows, so the n x p temporary ``X * sqrt(ww)`` (153 MiB at n = 1e6) is never
+       allocated: a cache-sized block buffer is reused;
+    2. the deviance is computed from eta, ``y*eta - log(1 + e^eta)`` (one
+       ``logaddexp`` per row instead of four ``xlogy``), with the constant
+       ``sum w [y log y + (1-y) log(1-y)]`` computed once per fit;
+    3. log-likelihood, null deviance and the intercept check reuse those sums
+       instead of new passes over n (and over the n x p matrix).
+
+    Same start (R's), Newton steps, step halving and convergence rule as fmstats,
+    so it takes the same iterations and lands on the same coefficients.
+    """
+    import numpy as np
+    from scipy import linalg
+    from scipy.linalg import blas
+    from scipy.special import expit, xlogy
+
+    n, p = X.shape
+    buf = np.empty((min(chunk, n), p))
+
+    def gram_blocks(ww):
+        C = np.zeros((p, p), order="F")
+        s = np.sqrt(ww)
+        for i in range(0, n, chunk):
+            j = min(i + chunk, n)
+            A = np.multiply(X[i:j], s[i:j, None], out=buf[: j - i])
+            C = blas.dsyrk(1.0, A.T, beta=1.0, c=C, trans=0, lower=0, overwrite_c=1)
+        return np.triu(C) + np.triu(C, 1).T
+
+    const = float(np.dot(w, xlogy(y, y) + xlogy(1 - y, 1 - y)))
+
+    def dev_eta(eta):
+        return 2.0 * (const - float(np.dot(w, y * eta - np.logaddexp(0.0, eta))))
+
+    mu0 = (w * y + 0.5) / (w + 1.0)
+    eta0 = np.log(mu0 / (1 - mu0))
+    dev0 = dev_eta(eta0)
+    ww = w * mu0 * (1 - mu0)
+    H = gram_blocks(ww)
+    coef = linalg.cho_solve(linalg.cho_factor(H, check_finite=False),
+                            X.T @ (ww * eta0 + w * (y - mu0)))
+    eta = X @ coef
+    dev = dev_eta(eta)
+    it, converged = 1, abs(dev - dev0) / (abs(dev) + 0.1) < tol
+    while not converged and it < max_iter:
+        mu = expit(eta)
+        H = gram_blocks(w * mu * (1 - mu))
+        step = linalg.cho_solve(linalg.cho_factor(H, check_finite=False), X.T @ (w * (y - mu)))
+        t = 1.0
+        for _ in range(31):
+            new = coef + t * step
+            eta_new = X @ new
+            dev_new = dev_eta(eta_new)
+            if np.isfinite(dev_new) and dev_new <= dev * (1 + 1e-12) + 1e-12:
+                break
+            t *= 0.5
+        it += 1
+        change = abs(dev_new - dev) / (abs(dev_new) + 0.1)
+        coef, eta, dev = new, eta_new, dev_new
+        if change < tol:
+            converged = True
+    mu = expit(eta)
+    ww = w * mu * (1 - mu)
+    xtwx_inv = linalg.cho_solve(linalg.cho_factor(gram_blocks(ww), check_finite=False), np.eye(p))
+    sw, swy = float(w.sum()), float(np.dot(w, y))
+    has_int = any(bool(np.all(X[:, j] == 1.0)) for j in np.flatnonzero(X[0] == 1.0))
+    m0 = swy / sw if has_int else 0.5
+    null_dev = 2.0 * (const - (swy * np.log(m0) + (sw - swy) * np.log1p(-m0)))
+    loglik = const - dev / 2.0
+    return {"coef": coef, "iterations": it, "converged": converged, "deviance": dev,
+            "null_deviance": null_dev, "loglik": loglik, "xtwx_inv": xtwx_inv}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=1_000_000)
@@ -45,7 +123,7 @@ def main(argv=None) -> int:
     _common.ensure_fmstats_importable()
 
     import numpy as np
-    from scipy.special import expit, xlogy
+    from scipy.special import xlogy
     from threadpoolctl import threadpool_limits
 
     from bench_irls import SEED, make_arrays
@@ -120,6 +198,54 @@ def main(argv=None) -> int:
                                                        l2_reg_strength=0.0)))
         except Exception as exc:  # private API: may move between versions
             print(f"(sklearn kernels not timed: {exc})")
+
+        # --- candidate fixes (prototypes, NOT fmstats code): timed on the same inputs
+        def gram_chunked(X, ww, chunk=32_768):
+            """X' diag(ww) X accumulated by dsyrk over row blocks: the scaled block stays in cache."""
+            C = np.zeros((p, p), order="F")
+            s = np.sqrt(ww)
+            buf = np.empty((chunk, p))
+            for i in range(0, n, chunk):
+                j = min(i + chunk, n)
+                A = np.multiply(X[i:j], s[i:j, None], out=buf[: j - i])
+                C = blas.dsyrk(1.0, A.T, beta=1.0, c=C, trans=0, lower=0, overwrite_c=1)
+            return np.triu(C) + np.triu(C, 1).T
+
+        const = float(np.dot(w, xlogy(y, y) + xlogy(1 - y, 1 - y)))  # once per fit (0 for 0/1 y)
+        eta = X @ coef
+
+        def deviance_from_eta(eta):
+            # y log mu + (1-y) log(1-mu) = y*eta - log(1 + e^eta); one transcendental per row
+            return 2.0 * (const - float(np.dot(w, y * eta - np.logaddexp(0.0, eta))))
+
+        def has_intercept_cheap(X):
+            cand = np.flatnonzero(X[0] == 1.0)
+            return any(bool(np.all(X[:, j] == 1.0)) for j in cand)
+
+        g_ref, g_new = gram(X, ww), gram_chunked(X, ww)
+        d_ref, d_new = binomial_deviance(y, _probs(eta), w), deviance_from_eta(eta)
+        print(f"prototype checks: max|gram_chunked - gram| / max|gram| = "
+              f"{np.max(np.abs(g_new - g_ref)) / np.max(np.abs(g_ref)):.1e}; "
+              f"|deviance_from_eta - binomial_deviance| / deviance = "
+              f"{abs(d_new - d_ref) / d_ref:.1e}; has_intercept_cheap = "
+              f"{has_intercept_cheap(X)}")
+        comps += [
+            ("FIX? gram by 32k-row blocks (dsyrk beta=1)", lambda: gram_chunked(X, ww)),
+            ("FIX? deviance from eta (logaddexp, const once)",
+             lambda: deviance_from_eta(eta)),
+            ("FIX? has_intercept on candidate columns only", lambda: has_intercept_cheap(X)),
+        ]
+
+        pr = prototype_irls_logit(X, y, w)
+        print(f"prototype_irls_logit: {pr['iterations']} iterations (fmstats {fit.iterations}); "
+              f"max|coef - fmstats| = {np.max(np.abs(pr['coef'] - fit.coef)):.1e}; "
+              f"deviance rel. diff {abs(pr['deviance'] - fit.deviance) / fit.deviance:.1e}; "
+              f"null deviance rel. diff "
+              f"{abs(pr['null_deviance'] - fit.null_deviance) / fit.null_deviance:.1e}; "
+              f"loglik rel. diff {abs(pr['loglik'] - fit.loglik) / abs(fit.loglik):.1e}; "
+              f"max|xtwx_inv diff| {np.max(np.abs(pr['xtwx_inv'] - fit.xtwx_inv)):.1e}")
+        comps.append(("FIX? whole prototype_irls_logit (all fixes)",
+                      lambda: prototype_irls_logit(X, y, w)))
 
         rows = []
         for label, fn in comps:

@@ -74,7 +74,8 @@ class MaxentResults(ModelResults):
     """
 
     def __init__(self, *, settings: _Settings, call: str, frame: ModelFrame, X: np.ndarray,
-                 aliased: np.ndarray, prior_weights: np.ndarray, fit: IrlsFit):
+                 aliased: np.ndarray, prior_weights: np.ndarray, fit: IrlsFit,
+                 fweights: np.ndarray | None = None):
         self.settings = settings
         self.call = call
         self.formula = settings.formula
@@ -92,6 +93,7 @@ class MaxentResults(ModelResults):
         self.y = frame.response.y
         self.trials = frame.response.trials
         self.prior_weights = prior_weights
+        self.fweights = fweights
         self.fit_ = fit
         self.cov_type = settings.cov_type
         self.measure_ = settings.measure
@@ -99,10 +101,15 @@ class MaxentResults(ModelResults):
 
     # ------------------------------------------------------------------ basic quantities
     @cached_property
-    def weights(self) -> np.ndarray:
-        """Weights of the likelihood: prior weights times binomial trials (cbind)."""
+    def count_weights(self) -> np.ndarray:
+        """Weight of each row in confusion counts: prior weights times trials (cbind)."""
         w = self.prior_weights
         return w * self.trials if self.trials is not None else w
+
+    @cached_property
+    def weights(self) -> np.ndarray:
+        """Weights of the fitted likelihood: the count weights times any F-maximising weights."""
+        return self.count_weights if self.fweights is None else self.count_weights * self.fweights
 
     @property
     def family(self) -> str:
@@ -315,7 +322,7 @@ class MaxentResults(ModelResults):
     # ------------------------------------------------------------------ performance
     def _truth_and_weights(self, newdata):
         if newdata is None:
-            return self.y, self.weights, self.X
+            return self.y, self.count_weights, self.X
         resp, X, _ = self.spec.build_with_response(newdata, missing="drop")
         w = resp.trials if resp.trials is not None else np.ones(len(resp.y))
         return resp.y, w, X[:, ~self.aliased]
@@ -393,12 +400,7 @@ class MaxentResults(ModelResults):
         aic = self.aic
         dev_lines.append(f"AIC: {aic:.2f}" if aic is not None else "AIC: NA (quasi-likelihood)")
         dev_lines.append("")
-        conv = "converged" if self.converged else "DID NOT CONVERGE"
-        dev_lines.append(f"Number of Fisher Scoring iterations: {self.iterations} ({conv}; "
-                         f"relative deviance change < {self.settings.tol:g})")
-        if self.separated:
-            dev_lines.append("Warning: fitted probabilities numerically 0 or 1 occurred "
-                             "(separation); standard errors are unreliable.")
+        dev_lines.extend(self._iteration_lines())
         sections.append(Section("", dev_lines))
         sections.append(self._f_section())
         info = []
@@ -415,6 +417,15 @@ class MaxentResults(ModelResults):
                  else "Uncertain maximum entropy model (probabilistic labels)")
         return Summary(title=title, call=self.call, coef_table=tidy, statistic_name=stat,
                        pvalue_name=pname, coef_note=note, sections=sections)
+
+    def _iteration_lines(self) -> list[str]:
+        conv = "converged" if self.converged else "DID NOT CONVERGE"
+        lines = [f"Number of Fisher Scoring iterations: {self.iterations} ({conv}; "
+                 f"relative deviance change < {self.settings.tol:g})"]
+        if self.separated:
+            lines.append("Warning: fitted probabilities numerically 0 or 1 occurred "
+                         "(separation); standard errors are unreliable.")
+        return lines
 
     def _weights_text(self) -> str:
         parts = []
@@ -448,8 +459,8 @@ class MaxentResults(ModelResults):
             f"recall: {conf.recall:.4f}   accuracy: {conf.accuracy:.4f}"
         )
         if self.response_kind != "binary" or self.settings.weights is not None:
-            lines.append("  (counts weighted by the model weights; probabilistic labels count "
-                         "fractionally)")
+            lines.append("  (counts weighted by the prior weights and votes; probabilistic labels "
+                         "count fractionally)")
         if self.model == "umaxent":
             nf = self.noisy_f()
             lines.append(f"  Training noisy F ({self.settings.dependence}, fitted probabilities "
@@ -512,9 +523,25 @@ def _check_single_class(y: np.ndarray, w: np.ndarray, name: str) -> None:
         )
 
 
-def _fit(model: str, formula, data, weights, *, penalty, cov_type, dispersion, threshold,
-         measure, beta, alpha, dependence, missing, collinear, engine, tol, max_iter, start,
-         call_extra) -> MaxentResults:
+@dataclass(frozen=True)
+class _Prepared:
+    """A validated model frame ready for the numerical core."""
+
+    settings: _Settings
+    call: str
+    frame: ModelFrame
+    X: np.ndarray
+    aliased: np.ndarray
+    prior: np.ndarray
+    w: np.ndarray
+    penalty: np.ndarray
+    start: np.ndarray | None
+
+
+def _prepare(model: str, formula, data, weights, *, penalty, cov_type, dispersion, threshold,
+             measure, beta, alpha, dependence, missing, collinear, engine, tol, max_iter, start,
+             call_extra, extra=None) -> _Prepared:
+    """Validate arguments, build the design, weights and penalty (shared by all maxent models)."""
     check_choice("cov_type", cov_type, COV_TYPES)
     check_choice("collinear", collinear, ("drop", "raise"))
     check_choice("dependence", dependence, ("correlated", "independent"))
@@ -531,7 +558,7 @@ def _fit(model: str, formula, data, weights, *, penalty, cov_type, dispersion, t
 
     frame = model_frame(formula, data, missing=missing, engine=engine)
     resp = frame.response
-    if model == "maxent" and resp.kind == "probability":
+    if model == "maxent" and resp.kind == "probability":  # fmaxent and umaxent take q
         raise ResponseError(
             f"the response '{resp.name}' holds probabilities strictly between 0 and 1; maxent() "
             "needs certain 0/1 labels (or cbind(yes, no) counts). Use umaxent() for "
@@ -572,15 +599,24 @@ def _fit(model: str, formula, data, weights, *, penalty, cov_type, dispersion, t
                 f"shape {start.shape}.")
         if start.shape[0] == len(frame.column_names):
             start = start[keep]
-    fit = irls_logit(X, resp.y, w, start=start, penalty=pen, tol=tol, max_iter=max_iter)
     settings = _Settings(model=model, formula=formula, weights=weights if isinstance(weights, str)
                          or weights is None else "<array>", penalty=float(penalty),
                          cov_type=cov_type, dispersion=dispersion, threshold=float(threshold),
                          measure=fm, dependence=dependence, missing=missing, collinear=collinear,
-                         engine=engine, tol=float(tol), max_iter=int(max_iter))
+                         engine=engine, tol=float(tol), max_iter=int(max_iter),
+                         extra=dict(extra or {}))
     call = _call(model, formula, data, weights, call_extra)
-    return MaxentResults(settings=settings, call=call, frame=frame, X=X, aliased=aliased,
-                         prior_weights=prior, fit=fit)
+    return _Prepared(settings=settings, call=call, frame=frame, X=X, aliased=aliased,
+                     prior=prior, w=w, penalty=pen, start=start)
+
+
+def _fit(model: str, formula, data, weights, **kwargs) -> MaxentResults:
+    prep = _prepare(model, formula, data, weights, **kwargs)
+    s = prep.settings
+    fit = irls_logit(prep.X, prep.frame.response.y, prep.w, start=prep.start, penalty=prep.penalty,
+                     tol=s.tol, max_iter=s.max_iter)
+    return MaxentResults(settings=s, call=prep.call, frame=prep.frame, X=prep.X,
+                         aliased=prep.aliased, prior_weights=prep.prior, fit=fit)
 
 
 def maxent(formula: str, data: pd.DataFrame, weights=None, *, penalty: float = 0.0,

@@ -28,7 +28,7 @@ from scipy.special import expit, xlogy
 from .._validation import warn as _warn
 from ..exceptions import ConvergenceWarning, SeparationWarning
 
-__all__ = ["IrlsFit", "irls_logit", "binomial_deviance", "gram", "independent_columns"]
+__all__ = ["IrlsFit", "irls_logit", "irls_coef", "irls_evaluate", "binomial_deviance", "gram", "independent_columns"]
 
 _EPS = np.finfo(float).eps
 #: Fitted probabilities this close to 0 or 1 signal (quasi-)separation, as in R's glm.fit.
@@ -167,6 +167,16 @@ def irls_logit(
     pen = np.broadcast_to(np.asarray(penalty, dtype=float), (p,)).copy()
     penalised = bool(np.any(pen > 0))
 
+    coef, eta, mu, dev, it, converged, history = _iterate(
+        X, y, w, start, pen, penalised, tol, max_iter, max_halving)
+    return _finish(X, y, w, coef, eta, mu, dev, pen if penalised else None, it, converged,
+                   history, tol, max_iter, warn)
+
+
+def _iterate(X, y, w, start, pen, penalised, tol, max_iter, max_halving=30):
+    """The Newton/IRLS iterations; returns (coef, eta, mu, dev, iterations, converged, history)."""
+    p = X.shape[1]
+
     def objective(dev, b):
         return dev + (float(pen @ (b * b)) if penalised else 0.0)
 
@@ -235,9 +245,47 @@ def irls_logit(
             converged = True
             break
 
+    return coef, eta, mu, dev, it, converged, history
+
+
+def irls_coef(X: np.ndarray, y: np.ndarray, weights: np.ndarray, start: np.ndarray, *,
+              penalty: np.ndarray | None = None, tol: float = 1e-8, max_iter: int = 25
+              ) -> np.ndarray:
+    """Coefficients only: the IRLS iterations of :func:`irls_logit` without the final
+    covariance, null deviance, separation check or warnings (for inner loops that refit
+    many times; the caller validates its inputs)."""
+    p = X.shape[1]
+    pen = np.zeros(p) if penalty is None else penalty
+    return _iterate(X, y, weights, start, pen, bool(np.any(pen > 0)), tol, max_iter)[0]
+
+
+def irls_evaluate(X: np.ndarray, y: np.ndarray, weights: np.ndarray, coef: np.ndarray, *,
+                  penalty: float | np.ndarray = 0.0) -> IrlsFit:
+    """An :class:`IrlsFit` at given coefficients, without iterating.
+
+    Used where coefficients come from elsewhere (e.g. the outer loop of the
+    F-measure maximiser) but the fit's covariance, deviance and working weights
+    are needed.  ``iterations`` is 0 and ``converged`` True.
+    """
+    X = np.ascontiguousarray(np.asarray(X, dtype=float))
+    y = np.asarray(y, dtype=float)
+    w = np.asarray(weights, dtype=float)
+    coef = np.asarray(coef, dtype=float).copy()
+    pen = np.broadcast_to(np.asarray(penalty, dtype=float), (X.shape[1],)).copy()
+    eta = X @ coef
+    mu = _probs(eta)
+    dev = binomial_deviance(y, mu, w)
+    return _finish(X, y, w, coef, eta, mu, dev, pen if np.any(pen > 0) else None, 0, True,
+                   [(dev, 0.0)], 0.0, 0, False)
+
+
+def _finish(X, y, w, coef, eta, mu, dev, pen, it, converged, history, tol, max_iter,
+            warn) -> IrlsFit:
+    """Covariance, separation check and warnings at the final coefficients."""
+    p = X.shape[1]
     ww = w * mu * (1 - mu)
     H = gram(X, ww)
-    if penalised:
+    if pen is not None:
         H[np.diag_indices(p)] += pen
     try:
         xtwx_inv = linalg.cho_solve(linalg.cho_factor(H, check_finite=False), np.eye(p))
@@ -281,7 +329,7 @@ def irls_logit(
         separated=separated,
         history=np.asarray(history, dtype=float),
         tol=float(tol),
-        penalty=pen if penalised else None,
+        penalty=pen,
     )
 
 

@@ -1,0 +1,488 @@
+"""The F-measure maximising maxent model: the reweighting algorithms of the thesis.
+
+Notation: our ``alpha`` is the thesis's beta (DESIGN.md §1); F = 1/(alpha/P + (1-alpha)/R).
+
+Certain labels y in {0, 1} (thesis §4.2, Algorithm 4.1).  The expected F-measure
+F~ = TP~ / (TP~ + alpha FP~ + (1 - alpha) FN~), with expected counts from the model
+probabilities p_i, is maximised at a weighted maximum-likelihood estimate with weights (4.2)
+
+    w_i = (1 - alpha F~) / (alpha F~) * p_i   if y_i = 1,     w_i = 1 - p_i   if y_i = 0.
+
+Probabilistic labels q_i (thesis ch. 6-7, Algorithm 7.1).  The noisy F-measure with
+correlated counts TP^U = sum min(q, p), TN^U = sum min(1 - q, 1 - p) is maximised at a weighted
+*uncertain* maximum-likelihood estimate with weights (6.9)
+
+    w_i = p(1-p)/(p-q) * F/TP * [alpha F 1{p >= q} - (1 - alpha F) 1{p <= q}],
+
+which explode as p -> q.  §7.2 smooths the counts with g1, g2 (7.2)-(7.3) of width epsilon,
+giving the bounded weights (7.1); the thesis's experiments instead clip the raw weights
+(``weight_bounds=``).  The plug-in variant of §9.3 uses the same weights with the deterministic
+F and TP of the class predictions against q in place of the noisy ones.
+
+Both algorithms alternate: weights from the current probabilities, then one IRLS step
+(``inner="step"``, the variant for which §7.3 proves ascent) or a full weighted fit
+(``inner="full"``, which the thesis found to reach better optima, Fig. 9.9), warm-started.
+The loop stops when the target has not improved by ``min_improvement`` for ``patience``
+iterations, and the best iterate -- not the last -- is returned.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit, xlogy
+
+from . import measures as _m
+from ._validation import check_choice, check_scalar, warn
+from .exceptions import (ConvergenceWarning, InvalidArgumentError, ResponseError,
+                         SeparationWarning)
+from .glm.irls import irls_coef, irls_evaluate, irls_logit
+from .maxent import MaxentResults, _prepare
+from .summary import Section
+
+__all__ = [
+    "fmaxent",
+    "FMaxentResults",
+    "expected_f_weights",
+    "noisy_f_weights",
+    "smoothed_noisy_counts",
+    "sweep",
+    "DEFAULT_EPSILON",
+]
+
+#: Default smoothing width of §7.2; see :func:`fmaxent` for the measurement behind it.
+DEFAULT_EPSILON = 0.01
+_TINY = np.finfo(float).eps
+METHODS = ("expected", "noisy", "plugin")
+INNER = ("full", "step")
+
+
+# ----------------------------------------------------------------------------- pure formulas
+
+def expected_f_weights(y: np.ndarray, p: np.ndarray, f: float, alpha: float) -> np.ndarray:
+    """Weights (4.2) of the expected-F maximiser for 0/1 labels ``y`` (thesis's beta = alpha)."""
+    return np.where(y == 1, (1.0 - alpha * f) / (alpha * f) * p, 1.0 - p)
+
+
+def _g1(x, eps):
+    """Smooth max(0, x) of (7.2): 0 below -eps, quadratic on (-eps, 0], x + eps/2 above."""
+    return np.where(x <= -eps, 0.0, np.where(x <= 0, (x + eps) ** 2 / (2 * eps), x + eps / 2))
+
+
+def _g2(x, eps):
+    """Smooth max(0, x) of (7.3): 0 below 0, quadratic on (0, eps), x - eps/2 above."""
+    return np.where(x <= 0, 0.0, np.where(x < eps, x * x / (2 * eps), x - eps / 2))
+
+
+def _g1_prime(x, eps):
+    return np.clip((x + eps) / eps, 0.0, 1.0)
+
+
+def _g2_prime(x, eps):
+    return np.clip(x / eps, 0.0, 1.0)
+
+
+def smoothed_noisy_counts(q, p, w, alpha: float, epsilon: float) -> tuple[float, float, float]:
+    """Smoothed (TP^U, TN^U, F^U) of §7.2 with row weights ``w``.
+
+    TP = sum w [p - g1(p - q)], TN = sum w [(1 - q) - g2(p - q)] and
+    F = TP / (alpha (TP - TN) + alpha sum w (1 - q) + (1 - alpha) sum w q); as epsilon -> 0
+    these are the correlated noisy counts (6.1) and the noisy F-measure.
+    """
+    d = p - q
+    tp = float(np.dot(w, p - _g1(d, epsilon)))
+    tn = float(np.dot(w, (1 - q) - _g2(d, epsilon)))
+    den = alpha * (tp - tn) + alpha * float(np.dot(w, 1 - q)) + (1 - alpha) * float(np.dot(w, q))
+    return tp, tn, tp / den
+
+
+def noisy_f_weights(q: np.ndarray, p: np.ndarray, f: float, tp: float, alpha: float,
+                    epsilon: float | None = None) -> np.ndarray:
+    """Weights of the noisy-F maximiser: (6.9), or the smoothed (7.1) when ``epsilon`` is given.
+
+    Raw (6.9): p(1-p)/(p-q) * F/TP * [alpha F 1{p >= q} - (1 - alpha F) 1{p <= q}].  At p = q
+    exactly the raw weight is unbounded and returned as ``inf`` (clip it with bounds).
+    Smoothed (7.1): the indicators become g2'(p - q) and 1 - g1'(p - q); for |p - q| < epsilon
+    the weight is p(1-p) F (1 - alpha F) / (epsilon TP) (p <= q) or
+    p(1-p) alpha F^2 / (epsilon TP) (p > q), so it is bounded by p(1-p) F / (epsilon TP).
+    """
+    d = p - q
+    scale = p * (1 - p) * f / tp
+    af = alpha * f
+    if epsilon is None:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            w = np.where(d > 0, scale * af / d, np.where(d < 0, -scale * (1 - af) / d, np.inf))
+        return w
+    # bracket / d written without dividing by a vanishing d inside the smoothing band
+    up = np.where(d >= epsilon, af / np.where(d >= epsilon, d, 1.0), af / epsilon)
+    down = np.where(d <= -epsilon, -(1 - af) / np.where(d <= -epsilon, d, -1.0),
+                    (1 - af) / epsilon)
+    # for -eps < d < 0 only the g1 part is active, for 0 < d < eps only g2 (left limit at d = 0)
+    core = np.where(d > 0, up, 0.0) + np.where(d <= 0, down, 0.0)
+    return scale * core
+
+
+# ----------------------------------------------------------------------------- the outer loop
+
+@dataclass(frozen=True)
+class _Outer:
+    coef: np.ndarray
+    fweights: np.ndarray
+    history: pd.DataFrame
+    best_iteration: int
+    converged: bool
+    reason: str
+
+
+def _f_from_counts(tp, fp, fn, alpha):
+    den = tp + alpha * fp + (1 - alpha) * fn
+    return tp / den if den > 0 else 1.0
+
+
+def _iterate_metrics(q, p, pred, cw, alpha, sum_q):
+    """Training F of predicted classes (with TP), noisy F (correlated) and expected F.
+
+    Inline versions of the measures in :mod:`fmstats.measures` (which validate their
+    inputs); the tests check them against those functions.
+    """
+    tp_det = float(np.dot(cw, q * pred))
+    pos = float(np.dot(cw, pred))
+    f_det = _f_from_counts(tp_det, pos - tp_det, sum_q - tp_det, alpha)
+    tp_n = float(np.dot(cw, np.minimum(q, p)))
+    sum_p = float(np.dot(cw, p))
+    noisy = _f_from_counts(tp_n, sum_p - tp_n, sum_q - tp_n, alpha)
+    tp_e = float(np.dot(cw, q * p))
+    expected = _f_from_counts(tp_e, sum_p - tp_e, sum_q - tp_e, alpha)
+    return tp_det, f_det, tp_n, noisy, expected
+
+
+def _outer_loop(X, q, cw, start, *, alpha, method, epsilon, bounds, inner, max_outer, patience,
+                min_improvement, select, penalty, tol, max_iter, threshold) -> _Outer:
+    coef = start
+    rows = []
+    best = None  # (criterion, iteration, coef, weights)
+    since_best = 0
+    converged, reason = False, ""
+    fw_prev = np.ones_like(q)
+    sum_q = float(np.dot(cw, q))
+    for it in range(max_outer + 1):
+        p = np.clip(expit(X @ coef), _TINY, 1 - _TINY)
+        pred = (p >= threshold).astype(float)
+        tp_det, f_det, tp_noisy, noisy, expected = _iterate_metrics(q, p, pred, cw, alpha, sum_q)
+        target = {"expected": expected, "noisy": noisy, "plugin": f_det}[method]
+        loglik = float(np.dot(cw, xlogy(q, p) + xlogy(1 - q, 1 - p)))
+        crit = target if select == "target" else f_det
+        rows.append({"iteration": it, "target": target, "training_f": f_det, "noisy_f": noisy,
+                     "loglik": loglik, "weight_min": float(fw_prev.min()),
+                     "weight_max": float(fw_prev.max())})
+        if best is None or crit > best[0] + min_improvement:
+            best = (crit, it, coef, fw_prev)
+            since_best = 0
+        else:
+            since_best += 1
+        if since_best >= patience:
+            converged = True
+            reason = f"no improvement above {min_improvement:g} in the last {patience} iterations"
+            break
+        if it == max_outer:
+            reason = f"reached max_outer = {max_outer} while still improving"
+            break
+        # weights from the current probabilities
+        if method == "expected":
+            f_exp = target
+            fw = expected_f_weights(q, p, f_exp, alpha)
+        else:
+            if method == "noisy":
+                if epsilon is not None:
+                    tp, _, f = smoothed_noisy_counts(q, p, cw, alpha, epsilon)
+                else:
+                    tp, f = tp_noisy, noisy
+            else:
+                tp, f = tp_det, f_det
+                if tp <= 0:
+                    reason = (f"the plug-in F is 0 at iteration {it} (no predicted positives), "
+                              "so the plug-in weights are undefined; try method='noisy' or a "
+                              "lower threshold")
+                    break
+            fw = noisy_f_weights(q, p, f, tp, alpha, epsilon)
+        if bounds is not None:
+            fw = np.clip(fw, bounds[0], bounds[1])
+        active = cw > 0
+        fw = fw / np.mean(fw[active])  # the scale of the weights does not change the fit
+        coef = irls_coef(X, q, cw * fw, coef, penalty=penalty, tol=tol,
+                         max_iter=1 if inner == "step" else max_iter)
+        fw_prev = fw
+    history = pd.DataFrame(rows)
+    return _Outer(coef=best[2], fweights=best[3], history=history, best_iteration=best[1],
+                  converged=converged, reason=reason)
+
+
+# ----------------------------------------------------------------------------- results
+
+class FMaxentResults(MaxentResults):
+    """A fitted F-measure maximising maxent model (:func:`fmaxent`).
+
+    Shares the maxent API (``params``, ``tidy()``, ``summary()``, ``predict()``,
+    ``conf_int()``, pickling).  ``history`` is the outer loop's learning curve: the
+    target, training F, noisy F and log-likelihood per iteration; ``best_iteration``
+    the iterate returned; ``fweights`` the F-maximising weights (mean 1) at that iterate.
+    """
+
+    use_t = False
+
+    def __init__(self, *, outer: _Outer, baseline_coef: np.ndarray, **kwargs):
+        super().__init__(**kwargs)
+        self.outer_history = outer.history
+        self.best_iteration = outer.best_iteration
+        self.outer_converged = outer.converged
+        self.stop_reason = outer.reason
+        self.baseline_coef = baseline_coef
+
+    @property
+    def method(self) -> str:
+        return self.settings.extra["method"]
+
+    @property
+    def history(self) -> pd.DataFrame:  # type: ignore[override]
+        """The outer loop's learning curve (one row per outer iteration; 0 is the start)."""
+        return self.outer_history
+
+    @property
+    def family(self) -> str:
+        return "quasibinomial"
+
+    @property
+    def _estimate_dispersion(self) -> bool:
+        return True  # the F-weights have an arbitrary scale: only an estimated dispersion is valid
+
+    @cached_property
+    def llf(self) -> float:
+        """The (uncertain) log-likelihood of the returned coefficients with the count weights only."""
+        mu = self.fit_.mu
+        return float(np.dot(self.count_weights, self.y * np.log(mu) + (1 - self.y) * np.log1p(-mu)))
+
+    @property
+    def aic(self):
+        """``None``: with data-dependent weights the fit is not a likelihood fit."""
+        return None
+
+    @property
+    def target_name(self) -> str:
+        return {"expected": "expected F (Alg. 4.1)", "noisy": "noisy F (correlated, Alg. 7.1)",
+                "plugin": "plug-in F of predicted classes vs q (§9.3)"}[self.method]
+
+    def refit(self, data: pd.DataFrame, weights=None) -> "FMaxentResults":
+        s = self.settings
+        x = s.extra
+        w = s.weights if isinstance(s.weights, str) else weights
+        return fmaxent(s.formula, data, w, measure=s.measure, method=x["method"],
+                       epsilon=x["epsilon"], weight_bounds=x["weight_bounds"], inner=x["inner"],
+                       max_outer=x["max_outer"], patience=x["patience"],
+                       min_improvement=x["min_improvement"], select=x["select"],
+                       penalty=s.penalty, cov_type=s.cov_type, threshold=s.threshold,
+                       missing=s.missing, collinear=s.collinear, engine=s.engine, tol=s.tol,
+                       max_iter=s.max_iter)
+
+    def _iteration_lines(self) -> list[str]:
+        lines = ["(Deviances and dispersion are those of the final weighted fit, with the F-weights.)",
+                 f"Outer iterations: {len(self.outer_history) - 1}; see 'F-measure maximisation'."]
+        if self.separated:
+            lines.append("Warning: fitted probabilities numerically 0 or 1 occurred: the "
+                         "maximiser drove the coefficients towards infinity (predictions are "
+                         "still usable; standard errors are not). A ridge `penalty=` keeps them "
+                         "finite.")
+        return lines
+
+    def plot_history(self, ax=None):
+        """The learning curve (thesis Fig. 9.8): target and training F per outer iteration."""
+        from .plotting import plot_history
+
+        return plot_history(self.outer_history, best=self.best_iteration,
+                            target_label=self.target_name, ax=ax)
+
+    def summary(self, cov_type: str | None = None, level: float = 0.95):
+        s = super().summary(cov_type=cov_type, level=level)
+        s.title = "F-measure maximising maximum entropy model"
+        h = self.outer_history
+        best = h.loc[self.best_iteration]
+        start = h.loc[0]
+        x = self.settings.extra
+        lines = [
+            ("Target", f"{self.target_name}, {self.measure_}"),
+            ("Target at start (unweighted fit) -> returned", f"{start['target']:.4f} -> "
+                                                             f"{best['target']:.4f}"),
+            ("Outer iterations", f"{len(h) - 1} ({'converged' if self.outer_converged else 'NOT CONVERGED'}: "
+                                 f"{self.stop_reason}); returned iterate {self.best_iteration}"),
+            ("Inner step", "one IRLS step per outer iteration" if x["inner"] == "step"
+             else "full weighted fit per outer iteration (warm start)"),
+        ]
+        if self.method != "expected":
+            wc = []
+            if x["epsilon"] is not None:
+                wc.append(f"smoothed counts, epsilon = {x['epsilon']:g} (§7.2)")
+            if x["weight_bounds"] is not None:
+                wc.append(f"clipped to [{x['weight_bounds'][0]:g}, {x['weight_bounds'][1]:g}]")
+            lines.append(("Weight control", "; ".join(wc)))
+        fw = self.fweights[self.count_weights > 0]
+        lines.append(("F-weights (mean 1)", f"range [{fw.min():.4g}, {fw.max():.4g}]"))
+        s.sections.insert(1, Section("F-measure maximisation:", lines))
+        return s
+
+
+# ----------------------------------------------------------------------------- entry points
+
+def _check_bounds(bounds):
+    if bounds is None:
+        return None
+    try:
+        lo, hi = (float(b) for b in bounds)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(
+            f"`weight_bounds` must be a pair (low, high); got {bounds!r}.") from None
+    if not (np.isfinite(lo) and np.isfinite(hi) and 0 < lo < hi):
+        raise InvalidArgumentError(
+            f"`weight_bounds` must satisfy 0 < low < high (finite); got ({lo:g}, {hi:g}).")
+    return (lo, hi)
+
+
+def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=None,
+            measure=None, method: str | None = None, epsilon: float | None = DEFAULT_EPSILON,
+            weight_bounds=None, inner: str = "full", max_outer: int = 100, patience: int = 10,
+            min_improvement: float = 1e-7, select: str = "target", penalty: float = 0.0,
+            cov_type: str = "HC0", threshold: float = 0.5, missing: str = "drop",
+            collinear: str = "drop", engine: str | None = None, tol: float = 1e-8,
+            max_iter: int = 25) -> FMaxentResults:
+    """F-measure maximising maximum-entropy model (thesis ch. 4, 6, 7).
+
+    Parameters
+    ----------
+    formula, data, weights : as in :func:`fmstats.maxent` / :func:`fmstats.umaxent`; the
+        response is 0/1 labels, a probability column q, or ``cbind(yes, no)`` votes.
+    alpha, beta, measure : the F-measure to maximise (one of them; default F1).  ``alpha``
+        is the weight on precision, the thesis's beta; it must lie in (0, 1).
+    method : ``"expected"`` (certain labels: Algorithm 4.1, weights (4.2)), ``"noisy"``
+        (probabilistic labels: Algorithm 7.1, weights (6.9)/(7.1)) or ``"plugin"`` (§9.3:
+        weights (6.9) with the deterministic F and TP of the predicted classes against q).
+        Default: ``"expected"`` for 0/1 labels, ``"noisy"`` otherwise.
+    epsilon : smoothing width of §7.2 (noisy and plug-in methods).  The default 0.01 keeps
+        the weights within p(1-p)F/(0.01 TP) while moving each smoothed count by at most
+        0.005 per row; ``None`` uses the raw weights (6.9), which then need ``weight_bounds``.
+    weight_bounds : ``(low, high)`` clipping of the weights (the thesis's experiments);
+        applied after smoothing if both are given.
+    inner : ``"full"`` (a warm-started full weighted fit per outer iteration) or ``"step"``
+        (one IRLS step, the variant of §7.3).
+    max_outer, patience, min_improvement : stop after ``patience`` outer iterations without
+        an improvement of the target above ``min_improvement``, or after ``max_outer``.
+    select : return the iterate with the best ``"target"`` (default) or the best plug-in
+        training F of the predicted classes (``"f"``).
+    cov_type : ``"HC0"`` (default: the weights depend on the data, so the model-based
+        covariance understates the uncertainty) or ``"nonrobust"``/``"HC1"``-``"HC3"``.
+    threshold : predicted class 1 when the probability is at least this.
+    Other arguments as in :func:`fmstats.maxent`.
+
+    Returns
+    -------
+    FMaxentResults
+    """
+    fm = _m.as_fmeasure(measure, beta=beta, alpha=alpha)
+    if not 0 < fm.alpha < 1:
+        raise InvalidArgumentError(
+            f"fmaxent needs alpha in (0, 1) (beta > 0 and finite); got {fm}.")
+    if method is not None:
+        check_choice("method", method, METHODS)
+    if epsilon is not None:
+        check_scalar("epsilon", epsilon, low=0, low_open=True)
+    bounds = _check_bounds(weight_bounds)
+    check_choice("inner", inner, INNER)
+    check_choice("select", select, ("target", "f"))
+    check_scalar("max_outer", max_outer, low=1, integer=True)
+    check_scalar("patience", patience, low=1, integer=True)
+    check_scalar("min_improvement", min_improvement, low=0)
+
+    extra = dict(method=method, epsilon=epsilon, weight_bounds=bounds, inner=inner,
+                 max_outer=int(max_outer), patience=int(patience),
+                 min_improvement=float(min_improvement), select=select)
+    call_extra = {"alpha": round(fm.alpha, 6)}
+    call_extra.update({k: v for k, v in extra.items()
+                       if v is not None and k in ("method", "inner", "weight_bounds")})
+    prep = _prepare("fmaxent", formula, data, weights, penalty=penalty, cov_type=cov_type,
+                    dispersion="pearson", threshold=threshold, measure=fm, beta=None, alpha=None,
+                    dependence="correlated", missing=missing, collinear=collinear,
+                    engine=engine, tol=tol, max_iter=max_iter, start=None,
+                    call_extra=call_extra, extra=extra)
+    resp = prep.frame.response
+    q, cw = resp.y, prep.w
+    if not np.any((q > 0) & (cw > 0)):
+        raise ResponseError(f"the response '{resp.name}' has no positives; the F-measure is "
+                            "undefined.")
+    if method is None:
+        method = "expected" if resp.kind == "binary" else "noisy"
+    elif method == "expected" and resp.kind != "binary":
+        raise InvalidArgumentError(
+            f"method='expected' needs 0/1 labels; the response '{resp.name}' is "
+            f"{resp.kind}. Use method='noisy' or 'plugin'.")
+    if method != "expected" and epsilon is None and bounds is None:
+        raise InvalidArgumentError(
+            "the raw weights (6.9) are unbounded as p -> q: give `epsilon` (smoothing) or "
+            "`weight_bounds` (clipping).")
+    extra["method"] = method
+    settings = dataclasses.replace(prep.settings, extra=extra)
+
+    base = irls_logit(prep.X, q, cw, penalty=prep.penalty, tol=tol, max_iter=max_iter)
+    outer = _outer_loop(prep.X, q, cw, base.coef, alpha=fm.alpha, method=method,
+                        epsilon=epsilon if method != "expected" else None, bounds=bounds,
+                        inner=inner, max_outer=int(max_outer), patience=int(patience),
+                        min_improvement=float(min_improvement), select=select,
+                        penalty=prep.penalty, tol=tol, max_iter=max_iter,
+                        threshold=float(threshold))
+    if not outer.converged:
+        h = outer.history
+        warn(f"the F-measure maximiser stopped without converging: {outer.reason}. Best target "
+             f"{h['target'].max():.6g} at iteration {outer.best_iteration} (start "
+             f"{h['target'].iloc[0]:.6g}); the best iterate is returned. Increase `max_outer` "
+             "or relax `min_improvement`.", ConvergenceWarning)
+    fit = irls_evaluate(prep.X, q, cw * outer.fweights, outer.coef, penalty=prep.penalty)
+    if fit.separated:
+        warn("the F-measure maximiser drove fitted probabilities to 0 or 1 (the coefficients grow "
+             "without bound as the expected F approaches the F of hard predictions); predictions "
+             "remain usable but standard errors do not. Add a ridge `penalty=` to keep the "
+             "coefficients finite.", SeparationWarning)
+    return FMaxentResults(settings=settings, call=prep.call, frame=prep.frame, X=prep.X,
+                          aliased=prep.aliased, prior_weights=prep.prior, fit=fit,
+                          fweights=outer.fweights, outer=outer, baseline_coef=base.coef)
+
+
+def sweep(formula: str, data: pd.DataFrame, newdata: pd.DataFrame | None = None, *,
+          alphas=None, weights=None, **kwargs) -> pd.DataFrame:
+    """Fit the baseline and the F-maximiser over a grid of alpha (default 0.05, ..., 0.95).
+
+    The baseline is the unweighted model (``maxent`` for 0/1 labels, ``umaxent``
+    otherwise), fitted once; the maximiser is refitted for every alpha.  Returns a tidy
+    DataFrame with columns alpha, beta, model ("baseline"/"fmaxent"), data
+    ("train"/"test"), f (F of the predicted classes; fractional counts for probabilistic
+    labels), noisy_f (correlated).  Plot it with :func:`fmstats.plotting.plot_sweep`.
+    """
+    from .maxent import maxent, umaxent
+
+    alphas = np.round(np.arange(0.05, 0.951, 0.05), 10) if alphas is None else np.asarray(alphas)
+    fits = {}
+    for a in alphas:
+        fits[("fmaxent", float(a))] = fmaxent(formula, data, weights, alpha=float(a), **kwargs)
+    first = next(iter(fits.values()))
+    base_fn = maxent if first.response_kind == "binary" else umaxent
+    base_kw = {k: kwargs[k] for k in ("penalty", "threshold", "missing", "collinear", "engine")
+               if k in kwargs}
+    baseline = base_fn(formula, data, weights, **base_kw)
+    rows = []
+    sets = [("train", None)] + ([("test", newdata)] if newdata is not None else [])
+    for a in alphas:
+        for model, fit in (("baseline", baseline), ("fmaxent", fits[("fmaxent", float(a))])):
+            for name, d in sets:
+                rows.append({"alpha": float(a), "beta": float(np.sqrt((1 - a) / a)),
+                             "model": model, "data": name,
+                             "f": fit.measure(d, alpha=float(a)),
+                             "noisy_f": fit.noisy_f(d, alpha=float(a), dependence="correlated")})
+    return pd.DataFrame(rows)
