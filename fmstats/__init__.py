@@ -4,6 +4,8 @@ The R-style public API:
 
 * ``maxent(formula, data, weights=)`` — weighted maximum-entropy (logistic) model;
 * ``umaxent(formula, data, weights=)`` — uncertain maxent for probabilistic labels;
+* ``fmaxent(formula, data, alpha=|beta=)`` — the F-measure maximising reweighting;
+* ``sweep()`` over alpha, ``resample_f()`` (labels drawn from q);
 * ``FMeasure(beta=|alpha=)`` and the measures in :mod:`fmstats.measures`;
 * data sets in :mod:`fmstats.datasets`.
 """
@@ -11,6 +13,9 @@ from ._version import __version__
 from . import datasets, exceptions, measures
 from .exceptions import ConvergenceWarning, FmstatsError, SeparationWarning
 from .maxent import MaxentResults, maxent, umaxent
+from .fmaxent import FMaxentResults, fmaxent, sweep
+from .qresample import resample_f
+from . import plotting
 from .measures import Confusion, FMeasure, f_score, noisy_f
 
 __all__ = [
@@ -18,6 +23,11 @@ __all__ = [
     "maxent",
     "umaxent",
     "MaxentResults",
+    "fmaxent",
+    "FMaxentResults",
+    "sweep",
+    "resample_f",
+    "plotting",
     "FMeasure",
     "Confusion",
     "f_score",

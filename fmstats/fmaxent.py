@@ -132,6 +132,7 @@ class _Outer:
     coef: np.ndarray
     fweights: np.ndarray
     history: pd.DataFrame
+    coef_path: np.ndarray
     best_iteration: int
     converged: bool
     reason: str
@@ -163,10 +164,12 @@ def _outer_loop(X, q, cw, start, *, alpha, method, epsilon, bounds, inner, max_o
                 min_improvement, select, penalty, tol, max_iter, threshold) -> _Outer:
     coef = start
     rows = []
-    best = None  # (criterion, iteration, coef, weights)
+    best = None  # (criterion, iteration, coef, weights): the best iterate, strictly
+    plateau = -np.inf  # the level the target must beat by min_improvement to reset patience
     since_best = 0
     converged, reason = False, ""
     fw_prev = np.ones_like(q)
+    path = []
     sum_q = float(np.dot(cw, q))
     for it in range(max_outer + 1):
         p = np.clip(expit(X @ coef), _TINY, 1 - _TINY)
@@ -175,11 +178,14 @@ def _outer_loop(X, q, cw, start, *, alpha, method, epsilon, bounds, inner, max_o
         target = {"expected": expected, "noisy": noisy, "plugin": f_det}[method]
         loglik = float(np.dot(cw, xlogy(q, p) + xlogy(1 - q, 1 - p)))
         crit = target if select == "target" else f_det
+        path.append(coef)
         rows.append({"iteration": it, "target": target, "training_f": f_det, "noisy_f": noisy,
                      "loglik": loglik, "weight_min": float(fw_prev.min()),
                      "weight_max": float(fw_prev.max())})
-        if best is None or crit > best[0] + min_improvement:
+        if best is None or crit > best[0]:
             best = (crit, it, coef, fw_prev)
+        if crit > plateau + min_improvement:
+            plateau = crit
             since_best = 0
         else:
             since_best += 1
@@ -216,8 +222,8 @@ def _outer_loop(X, q, cw, start, *, alpha, method, epsilon, bounds, inner, max_o
                          max_iter=1 if inner == "step" else max_iter)
         fw_prev = fw
     history = pd.DataFrame(rows)
-    return _Outer(coef=best[2], fweights=best[3], history=history, best_iteration=best[1],
-                  converged=converged, reason=reason)
+    return _Outer(coef=best[2], fweights=best[3], history=history, coef_path=np.array(path),
+                  best_iteration=best[1], converged=converged, reason=reason)
 
 
 # ----------------------------------------------------------------------------- results
@@ -227,7 +233,8 @@ class FMaxentResults(MaxentResults):
 
     Shares the maxent API (``params``, ``tidy()``, ``summary()``, ``predict()``,
     ``conf_int()``, pickling).  ``history`` is the outer loop's learning curve: the
-    target, training F, noisy F and log-likelihood per iteration; ``best_iteration``
+    target, training F, noisy F and log-likelihood per iteration; ``coef_path`` the
+    coefficients of every iterate; ``best_iteration``
     the iterate returned; ``fweights`` the F-maximising weights (mean 1) at that iterate.
     """
 
@@ -236,6 +243,8 @@ class FMaxentResults(MaxentResults):
     def __init__(self, *, outer: _Outer, baseline_coef: np.ndarray, **kwargs):
         super().__init__(**kwargs)
         self.outer_history = outer.history
+        names = [t for t, a in zip(self.term_names, self.aliased) if not a]
+        self.coef_path = pd.DataFrame(outer.coef_path, columns=names).rename_axis("iteration")
         self.best_iteration = outer.best_iteration
         self.outer_converged = outer.converged
         self.stop_reason = outer.reason

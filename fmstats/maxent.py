@@ -360,6 +360,16 @@ class MaxentResults(ModelResults):
         dep = self.settings.dependence if dependence is None else dependence
         return float(_m.noisy_f(y, p, measure=fm, dependence=dep, sample_weight=w))
 
+    def resample_f(self, newdata: pd.DataFrame | None = None, *, B: int = 1000,
+                   random_state=None, **kwargs):
+        """F of the predicted classes on B label vectors drawn from q (thesis §9.2).
+
+        See :func:`fmstats.qresample.resample_f`.
+        """
+        from .qresample import resample_f
+
+        return resample_f(self, newdata, B=B, random_state=random_state, **kwargs)
+
     def refit(self, data: pd.DataFrame, weights=None) -> "MaxentResults":
         """Fit the same model with the same settings to ``data``.
 
