@@ -50,6 +50,7 @@ __all__ = [
     "make_thesis_svm_data",
     "make_thesis_noisy_data",
     "make_votes",
+    "thesis_label_noise",
     "THESIS_SVM_DESIGNS",
     "THESIS_NOISY_DESIGNS",
 ]
@@ -557,12 +558,36 @@ def make_thesis_noisy_data(name: str, random_state: Any = None) -> pd.DataFrame:
     name = _check_name(name, tuple(THESIS_NOISY_DESIGNS))
     rng = _check_random_state(random_state)
     frame = _gaussian_two_class(THESIS_NOISY_DESIGNS[name], rng)
-    positive = frame["y"].to_numpy() == 1
-    flip = rng.beta(np.where(positive, 1.0, 2.0), 5.0)
-    q = np.where(positive, 1.0 - flip, flip)
+    q = _beta_flips(frame["y"].to_numpy() == 1, rng)
     frame.insert(3, "q", q)
     frame.insert(4, "y_ml", (q >= 0.5).astype("int64"))
     return frame
+
+
+def _beta_flips(positive: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    flip = rng.beta(np.where(positive, 1.0, 2.0), 5.0)
+    return np.where(positive, 1.0 - flip, flip)
+
+
+def thesis_label_noise(y: Any, random_state: Any = None) -> np.ndarray:
+    """Probabilistic labels q for certain labels ``y`` by the Beta flips of section 9.2.
+
+    A positive is flipped with probability Beta(1, 5) (q = 1 - flip), a negative with
+    probability Beta(2, 5) (q = flip): the noise the thesis adds to data A, B and Titanic.
+
+    Parameters
+    ----------
+    y : array-like of 0/1 labels.
+    random_state : None, int or numpy.random.Generator.
+
+    Returns
+    -------
+    numpy.ndarray of q in [0, 1], one per label.
+    """
+    from ._validation import check_binary
+
+    labels = check_binary("y", y)
+    return _beta_flips(labels == 1, _check_random_state(random_state))
 
 
 def make_votes(q: Any, n_annotators: int = 5, random_state: Any = None) -> pd.DataFrame:

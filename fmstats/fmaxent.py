@@ -217,10 +217,10 @@ def _outer_loop(X, q, cw, start, *, alpha, method, epsilon, bounds, inner, max_o
                               "lower threshold")
                     break
             fw = noisy_f_weights(q, p, f, tp, alpha, epsilon)
+        active = cw > 0
+        fw = fw / np.mean(fw[np.isfinite(fw) & active])  # the scale does not change the fit
         if bounds is not None:
             fw = np.clip(fw, bounds[0], bounds[1])
-        active = cw > 0
-        fw = fw / np.mean(fw[active])  # the scale of the weights does not change the fit
         coef = irls_coef(X, q, cw * fw, coef, penalty=penalty, tol=tol,
                          max_iter=1 if inner == "step" else max_iter)
         fw_prev = fw
@@ -383,8 +383,8 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=
     epsilon : smoothing width of §7.2 (noisy and plug-in methods).  The default 0.01 keeps
         the weights within p(1-p)F/(0.01 TP) while moving each smoothed count by at most
         0.005 per row; ``None`` uses the raw weights (6.9), which then need ``weight_bounds``.
-    weight_bounds : ``(low, high)`` clipping of the weights (the thesis's experiments);
-        applied after smoothing if both are given.
+    weight_bounds : ``(low, high)`` clipping of the weights (the thesis's experiments), on
+        the weights scaled to mean 1; applied after smoothing if both are given.
     inner : ``"full"`` (a warm-started full weighted fit per outer iteration) or ``"step"``
         (one IRLS step, the variant of §7.3).
     max_outer, patience, min_improvement, rel_improvement : stop when the last ``patience``
