@@ -32,8 +32,9 @@ default engine.
 Timing: all contenders run in this one process, after a warm-up call on
 2,000 rows each (imports, caches); every repeat runs every contender once, in
 turn (interleaved), after ``gc.collect()``; ``time.perf_counter`` around the
-call; the median and the best of ``--repeat`` runs are reported and the ratios
-use the medians.  BLAS/OpenMP threads are limited with
+call; the median and the best of ``--repeat`` runs are reported, and the
+ratios are given on both (on a machine shared with other jobs the best is the
+more stable statistic; raise ``--repeat`` for a steadier median).  BLAS/OpenMP threads are limited with
 ``threadpoolctl.threadpool_limits(--threads)`` (default: all usable cores),
 the same for everyone.  Nothing is asserted; the script always exits 0.
 
@@ -186,16 +187,22 @@ def main(argv=None) -> int:
                                 "shape"], rows, "lrrrr"))
     print()
 
+    best = {k: min(v) for k, v in times.items()}
     ratio_fm = med["fmstats/formulaic"] / base
     ratio_patsy = med["patsy"] / base
     ratio_fm_engines = med["fmstats/patsy"] / med["fmstats/formulaic"]
-    print(f"fmstats(formulaic) / formulaic   = {ratio_fm:.2f}x  (target <= 1.2: "
-          f"{'met' if ratio_fm <= 1.2 else 'NOT met'}; never asserted)")
+    ratio_fm_best = best["fmstats/formulaic"] / best["formulaic"]
+    print(f"fmstats(formulaic) / formulaic   = {ratio_fm:.2f}x on medians, {ratio_fm_best:.2f}x on "
+          f"bests  (target <= 1.2: {'met' if ratio_fm <= 1.2 else 'NOT met'} on medians, "
+          f"{'met' if ratio_fm_best <= 1.2 else 'NOT met'} on bests; never asserted)")
     print(f"fmstats(formulaic) / formulaic(na_action='raise', the call fmstats makes) = "
-          f"{med['fmstats/formulaic'] / med['formulaic/raise']:.2f}x  (fmstats' own overhead: "
-          f"{(med['fmstats/formulaic'] - med['formulaic/raise']) * 1e3:.0f} ms)")
-    print(f"patsy / formulaic                = {ratio_patsy:.2f}x")
-    print(f"fmstats(patsy) / fmstats(formulaic) = {ratio_fm_engines:.2f}x")
+          f"{med['fmstats/formulaic'] / med['formulaic/raise']:.2f}x on medians, "
+          f"{best['fmstats/formulaic'] / best['formulaic/raise']:.2f}x on bests  (fmstats' own "
+          f"work: {(best['fmstats/formulaic'] - best['formulaic/raise']) * 1e3:.0f} ms on bests)")
+    print(f"patsy / formulaic                = {ratio_patsy:.2f}x on medians, "
+          f"{best['patsy'] / best['formulaic']:.2f}x on bests")
+    print(f"fmstats(patsy) / fmstats(formulaic) = {ratio_fm_engines:.2f}x on medians, "
+          f"{best['fmstats/patsy'] / best['fmstats/formulaic']:.2f}x on bests")
     faster = "formulaic" if med["formulaic"] < med["patsy"] else "patsy"
     print(f"faster engine at {args.n:,} rows: {faster} "
           f"(fmstats' default engine is 'formulaic'"

@@ -428,10 +428,12 @@ def main(argv=None) -> int:
             if c not in summary:
                 continue
             ratio = summary[c]["median"] / ref["median"]
+            ratio_b = summary[c]["best"] / ref["best"]
             ratio_w = summary[c]["warm"] / ref["warm"]
             status = "met" if ratio >= target else "NOT met"
-            print(f"  {c + '/fmstats core time ratio':40s} = {ratio:6.2f}x 1st fit, "
-                  f"{ratio_w:.2f}x 2nd fit  (target >= {target:g}x on the 1st fit: {status})")
+            print(f"  {c + '/fmstats core time ratio':40s} = {ratio:6.2f}x 1st fit "
+                  f"({ratio_b:.2f}x on bests), {ratio_w:.2f}x 2nd fit  "
+                  f"(target >= {target:g}x on the 1st-fit medians: {status})")
         for c, s in summary.items():
             if c in (REFERENCE, "prototype"):
                 continue
