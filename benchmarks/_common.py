@@ -77,6 +77,24 @@ def blas_description(info: list[dict]) -> str:
     return "; ".join(parts) if parts else "(no thread pools found)"
 
 
+def source_fingerprint(relpaths) -> str:
+    """sha256 prefix and mtime of fmstats source files (the package is edited concurrently,
+    so results name the exact code they measured)."""
+    import datetime
+    import hashlib
+
+    parts = []
+    for rel in relpaths:
+        path = REPO_ROOT / rel
+        try:
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+            mtime = datetime.datetime.fromtimestamp(path.stat().st_mtime).strftime("%H:%M:%S")
+            parts.append(f"{rel} {digest} (modified {mtime})")
+        except OSError:
+            parts.append(f"{rel} (missing)")
+    return "; ".join(parts)
+
+
 def print_header(title: str, modules, threads: int, extra_lines=()) -> None:
     import datetime
 

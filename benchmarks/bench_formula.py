@@ -150,6 +150,7 @@ def main(argv=None) -> int:
          f"y {df['y'].dtype}",
          f"repeats:  {args.repeat}, interleaved, in one process, after a 2,000-row warm-up "
          "call each; time = perf_counter around the call",
+         "source:   " + _common.source_fingerprint(["fmstats/formula.py"]),
          f"load:     1/5/15-min load average at start {os.getloadavg()}"],
     )
 

@@ -351,6 +351,8 @@ def main(argv=None) -> int:
          "in a fresh process per run",
          f"data:     X, y, w as float64 arrays = {data_mib:.0f} MiB "
          f"(X alone {args.n * P * 8 / 2 ** 20:.0f} MiB)",
+         "source:   " + _common.source_fingerprint(["fmstats/glm/irls.py", "fmstats/maxent.py",
+                                                       "fmstats/formula.py"]),
          f"load:     1/5/15-min load average at start {os.getloadavg()} "
          "(other processes on the machine add noise; compare medians)"],
     )

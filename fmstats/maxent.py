@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import gammaln
+from scipy.special import expit, gammaln, xlogy
 
 from . import measures as _m
 from ._validation import check_choice, check_scalar, check_weights, describe, warn
@@ -27,7 +27,7 @@ from .exceptions import (
     WeightsError,
 )
 from .formula import ModelFrame, model_frame
-from .glm.irls import IrlsFit, gram, independent_columns, irls_logit
+from .glm.irls import IrlsFit, gram, has_intercept, independent_columns, irls_logit
 from .results import ModelResults
 from .summary import Section, Summary
 
@@ -149,8 +149,6 @@ class MaxentResults(ModelResults):
 
     @property
     def df_null(self) -> int:
-        from .glm.irls import has_intercept
-
         return self.n_ok - int(has_intercept(self.X))
 
     @property
@@ -294,8 +292,6 @@ class MaxentResults(ModelResults):
         eta = X @ self.fit_.coef
         if type == "link":
             return pd.Series(eta, index=index, name="link")
-        from scipy.special import expit
-
         p = expit(eta)
         if type == "response":
             return pd.Series(p, index=index, name="response")
@@ -313,8 +309,6 @@ class MaxentResults(ModelResults):
         elif type == "pearson":
             r = np.sqrt(w) * (y - mu) / np.sqrt(mu * (1 - mu))
         else:
-            from scipy.special import xlogy
-
             d = 2 * w * (xlogy(y, y) - xlogy(y, mu) + xlogy(1 - y, 1 - y) - xlogy(1 - y, 1 - mu))
             r = np.sign(y - mu) * np.sqrt(np.maximum(d, 0))
         return pd.Series(r, index=self.index, name=f"resid_{type}")
@@ -335,8 +329,6 @@ class MaxentResults(ModelResults):
         positives, 1 - q for negatives).  Returns a :class:`fmstats.measures.Confusion`.
         """
         y, w, X = self._truth_and_weights(newdata)
-        from scipy.special import expit
-
         t = self.threshold if threshold is None else _check_threshold(threshold)
         pred = (expit(X @ self.fit_.coef) >= t).astype(float)
         return _m.noisy_confusion(y, pred, dependence="independent", sample_weight=w)
@@ -354,8 +346,6 @@ class MaxentResults(ModelResults):
         fm = self.measure_ if (measure is None and beta is None and alpha is None) \
             else _m.as_fmeasure(measure, beta=beta, alpha=alpha)
         y, w, X = self._truth_and_weights(newdata)
-        from scipy.special import expit
-
         p = expit(X @ self.fit_.coef)
         dep = self.settings.dependence if dependence is None else dependence
         return float(_m.noisy_f(y, p, measure=fm, dependence=dep, sample_weight=w))
