@@ -37,7 +37,6 @@ ENGINES = ("formulaic", "patsy")
 DEFAULT_ENGINE = "formulaic"
 
 _CBIND = re.compile(r"^\s*cbind\s*\((?P<args>.*)\)\s*$", re.S)
-_FACTOR_CALL = re.compile(r"\b(?:C|factor)\(\s*`?([A-Za-z_][\w.]*)`?")
 
 
 @dataclass(frozen=True)
@@ -249,9 +248,10 @@ def _nonfinite_mask(frame: pd.DataFrame) -> np.ndarray:
     bad = np.zeros(len(frame), dtype=bool)
     for col in frame.columns:
         s = frame[col]
-        bad |= s.isna().to_numpy()
         if pd.api.types.is_float_dtype(s.dtype):
-            bad |= ~np.isfinite(s.to_numpy(dtype=float, na_value=np.nan))
+            bad |= ~np.isfinite(s.to_numpy(dtype=float, na_value=np.nan))  # NaN and +-inf
+        else:
+            bad |= s.isna().to_numpy()
     return bad
 
 
@@ -421,16 +421,29 @@ def _build(engine: str, rhs: str, data: pd.DataFrame):
         ) from None
 
 
-def _categorical_levels(rhs: str, data: pd.DataFrame, variables: list[str]) -> dict:
-    wrapped = set(_FACTOR_CALL.findall(rhs))
-    levels = {}
-    for v in variables:
-        s = data[v]
-        if isinstance(s.dtype, pd.CategoricalDtype):
-            levels[v] = tuple(s.cat.categories.tolist())
-        elif v in wrapped or not (pd.api.types.is_numeric_dtype(s.dtype)
-                                  or pd.api.types.is_bool_dtype(s.dtype)):
-            levels[v] = tuple(sorted(pd.unique(s).tolist(), key=str))
+_FACTOR_EXPR = re.compile(r"^(?:C|factor)\(\s*`?([A-Za-z_][\w.]*)`?\s*(?:,.*)?\)$", re.S)
+
+
+def _categorical_levels(engine: str, engine_spec, variables: list[str]) -> dict:
+    """Levels of each categorical data column, read from the engine's fitted state.
+
+    A factor ``col``, ``C(col)`` or ``factor(col)`` maps to the data column ``col``; the
+    engine has already found its levels, so no second pass over the data is needed.
+    """
+    if engine == "patsy":
+        states = {f.code: info.categories for f, info in engine_spec.factor_infos.items()
+                  if info.categories is not None}
+    else:
+        states = {name: st.get("categories") for name, (kind, st)
+                  in engine_spec.encoder_state.items() if st.get("categories") is not None}
+    levels: dict = {}
+    for expr, cats in states.items():
+        m = _FACTOR_EXPR.match(expr.strip())
+        col = expr.strip().strip("`") if m is None else m.group(1)
+        if col in variables:
+            known = set(levels.get(col, ()))
+            levels[col] = tuple(levels.get(col, ())) + tuple(
+                c.item() if hasattr(c, "item") else c for c in cats if c not in known)
     return levels
 
 
@@ -466,7 +479,7 @@ def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
                         f"missing values in the model's columns.")
     response = _response(kind, resp_cols, expr, frame, lhs)
     X, names, engine_spec = _build(engine, rhs, frame)
-    levels = _categorical_levels(rhs, frame, variables)
+    levels = _categorical_levels(engine, engine_spec, variables)
     spec = DesignSpec(engine=engine, rhs=rhs, column_names=names, variables=tuple(variables),
                       lhs=lhs, response_levels=response.levels,
                       levels=levels, engine_spec=engine_spec,
