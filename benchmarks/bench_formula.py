@@ -31,8 +31,8 @@ default engine.
 
 Timing: all contenders run in this one process, after a warm-up call on
 2,000 rows each (imports, caches); every repeat runs every contender once, in
-turn (interleaved, the order rotated by one each repeat, because the call that
-follows patsy runs slower), after ``gc.collect()``; ``time.perf_counter`` around the
+turn (interleaved, in a fresh seeded random order each repeat, because the call
+that follows patsy runs slower), after ``gc.collect()``; ``time.perf_counter`` around the
 call; the median and the best of ``--repeat`` runs are reported, and the
 ratios are given on both (on a machine shared with other jobs the best is the
 more stable statistic; raise ``--repeat`` for a steadier median).  BLAS/OpenMP threads are limited with
@@ -48,6 +48,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import random
 import sys
 import time
 
@@ -149,7 +150,7 @@ def main(argv=None) -> int:
         args.threads,
         [f"data:     x float64, g {df['g'].dtype} (3 levels), h {df['h'].dtype} (4 levels), "
          f"y {df['y'].dtype}",
-         f"repeats:  {args.repeat}, interleaved (order rotated each repeat), in one process, "
+         f"repeats:  {args.repeat}, interleaved (seeded random order each repeat), in one process, "
          "after a 2,000-row warm-up call each; time = perf_counter around the call",
          "source:   " + _common.source_fingerprint(["fmstats/formula.py"]),
          f"load:     1/5/15-min load average at start {os.getloadavg()}"],
@@ -164,11 +165,13 @@ def main(argv=None) -> int:
         for _, run in cands.values():
             run(small)
         keys = list(cands)
+        shuffler = random.Random(args.seed)
         for r in range(args.repeat):
             line = []
-            # rotate the order every repeat: a call right after patsy (which leaves ~1e6
-            # Python objects behind) runs measurably slower, so no contender always follows it
-            order = keys[r % len(keys):] + keys[:r % len(keys)]
+            # a fresh (seeded) order every repeat: the call that follows patsy runs measurably
+            # slower (fresh memory after patsy's large frees), so no contender may always follow it
+            order = keys[:]
+            shuffler.shuffle(order)
             for key in order:
                 run = cands[key][1]
                 out.pop(key, None)

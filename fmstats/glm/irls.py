@@ -69,9 +69,18 @@ class IrlsFit:
     penalty: np.ndarray | None = field(default=None, repr=False)
 
 
-def gram(X: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:
-    """X' diag(w) X by one BLAS syrk call (w >= 0), returned as a full symmetric matrix."""
-    A = X if w is None else X * np.sqrt(w)[:, None]
+def gram(X: np.ndarray, w: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
+    """X' diag(w) X by one BLAS syrk call (w >= 0), returned as a full symmetric matrix.
+
+    ``out`` (same shape and dtype as X, C-contiguous) receives sqrt(w) * X, so that loops
+    calling this repeatedly do not allocate an n x p temporary each time.
+    """
+    if w is None:
+        A = X
+    elif out is None:
+        A = X * np.sqrt(w)[:, None]
+    else:
+        A = np.multiply(X, np.sqrt(w)[:, None], out=out)
     # A is C-contiguous (n, p); A.T is F-contiguous (p, n): syrk computes A.T @ A without a copy.
     At = np.asfortranarray(A.T) if not A.T.flags.f_contiguous else A.T
     syrk = blas.dsyrk if At.dtype == np.float64 else blas.ssyrk
@@ -193,6 +202,7 @@ def _iterate(X, y, w, start, pen, penalised, tol, max_iter, max_halving=30):
     """The Newton/IRLS iterations; returns (coef, eta, mu, dev, iterations, converged, history)."""
     p = X.shape[1]
     deviance = _deviance_from_eta(y, w)
+    buf = np.empty_like(X)  # reused by every gram() call of this fit
 
     def objective(dev, b):
         return dev + (float(pen @ (b * b)) if penalised else 0.0)
@@ -205,7 +215,7 @@ def _iterate(X, y, w, start, pen, penalised, tol, max_iter, max_halving=30):
         eta0 = np.log(mu0 / (1 - mu0))
         dev0 = binomial_deviance(y, mu0, w)
         ww = w * mu0 * (1 - mu0)
-        H = gram(X, ww)
+        H = gram(X, ww, out=buf)
         if penalised:
             H[np.diag_indices(p)] += pen
         coef = linalg.cho_solve(linalg.cho_factor(H, lower=False, check_finite=False),
@@ -229,7 +239,7 @@ def _iterate(X, y, w, start, pen, penalised, tol, max_iter, max_halving=30):
     obj = objective(dev, coef)
     while not converged and it < max_iter:
         ww = w * mu * (1 - mu)
-        H = gram(X, ww)
+        H = gram(X, ww, out=buf)
         score = X.T @ (w * (y - mu))
         if penalised:
             H[np.diag_indices(p)] += pen
