@@ -69,22 +69,33 @@ class IrlsFit:
     penalty: np.ndarray | None = field(default=None, repr=False)
 
 
-def gram(X: np.ndarray, w: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
-    """X' diag(w) X by one BLAS syrk call (w >= 0), returned as a full symmetric matrix.
+#: Rows per block in :func:`gram`: small enough that the scaled block stays in cache-friendly,
+#: already-touched memory, large enough that the per-block Python overhead is negligible.
+GRAM_BLOCK = 32768
 
-    ``out`` (same shape and dtype as X, C-contiguous) receives sqrt(w) * X, so that loops
-    calling this repeatedly do not allocate an n x p temporary each time.
+
+def gram(X: np.ndarray, w: np.ndarray | None = None, block: int = GRAM_BLOCK) -> np.ndarray:
+    """X' diag(w) X (w >= 0) by BLAS syrk, accumulated over blocks of rows.
+
+    Each block of sqrt(w) X is written into one reused (block x p) buffer, so the cost in
+    memory is O(block p) rather than an n x p temporary (whose first touch alone costs more
+    than the arithmetic on large n).  Returned as a full symmetric p x p matrix.
     """
-    if w is None:
-        A = X
-    elif out is None:
-        A = X * np.sqrt(w)[:, None]
-    else:
-        A = np.multiply(X, np.sqrt(w)[:, None], out=out)
-    # A is C-contiguous (n, p); A.T is F-contiguous (p, n): syrk computes A.T @ A without a copy.
-    At = np.asfortranarray(A.T) if not A.T.flags.f_contiguous else A.T
-    syrk = blas.dsyrk if At.dtype == np.float64 else blas.ssyrk
-    C = syrk(1.0, At, trans=0, lower=0)
+    n, p = X.shape
+    syrk = blas.dsyrk if X.dtype == np.float64 else blas.ssyrk
+    C = np.zeros((p, p), dtype=X.dtype, order="F")
+    sw = None if w is None else np.sqrt(w)
+    buf = np.empty((min(block, n), p), dtype=X.dtype)
+    for start in range(0, n, block):
+        stop = min(start + block, n)
+        rows = X[start:stop]
+        if sw is None:
+            A = rows
+        else:
+            A = np.multiply(rows, sw[start:stop, None], out=buf[: stop - start])
+        # A.T is F-contiguous (p, rows) when A is C-contiguous: syrk accumulates A.T @ A
+        At = A.T if A.flags.c_contiguous else np.asfortranarray(A.T)
+        C = syrk(1.0, At, beta=1.0, c=C, trans=0, lower=0, overwrite_c=1)
     return np.triu(C) + np.triu(C, 1).T
 
 
@@ -202,7 +213,6 @@ def _iterate(X, y, w, start, pen, penalised, tol, max_iter, max_halving=30):
     """The Newton/IRLS iterations; returns (coef, eta, mu, dev, iterations, converged, history)."""
     p = X.shape[1]
     deviance = _deviance_from_eta(y, w)
-    buf = np.empty_like(X)  # reused by every gram() call of this fit
 
     def objective(dev, b):
         return dev + (float(pen @ (b * b)) if penalised else 0.0)
@@ -215,7 +225,7 @@ def _iterate(X, y, w, start, pen, penalised, tol, max_iter, max_halving=30):
         eta0 = np.log(mu0 / (1 - mu0))
         dev0 = binomial_deviance(y, mu0, w)
         ww = w * mu0 * (1 - mu0)
-        H = gram(X, ww, out=buf)
+        H = gram(X, ww)
         if penalised:
             H[np.diag_indices(p)] += pen
         coef = linalg.cho_solve(linalg.cho_factor(H, lower=False, check_finite=False),
@@ -239,7 +249,7 @@ def _iterate(X, y, w, start, pen, penalised, tol, max_iter, max_halving=30):
     obj = objective(dev, coef)
     while not converged and it < max_iter:
         ww = w * mu * (1 - mu)
-        H = gram(X, ww, out=buf)
+        H = gram(X, ww)
         score = X.T @ (w * (y - mu))
         if penalised:
             H[np.diag_indices(p)] += pen
@@ -361,7 +371,9 @@ def _finish(X, y, w, coef, eta, mu, dev, pen, it, converged, history, tol, max_i
 
 def has_intercept(X: np.ndarray) -> bool:
     """Whether the column space of X contains the constant (checked on a column of ones)."""
-    return bool(np.any(np.all(X == 1.0, axis=0)))
+    if X.shape[0] == 0:
+        return False
+    return any(bool(np.all(X[:, j] == 1.0)) for j in np.flatnonzero(X[0] == 1.0))
 
 
 def null_deviance(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
