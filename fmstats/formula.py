@@ -5,7 +5,9 @@
 a :class:`DesignSpec` that re-applies the same encoding to new data.  Two
 engines sit behind it, ``"formulaic"`` (the default: it was faster at 1e6 rows
 in ``benchmarks/bench_formula.py``) and ``"patsy"``; they give the same column
-names and values.  ``factor(x)`` is accepted as R's spelling of ``C(x)``.
+names and values, though patsy may order the columns differently (coefficients are
+indexed by name, so fits agree term by term).  ``factor(x)`` is accepted as R's
+spelling of ``C(x)``.
 """
 from __future__ import annotations
 
