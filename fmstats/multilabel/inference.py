@@ -8,13 +8,14 @@ W[s-1, k-1] = (1 + beta^2) / (beta^2 s + k); for each k the best h with k ones t
 largest entries of column k, with expected F equal to their sum; k = 0 gives p(y = 0).
 
 All functions are batched: P has shape (n, m, m), p0 shape (n,); a single instance
-((m, m), scalar) is accepted too.  The matrix products run through BLAS (one batched
-matmul) and the top-k selection is a sort of the columns plus cumulative sums: no Python
-loop over instances.
+((m, m), scalar) is accepted too.  Instances are processed in chunks: for each chunk the
+product P W is one BLAS GEMM over the columns s that carry mass, and the top-k selection
+is a sort of the columns plus cumulative sums; no Python loop over instances.
 """
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._validation import check_scalar
 from ..exceptions import DataError, InvalidArgumentError
@@ -72,31 +73,35 @@ def check_P(P, p0, name: str = "P") -> tuple[np.ndarray, np.ndarray, bool]:
     return P, p0, batched
 
 
-def _best_k(F: np.ndarray, p0: np.ndarray, order: np.ndarray | None):
-    """Given F (n, m, m) and, optionally, a fixed label order (n, m), pick the best k."""
-    n, m, _ = F.shape
+def _best_k(Ft: np.ndarray, p0: np.ndarray, order: np.ndarray | None):
+    """Pick the best number k of positive labels.
+
+    ``Ft[n, k-1, i]`` is the entry f_ik of F = P W, stored with the labels on the last
+    (contiguous) axis; ``order`` (n, m), if given, fixes the ranking of the labels (best
+    first, GFM-T).  Row k of Ft keeps its k largest entries (the last k after sorting
+    ascending); their sum is the expected F of the best prediction with k ones.
+    """
+    n, m, _ = Ft.shape
     if order is None:
-        # sort every column k descending; cumulative sums give the best sum of the top k
-        srt = -np.sort(-F, axis=1)
+        srt = np.sort(Ft, axis=2)                        # ascending along the labels
     else:
-        srt = np.take_along_axis(F, order[:, :, None], axis=1)
-    csum = np.cumsum(srt, axis=1)                        # csum[:, k-1, k-1] = top-k sum of col k
-    ks = np.arange(m)
-    values = csum[:, ks, ks]                             # (n, m): expected F for k = 1..m
-    values = np.concatenate([p0[:, None], values], axis=1)
+        srt = np.take_along_axis(Ft, order[:, None, ::-1], axis=2)
+    keep = np.arange(m)[None, :] >= (m - np.arange(1, m + 1))[:, None]   # [k-1, j]
+    topk = (srt * keep).sum(axis=2)                      # (n, m): k = 1..m
+    values = np.concatenate([p0[:, None], topk], axis=1)          # k = 0..m
     # ties: the smallest k (fewest positives) wins, deterministically
     best_k = np.argmax(values >= values.max(axis=1, keepdims=True) - 1e-12, axis=1)
     return best_k, values[np.arange(n), best_k]
 
 
-def _labels_for_k(F: np.ndarray, best_k: np.ndarray, order: np.ndarray | None) -> np.ndarray:
-    n, m, _ = F.shape
+def _labels_for_k(Ft: np.ndarray, best_k: np.ndarray, order: np.ndarray | None) -> np.ndarray:
+    n, m, _ = Ft.shape
     H = np.zeros((n, m), dtype=np.int8)
     has = best_k > 0
     if not has.any():
         return H
     rows = np.flatnonzero(has)
-    col = F[rows, :, best_k[rows] - 1]                   # (r, m): the column k of F
+    col = Ft[rows, best_k[rows] - 1, :]                  # (r, m): f_ik for the chosen k
     if order is None:
         # stable ranking: larger value first, ties broken by the lower label index
         rank_order = np.argsort(-col, axis=1, kind="stable")
@@ -106,6 +111,30 @@ def _labels_for_k(F: np.ndarray, best_k: np.ndarray, order: np.ndarray | None) -
     np.put_along_axis(ranks, rank_order, np.arange(m)[None, :].repeat(len(rows), 0), axis=1)
     H[rows] = (ranks < best_k[rows, None]).astype(np.int8)
     return H
+
+
+#: Instances per chunk: keeps F = P W (chunk x m x m) in memory that stays cache-friendly.
+CHUNK = 512
+
+
+def _run(P, p0, beta, threshold: bool):
+    n, m, _ = P.shape
+    W = _weights(m, beta)
+    # columns s with no mass anywhere in the batch do not contribute to F = P W (seed 000:
+    # the cost falls when fewer distinct values of s_y carry probability)
+    used = np.flatnonzero(P.any(axis=(0, 1)))
+    s_max = int(used[-1]) + 1 if used.size else 1
+    H = np.zeros((n, m), dtype=np.int8)
+    ef = np.empty(n)
+    for start in range(0, n, CHUNK):
+        stop = min(start + CHUNK, n)
+        Pc = P[start:stop, :, :s_max]
+        F = (Pc.reshape(-1, s_max) @ W[:s_max]).reshape(stop - start, m, m)  # one BLAS GEMM
+        Ft = np.ascontiguousarray(F.transpose(0, 2, 1))   # [n, k-1, i]: labels contiguous
+        order = np.argsort(-Pc.sum(axis=2), axis=1, kind="stable") if threshold else None
+        best_k, ef[start:stop] = _best_k(Ft, p0[start:stop], order)
+        H[start:stop] = _labels_for_k(Ft, best_k, order)
+    return H, ef
 
 
 def gfm(P, p0, *, beta: float = 1.0):
@@ -125,9 +154,7 @@ def gfm(P, p0, *, beta: float = 1.0):
     """
     check_scalar("beta", beta, low=0)
     P, p0, batched = check_P(P, p0)
-    F = P @ _weights(P.shape[1], beta)                   # batched BLAS matmul, (n, m, m)
-    best_k, ef = _best_k(F, p0, None)
-    H = _labels_for_k(F, best_k, None)
+    H, ef = _run(P, p0, beta, threshold=False)
     return (H, ef) if batched else (H[0], float(ef[0]))
 
 
@@ -140,11 +167,7 @@ def gfm_threshold(P, p0, *, beta: float = 1.0):
     """
     check_scalar("beta", beta, low=0)
     P, p0, batched = check_P(P, p0)
-    marg = P.sum(axis=2)
-    order = np.argsort(-marg, axis=1, kind="stable")
-    F = P @ _weights(P.shape[1], beta)
-    best_k, ef = _best_k(F, p0, order)
-    H = _labels_for_k(F, best_k, order)
+    H, ef = _run(P, p0, beta, threshold=True)
     return (H, ef) if batched else (H[0], float(ef[0]))
 
 
@@ -172,14 +195,17 @@ def estimate_P(samples) -> tuple[np.ndarray, np.ndarray]:
         idx = np.unravel_index(int(np.flatnonzero(~ok)[0]), Y.shape)
         raise DataError(f"`samples` must be 0/1 label vectors; entry {tuple(map(int, idx))} is "
                         f"{Y[idx]!r}.")
-    Y = Y.astype(float)
     n, S, m = Y.shape
-    s = Y.sum(axis=2).astype(np.int64)                   # (n, S) number of ones per sample
-    onehot = np.zeros((n, S, m + 1))
-    np.put_along_axis(onehot, s[:, :, None], 1.0, axis=2)
-    # P[n, i, s] = mean over samples of y_i * [s_y = s]: one batched matmul
-    P = np.einsum("nti,nts->nis", Y, onehot[:, :, 1:], optimize=True) / S
-    p0 = onehot[:, :, 0].mean(axis=1)
+    s = Y.sum(axis=2, dtype=np.int64)                    # (n, S) number of ones per sample
+    # P[n, i, s] = (1/S) sum_t y_ti [s_t = s]: group the sample rows by (instance, s) with a
+    # sparse 0/1 matrix, so the cost is O(n S m) whatever m is
+    group = (np.arange(n)[:, None] * (m + 1) + s).ravel()
+    G = sp.csr_matrix((np.ones(n * S), (group, np.arange(n * S))), shape=(n * (m + 1), n * S))
+    # float32 holds the counts exactly (at most S <= 2^24 per cell) at half the memory
+    G = G.astype(np.float32)
+    sums = np.asarray(G @ Y.reshape(n * S, m).astype(np.float32)).reshape(n, m + 1, m)
+    P = np.ascontiguousarray(sums[:, 1:, :].transpose(0, 2, 1), dtype=float) / S  # [i, s-1]
+    p0 = (s == 0).mean(axis=1)
     return (P, p0) if batched else (P[0], float(p0[0]))
 
 
