@@ -16,6 +16,7 @@ from .maxent import MaxentResults, maxent, umaxent
 from .fmaxent import FMaxentResults, fmaxent, sweep
 from .qresample import resample_f
 from . import plotting
+from . import multilabel
 from .measures import Confusion, FMeasure, f_score, noisy_f
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "sweep",
     "resample_f",
     "plotting",
+    "multilabel",
     "FMeasure",
     "Confusion",
     "f_score",
