@@ -130,3 +130,17 @@ def format_table(header, rows, align=None) -> str:
     lines = [fmt(header), "  ".join("-" * w for w in widths)]
     lines += [fmt(r) for r in rows]
     return "\n".join(lines)
+
+
+def bench_parser(doc: str, repeat_help: str, threads_help: str, seed: int):
+    """The options every n = 1e6 benchmark shares: --n, --repeat, --quick, --threads, --seed."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n", type=int, default=1_000_000, help="rows (default 1_000_000)")
+    ap.add_argument("--repeat", type=int, default=3, help=repeat_help)
+    ap.add_argument("--quick", action="store_true", help="n = 100_000 smoke run")
+    ap.add_argument("--threads", type=int, default=n_cores(), help=threads_help)
+    ap.add_argument("--seed", type=int, default=seed)
+    return ap

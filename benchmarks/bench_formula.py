@@ -45,7 +45,6 @@ it is reported whether the column *order* is the same too.
 """
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import random
@@ -124,14 +123,8 @@ def compare_by_name(A, names_a, B, names_b):
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--n", type=int, default=1_000_000, help="rows (default 1_000_000)")
-    ap.add_argument("--repeat", type=int, default=3, help="timed runs per contender")
-    ap.add_argument("--quick", action="store_true", help="n = 100_000 smoke run")
-    ap.add_argument("--threads", type=int, default=_common.n_cores(),
-                    help="BLAS/OpenMP threads (default: usable cores)")
-    ap.add_argument("--seed", type=int, default=SEED)
+    ap = _common.bench_parser(__doc__, "timed runs per contender",
+                              "BLAS/OpenMP threads (default: usable cores)", SEED)
     ap.add_argument("--h-dtype", choices=("str", "category"), default="str",
                     help="dtype of the 4-level column h (default: pandas string dtype)")
     args = ap.parse_args(argv)

@@ -322,14 +322,9 @@ def spawn(name: str, args) -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--n", type=int, default=1_000_000, help="rows (default 1_000_000)")
-    ap.add_argument("--repeat", type=int, default=3, help="fresh-process runs per contender")
-    ap.add_argument("--quick", action="store_true", help="n = 100_000 smoke run")
-    ap.add_argument("--threads", type=int, default=_common.n_cores(),
-                    help="BLAS/OpenMP threads for every contender (default: usable cores)")
-    ap.add_argument("--seed", type=int, default=SEED)
+    ap = _common.bench_parser(__doc__, "fresh-process runs per contender",
+                              "BLAS/OpenMP threads for every contender (default: usable cores)",
+                              SEED)
     ap.add_argument("--only", nargs="+", choices=list(CONTENDERS), default=list(CONTENDERS),
                     help="run a subset of the contenders")
     ap.add_argument("--with-prototype", action="store_true",
