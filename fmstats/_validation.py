@@ -154,3 +154,21 @@ def check_binary(name: str, values: Any, n: int | None = None) -> np.ndarray:
 def check_nonempty(name: str, n_rows: int) -> None:
     if n_rows == 0:
         raise DataError(f"`{name}` has no rows; at least one row is needed.")
+
+
+def check_random_state(random_state: Any, name: str = "random_state") -> np.random.Generator:
+    """None, a non-negative integer, a SeedSequence or a Generator -> a numpy Generator.
+
+    A Generator is returned as is (so the caller's stream advances); anything else
+    seeds a fresh one.
+    """
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if random_state is None or isinstance(random_state, np.random.SeedSequence):
+        return np.random.default_rng(random_state)
+    if (isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)
+            and random_state >= 0):
+        return np.random.default_rng(int(random_state))
+    raise InvalidArgumentError(
+        f"`{name}` must be None, a non-negative integer or a numpy.random.Generator; "
+        f"got {describe(random_state)}.")

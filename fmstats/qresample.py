@@ -14,8 +14,7 @@ import pandas as pd
 from scipy.special import expit
 
 from . import measures as _m
-from ._validation import check_scalar
-from .exceptions import InvalidArgumentError
+from ._validation import check_random_state, check_scalar
 
 __all__ = ["ResampledF", "resample_f"]
 
@@ -66,15 +65,6 @@ class ResampledF:
         return fig
 
 
-def _rng(random_state):
-    if random_state is None or isinstance(random_state, (int, np.integer)):
-        return np.random.default_rng(random_state)
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    raise InvalidArgumentError(
-        f"`random_state` must be None, an integer or a numpy Generator; got {random_state!r}.")
-
-
 def resample_f(results, newdata: pd.DataFrame | None = None, *, B: int = 1000,
                random_state=None, measure=None, beta=None, alpha=None,
                threshold: float | None = None, max_cells: int = 10_000_000) -> ResampledF:
@@ -92,7 +82,7 @@ def resample_f(results, newdata: pd.DataFrame | None = None, *, B: int = 1000,
     max_cells : draws are made in chunks of at most this many B x n cells.
     """
     check_scalar("B", B, low=2, integer=True)
-    rng = _rng(random_state)
+    rng = check_random_state(random_state)
     fm = results.measure_ if (measure is None and beta is None and alpha is None) \
         else _m.as_fmeasure(measure, beta=beta, alpha=alpha)
     t = results.threshold if threshold is None else check_scalar("threshold", threshold, low=0,

@@ -39,7 +39,7 @@ import pandas as pd
 from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
-from .._validation import check_choice, check_scalar, describe, warn
+from .._validation import check_choice, check_random_state, check_scalar, describe, warn
 from ..exceptions import (
     ConvergenceWarning,
     DataError,
@@ -75,20 +75,6 @@ _NAME = re.compile(r"^[A-Za-z_.][A-Za-z0-9_.]*$")
 # ----------------------------------------------------------------------------------------
 # input checks
 # ----------------------------------------------------------------------------------------
-def _rng(random_state: Any) -> np.random.Generator:
-    """None, a non-negative integer or a numpy Generator -> Generator."""
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if random_state is None:
-        return np.random.default_rng()
-    if (isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)
-            and random_state >= 0):
-        return np.random.default_rng(int(random_state))
-    raise InvalidArgumentError(
-        "`random_state` must be None, a non-negative integer or a numpy.random.Generator; "
-        f"got {describe(random_state)}.")
-
-
 def _check_frame(data: Any, name: str) -> pd.DataFrame:
     if isinstance(data, dict):
         data = pd.DataFrame(data)
@@ -361,7 +347,7 @@ def _fit(kind: str, data: Any, labels: Any, features: Any, penalty: Any, penalti
     m = Y.shape[1]
     mode, fixed, grid = _check_penalties(penalty, penalties, m)
     cv = _check_cv(cv, n) if mode == "cv" else cv
-    rng = _rng(random_state)
+    rng = check_random_state(random_state)
     if n_jobs is not None:
         check_scalar("n_jobs", n_jobs, integer=True)
 
@@ -614,7 +600,7 @@ class BRResults(_MultilabelResults):
     def sample(self, newdata, n_samples: int = 200, random_state=None) -> np.ndarray:
         """Label vectors drawn from the model: independent Bernoulli draws, (n, S, m) int8."""
         S = _check_n_samples(n_samples)
-        rng = _rng(random_state)
+        rng = check_random_state(random_state)
         marg, _ = self._marginals(newdata)
         return _bernoulli(marg, S, rng)
 
@@ -645,7 +631,7 @@ def _bernoulli(marg: np.ndarray, S: int, rng: np.random.Generator) -> np.ndarray
 
 def _br_infer(marg, inference, n_samples, random_state, beta):
     if n_samples is not None:
-        samples = _bernoulli(marg, n_samples, _rng(random_state))
+        samples = _bernoulli(marg, n_samples, check_random_state(random_state))
         return _samples_infer(samples, inference, beta)
     if inference in ("gfm", "gfm-t"):
         P, p0 = _independent().independent_P(marg)
@@ -700,7 +686,7 @@ class PCCResults(_MultilabelResults):
 
     def _sample(self, newdata, n_samples, random_state) -> tuple[np.ndarray, pd.Index]:
         S = _check_n_samples(n_samples)
-        rng = _rng(random_state)
+        rng = check_random_state(random_state)
         base, index = self._base(newdata)
         return self._sample_base(base, S, rng), index
 

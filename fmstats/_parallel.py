@@ -1,0 +1,87 @@
+"""Independent refits (CV grid points, bootstrap replicates) through joblib.
+
+Workers are module-level functions, so ``joblib.parallel_config(backend="dask")``
+sends them to a Dask cluster unchanged.  Seeds are spawned from ``random_state``
+before any work is dispatched, so results do not depend on ``n_jobs`` or on the
+order in which workers finish.  A tqdm progress bar is shown when asked for, or
+by default when the session is interactive (a terminal or a Jupyter kernel).
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from ._validation import check_choice, check_random_state, check_scalar, describe
+from .exceptions import InvalidArgumentError
+
+__all__ = ["spawn_seeds", "progress_enabled", "check_n_jobs", "run_tasks"]
+
+
+def spawn_seeds(random_state: Any, n: int) -> list[np.random.SeedSequence]:
+    """``n`` independent child seeds derived from ``random_state``.
+
+    The same ``random_state`` always gives the same children; a Generator
+    contributes one draw from its stream (so it advances, as numpy expects).
+    """
+    rng = check_random_state(random_state)
+    root = np.random.SeedSequence(int(rng.integers(0, 2**63 - 1)))
+    return root.spawn(int(n))
+
+
+def progress_enabled(progress: Any) -> bool:
+    """``True``/``False`` as given; ``None`` means on only in an interactive session."""
+    if progress is None:
+        if "ipykernel" in sys.modules:
+            return True
+        try:
+            return bool(sys.stderr.isatty())
+        except (AttributeError, ValueError):
+            return False
+    if not isinstance(progress, (bool, np.bool_)):
+        raise InvalidArgumentError(
+            f"`progress` must be True, False or None (auto); got {describe(progress)}.")
+    return bool(progress)
+
+
+def check_n_jobs(n_jobs: Any) -> int | None:
+    """``None`` (joblib's configured default), a positive integer, or -1 (all cores)."""
+    if n_jobs is None or n_jobs == -1:
+        return n_jobs
+    return int(check_scalar("n_jobs", n_jobs, low=1, integer=True))
+
+
+def _run_one(fn: Callable, args: Sequence, blas_threads: int | None):
+    if blas_threads is None:
+        return fn(*args)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=blas_threads, user_api="blas"):
+        return fn(*args)
+
+
+def run_tasks(fn: Callable, tasks: Iterable[Sequence], *, n_jobs: int | None = None,
+              progress: Any = None, desc: str | None = None, total: int | None = None,
+              blas_threads: int | None = 1, backend: str | None = None) -> list:
+    """Run ``fn(*task)`` for every task and return the results in task order.
+
+    ``fn`` must be a module-level function (picklable) for parallel backends.
+    BLAS is limited to ``blas_threads`` inside each task: parallelism comes from
+    running tasks side by side, not from threads inside one fit.
+    """
+    from joblib import Parallel, delayed
+
+    n_jobs = check_n_jobs(n_jobs)
+    if backend is not None:
+        check_choice("backend", backend, ("loky", "threading", "multiprocessing", "dask"))
+    tasks = list(tasks)
+    total = len(tasks) if total is None else total
+    show = progress_enabled(progress)
+    parallel = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator")
+    results = parallel(delayed(_run_one)(fn, tuple(t), blas_threads) for t in tasks)
+    if show:
+        from tqdm import tqdm
+
+        results = tqdm(results, total=total, desc=desc, leave=False, file=sys.stderr)
+    return list(results)
