@@ -22,6 +22,9 @@ __all__ = [
     "MissingDataWarning",
     "CollinearityWarning",
     "DataWarning",
+    "FitFailedWarning",
+    "EmptyFoldWarning",
+    "ResamplingWarning",
 ]
 
 
@@ -83,3 +86,15 @@ class CollinearityWarning(FmstatsWarning):
 
 class DataWarning(FmstatsWarning):
     """Something about the data deserves attention but does not stop the fit."""
+
+
+class FitFailedWarning(FmstatsWarning):
+    """Some fits of a cross-validation failed; their grid points have no score."""
+
+
+class EmptyFoldWarning(DataWarning):
+    """A held-out fold has no positive rows, so its F is degenerate."""
+
+
+class ResamplingWarning(FmstatsWarning):
+    """Some bootstrap replicates failed, lacked terms or warned; the summary says how many."""

@@ -44,7 +44,8 @@ from ._validation import check_choice, check_scalar, warn
 from .exceptions import (ConvergenceWarning, InvalidArgumentError, ResponseError,
                          SeparationWarning)
 from .glm.irls import irls_coef, irls_evaluate, irls_logit
-from .maxent import MaxentResults, _prepare
+from .formula import is_dask_frame
+from .maxent import MaxentResults, _prepare, refit_weights
 from .summary import Section
 
 __all__ = [
@@ -96,10 +97,19 @@ def smoothed_noisy_counts(q, p, w, alpha: float, epsilon: float) -> tuple[float,
     F = TP / (alpha (TP - TN) + alpha sum w (1 - q) + (1 - alpha) sum w q); as epsilon -> 0
     these are the correlated noisy counts (6.1) and the noisy F-measure.
     """
+    return _smoothed_from_sums(_smoothed_sums(q, p, w, epsilon), alpha)
+
+
+def _smoothed_sums(q, p, w, epsilon) -> tuple[float, float, float, float]:
+    """The sums behind :func:`smoothed_noisy_counts`: TP, TN, sum w (1 - q), sum w q."""
     d = p - q
-    tp = float(np.dot(w, p - _g1(d, epsilon)))
-    tn = float(np.dot(w, (1 - q) - _g2(d, epsilon)))
-    den = alpha * (tp - tn) + alpha * float(np.dot(w, 1 - q)) + (1 - alpha) * float(np.dot(w, q))
+    return (float(np.dot(w, p - _g1(d, epsilon))), float(np.dot(w, (1 - q) - _g2(d, epsilon))),
+            float(np.dot(w, 1 - q)), float(np.dot(w, q)))
+
+
+def _smoothed_from_sums(sums, alpha: float) -> tuple[float, float, float]:
+    tp, tn, neg, pos = sums
+    den = alpha * (tp - tn) + alpha * neg + (1 - alpha) * pos
     return tp, tn, tp / den
 
 
@@ -153,38 +163,108 @@ def _iterate_metrics(q, p, pred, cw, alpha, sum_q):
     Inline versions of the measures in :mod:`fmstats.measures` (which validate their
     inputs); the tests check them against those functions.
     """
-    tp_det = float(np.dot(cw, q * pred))
-    pos = float(np.dot(cw, pred))
+    return _metrics_from_sums(_metric_sums(q, p, pred, cw), alpha, sum_q)
+
+
+def _metric_sums(q, p, pred, cw) -> list[float]:
+    """Weighted sums behind :func:`_iterate_metrics` and the log-likelihood (additive over rows)."""
+    return [float(np.dot(cw, q * pred)), float(np.dot(cw, pred)),
+            float(np.dot(cw, np.minimum(q, p))), float(np.dot(cw, p)), float(np.dot(cw, q * p)),
+            float(np.dot(cw, xlogy(q, p) + xlogy(1 - q, 1 - p)))]
+
+
+def _metrics_from_sums(sums, alpha, sum_q):
+    tp_det, pos, tp_n, sum_p, tp_e = sums[:5]
     f_det = _f_from_counts(tp_det, pos - tp_det, sum_q - tp_det, alpha)
-    tp_n = float(np.dot(cw, np.minimum(q, p)))
-    sum_p = float(np.dot(cw, p))
     noisy = _f_from_counts(tp_n, sum_p - tp_n, sum_q - tp_n, alpha)
-    tp_e = float(np.dot(cw, q * p))
     expected = _f_from_counts(tp_e, sum_p - tp_e, sum_q - tp_e, alpha)
     return tp_det, f_det, tp_n, noisy, expected
 
 
-def _outer_loop(X, q, cw, start, *, alpha, method, epsilon, bounds, inner, max_outer, patience,
-                min_improvement, rel_improvement, select, penalty, tol, max_iter, threshold) -> _Outer:
+@dataclass(frozen=True)
+class _Iterate:
+    """Metrics of one outer iterate (``p``: the probabilities, kept by in-memory rows only)."""
+
+    tp_det: float
+    f_det: float
+    tp_noisy: float
+    noisy: float
+    expected: float
+    loglik: float
+    p: np.ndarray | None = None
+    coef: np.ndarray | None = None
+    smoothed: tuple | None = None
+
+
+class _ArrayRows:
+    """The data of the outer loop in memory; :class:`fmstats.outofcore.DaskRows` is the same
+    interface over a Dask DataFrame, each method one or two passes over the data."""
+
+    def __init__(self, X, q, cw, threshold: float):
+        self.X, self.q, self.cw, self.threshold = X, q, cw, threshold
+        self.sum_q = float(np.dot(cw, q))
+        self.active = cw > 0
+
+    def has_positives(self) -> bool:
+        return bool(np.any((self.q > 0) & self.active))
+
+    def baseline(self, penalty, tol, max_iter) -> np.ndarray:
+        return irls_logit(self.X, self.q, self.cw, penalty=penalty, tol=tol, max_iter=max_iter).coef
+
+    def iterate(self, coef, alpha: float, epsilon: float | None) -> _Iterate:
+        q, cw = self.q, self.cw
+        p = np.clip(expit(self.X @ coef), _TINY, 1 - _TINY)
+        pred = (p >= self.threshold).astype(float)
+        sums = _metric_sums(q, p, pred, cw)
+        return _Iterate(*_metrics_from_sums(sums, alpha, self.sum_q), loglik=sums[5], p=p)
+
+    def smoothed_counts(self, it: _Iterate, alpha: float, epsilon: float):
+        return smoothed_noisy_counts(self.q, it.p, self.cw, alpha, epsilon)
+
+    def fweights(self, it: _Iterate, method, f, tp, alpha, epsilon, bounds):
+        """The F-weights at an iterate, scaled to mean 1 over the active rows, then clipped."""
+        if method == "expected":
+            fw = expected_f_weights(self.q, it.p, f, alpha)
+        else:
+            fw = noisy_f_weights(self.q, it.p, f, tp, alpha, epsilon)
+        fw = fw / np.mean(fw[np.isfinite(fw) & self.active])  # the scale does not change the fit
+        if bounds is not None:
+            fw = np.clip(fw, bounds[0], bounds[1])
+        return fw
+
+    def unit_weights(self):
+        return np.ones_like(self.q)
+
+    def weight_range(self, fw) -> tuple[float, float]:
+        return float(fw.min()), float(fw.max())
+
+    def refit(self, fw, coef, *, penalty, tol, max_iter) -> np.ndarray:
+        return irls_coef(self.X, self.q, self.cw * fw, coef, penalty=penalty, tol=tol,
+                         max_iter=max_iter)
+
+    def evaluate(self, fw, coef, penalty):
+        return irls_evaluate(self.X, self.q, self.cw * fw, coef, penalty=penalty)
+
+
+def _outer_loop(data, start, *, alpha, method, epsilon, bounds, inner, max_outer, patience,
+                min_improvement, rel_improvement, select, penalty, tol, max_iter) -> _Outer:
+    """Algorithms 4.1 / 7.1 on ``data`` (:class:`_ArrayRows` or its Dask counterpart)."""
     coef = start
     rows = []
     best = None  # (criterion, iteration, coef, weights): the best iterate, strictly
     best_curve = []  # the best criterion so far, per iteration
     converged, reason = False, ""
-    fw_prev = np.ones_like(q)
+    fw_prev = data.unit_weights()
+    w_range = (1.0, 1.0)
     path = []
-    sum_q = float(np.dot(cw, q))
     for it in range(max_outer + 1):
-        p = np.clip(expit(X @ coef), _TINY, 1 - _TINY)
-        pred = (p >= threshold).astype(float)
-        tp_det, f_det, tp_noisy, noisy, expected = _iterate_metrics(q, p, pred, cw, alpha, sum_q)
-        target = {"expected": expected, "noisy": noisy, "plugin": f_det}[method]
-        loglik = float(np.dot(cw, xlogy(q, p) + xlogy(1 - q, 1 - p)))
-        crit = target if select == "target" else f_det
+        m = data.iterate(coef, alpha, epsilon)
+        target = {"expected": m.expected, "noisy": m.noisy, "plugin": m.f_det}[method]
+        crit = target if select == "target" else m.f_det
         path.append(coef)
-        rows.append({"iteration": it, "target": target, "training_f": f_det, "noisy_f": noisy,
-                     "loglik": loglik, "weight_min": float(fw_prev.min()),
-                     "weight_max": float(fw_prev.max())})
+        rows.append({"iteration": it, "target": target, "training_f": m.f_det,
+                     "noisy_f": m.noisy, "loglik": m.loglik, "weight_min": w_range[0],
+                     "weight_max": w_range[1]})
         if best is None or crit > best[0]:
             best = (crit, it, coef, fw_prev)
         best_curve.append(best[0])
@@ -200,30 +280,26 @@ def _outer_loop(X, q, cw, start, *, alpha, method, epsilon, bounds, inner, max_o
             reason = f"reached max_outer = {max_outer} while still improving"
             break
         # weights from the current probabilities
+        tp = None
         if method == "expected":
-            f_exp = target
-            fw = expected_f_weights(q, p, f_exp, alpha)
-        else:
-            if method == "noisy":
-                if epsilon is not None:
-                    tp, _, f = smoothed_noisy_counts(q, p, cw, alpha, epsilon)
-                else:
-                    tp, f = tp_noisy, noisy
+            f = target
+        elif method == "noisy":
+            if epsilon is not None:
+                tp, _, f = data.smoothed_counts(m, alpha, epsilon)
             else:
-                tp, f = tp_det, f_det
-                if tp <= 0:
-                    reason = (f"the plug-in F is 0 at iteration {it} (no predicted positives), "
-                              "so the plug-in weights are undefined; try method='noisy' or a "
-                              "lower threshold")
-                    break
-            fw = noisy_f_weights(q, p, f, tp, alpha, epsilon)
-        active = cw > 0
-        fw = fw / np.mean(fw[np.isfinite(fw) & active])  # the scale does not change the fit
-        if bounds is not None:
-            fw = np.clip(fw, bounds[0], bounds[1])
-        coef = irls_coef(X, q, cw * fw, coef, penalty=penalty, tol=tol,
-                         max_iter=1 if inner == "step" else max_iter)
+                tp, f = m.tp_noisy, m.noisy
+        else:
+            tp, f = m.tp_det, m.f_det
+            if tp <= 0:
+                reason = (f"the plug-in F is 0 at iteration {it} (no predicted positives), "
+                          "so the plug-in weights are undefined; try method='noisy' or a "
+                          "lower threshold")
+                break
+        fw = data.fweights(m, method, f, tp, alpha, epsilon, bounds)
+        coef = data.refit(fw, coef, penalty=penalty, tol=tol,
+                          max_iter=1 if inner == "step" else max_iter)
         fw_prev = fw
+        w_range = data.weight_range(fw)
     history = pd.DataFrame(rows)
     return _Outer(coef=best[2], fweights=best[3], history=history, coef_path=np.array(path),
                   best_iteration=best[1], converged=converged, reason=reason)
@@ -282,6 +358,12 @@ class FMaxentResults(MaxentResults):
         return None
 
     @property
+    def fweights_range(self) -> tuple[float, float]:
+        """Smallest and largest F-weight on the rows with positive weight."""
+        fw = self.fweights[self.count_weights > 0]
+        return float(fw.min()), float(fw.max())
+
+    @property
     def target_name(self) -> str:
         return {"expected": "expected F (Alg. 4.1)", "noisy": "noisy F (correlated, Alg. 7.1)",
                 "plugin": "plug-in F of predicted classes vs q (§9.3)"}[self.method]
@@ -289,7 +371,7 @@ class FMaxentResults(MaxentResults):
     def refit(self, data: pd.DataFrame, weights=None) -> "FMaxentResults":
         s = self.settings
         x = s.extra
-        w = s.weights if isinstance(s.weights, str) else weights
+        w = refit_weights(s.weights, weights)
         return fmaxent(s.formula, data, w, measure=s.measure, method=x["method"],
                        epsilon=x["epsilon"], weight_bounds=x["weight_bounds"], inner=x["inner"],
                        max_outer=x["max_outer"], patience=x["patience"],
@@ -339,8 +421,8 @@ class FMaxentResults(MaxentResults):
             if x["weight_bounds"] is not None:
                 wc.append(f"clipped to [{x['weight_bounds'][0]:g}, {x['weight_bounds'][1]:g}]")
             lines.append(("Weight control", "; ".join(wc)))
-        fw = self.fweights[self.count_weights > 0]
-        lines.append(("F-weights (mean 1)", f"range [{fw.min():.4g}, {fw.max():.4g}]"))
+        lo, hi = self.fweights_range
+        lines.append(("F-weights (mean 1)", f"range [{lo:.4g}, {hi:.4g}]"))
         s.sections.insert(1, Section("F-measure maximisation:", lines))
         return s
 
@@ -373,7 +455,9 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=
     Parameters
     ----------
     formula, data, weights : as in :func:`fmstats.maxent` / :func:`fmstats.umaxent`; the
-        response is 0/1 labels, a probability column q, or ``cbind(yes, no)`` votes.
+        response is 0/1 labels, a probability column q, or ``cbind(yes, no)`` votes.  A Dask
+        DataFrame is fitted out of core (:mod:`fmstats.outofcore`): each outer iteration then
+        costs about 3 + (inner IRLS steps) passes over the data.
     alpha, beta, measure : the F-measure to maximise (one of them; default F1).  ``alpha``
         is the weight on precision, the thesis's beta; it must lie in (0, 1).
     method : ``"expected"`` (certain labels: Algorithm 4.1, weights (4.2)), ``"noisy"``
@@ -425,14 +509,20 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=
     call_extra = {"alpha": round(fm.alpha, 6)}
     call_extra.update({k: v for k, v in extra.items()
                        if v is not None and k in ("method", "inner", "weight_bounds")})
-    prep = _prepare("fmaxent", formula, data, weights, penalty=penalty, cov_type=cov_type,
-                    dispersion="pearson", threshold=threshold, measure=fm, beta=None, alpha=None,
-                    dependence="correlated", missing=missing, collinear=collinear,
-                    engine=engine, tol=tol, max_iter=max_iter, start=None,
-                    call_extra=call_extra, extra=extra)
+    dask_data = is_dask_frame(data)
+    if dask_data:
+        from .outofcore import DaskFMaxentResults, DaskRows, prepare_dask as prepare
+    else:
+        prepare = _prepare
+    prep = prepare("fmaxent", formula, data, weights, penalty=penalty, cov_type=cov_type,
+                   dispersion="pearson", threshold=threshold, measure=fm, beta=None, alpha=None,
+                   dependence="correlated", missing=missing, collinear=collinear,
+                   engine=engine, tol=tol, max_iter=max_iter, start=None,
+                   call_extra=call_extra, extra=extra)
     resp = prep.frame.response
-    q, cw = resp.y, prep.w
-    if not np.any((q > 0) & (cw > 0)):
+    rows = (DaskRows(prep, float(threshold)) if dask_data
+            else _ArrayRows(prep.X, resp.y, prep.w, float(threshold)))
+    if not rows.has_positives():
         raise ResponseError(f"the response '{resp.name}' has no positives; the F-measure is "
                             "undefined.")
     if method is None:
@@ -448,31 +538,33 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=
     extra["method"] = method
     settings = dataclasses.replace(prep.settings, extra=extra)
 
-    base = irls_logit(prep.X, q, cw, penalty=prep.penalty, tol=tol, max_iter=max_iter)
+    base_coef = rows.baseline(prep.penalty, tol, max_iter)
     with threadpool_limits(limits=1, user_api="blas"):
         # many small refits: one BLAS thread each is faster than two fighting (DESIGN §7)
-        outer = _outer_loop(prep.X, q, cw, base.coef, alpha=fm.alpha, method=method,
+        outer = _outer_loop(rows, base_coef, alpha=fm.alpha, method=method,
                             epsilon=epsilon if method != "expected" else None, bounds=bounds,
                             inner=inner, max_outer=int(max_outer), patience=int(patience),
                             min_improvement=float(min_improvement),
                             rel_improvement=float(rel_improvement), select=select,
-                            penalty=prep.penalty, tol=tol, max_iter=max_iter,
-                            threshold=float(threshold))
+                            penalty=prep.penalty, tol=tol, max_iter=max_iter)
     if not outer.converged:
         h = outer.history
         warn(f"the F-measure maximiser stopped without converging: {outer.reason}. Best target "
              f"{h['target'].max():.6g} at iteration {outer.best_iteration} (start "
              f"{h['target'].iloc[0]:.6g}); the best iterate is returned. Increase `max_outer` "
              "or relax `rel_improvement`/`min_improvement`.", ConvergenceWarning)
-    fit = irls_evaluate(prep.X, q, cw * outer.fweights, outer.coef, penalty=prep.penalty)
+    fit = rows.evaluate(outer.fweights, outer.coef, prep.penalty)
     if fit.separated:
         warn("the F-measure maximiser drove fitted probabilities to 0 or 1 (the coefficients grow "
              "without bound as the expected F approaches the F of hard predictions); predictions "
              "remain usable but standard errors do not. Add a ridge `penalty=` to keep the "
              "coefficients finite.", SeparationWarning)
+    if dask_data:
+        return DaskFMaxentResults.create(prep, settings, fit, rows, outer=outer,
+                                         baseline_coef=base_coef)
     return FMaxentResults(settings=settings, call=prep.call, frame=prep.frame, X=prep.X,
                           aliased=prep.aliased, prior_weights=prep.prior, fit=fit,
-                          fweights=outer.fweights, outer=outer, baseline_coef=base.coef)
+                          fweights=outer.fweights, outer=outer, baseline_coef=base_coef)
 
 
 def sweep(formula: str, data: pd.DataFrame, newdata: pd.DataFrame | None = None, *,

@@ -31,6 +31,7 @@ from .exceptions import (
     MissingDataWarning,
     ResponseError,
     UnseenLevelError,
+    WeightsError,
 )
 
 __all__ = ["DesignSpec", "ModelFrame", "model_frame", "ENGINES", "DEFAULT_ENGINE"]
@@ -113,6 +114,7 @@ class DesignSpec:
                 )
         if len(data) == 0:
             return np.empty((0, len(self.column_names))), data.index
+        data = _for_engine(data)
         if self.engine == "patsy":
             import patsy
 
@@ -219,6 +221,32 @@ def formula_names(expr: str) -> list[str]:
     return out
 
 
+_DOT = re.compile(r"(?<![\w.])\.(?![\w.])")
+
+
+def expand_dot(rhs: str, columns, exclude=(), engine: str | None = None) -> str:
+    """R's ``.`` on the right of a formula: every column not used by the response.
+
+    ``"y ~ . - x3"`` keeps working (the dot becomes a parenthesised sum).  Names that
+    are not identifiers are quoted for the engine (backticks for formulaic, ``Q()``
+    for patsy).
+    """
+    bare = re.sub(r"`[^`]*`", lambda m: "_" * len(m.group(0)), rhs)
+    spots = [m.start() for m in _DOT.finditer(bare)]
+    if not spots:
+        return rhs
+    patsy = (DEFAULT_ENGINE if engine is None else engine) == "patsy"
+    names = [str(c) if str(c).isidentifier() else (f"Q({str(c)!r})" if patsy else f"`{c}`")
+             for c in columns if c not in set(exclude)]
+    if not names:
+        raise FormulaError("`formula` uses '.' (all other columns) but `data` has no column "
+                           "besides the response.")
+    sub = "(" + " + ".join(names) + ")"
+    for i in reversed(spots):
+        rhs = rhs[:i] + sub + rhs[i + 1:]
+    return rhs
+
+
 def _check_columns(data: pd.DataFrame, names, formula: str, arg: str = "data") -> None:
     missing = [n for n in names if n not in data.columns]
     if missing:
@@ -265,19 +293,24 @@ def _drop_missing(data: pd.DataFrame, columns: list[str], missing: str, arg: str
     if not bad.any():
         return data
     per_col = {c: int(_nonfinite_mask(data[[c]]).sum()) for c in columns}
+    _report_missing(int(bad.sum()), len(data), per_col, missing, arg)
+    return data.loc[~bad]
+
+
+def _report_missing(n_bad: int, n: int, per_col: dict, missing: str, arg: str) -> None:
+    """Raise (``missing="raise"``) or warn about ``n_bad`` of ``n`` rows with missing values."""
     detail = ", ".join(f"{c}: {k}" for c, k in per_col.items() if k)
     if missing == "raise":
         raise MissingDataError(
-            f"`{arg}` has {int(bad.sum())} row(s) with missing or non-finite values in the "
+            f"`{arg}` has {n_bad} row(s) with missing or non-finite values in the "
             f"model's columns ({detail}) and missing='raise' was given; impute them or use "
             f"missing='drop'."
         )
     warn(
-        f"dropped {int(bad.sum())} of {len(data)} row(s) of `{arg}` with missing or non-finite "
+        f"dropped {n_bad} of {n} row(s) of `{arg}` with missing or non-finite "
         f"values ({detail}).",
         MissingDataWarning,
     )
-    return data.loc[~bad]
 
 
 def _parse_response(lhs: str, data: pd.DataFrame) -> tuple[str, list[str], str | None]:
@@ -394,8 +427,17 @@ def _formulaic_context():
     return {"factor": fC}
 
 
+def _for_engine(data: pd.DataFrame) -> pd.DataFrame:
+    """``data`` with NA-backed string columns (pandas' ``"string"`` dtype, Dask's default for
+    text) as object columns: formulaic 1.2 does not treat them as categorical."""
+    cols = {c: object for c, t in data.dtypes.items()
+            if isinstance(t, pd.StringDtype) and t.na_value is pd.NA}
+    return data.astype(cols) if cols else data
+
+
 def _build(engine: str, rhs: str, data: pd.DataFrame):
     """Run the engine on the right-hand side; return (X, names, engine_spec)."""
+    data = _for_engine(data)
     try:
         if engine == "patsy":
             import patsy
@@ -426,27 +468,46 @@ def _build(engine: str, rhs: str, data: pd.DataFrame):
 _FACTOR_EXPR = re.compile(r"^(?:C|factor)\(\s*`?([A-Za-z_][\w.]*)`?\s*(?:,.*)?\)$", re.S)
 
 
+def _categorical_states(engine: str, engine_spec) -> dict:
+    """The engine's categorical terms (expression -> levels)."""
+    if engine == "patsy":
+        return {f.code: info.categories for f, info in engine_spec.factor_infos.items()
+                if info.categories is not None}
+    return {name: st.get("categories") for name, (kind, st)
+            in engine_spec.encoder_state.items() if st.get("categories") is not None}
+
+
+def _factor_column(expr: str) -> str:
+    """The data column behind a categorical term ``col``, ``C(col, ...)`` or ``factor(col)``."""
+    m = _FACTOR_EXPR.match(expr.strip())
+    return expr.strip().strip("`") if m is None else m.group(1)
+
+
 def _categorical_levels(engine: str, engine_spec, variables: list[str]) -> dict:
     """Levels of each categorical data column, read from the engine's fitted state.
 
     A factor ``col``, ``C(col)`` or ``factor(col)`` maps to the data column ``col``; the
     engine has already found its levels, so no second pass over the data is needed.
     """
-    if engine == "patsy":
-        states = {f.code: info.categories for f, info in engine_spec.factor_infos.items()
-                  if info.categories is not None}
-    else:
-        states = {name: st.get("categories") for name, (kind, st)
-                  in engine_spec.encoder_state.items() if st.get("categories") is not None}
     levels: dict = {}
-    for expr, cats in states.items():
-        m = _FACTOR_EXPR.match(expr.strip())
-        col = expr.strip().strip("`") if m is None else m.group(1)
+    for expr, cats in _categorical_states(engine, engine_spec).items():
+        col = _factor_column(expr)
         if col in variables:
             known = set(levels.get(col, ()))
             levels[col] = tuple(levels.get(col, ())) + tuple(
                 c.item() if hasattr(c, "item") else c for c in cats if c not in known)
     return levels
+
+
+def _design_and_spec(engine, rhs, lhs, frame, variables, response_levels):
+    """Design matrix of ``frame`` and the :class:`DesignSpec` that rebuilds it."""
+    X, names, engine_spec = _build(engine, rhs, frame)
+    levels = _categorical_levels(engine, engine_spec, variables)
+    spec = DesignSpec(engine=engine, rhs=rhs, column_names=names, variables=tuple(variables),
+                      lhs=lhs, response_levels=response_levels,
+                      levels=levels, engine_spec=engine_spec,
+                      patsy_data=frame[variables] if engine == "patsy" else None)
+    return X, spec
 
 
 def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
@@ -470,6 +531,7 @@ def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
     data = _check_frame(data, "data")
     lhs, rhs = split_formula(formula)
     kind, resp_cols, expr = _parse_response(lhs, data)
+    rhs = expand_dot(rhs, data.columns, resp_cols, engine)
     variables = _used_variables(rhs, data)
     n_input = len(data)
     used = list(dict.fromkeys(resp_cols + variables))
@@ -480,14 +542,254 @@ def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
         raise DataError(f"no rows of `data` remain after dropping the {n_input} row(s) with "
                         f"missing values in the model's columns.")
     response = _response(kind, resp_cols, expr, frame, lhs)
-    X, names, engine_spec = _build(engine, rhs, frame)
-    levels = _categorical_levels(engine, engine_spec, variables)
-    spec = DesignSpec(engine=engine, rhs=rhs, column_names=names, variables=tuple(variables),
-                      lhs=lhs, response_levels=response.levels,
-                      levels=levels, engine_spec=engine_spec,
-                      patsy_data=frame[variables] if engine == "patsy" else None)
+    X, spec = _design_and_spec(engine, rhs, lhs, frame, variables, response.levels)
+    names = spec.column_names
     return ModelFrame(
         formula=formula, response=response, X=np.ascontiguousarray(X), column_names=names,
         spec=spec, index=frame.index, rows=rows, n_input=n_input,
         n_dropped=n_input - len(frame),
     )
+
+
+# --------------------------------------------------------------------------- Dask DataFrames
+
+#: Transforms whose state (means, knots, norms) an engine learns from the data: they would be
+#: learnt from a sample, not the whole Dask DataFrame, so out-of-core fits refuse them.
+_STATEFUL = re.compile(r"\b(center|scale|standardize|poly|bs|cr|cs|cc|te|lag)\s*\(")
+_FACTOR_CALL = re.compile(r"\b(?:C|factor)\(\s*`?([A-Za-z_][\w.]*)`?")
+_SAMPLE_ROWS = 5
+
+
+@dataclass(frozen=True)
+class DaskModelFrame:
+    """The Dask counterpart of :class:`ModelFrame`.
+
+    ``response.y``/``response.trials``, ``X`` and ``prior`` are dask arrays with one row block
+    per non-empty partition (known sizes); there is no row index.  ``prior`` holds the
+    ``weights`` column (or is ``None``).
+    """
+
+    formula: str
+    response: Response
+    X: Any
+    prior: Any
+    column_names: tuple[str, ...]
+    spec: DesignSpec
+    n_input: int
+    n_dropped: int
+    npartitions: int
+    index = None  # rows stay in the partitions
+
+
+def is_dask_frame(data) -> bool:
+    """Whether ``data`` is a Dask DataFrame (without importing dask when it is not loaded)."""
+    import sys
+
+    if "dask.dataframe" not in sys.modules:
+        return False
+    import dask.dataframe as dd
+
+    return isinstance(data, dd.DataFrame)
+
+
+def _is_factor_dtype(dtype) -> bool:
+    return not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
+
+
+def _first_bad(values: np.ndarray, bad: np.ndarray, index: pd.Index):
+    """(count, index label of the first, its value) of the flagged entries."""
+    i = int(np.flatnonzero(bad)[0])
+    label = index[i]
+    return int(bad.sum()), label.item() if isinstance(label, np.generic) else label, \
+        float(values[i])
+
+
+def _scan_partition(part: pd.DataFrame, i: int, used, variables, factors, categoricals,
+                    resp_kind, resp_cols, resp_expr, weights) -> dict:
+    """Per-partition facts for :func:`dask_model_frame`: counts, levels, response range."""
+    bad = _nonfinite_mask(part[used])
+    out = {"n": len(part), "missing": {c: int(_nonfinite_mask(part[[c]]).sum()) for c in used}
+           if bad.any() else {}}
+    if weights is not None:
+        wv = part[weights].to_numpy(dtype=float, na_value=np.nan)
+        out["w_nonfinite"] = _first_bad(wv, ~np.isfinite(wv), part.index) \
+            if not np.isfinite(wv).all() else None
+        out["w_negative"] = _first_bad(wv, wv < 0, part.index) if (wv < 0).any() else None
+    clean = part.loc[~bad] if bad.any() else part
+    out["n_clean"] = len(clean)
+    out["sample"] = clean[list(variables)].head(_SAMPLE_ROWS)
+    out["levels"] = {c: list(pd.unique(clean[c].to_numpy())) for c in factors
+                     if c not in categoricals}
+    out["categories"] = {c: list(part[c].cat.categories) for c in categoricals}
+    if resp_kind != "cbind":
+        s = clean[resp_cols[0]] if resp_kind == "column" else _eval_expr(resp_expr, clean)
+        if _is_factor_dtype(s.dtype):
+            out["resp_values"] = list(pd.unique(s.to_numpy()))
+            if isinstance(s.dtype, pd.CategoricalDtype):
+                out["resp_categories"] = list(s.cat.categories)
+        else:
+            y = s.to_numpy(dtype=float)
+            out["resp_out"] = _first_bad(y, (y < 0) | (y > 1), clean.index) \
+                if ((y < 0) | (y > 1)).any() else None
+            out["resp_01"] = bool(np.all((y == 0) | (y == 1)))
+    return out
+
+
+def _union(lists) -> list:
+    seen: dict = {}
+    for lst in lists:
+        for v in lst:
+            seen.setdefault(v, None)
+    return list(seen)
+
+
+def _build_partition(part: pd.DataFrame, used, spec: DesignSpec, kind, cols, expr, lhs,
+                     levels, weights):
+    """(X, y, trials, prior weights) of one partition, without its incomplete rows."""
+    bad = _nonfinite_mask(part[used])
+    clean = part.loc[~bad] if bad.any() else part
+    resp = _response(kind, cols, expr, clean, lhs, levels=levels)
+    X, _ = spec.build(clean, missing="raise")
+    prior = None if weights is None else clean[weights].to_numpy(dtype=float)
+    return X, resp.y, resp.trials, prior
+
+
+def _check_dask_weights(scans, weights: str) -> None:
+    for key, rule in (("w_nonfinite", "finite"), ("w_negative", "non-negative")):
+        hits = [s[key] for s in scans if s[key] is not None]
+        if hits:
+            raise WeightsError(
+                f"`weights (column '{weights}')` must be {rule}; got "
+                f"{sum(h[0] for h in hits)} value(s) that are not, the first at row "
+                f"{hits[0][1]!r} ({num(hits[0][2])}).")
+
+
+def _dask_levels(meta: pd.DataFrame, scans, factors, categoricals) -> dict:
+    """Levels of every factor column over all partitions (declared categories are checked)."""
+    levels = {c: _union(s["levels"][c] for s in scans) for c in factors if c not in categoricals}
+    for c in categoricals:
+        declared = meta[c].cat.categories
+        if len(declared) and not declared.equals(pd.Index(["__UNKNOWN_CATEGORIES__"])):
+            for i, s in enumerate(scans):
+                extra = [v for v in s["categories"][c] if v not in set(declared)]
+                if extra:
+                    raise UnseenLevelError(
+                        f"column '{c}' of partition {i} of `data` has level {extra[0]!r}, which "
+                        f"its declared categories do not include (known levels: "
+                        f"{', '.join(map(repr, declared))}); fix the partition or the meta, "
+                        "e.g. with `data.categorize()`.")
+            levels[c] = list(declared)
+        else:  # unknown categories: their union, in order of appearance
+            levels[c] = _union(s["categories"][c] for s in scans)
+    return levels
+
+
+def _prototype(meta: pd.DataFrame, scans, variables, levels: dict) -> pd.DataFrame:
+    """A small frame on which the engine learns the design: real rows (valid for numeric
+    transforms) with every level of every factor column."""
+    sample = next(s["sample"] for s in scans if len(s["sample"]))
+    n = max([len(sample), 2] + [len(v) for v in levels.values()])
+    proto = sample.iloc[np.arange(n) % len(sample)].reset_index(drop=True)
+    for c, lv in levels.items():
+        vals = [lv[i % len(lv)] for i in range(n)]
+        if isinstance(meta[c].dtype, pd.CategoricalDtype):
+            proto[c] = pd.Categorical(vals, categories=lv)
+        else:
+            proto[c] = pd.Series(vals, dtype=meta[c].dtype if lv else object)
+    return proto
+
+
+def dask_model_frame(formula: str, data, *, missing: str = "drop", engine: str | None = None,
+                     weights: str | None = None) -> DaskModelFrame:
+    """:func:`model_frame` for a Dask DataFrame: a lazy design, built partition by partition.
+
+    One pass over ``data`` counts the rows with missing values, collects the levels of the
+    factor columns (strings, booleans, categoricals, ``C(x)``) and the range of the response;
+    the engine then learns the design on a small prototype frame holding every level, and
+    the design is rebuilt on each partition from that spec (so the columns equal those of
+    :func:`model_frame` on the whole data).  Categoricals with known categories keep them
+    (a partition holding another level raises :class:`UnseenLevelError`); unknown
+    categories become their union.  Stateful transforms (``center``, ``scale``, ``poly``,
+    splines) are refused: they would be learnt from the prototype, not from the data.
+    """
+    import dask
+    import dask.array as da
+    from dask import delayed
+
+    engine = DEFAULT_ENGINE if engine is None else engine
+    check_choice("engine", engine, ENGINES)
+    check_choice("missing", missing, ("drop", "raise"))
+    meta = data._meta
+    lhs, rhs = split_formula(formula)
+    m = _STATEFUL.search(rhs)
+    if m:
+        raise InvalidArgumentError(
+            f"`formula` uses the stateful transform {m.group(1)}(), whose state would not be "
+            "learnt from the whole Dask DataFrame; compute the column beforehand (e.g. with "
+            "data.assign(...)) or fit in memory.")
+    kind, resp_cols, expr = _parse_response(lhs, meta)
+    rhs = expand_dot(rhs, [c for c in meta.columns if c != weights], resp_cols, engine)
+    variables = _used_variables(rhs, meta)
+    if weights is not None and weights not in meta.columns:
+        raise WeightsError(f"`weights` names column {weights!r}, which is not in `data`.")
+    used = list(dict.fromkeys(resp_cols + variables))
+    called = set(_FACTOR_CALL.findall(rhs))
+    factors = [c for c in variables if c in called or _is_factor_dtype(meta[c].dtype)]
+    categoricals = [c for c in factors if isinstance(meta[c].dtype, pd.CategoricalDtype)]
+    parts = data.to_delayed()
+    scan = delayed(_scan_partition, pure=False)
+    scans = dask.compute(*[scan(part, i, used, variables, factors, categoricals, kind, resp_cols,
+                                expr, weights) for i, part in enumerate(parts)])
+    n_input = sum(s["n"] for s in scans)
+    n_clean = sum(s["n_clean"] for s in scans)
+    if weights is not None:
+        _check_dask_weights(scans, weights)
+    if n_clean < n_input:
+        per_col = {c: sum(s["missing"].get(c, 0) for s in scans) for c in used}
+        _report_missing(n_input - n_clean, n_input, per_col, missing, "data")
+    if n_clean == 0:
+        raise DataError(f"no rows of `data` remain after dropping the {n_input} row(s) with "
+                        f"missing values in the model's columns.")
+    levels = _dask_levels(meta, scans, factors, categoricals)
+
+    resp_levels, resp_kind = None, "counts"
+    if kind != "cbind":
+        if "resp_values" in scans[0]:
+            values = _union(s["resp_values"] for s in scans)
+            if "resp_categories" in scans[0]:
+                values = pd.Categorical(values, categories=_union(s["resp_categories"]
+                                                                  for s in scans))
+            _, resp_levels = _binary_from_series(pd.Series(values), lhs)
+            resp_kind = "binary"
+        else:
+            out = [s["resp_out"] for s in scans if s["resp_out"] is not None]
+            if out:
+                raise ResponseError(
+                    f"the response '{lhs}' must be 0/1 labels or probabilities in [0, 1]; row "
+                    f"{out[0][1]!r} holds {num(out[0][2])} ({sum(o[0] for o in out)} value(s) "
+                    "outside [0, 1]).")
+            resp_kind = "binary" if all(s["resp_01"] for s in scans) else "probability"
+
+    proto = _prototype(meta, scans, variables, levels)
+    _, spec = _design_and_spec(engine, rhs, lhs, proto, variables, resp_levels)
+    strays = [e for e in _categorical_states(engine, spec.engine_spec)
+              if _factor_column(e) not in levels]
+    if strays:
+        raise InvalidArgumentError(
+            f"`formula` term {strays[0]!r} is categorical but not a column of `data`: its levels "
+            "cannot be collected out of core; add it as a column (data.assign(...)) first.")
+    p = len(spec.column_names)
+    build = delayed(_build_partition, pure=False)
+    blocks = [(build(part, used, spec, kind, resp_cols, expr, lhs, resp_levels, weights),
+               s["n_clean"]) for part, s in zip(parts, scans) if s["n_clean"]]
+
+    def stack(i, shape):
+        return da.concatenate([da.from_delayed(b[i], shape=(k,) + shape, dtype=float)
+                               for b, k in blocks])
+
+    response = Response(name=lhs, kind=resp_kind, y=stack(1, ()),
+                        trials=stack(2, ()) if kind == "cbind" else None, levels=resp_levels)
+    return DaskModelFrame(formula=formula, response=response, X=stack(0, (p,)),
+                          prior=stack(3, ()) if weights is not None else None,
+                          column_names=spec.column_names, spec=spec, n_input=n_input,
+                          n_dropped=n_input - n_clean, npartitions=len(parts))

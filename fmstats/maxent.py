@@ -26,7 +26,7 @@ from .exceptions import (
     ResponseError,
     WeightsError,
 )
-from .formula import ModelFrame, model_frame
+from .formula import ModelFrame, is_dask_frame, model_frame
 from .glm.irls import IrlsFit, gram, has_intercept, independent_columns, irls_logit
 from .results import ModelResults
 from .summary import Section, Summary
@@ -60,6 +60,27 @@ class _Settings:
     tol: float
     max_iter: int
     extra: dict = field(default_factory=dict)
+
+
+
+#: The recorded ``weights`` setting of a model fitted with weights given as an array.
+ARRAY_WEIGHTS = "<array>"
+
+
+def refit_weights(recorded, weights):
+    """The weights of a refit: new ``weights`` if given, else the recorded column name.
+
+    Weights given as an array belong to the old rows, so a refit of such a model
+    needs them again (for the new rows) and says so instead of guessing.
+    """
+    if weights is not None:
+        return weights
+    if isinstance(recorded, str) and recorded == ARRAY_WEIGHTS:
+        raise InvalidArgumentError(
+            "`weights`: this model was fitted with prior weights given as an array, which "
+            "belong to its own rows; pass `weights=` (an array for the new rows or a column "
+            "name) to refit it on other data.")
+    return recorded
 
 
 class MaxentResults(ModelResults):
@@ -367,7 +388,7 @@ class MaxentResults(ModelResults):
         an array must be passed again (they belong to the old rows).
         """
         s = self.settings
-        w = s.weights if isinstance(s.weights, str) else weights
+        w = refit_weights(s.weights, weights)
         fn = maxent if s.model == "maxent" else umaxent
         kwargs = dict(weights=w, penalty=s.penalty, cov_type=s.cov_type, threshold=s.threshold,
                       measure=s.measure, missing=s.missing, collinear=s.collinear,
@@ -485,6 +506,8 @@ def _check_threshold(t):
 def _describe_data(data) -> str:
     if isinstance(data, pd.DataFrame):
         return f"<DataFrame {data.shape[0]} x {data.shape[1]}>"
+    if is_dask_frame(data):
+        return f"<Dask DataFrame, {data.npartitions} partitions x {len(data.columns)} columns>"
     return describe(data)
 
 
@@ -516,11 +539,84 @@ def _check_single_class(y: np.ndarray, w: np.ndarray, name: str) -> None:
     active = w > 0
     ya = y[active]
     if np.all(ya == 0) or np.all(ya == 1):
-        cls = int(ya[0])
+        _single_class_error(name, int(ya[0]))
+
+
+def _single_class_error(name: str, cls: int):
+    raise ResponseError(
+        f"the response '{name}' has a single class: every row with positive weight is "
+        f"{cls}; a classifier needs both classes."
+    )
+
+
+def _check_settings(model: str, formula, weights, *, penalty, cov_type, dispersion, threshold,
+                    measure, beta, alpha, dependence, missing, collinear, engine, tol, max_iter,
+                    extra=None) -> _Settings:
+    """Validate the arguments shared by all maxent models and pack them."""
+    check_choice("cov_type", cov_type, COV_TYPES)
+    check_choice("collinear", collinear, ("drop", "raise"))
+    check_choice("dependence", dependence, ("correlated", "independent"))
+    _check_threshold(threshold)
+    check_scalar("penalty", penalty, low=0)
+    check_scalar("tol", tol, low=0, low_open=True)
+    check_scalar("max_iter", max_iter, low=1, integer=True)
+    fm = _m.as_fmeasure(measure, beta=beta, alpha=alpha)
+    if not (isinstance(dispersion, str) and dispersion == "pearson"):
+        if isinstance(dispersion, str):
+            raise InvalidArgumentError(
+                f"`dispersion` must be 'pearson' or a positive number; got {dispersion!r}.")
+        check_scalar("dispersion", dispersion, low=0, low_open=True)
+    return _Settings(model=model, formula=formula, weights=weights if isinstance(weights, str)
+                     or weights is None else ARRAY_WEIGHTS, penalty=float(penalty),
+                     cov_type=cov_type, dispersion=dispersion, threshold=float(threshold),
+                     measure=fm, dependence=dependence, missing=missing, collinear=collinear,
+                     engine=engine, tol=float(tol), max_iter=int(max_iter),
+                     extra=dict(extra or {}))
+
+
+def _check_response_kind(model: str, resp) -> None:
+    if model == "maxent" and resp.kind == "probability":  # fmaxent and umaxent take q
         raise ResponseError(
-            f"the response '{name}' has a single class: every row with positive weight is "
-            f"{cls}; a classifier needs both classes."
+            f"the response '{resp.name}' holds probabilities strictly between 0 and 1; maxent() "
+            "needs certain 0/1 labels (or cbind(yes, no) counts). Use umaxent() for "
+            "probabilistic labels."
         )
+
+
+def _columns_to_keep(G: np.ndarray, names, collinear: str) -> np.ndarray:
+    """Non-aliased columns given X'WX (R's NA coefficients): warn, or raise if asked."""
+    keep = independent_columns(G)
+    if not keep.all():
+        dropped = [n for n, k in zip(names, keep) if not k]
+        if collinear == "raise":
+            raise DesignError(
+                f"the design is rank deficient: column(s) {', '.join(map(repr, dropped))} are "
+                "constant or linear combinations of earlier columns (collinear='raise')."
+            )
+        warn(
+            f"dropped column(s) {', '.join(map(repr, dropped))}: constant or collinear with "
+            "earlier columns; their coefficients are reported as NA, as R does.",
+            CollinearityWarning,
+        )
+    return keep
+
+
+def _penalty_and_start(names, keep: np.ndarray, penalty: float, start):
+    """The per-coefficient ridge penalty (intercept unpenalised) and the checked start."""
+    pen = np.zeros(int(keep.sum()))
+    if penalty:
+        kept_names = [n for n, k in zip(names, keep) if k]
+        pen[:] = penalty
+        pen[[i for i, n in enumerate(kept_names) if n in ("Intercept", "(Intercept)")]] = 0.0
+    if start is not None:
+        start = np.asarray(start, dtype=float)
+        if start.shape != (len(names),) and start.shape != (pen.shape[0],):
+            raise InvalidArgumentError(
+                f"`start` must have one value per coefficient ({len(names)}); got "
+                f"shape {start.shape}.")
+        if start.shape[0] == len(names):
+            start = start[keep]
+    return pen, start
 
 
 @dataclass(frozen=True)
@@ -538,32 +634,14 @@ class _Prepared:
     start: np.ndarray | None
 
 
-def _prepare(model: str, formula, data, weights, *, penalty, cov_type, dispersion, threshold,
-             measure, beta, alpha, dependence, missing, collinear, engine, tol, max_iter, start,
-             call_extra, extra=None) -> _Prepared:
+def _prepare(model: str, formula, data, weights, *, missing, collinear, engine, start,
+             call_extra, penalty, **kwargs) -> _Prepared:
     """Validate arguments, build the design, weights and penalty (shared by all maxent models)."""
-    check_choice("cov_type", cov_type, COV_TYPES)
-    check_choice("collinear", collinear, ("drop", "raise"))
-    check_choice("dependence", dependence, ("correlated", "independent"))
-    _check_threshold(threshold)
-    check_scalar("penalty", penalty, low=0)
-    check_scalar("tol", tol, low=0, low_open=True)
-    check_scalar("max_iter", max_iter, low=1, integer=True)
-    fm = _m.as_fmeasure(measure, beta=beta, alpha=alpha)
-    if not (isinstance(dispersion, str) and dispersion == "pearson"):
-        if isinstance(dispersion, str):
-            raise InvalidArgumentError(
-                f"`dispersion` must be 'pearson' or a positive number; got {dispersion!r}.")
-        check_scalar("dispersion", dispersion, low=0, low_open=True)
-
+    settings = _check_settings(model, formula, weights, missing=missing, collinear=collinear,
+                               engine=engine, penalty=penalty, **kwargs)
     frame = model_frame(formula, data, missing=missing, engine=engine)
     resp = frame.response
-    if model == "maxent" and resp.kind == "probability":  # fmaxent and umaxent take q
-        raise ResponseError(
-            f"the response '{resp.name}' holds probabilities strictly between 0 and 1; maxent() "
-            "needs certain 0/1 labels (or cbind(yes, no) counts). Use umaxent() for "
-            "probabilistic labels."
-        )
+    _check_response_kind(model, resp)
     prior = _prior_weights(weights, data, frame)
     w = prior * resp.trials if resp.trials is not None else prior
     if not (w > 0).any():
@@ -571,46 +649,20 @@ def _prepare(model: str, formula, data, weights, *, penalty, cov_type, dispersio
     _check_single_class(resp.y, w, resp.name)
 
     X = frame.X
-    keep = independent_columns(gram(X, w))
-    aliased = ~keep
-    if aliased.any():
-        names = [n for n, a in zip(frame.column_names, aliased) if a]
-        if collinear == "raise":
-            raise DesignError(
-                f"the design is rank deficient: column(s) {', '.join(map(repr, names))} are "
-                "constant or linear combinations of earlier columns (collinear='raise')."
-            )
-        warn(
-            f"dropped column(s) {', '.join(map(repr, names))}: constant or collinear with earlier "
-            "columns; their coefficients are reported as NA, as R does.",
-            CollinearityWarning,
-        )
+    keep = _columns_to_keep(gram(X, w), frame.column_names, collinear)
+    if not keep.all():
         X = np.ascontiguousarray(X[:, keep])
-    pen = np.zeros(X.shape[1])
-    if penalty:
-        kept_names = [n for n, k in zip(frame.column_names, keep) if k]
-        pen[:] = penalty
-        pen[[i for i, n in enumerate(kept_names) if n in ("Intercept", "(Intercept)")]] = 0.0
-    if start is not None:
-        start = np.asarray(start, dtype=float)
-        if start.shape != (len(frame.column_names),) and start.shape != (X.shape[1],):
-            raise InvalidArgumentError(
-                f"`start` must have one value per coefficient ({len(frame.column_names)}); got "
-                f"shape {start.shape}.")
-        if start.shape[0] == len(frame.column_names):
-            start = start[keep]
-    settings = _Settings(model=model, formula=formula, weights=weights if isinstance(weights, str)
-                         or weights is None else "<array>", penalty=float(penalty),
-                         cov_type=cov_type, dispersion=dispersion, threshold=float(threshold),
-                         measure=fm, dependence=dependence, missing=missing, collinear=collinear,
-                         engine=engine, tol=float(tol), max_iter=int(max_iter),
-                         extra=dict(extra or {}))
+    pen, start = _penalty_and_start(frame.column_names, keep, penalty, start)
     call = _call(model, formula, data, weights, call_extra)
-    return _Prepared(settings=settings, call=call, frame=frame, X=X, aliased=aliased,
+    return _Prepared(settings=settings, call=call, frame=frame, X=X, aliased=~keep,
                      prior=prior, w=w, penalty=pen, start=start)
 
 
 def _fit(model: str, formula, data, weights, **kwargs) -> MaxentResults:
+    if is_dask_frame(data):
+        from .outofcore import fit_dask
+
+        return fit_dask(model, formula, data, weights, **kwargs)
     prep = _prepare(model, formula, data, weights, **kwargs)
     s = prep.settings
     fit = irls_logit(prep.X, prep.frame.response.y, prep.w, start=prep.start, penalty=prep.penalty,
@@ -633,7 +685,8 @@ def maxent(formula: str, data: pd.DataFrame, weights=None, *, penalty: float = 0
     formula : ``"y ~ x1 + C(g) * x2"``; the response is 0/1, boolean, a two-level
         factor (the second level is the positive class, as in R) or
         ``cbind(yes, no)`` counts.
-    data : DataFrame.
+    data : DataFrame, or a Dask DataFrame: then the fit runs out of core, chunk by chunk,
+        with the same results (see :mod:`fmstats.outofcore`; ``weights`` must be a column).
     weights : prior weights: a column name of ``data`` or an array with one value
         per row of ``data``; non-negative and finite.
     penalty : ridge penalty on the non-intercept coefficients (helps under separation).

@@ -4,9 +4,16 @@ from __future__ import annotations
 import pickle
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from fmstats.exceptions import FormulaError, MissingDataError, ResponseError, UnseenLevelError
+import fmstats as fm
+from fmstats.exceptions import (
+    FormulaError,
+    MissingDataError,
+    ResponseError,
+    UnseenLevelError,
+)
 from fmstats.formula import formula_names, model_frame, split_formula
 
 
@@ -74,3 +81,21 @@ def test_cbind_errors(synth):
 def test_unknown_function_is_a_formula_error(synth):
     with pytest.raises(FormulaError, match="frobnicate|could not build"):
         model_frame("y ~ frobnicate(x1)", synth)
+
+
+def test_dot_means_every_other_column_as_in_r():
+    """R's '.' excludes the response; checked against statsmodels with the columns spelt out."""
+    import statsmodels.formula.api as smf
+
+    rng = np.random.default_rng(5)
+    d = pd.DataFrame({"y": rng.integers(0, 2, 120), "a": rng.normal(size=120),
+                      "b c": rng.normal(size=120), "g": rng.choice(list("xyz"), 120)})
+    ref = smf.logit('y ~ a + Q("b c") + g', d).fit(disp=0).params
+    for engine in ("formulaic", "patsy"):
+        r = fm.maxent("y ~ .", d, engine=engine)
+        assert "y" not in r.params.index
+        np.testing.assert_allclose(np.sort(r.params.to_numpy()), np.sort(ref.to_numpy()),
+                                   rtol=1e-7, atol=1e-9)
+    assert "a" not in fm.maxent("y ~ . - a", d).params.index
+    with pytest.raises(FormulaError, match="no column besides"):
+        fm.maxent("y ~ .", d[["y"]])

@@ -209,79 +209,116 @@ def _deviance_from_eta(y: np.ndarray, w: np.ndarray):
     return deviance
 
 
-def _iterate(X, y, w, start, pen, penalised, tol, max_iter, max_halving=30):
-    """The Newton/IRLS iterations; returns (coef, eta, mu, dev, iterations, converged, history)."""
-    p = X.shape[1]
-    deviance = _deviance_from_eta(y, w)
+class _Point:
+    """The model evaluated at one coefficient vector (what the Newton loop needs of it)."""
+
+    __slots__ = ("coef", "dev", "eta", "extra")
+
+    def __init__(self, coef, dev, eta=None, extra=None):
+        self.coef, self.dev, self.eta, self.extra = coef, dev, eta, extra
+
+
+class _ArrayProblem:
+    """In-memory data of a fit: R's start, evaluations at coefficients, Newton systems.
+
+    :mod:`fmstats.glm.dask` provides the same three methods over a dask array of rows, so
+    both run the one Newton loop :func:`_newton_loop` (same start, steps, stopping rule).
+    """
+
+    def __init__(self, X, y, w):
+        self.X, self.y, self.w = X, y, w
+        self.p = X.shape[1]
+        self._deviance = _deviance_from_eta(y, w)
+
+    def r_start(self):
+        """R's start mu = (w y + 1/2) / (w + 1): its deviance and the weighted least-squares
+        system (X'WX, X'(W eta + w (y - mu))) of the first step."""
+        X, y, w = self.X, self.y, self.w
+        mu0 = (w * y + 0.5) / (w + 1.0)
+        eta0 = np.log(mu0 / (1 - mu0))
+        dev0 = binomial_deviance(y, mu0, w)
+        ww = w * mu0 * (1 - mu0)
+        return dev0, gram(X, ww), X.T @ (ww * eta0 + w * (y - mu0))
+
+    def at(self, coef) -> _Point:
+        eta = self.X @ coef
+        return _Point(coef, self._deviance(eta), eta)
+
+    def newton(self, pt: _Point):
+        """(X'WX, X'w(y - mu)) at ``pt``: fresh arrays the caller may modify."""
+        X, y, w = self.X, self.y, self.w
+        mu = _probs(pt.eta)
+        ww = w * mu * (1 - mu)
+        return gram(X, ww), X.T @ (w * (y - mu))
+
+
+def _newton_loop(problem, start, pen, penalised, tol, max_iter, max_halving=30):
+    """The Newton/IRLS iterations on ``problem``; returns (point, iterations, converged, history)."""
+    p = problem.p
 
     def objective(dev, b):
         return dev + (float(pen @ (b * b)) if penalised else 0.0)
 
     converged = False
     if start is None:
-        # R's start: mu = (w y + 1/2) / (w + 1); the first step is weighted least squares on
-        # the working response at that mu, and its deviance is compared with the start's.
-        mu0 = (w * y + 0.5) / (w + 1.0)
-        eta0 = np.log(mu0 / (1 - mu0))
-        dev0 = binomial_deviance(y, mu0, w)
-        ww = w * mu0 * (1 - mu0)
-        H = gram(X, ww)
+        # R's start: the first step is weighted least squares on the working response at
+        # mu = (w y + 1/2) / (w + 1), and its deviance is compared with the start's.
+        dev0, H, rhs = problem.r_start()
         if penalised:
             H[np.diag_indices(p)] += pen
-        coef = linalg.cho_solve(linalg.cho_factor(H, lower=False, check_finite=False),
-                                X.T @ (ww * eta0 + w * (y - mu0)))
-        eta = X @ coef
-        mu = _probs(eta)
-        dev = deviance(eta)
-        history = [(dev0, 0.0), (dev, 1.0)]
+        coef = linalg.cho_solve(linalg.cho_factor(H, lower=False, check_finite=False), rhs)
+        pt = problem.at(coef)
+        history = [(dev0, 0.0), (pt.dev, 1.0)]
         it = 1
-        converged = abs(dev - dev0) / (abs(dev) + 0.1) < tol
+        converged = abs(pt.dev - dev0) / (abs(pt.dev) + 0.1) < tol
     else:
         coef = np.asarray(start, dtype=float).copy()
         if coef.shape != (p,):
             raise ValueError(f"start must have shape ({p},); got {coef.shape}")
-        eta = X @ coef
-        mu = _probs(eta)
-        dev = deviance(eta)
-        history = [(dev, 0.0)]
+        pt = problem.at(coef)
+        history = [(pt.dev, 0.0)]
         it = 0
 
-    obj = objective(dev, coef)
+    obj = objective(pt.dev, pt.coef)
     while not converged and it < max_iter:
-        ww = w * mu * (1 - mu)
-        H = gram(X, ww)
-        score = X.T @ (w * (y - mu))
+        H, score = problem.newton(pt)
         if penalised:
             H[np.diag_indices(p)] += pen
-            score -= pen * coef
+            score -= pen * pt.coef
         try:
             step = linalg.cho_solve(linalg.cho_factor(H, lower=False, check_finite=False), score)
         except linalg.LinAlgError:
             step = linalg.lstsq(H, score)[0]
         t = 1.0
         for _ in range(max_halving + 1):
-            new = coef + t * step
-            eta_new = X @ new
-            dev_new = deviance(eta_new)
-            obj_new = objective(dev_new, new)
+            new = pt.coef + t * step
+            cand = problem.at(new)
+            obj_new = objective(cand.dev, new)
             if np.isfinite(obj_new) and obj_new <= obj * (1 + 1e-12) + 1e-12:
                 break
             t *= 0.5
         else:
             # no decrease along the Newton direction: we are at the optimum to machine precision
             it += 1
-            history.append((dev, 0.0))
+            history.append((pt.dev, 0.0))
             converged = True
             break
         it += 1
         change = abs(obj_new - obj) / (abs(obj_new) + 0.1)
-        coef, eta, mu, dev, obj = new, eta_new, _probs(eta_new), dev_new, obj_new
-        history.append((dev, t))
+        pt, obj = cand, obj_new
+        history.append((pt.dev, t))
         if change < tol:
             converged = True
             break
 
-    return coef, eta, mu, dev, it, converged, history
+    return pt, it, converged, history
+
+
+def _iterate(X, y, w, start, pen, penalised, tol, max_iter, max_halving=30):
+    """The Newton/IRLS iterations; returns (coef, eta, mu, dev, iterations, converged, history)."""
+    pt, it, converged, history = _newton_loop(_ArrayProblem(X, y, w), start, pen, penalised,
+                                              tol, max_iter, max_halving)
+    return pt.coef, pt.eta, _probs(pt.eta), pt.dev, it, converged, history
 
 
 def irls_coef(X: np.ndarray, y: np.ndarray, weights: np.ndarray, start: np.ndarray, *,
@@ -318,39 +355,15 @@ def irls_evaluate(X: np.ndarray, y: np.ndarray, weights: np.ndarray, coef: np.nd
 def _finish(X, y, w, coef, eta, mu, dev, pen, it, converged, history, tol, max_iter,
             warn) -> IrlsFit:
     """Covariance, separation check and warnings at the final coefficients."""
-    p = X.shape[1]
     ww = w * mu * (1 - mu)
-    H = gram(X, ww)
-    if pen is not None:
-        H[np.diag_indices(p)] += pen
-    try:
-        xtwx_inv = linalg.cho_solve(linalg.cho_factor(H, check_finite=False), np.eye(p))
-    except linalg.LinAlgError:
-        xtwx_inv = linalg.pinvh(H)
-
+    xtwx_inv = information_inverse(gram(X, ww), pen)
     active = w > 0
     mu_raw = expit(eta)
-    separated = bool(np.any(active & ((mu_raw > 1 - SEPARATION_EPS) | (mu_raw < SEPARATION_EPS))))
+    n_sep = int(np.count_nonzero(active & ((mu_raw > 1 - SEPARATION_EPS) | (mu_raw < SEPARATION_EPS))))
+    separated = n_sep > 0
     null_dev = null_deviance(X, y, w)
     if warn:
-        if not converged and not separated:
-            _warn(
-                f"IRLS did not converge in {max_iter} iterations (last relative deviance "
-                f"change above tol={tol:g}). Increase `max_iter`, check for separation, or "
-                "add a ridge penalty (`penalty=`).",
-                ConvergenceWarning,
-            )
-        if separated:
-            k = int(np.sum(active & ((mu_raw > 1 - SEPARATION_EPS) | (mu_raw < SEPARATION_EPS))))
-            _warn(
-                f"fitted probabilities numerically 0 or 1 occurred for {k} row(s)"
-                + ("" if converged else f" and IRLS stopped unconverged after {it} iterations")
-                + ": the data are "
-                "(quasi-)separated, so some coefficients drift towards infinity and their standard "
-                "errors are meaningless. Consider a ridge penalty (`penalty=`), removing the "
-                "separating predictor, or merging sparse factor levels.",
-                SeparationWarning,
-            )
+        warn_fit(converged, separated, n_sep, it, tol, max_iter)
     return IrlsFit(
         coef=coef,
         eta=eta,
@@ -383,3 +396,36 @@ def null_deviance(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
     else:
         mu0 = 0.5
     return binomial_deviance(y, np.full_like(y, mu0), w)
+
+
+def information_inverse(H: np.ndarray, pen: np.ndarray | None) -> np.ndarray:
+    """(H + diag(pen))^{-1} by Cholesky (pseudo-inverse if H is not positive definite)."""
+    if pen is not None:
+        H = H.copy()
+        H[np.diag_indices(H.shape[0])] += pen
+    try:
+        return linalg.cho_solve(linalg.cho_factor(H, check_finite=False), np.eye(H.shape[0]))
+    except linalg.LinAlgError:
+        return linalg.pinvh(H)
+
+
+def warn_fit(converged: bool, separated: bool, n_separated: int, iterations: int, tol: float,
+             max_iter: int) -> None:
+    """The :class:`ConvergenceWarning` / :class:`SeparationWarning` of a finished fit."""
+    if not converged and not separated:
+        _warn(
+            f"IRLS did not converge in {max_iter} iterations (last relative deviance "
+            f"change above tol={tol:g}). Increase `max_iter`, check for separation, or "
+            "add a ridge penalty (`penalty=`).",
+            ConvergenceWarning,
+        )
+    if separated:
+        _warn(
+            f"fitted probabilities numerically 0 or 1 occurred for {n_separated} row(s)"
+            + ("" if converged else f" and IRLS stopped unconverged after {iterations} iterations")
+            + ": the data are "
+            "(quasi-)separated, so some coefficients drift towards infinity and their standard "
+            "errors are meaningless. Consider a ridge penalty (`penalty=`), removing the "
+            "separating predictor, or merging sparse factor levels.",
+            SeparationWarning,
+        )

@@ -1,0 +1,799 @@
+"""Cross-validated F-tuning of any fmstats model: :func:`cv_tune` and :func:`tune_threshold`.
+
+Both work through the model protocol (DESIGN.md section 3) only: a model function
+``model_fn(formula, data, **params)`` returning a results object that can
+``refit(data)``, ``predict(newdata, type=...)`` and ``confusion(newdata)``.
+
+The criterion (thesis section 8.2, Forman & Scholz)
+---------------------------------------------------
+Every grid point (or threshold) is scored on the same held-out folds.  With
+``pooling="tp_fp"`` (default) the confusion counts TP, FP, FN are averaged over
+the folds and F is computed once from the averages (F_tp,fp); with
+``pooling="mean"`` F is computed on each fold and averaged.  The thesis's
+accuracy baseline is ``measure="accuracy"`` (pooled (TP + TN) / n, or the mean
+of the fold accuracies).
+
+Failures and warnings
+---------------------
+A fit that raises an :class:`~fmstats.exceptions.FmstatsError` on a fold (a
+training fold with one class, an unseen factor level in the test fold...) is
+recorded: the error text is kept in ``fold_results``, the grid point gets
+``n_failed > 0`` and no score (NaN; it cannot be best), and one
+:class:`FitFailedWarning` sums the failures up.  ``on_error="raise"`` re-raises
+the first error instead.  Warnings raised inside the fits are collected in the
+workers and re-emitted once per category in the calling process (with the count
+of fits that raised them), so the same warnings appear whatever ``n_jobs`` is.
+"""
+from __future__ import annotations
+
+import inspect
+import itertools
+import warnings
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from . import measures as _m
+from ._folds import (Criterion, Folds, capturing,
+                     fixed_seed, kept_cv, make_folds, reemit, response_rows, reuse_cv,
+                     warn_empty_folds)
+from ._parallel import check_n_jobs, progress_enabled, run_tasks
+from ._validation import check_choice, describe, warn
+from .exceptions import (DataError, EmptyFoldWarning, FitFailedWarning, FmstatsError,
+                         InvalidArgumentError)
+from .formula import _check_frame
+from .results import ModelResults
+from .summary import Section, Summary
+
+__all__ = ["cv_tune", "CvTuneResults", "tune_threshold", "ThresholdedResults",
+           "FitFailedWarning", "EmptyFoldWarning"]
+
+
+# ----------------------------------------------------------------------------- workers
+
+def _fit_and_count(model_fn, formula, data, train, test, params, fixed) -> np.ndarray:
+    fit = model_fn(formula, data.iloc[train], **params, **fixed)
+    c = fit.confusion(data.iloc[test])
+    return np.array([c.tp, c.fp, c.fn, c.tn])
+
+
+def _cv_task(model_fn, formula, data, train, test, params, fixed):
+    return capturing(_fit_and_count, model_fn, formula, data, train, test, params, fixed)
+
+
+def _scores(results, newdata, score_type: str) -> pd.Series:
+    return results.predict(newdata, type=score_type)
+
+
+def _refit_and_score(results, data, train, test, score_type) -> tuple:
+    fit = results.refit(data.iloc[train])
+    s = _scores(fit, data.iloc[test].reset_index(drop=True), score_type)
+    return test[s.index.to_numpy()], s.to_numpy(dtype=float)
+
+
+def _threshold_task(results, data, train, test, score_type):
+    return capturing(_refit_and_score, results, data, train, test, score_type)
+
+
+# ----------------------------------------------------------------------------- checks
+def _plain(v):
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _grid_points(grid) -> list[dict]:
+    """A dict of lists (Cartesian product), a list of dicts, or a DataFrame -> list of dicts."""
+    if isinstance(grid, pd.DataFrame):
+        points = [{k: _plain(v) for k, v in row.items() if not _is_missing(v)}
+                  for row in grid.to_dict("records")]
+    elif isinstance(grid, dict):
+        if not grid:
+            raise InvalidArgumentError(
+                "`grid` is an empty dict; give lists of values, e.g. {'penalty': [0, 1]} (use "
+                "grid=[{}] to cross-validate the model without tuning).")
+        for key, values in grid.items():
+            if isinstance(values, (str, bytes)) or np.ndim(values) != 1 or len(values) == 0:
+                raise InvalidArgumentError(
+                    f"`grid[{key!r}]` must be a non-empty list of values; got {describe(values)}.")
+        keys = list(grid)
+        points = [dict(zip(keys, map(_plain, combo)))
+                  for combo in itertools.product(*(list(grid[k]) for k in keys))]
+    elif isinstance(grid, (list, tuple)):
+        bad = [p for p in grid if not isinstance(p, dict)]
+        if bad:
+            raise InvalidArgumentError(
+                f"`grid` as a list must hold dicts of parameter values; got {describe(bad[0])}.")
+        points = [dict(p) for p in grid]
+    else:
+        raise InvalidArgumentError(
+            "`grid` must be a dict of lists, a list of dicts or a DataFrame; got "
+            f"{describe(grid)}.")
+    if not points:
+        raise InvalidArgumentError("`grid` is empty; give at least one grid point.")
+    for p in points:
+        bad_keys = [k for k in p if not isinstance(k, str) or k in _TABLE_COLUMNS]
+        if bad_keys:
+            raise InvalidArgumentError(
+                "`grid` parameter names must be strings other than the result columns "
+                f"({', '.join(_TABLE_COLUMNS)}); got {describe(bad_keys[0])}.")
+    return points
+
+
+_TABLE_COLUMNS = ("f", "precision", "recall", "accuracy", "fold_mean", "fold_sd", "fold_min",
+                  "fold_max", "n_folds", "n_failed", "rank")
+
+
+def _is_missing(v) -> bool:
+    return v is None or (isinstance(v, float) and np.isnan(v))
+
+
+def _check_names(model_fn, names: list, fixed: dict) -> None:
+    both = sorted(set(names) & set(fixed))
+    if both:
+        raise InvalidArgumentError(
+            f"parameter(s) {', '.join(map(repr, both))} are both in `grid` and fixed keyword "
+            "arguments; give each in one place.")
+    try:
+        params = list(inspect.signature(model_fn).parameters.values())
+    except (TypeError, ValueError):  # builtins and some C callables: cannot check
+        return
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                       p.POSITIONAL_OR_KEYWORD)]
+    valid = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+             and p.name not in positional[:2]]
+    fn_name = getattr(model_fn, "__name__", "model_fn")
+    for where, keys in (("`grid`", names), ("the fixed keyword arguments", list(fixed))):
+        unknown = [k for k in keys if k not in valid]
+        if unknown:
+            raise InvalidArgumentError(
+                f"{where} name(s) {', '.join(map(repr, unknown))}, which {fn_name}() does not "
+                f"take; valid names: {', '.join(valid)}.")
+
+
+def _check_protocol(results, *methods) -> None:
+    missing = [m for m in methods if not callable(getattr(results, m, None))]
+    if missing:
+        raise InvalidArgumentError(
+            f"`results` must be a fitted fmstats model with {', '.join(methods)}() methods; "
+            f"{describe(results)} has no {', '.join(missing)}().")
+
+
+def _tick(v) -> str:
+    return f"{v:g}" if isinstance(v, (int, float)) else str(v)
+
+
+def _fn_name(fn) -> str:
+    return getattr(fn, "__name__", type(fn).__name__)
+
+
+def _call_text(name: str, parts: dict) -> str:
+    return f"{name}({', '.join(f'{k} = {v}' for k, v in parts.items())})"
+
+
+def _data_text(data: pd.DataFrame) -> str:
+    return f"<DataFrame {data.shape[0]} x {data.shape[1]}>"
+
+
+# ----------------------------------------------------------------------------- cv_tune
+def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
+            repeats: int = 1, measure=None, beta=None, alpha=None, pooling: str = "tp_fp",
+            refit: bool = True, on_error: str = "record", n_jobs=None, random_state=None,
+            progress=None, **fixed) -> "CvTuneResults":
+    """Choose a model's parameters by cross-validated F (or accuracy).
+
+    Parameters
+    ----------
+    model_fn : callable
+        ``model_fn(formula, train_data, **params, **fixed)`` returning a results
+        object with ``confusion(newdata)``, e.g. ``fmstats.maxent``.  A module-level
+        function keeps the results picklable and works with every joblib backend.
+    formula, data : the model's formula and DataFrame.
+    grid : dict of lists (their Cartesian product), list of dicts (explicit
+        points, e.g. a lower-triangular (C+, C-) grid), or a DataFrame (one
+        point per row; NaN cells are left out of that point).  Names are checked
+        against ``model_fn``'s signature unless it takes ``**kwargs``.
+    cv : int, splitter or iterable of (train, test) positions
+        An int k gives stratified k-fold splits on the response, shuffled with
+        ``random_state``; a scikit-learn-style splitter (``split(X, y)``, called
+        with the 0/1 strata as y) or explicit index pairs are used as given.
+        Every grid point uses the same splits.
+    repeats : int
+        Repeated stratified k-fold (integer ``cv`` only): ``repeats * k`` splits.
+    measure, beta, alpha : the criterion: an :class:`~fmstats.measures.FMeasure`
+        (or ``beta=``/``alpha=``; default F1) or ``measure="accuracy"`` (then
+        ``beta``/``alpha`` choose the F reported beside it).
+    pooling : ``"tp_fp"`` (average TP, FP, FN over folds, then the measure) or
+        ``"mean"`` (mean of the fold values).
+    refit : refit the best point on all of ``data`` (``best_model``).
+    on_error : ``"record"`` failed fits (see the module notes) or ``"raise"``.
+    n_jobs, progress : parallel (grid point x fold) fits through joblib; tqdm bar.
+    random_state : seeds the folds of integer ``cv``.
+    **fixed : further arguments passed to every fit.
+
+    Returns
+    -------
+    CvTuneResults
+    """
+    if not callable(model_fn):
+        raise InvalidArgumentError(f"`model_fn` must be a model function such as fmstats.maxent; "
+                                   f"got {describe(model_fn)}.")
+    crit = Criterion(measure, beta, alpha, pooling)
+    check_choice("on_error", on_error, ("record", "raise"))
+    check_n_jobs(n_jobs)
+    progress_enabled(progress)
+    points = _grid_points(grid)
+    names = list(dict.fromkeys(k for p in points for k in p))
+    _check_names(model_fn, names, fixed)
+    data = _check_frame(data, "data")
+    response = response_rows(formula, data)
+    seed = fixed_seed(random_state)
+    folds = make_folds(response, cv, repeats=repeats, random_state=seed)
+    warn_empty_folds(folds, response, pooling)
+
+    tasks = [(model_fn, formula, data, tr, te, p, fixed) for p in points for tr, te in folds.pairs]
+    out = run_tasks(_cv_task, tasks, n_jobs=n_jobs, progress=progress,
+                    desc=f"cv_tune: {len(points)} points x {len(folds)} folds")
+    G, K = len(points), len(folds)
+    values, errors, caught = zip(*out)
+    counts = np.array([np.full(4, np.nan) if v is None else v for v in values])
+    first = next((e for e in errors if e is not None), None)
+    if first is not None and on_error == "raise":
+        raise first
+    reemit([w for ws in caught for w in ws], G * K, "fold fits of cv_tune")
+    spec = dict(model_fn=model_fn, formula=formula, grid=points, names=names, cv=kept_cv(cv),
+                repeats=repeats, measure=crit, refit=refit, on_error=on_error,
+                random_state=seed, fixed=fixed)
+    res = CvTuneResults._build(spec, names, folds, counts.reshape(G, K, 4), errors, data)
+    if first is not None:
+        n_bad = int(sum(e is not None for e in errors))
+        warn(f"{n_bad} of {G * K} fold fits failed, in {int((res.tidy()['n_failed'] > 0).sum())} "
+             f"of {G} grid points (they get no score; see fold_results): the first error: "
+             f"{type(first).__name__}: {first}", FitFailedWarning)
+    return res
+
+
+class _Tuned:
+    """What the results of both tuning functions share: criterion, folds, HTML, pickling."""
+
+    _spec: dict
+    _folds: Folds
+
+    @property
+    def measure_(self):
+        """The F-measure of the criterion (reported beside accuracy when tuning accuracy)."""
+        return self._spec["measure"].fmeasure
+
+    @property
+    def folds(self) -> tuple:
+        """The (train, test) position arrays, usable as ``cv=`` elsewhere."""
+        return self._folds.pairs
+
+    def fold_table(self) -> pd.DataFrame:
+        """One row per split: repeat, fold, n_train, n_test."""
+        return self._folds.table()
+
+    def _rerun_kwargs(self, fn: str) -> dict:
+        s = self._spec
+        return dict(cv=reuse_cv(s["cv"], fn), repeats=s["repeats"], random_state=s["random_state"],
+                    **s["measure"].as_kwargs())
+
+    def _repr_html_(self) -> str:
+        return self.summary()._repr_html_()
+
+    save = ModelResults.save
+    load = staticmethod(ModelResults.load)
+
+
+class CvTuneResults(_Tuned):
+    """The grid table, the best parameters and the refitted best model of :func:`cv_tune`.
+
+    Attributes
+    ----------
+    best_params : dict, best_score : float, best_index : int (row of ``tidy()``)
+    best_model : the model refitted on all data with ``best_params`` (None if ``refit=False``)
+    folds : tuple of (train, test) position arrays, usable as ``cv=`` elsewhere
+    fold_results : DataFrame, one row per (grid point, fold): counts, fold value, error
+    criterion : the column of ``tidy()`` that was maximised ("f" or "accuracy")
+
+    It is itself a model: ``predict``, ``confusion``, ``measure`` use ``best_model``
+    and ``refit(data)`` reruns the whole tuning on new data.
+    """
+
+    def __init__(self, *, spec: dict, table: pd.DataFrame, fold_results: pd.DataFrame,
+                 folds: Folds, best_index: int, best_model, call: str, n_rows: int):
+        self._spec = spec
+        self._table = table
+        self.fold_results = fold_results
+        self._folds = folds
+        self.best_index = best_index
+        self.best_model = best_model
+        self.call = call
+        self.n_rows = n_rows
+
+    @classmethod
+    def _build(cls, spec, names, folds, counts, errors, data) -> "CvTuneResults":
+        crit: Criterion = spec["measure"]
+        G, K, _ = counts.shape
+        fold_vals = crit.per_fold(counts)
+        failed = np.isnan(counts[..., 0])
+        ok = ~failed.any(axis=1)
+        table = pd.DataFrame([{n: p.get(n, np.nan) for n in names} for p in spec["grid"]])
+        pooled = crit.summarise(np.nan_to_num(np.moveaxis(counts, 1, 0)))
+        for col in ("f", "precision", "recall", "accuracy"):
+            table[col] = np.where(ok, pooled[col], np.nan)
+        vals = np.where(failed, np.nan, fold_vals)
+        n_ok = (~failed).sum(axis=1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: NaN, as documented
+            table["fold_mean"] = np.nanmean(vals, axis=1)
+            table["fold_sd"] = np.where(n_ok > 1, np.nanstd(vals, axis=1, ddof=1), np.nan)
+            table["fold_min"] = np.nanmin(vals, axis=1)
+            table["fold_max"] = np.nanmax(vals, axis=1)
+        table["n_folds"] = K
+        table["n_failed"] = K - n_ok
+        score = table[crit.column].to_numpy(dtype=float)
+        if np.isnan(score).all():
+            first = next(e for e in errors if e is not None)
+            raise DataError(f"every grid point failed on at least one fold, so none can be "
+                            f"chosen; the first error: {type(first).__name__}: {first}")
+        table["rank"] = pd.Series(score).rank(ascending=False, method="min").astype("Int64")
+        best = int(np.nanargmax(score))
+        fr = pd.DataFrame({"point": np.repeat(np.arange(G), K),
+                           "repeat": np.tile(folds.repeat, G), "fold": np.tile(folds.fold, G)})
+        fr[["tp", "fp", "fn", "tn"]] = counts.reshape(G * K, 4)
+        fr[crit.column] = fold_vals.reshape(-1)
+        fr["error"] = [None if e is None else f"{type(e).__name__}: {e}" for e in errors]
+        best_model = None
+        if spec["refit"]:
+            best_model = spec["model_fn"](spec["formula"], data, **spec["grid"][best],
+                                          **spec["fixed"])
+        call = _call_text("cv_tune", {
+            "model_fn": _fn_name(spec["model_fn"]), "formula": repr(spec["formula"]),
+            "data": _data_text(data), "grid": f"<{G} points over {', '.join(names) or '-'}>",
+            "cv": folds.description if not isinstance(spec["cv"], (int, np.integer))
+            else spec["cv"], "pooling": repr(crit.pooling), "measure": crit.name,
+            **{k: repr(v) for k, v in spec["fixed"].items()}})
+        return cls(spec=spec, table=table, fold_results=fr, folds=folds, best_index=best,
+                   best_model=best_model, call=call, n_rows=len(data))
+
+    # ------------------------------------------------------------------ results
+    @property
+    def criterion(self) -> str:
+        return self._spec["measure"].column
+
+    @property
+    def param_names(self) -> list:
+        return list(self._spec["names"])
+
+    @property
+    def best_params(self) -> dict:
+        return dict(self._spec["grid"][self.best_index])
+
+    @property
+    def best_score(self) -> float:
+        return float(self._table[self.criterion].iloc[self.best_index])
+
+    def tidy(self) -> pd.DataFrame:
+        """One row per grid point: parameters, f, precision, recall, accuracy (pooled as
+        chosen; precision and recall always from the pooled counts), fold_mean, fold_sd,
+        fold_min, fold_max of the criterion over folds, n_folds, n_failed, rank."""
+        return self._table.copy()
+
+    # ------------------------------------------------------------------ the model protocol
+    def _model(self):
+        if self.best_model is None:
+            raise InvalidArgumentError(
+                "this CvTuneResults was made with refit=False, so it has no best_model; "
+                "rerun cv_tune(..., refit=True) or fit the model with best_params.")
+        return self.best_model
+
+    def predict(self, newdata=None, type: str = "response", **kwargs):
+        """Predictions of ``best_model`` (see its ``predict``)."""
+        return self._model().predict(newdata, type=type, **kwargs)
+
+    def confusion(self, newdata=None, **kwargs):
+        """Confusion counts of ``best_model`` on ``newdata``."""
+        return self._model().confusion(newdata, **kwargs)
+
+    def measure(self, newdata=None, measure=None, **kwargs) -> float:
+        """``best_model.measure(newdata, ...)``; the tuned F-measure by default."""
+        if measure is None and not kwargs:
+            measure = self.measure_
+        return self._model().measure(newdata, measure=measure, **kwargs)
+
+    def refit(self, data: pd.DataFrame, *, n_jobs=1, progress=False) -> "CvTuneResults":
+        """Rerun the whole tuning (same grid, cv, measure, seed) on ``data``.
+
+        Explicit (train, test) splits belong to the old rows and cannot be reused.
+        """
+        s = self._spec
+        return cv_tune(s["model_fn"], s["formula"], data, s["grid"], refit=s["refit"],
+                       on_error=s["on_error"], n_jobs=n_jobs, progress=progress,
+                       **self._rerun_kwargs("cv_tune"), **s["fixed"])
+
+    # ------------------------------------------------------------------ reporting
+    def summary(self, top: int = 10) -> Summary:
+        """The criterion, the folds, the best point and the ``top`` grid points."""
+        crit: Criterion = self._spec["measure"]
+        t = self._table
+        b = t.iloc[self.best_index]
+        col = crit.column
+        lines = [("Measure", crit.text(len(self.folds))),
+                 ("Folds", f"{self._folds.description}; the same splits for every grid point"
+                           f" (random_state = {self._spec['random_state']})"),
+                 ("Grid", f"{len(t)} points over {', '.join(self.param_names) or '(none)'}; "
+                          f"{int((t['n_failed'] > 0).sum())} with failed fits")]
+        best = [(k, v) for k, v in self.best_params.items()] or ["(no parameters)"]
+        best.append((f"CV {crit.name}", float(b[col])))
+        best.append(f"  precision {b['precision']:.4f}, recall {b['recall']:.4f} (pooled counts); "
+                    f"fold {crit.name} mean {b['fold_mean']:.4f}, sd {b['fold_sd']:.4f}, range "
+                    f"[{b['fold_min']:.4f}, {b['fold_max']:.4f}]")
+        best.append(("Refitted on all rows", f"yes ({self.n_rows} rows)" if self.best_model
+                     is not None else "no (refit=False)"))
+        shown = t.sort_values(["rank"]).head(top).reset_index(drop=True)
+        shown = shown[self.param_names + ["f", "precision", "recall", "accuracy", "fold_sd",
+                                          "n_failed"]]
+        for c in ("f", "precision", "recall", "accuracy", "fold_sd"):
+            shown[c] = [f"{v:.4f}" for v in shown[c]]
+        sections = [Section("Cross-validation:", lines), Section("Best point:", best),
+                    Section(f"Grid (best {len(shown)} of {len(t)} by CV {crit.name}):", [],
+                            table=shown)]
+        return Summary(title=f"Cross-validated tuning of {_fn_name(self._spec['model_fn'])}",
+                       call=self.call, sections=sections)
+
+    def plot(self, x: str | None = None, y: str | None = None, ax=None):
+        """F (the criterion) over one parameter, or a heat map over two.
+
+        With more than two varying parameters, name ``x`` (and ``y``): the plot is
+        the slice through the best point (the other parameters at their best values).
+        """
+        from .plotting import _axes
+
+        t, crit = self._table, self._spec["measure"]
+        varying = [n for n in self.param_names if t[n].nunique(dropna=False) > 1]
+        axes_names = [n for n in (x, y) if n is not None]
+        for n in axes_names:
+            if n not in self.param_names:
+                raise InvalidArgumentError(
+                    f"`x`/`y` must name grid parameters ({', '.join(self.param_names)}); "
+                    f"got {n!r}.")
+        if not axes_names:
+            if len(varying) > 2:
+                raise InvalidArgumentError(
+                    f"the grid varies {len(varying)} parameters ({', '.join(varying)}); name one "
+                    "or two of them as x= and y= (the others are held at their best values).")
+            axes_names = varying or self.param_names[:1]
+        if not axes_names:
+            raise InvalidArgumentError("the grid has no parameters to plot.")
+        best = t.iloc[self.best_index]
+        keep = np.ones(len(t), dtype=bool)
+        for n in self.param_names:
+            if n not in axes_names:
+                keep &= (t[n] == best[n]).to_numpy() | (t[n].isna() & pd.isna(best[n])).to_numpy()
+        part = t[keep]
+        fig, ax = _axes(ax)
+        label = f"CV {crit.name} ({crit.pooling})"
+        if len(axes_names) == 1:
+            n = axes_names[0]
+            part = part.sort_values(n)
+            xs = part[n].astype(str) if not pd.api.types.is_numeric_dtype(part[n]) else part[n]
+            ax.plot(xs, part[crit.column], marker="o", label=label)
+            ax.fill_between(xs, part["fold_min"], part["fold_max"], alpha=0.2,
+                            label="range over folds")
+            vals = part[n].to_numpy()
+            if pd.api.types.is_numeric_dtype(part[n]) and vals.min() > 0 and \
+                    vals.max() / vals.min() >= 100:
+                ax.set_xscale("log")
+            ax.axvline(best[n] if pd.api.types.is_numeric_dtype(part[n]) else str(best[n]),
+                       color="grey", linestyle=":", label="best")
+            ax.set_xlabel(n)
+            ax.set_ylabel(label)
+            ax.legend(fontsize="small")
+        else:
+            grid = part.pivot_table(index=axes_names[1], columns=axes_names[0],
+                                    values=crit.column, aggfunc="mean", dropna=False)
+            im = ax.imshow(grid.to_numpy(dtype=float), origin="lower", aspect="auto",
+                           cmap="viridis")
+            ax.set_xticks(range(grid.shape[1]), list(map(_tick, grid.columns)), rotation=45)
+            ax.set_yticks(range(grid.shape[0]), list(map(_tick, grid.index)))
+            ax.plot(list(grid.columns).index(best[axes_names[0]]),
+                    list(grid.index).index(best[axes_names[1]]), "r*", markersize=12)
+            ax.set_xlabel(axes_names[0])
+            ax.set_ylabel(axes_names[1])
+            fig.colorbar(im, ax=ax, label=label)
+        fig.tight_layout()
+        return fig
+
+    def __repr__(self) -> str:
+        return (f"<CvTuneResults {_fn_name(self._spec['model_fn'])}: {len(self._table)} points x "
+                f"{len(self.folds)} folds, best {self.best_params} with CV "
+                f"{self._spec['measure'].name} = {self.best_score:.4f}>")
+
+
+# ----------------------------------------------------------------------------- thresholds
+def _counts_at(s: np.ndarray, pos: np.ndarray, neg: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Counts (len(t), 4) of the rule "positive iff s >= t" for every t: one sort, cumsums.
+
+    ``pos`` and ``neg`` are the weights a row adds to the positives (w y) and the
+    negatives (w (1 - y)); TP and FP at t are their sums over the rows with s >= t.
+    """
+    order = np.argsort(-s, kind="stable")
+    cp = np.r_[0.0, np.cumsum(pos[order])]
+    cn = np.r_[0.0, np.cumsum(neg[order])]
+    k = np.searchsorted(-s[order], -t, side="right")  # how many rows have s >= t
+    tp, fp = cp[k], cn[k]
+    return np.stack([tp, fp, cp[-1] - tp, cn[-1] - fp], axis=-1)
+
+
+def _threshold_curve(held: pd.DataFrame, crit: Criterion) -> pd.DataFrame:
+    """The criterion at every cut of the pooled held-out scores (exact search).
+
+    Row 0 is "nothing positive" (threshold +inf); row j >= 1 classes positive the
+    rows whose score is at least the j-th largest distinct score.
+    """
+    s = held["score"].to_numpy()
+    pos = (held["weight"] * held["y"]).to_numpy()
+    neg = (held["weight"] * (1.0 - held["y"])).to_numpy()
+    t = np.r_[np.inf, np.unique(s)[::-1]]
+    if crit.pooling == "tp_fp":
+        counts = _counts_at(s, pos, neg, t)[None]          # pooled = summed counts
+    else:
+        split = held["split"].to_numpy()
+        counts = np.stack([_counts_at(s[split == k], pos[split == k], neg[split == k], t)
+                           for k in np.unique(split)])
+    out = pd.DataFrame({"threshold": t})
+    out[["tp", "fp", "fn", "tn"]] = counts.sum(axis=0)
+    for col, v in crit.summarise(counts).items():
+        out[col] = v
+    return out
+
+
+def _midpoint(t: np.ndarray, j: int) -> float:
+    """The threshold between cut j's lowest positive score and the next lower score."""
+    if j == 0:
+        return np.inf
+    return -np.inf if j == len(t) - 1 else 0.5 * (t[j] + t[j + 1])
+
+
+def _score_type(results, data: pd.DataFrame, score_type):
+    """Resolve ``type`` (probabilities, else decision scores) and score all rows."""
+    if score_type is not None:
+        check_choice("type", score_type, ("response", "decision", "link"))
+        return score_type, _scores(results, data, score_type)
+    errors = []
+    for candidate in ("response", "decision"):
+        try:
+            return candidate, _scores(results, data, candidate)
+        except FmstatsError as exc:
+            errors.append(exc)
+    raise errors[0]
+
+
+def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: int = 1,
+                   measure=None, beta=None, alpha=None, pooling: str = "tp_fp",
+                   refit_folds: bool = True, type: str | None = None, random_state=None,
+                   n_jobs=None, progress=None) -> "ThresholdedResults":
+    """The decision threshold that maximises the cross-validated F of a fitted model.
+
+    The model is refitted on each training fold (``results.refit``), its scores on
+    the held-out fold are pooled, and the criterion is evaluated at every cut of
+    the pooled scores at once (one sort and cumulative sums per fold): the search
+    is exact, not on a grid.  The tuned threshold is the midpoint between the
+    lowest score classed positive and the highest classed negative; among equal
+    criterion values the highest threshold (fewest positives) wins.
+
+    Parameters
+    ----------
+    results : a fitted model (the protocol's ``refit``, ``predict``), fitted on ``data``.
+    data : its training data (default ``results.training_data`` where a model keeps it).
+    cv, repeats, random_state : the folds, as in :func:`cv_tune`.
+    measure, beta, alpha, pooling : the criterion, as in :func:`cv_tune`.
+    refit_folds : ``False`` scores the rows with ``results`` itself (fitted on all
+        rows: no refits, but optimistic); the folds then only matter for
+        ``pooling="mean"``.
+    type : the score thresholded: ``"response"`` (probabilities) or
+        ``"decision"``; default the first of the two that ``results.predict`` gives.
+    n_jobs, progress : parallel fold refits; tqdm bar.
+
+    Returns
+    -------
+    ThresholdedResults
+    """
+    _check_protocol(results, "predict", *(("refit",) if refit_folds else ()))
+    crit = Criterion(measure, beta, alpha, pooling)
+    check_n_jobs(n_jobs)
+    progress_enabled(progress)
+    if data is None:
+        data = getattr(results, "training_data", None)
+        if not isinstance(data, pd.DataFrame):
+            raise InvalidArgumentError(
+                "tune_threshold() needs the data the model was fitted on: pass `data=` "
+                f"({describe(results)} does not keep it).")
+    data = _check_frame(data, "data").reset_index(drop=True)  # positions index the predictions
+    formula = getattr(results, "formula", None)
+    response = response_rows(formula, data)
+    score_type, all_scores = _score_type(results, data, type)
+    seed = fixed_seed(random_state)
+    folds = make_folds(response, cv, repeats=repeats, random_state=seed)
+    warn_empty_folds(folds, response, pooling)
+    if refit_folds:
+        out = run_tasks(_threshold_task, [(results, data, tr, te, score_type)
+                                          for tr, te in folds.pairs],
+                        n_jobs=n_jobs, progress=progress, 
+                        desc=f"tune_threshold: {len(folds)} folds")
+        bad = [(i, e) for i, (_, e, _) in enumerate(out) if e is not None]
+        if bad:
+            i, e = bad[0]
+            raise e.__class__(f"refitting the model on training fold {i} failed ({len(bad)} of "
+                             f"{len(folds)} folds failed), so no threshold can be tuned: "
+                             f"{e}") from e
+        reemit([w for _, _, ws in out for w in ws], len(folds), "fold refits of tune_threshold")
+        held = [v for v, _, _ in out]
+    else:
+        s_all = pd.Series(all_scores.to_numpy(dtype=float), index=all_scores.index.to_numpy())
+        held = [(te[np.isin(te, s_all.index)], s_all.reindex(te).dropna().to_numpy())
+                for _, te in folds.pairs]
+    rows = np.concatenate([p for p, _ in held])
+    cv_scores = pd.DataFrame({"split": np.repeat(np.arange(len(held)), [len(p) for p, _ in held]),
+                              "row": rows, "score": np.concatenate([s for _, s in held]),
+                              "y": response.y[rows], "weight": response.w[rows]})
+    cv_scores = cv_scores[response.observed[rows]].reset_index(drop=True)
+    curve = _threshold_curve(cv_scores, crit)
+    best = int(np.argmax(curve[crit.column].to_numpy()))
+    spec = dict(cv=kept_cv(cv), repeats=repeats, measure=crit, refit_folds=refit_folds,
+                type=type, random_state=seed)
+    call = _call_text("tune_threshold", {
+        "results": f"<{_fn_name(results)}>", "data": _data_text(data),
+        "cv": cv if isinstance(cv, (int, np.integer)) else folds.description,
+        "pooling": repr(pooling), "measure": crit.name, "refit_folds": refit_folds})
+    return ThresholdedResults(base=results, data=data, formula=formula, score_type=score_type,
+                              threshold=_midpoint(curve["threshold"].to_numpy(), best),
+                              curve=curve, best_index=best, cv_scores=cv_scores, folds=folds,
+                              spec=spec, call=call)
+
+
+class ThresholdedResults(_Tuned):
+    """A fitted model with a cross-validated decision threshold (:func:`tune_threshold`).
+
+    Speaks the model protocol: ``predict(newdata, type="class")`` classes a row
+    positive when its score (``score_type``) is at least ``threshold``; other
+    ``type`` values are the base model's predictions.  ``confusion`` and
+    ``measure`` use these classes; ``refit(data)`` refits the base model and, by
+    default, tunes the threshold again (``retune=False`` keeps it).
+    ``tidy()`` is the criterion-versus-threshold curve; ``cv_scores`` the pooled
+    held-out scores; ``training_data`` the tuning data (positions as index).
+    """
+
+    def __init__(self, *, base, data, formula, score_type, threshold, curve, best_index,
+                 cv_scores, folds, spec, call):
+        self.base = base
+        self.training_data = data
+        self.formula = formula
+        self.score_type = score_type
+        self.threshold = float(threshold)
+        self._curve = curve
+        self.best_index = best_index
+        self.cv_scores = cv_scores
+        self._folds = folds
+        self._spec = spec
+        self.call = call
+
+    @property
+    def best_score(self) -> float:
+        """The cross-validated criterion at the tuned threshold."""
+        return float(self._curve[self._spec["measure"].column].iloc[self.best_index])
+
+    def tidy(self) -> pd.DataFrame:
+        """The curve: one row per cut of the pooled held-out scores (``threshold`` is the
+        lowest score classed positive; +inf is "none"), pooled counts, f, precision,
+        recall, accuracy (pooled as chosen)."""
+        return self._curve.copy()
+
+    def cv_value(self, threshold: float) -> dict:
+        """f, precision, recall, accuracy of the held-out scores at any threshold."""
+        h, crit = self.cv_scores, self._spec["measure"]
+        t = np.array([float(threshold)])
+        counts = np.stack([_counts_at(g["score"].to_numpy(), (g["weight"] * g["y"]).to_numpy(),
+                                      (g["weight"] * (1 - g["y"])).to_numpy(), t)
+                           for _, g in h.groupby("split")])
+        return {k: float(v[0]) for k, v in crit.summarise(counts).items()}
+
+    # ------------------------------------------------------------------ the model protocol
+    def predict(self, newdata=None, type: str = "response", **kwargs) -> pd.Series:
+        """``type="class"``: 1 where the score is at least ``threshold``; else the base's."""
+        if type != "class":
+            return self.base.predict(newdata, type=type, **kwargs)
+        s = _scores(self.base, newdata, self.score_type)
+        return pd.Series((s.to_numpy() >= self.threshold).astype(np.int64), index=s.index,
+                         name="class")
+
+    def confusion(self, newdata=None) -> _m.Confusion:
+        """Confusion counts of the tuned classes on ``newdata`` (default: the tuning data).
+
+        Rows count with the response's trials (``cbind``) as weights and
+        probabilistic labels fractionally, as :meth:`MaxentResults.confusion` on new data.
+        """
+        data = (self.training_data if newdata is None
+                else _check_frame(newdata, "newdata").reset_index(drop=True))
+        response = response_rows(self.formula, data)
+        cls = self.predict(data, type="class")
+        rows = cls.index.to_numpy()
+        keep = response.observed[rows]
+        return _m.noisy_confusion(response.y[rows][keep], cls.to_numpy()[keep],
+                                  dependence="independent", sample_weight=response.w[rows][keep])
+
+    def measure(self, newdata=None, measure=None, *, beta=None, alpha=None) -> float:
+        """F of the tuned classes on ``newdata``; the tuned F-measure by default."""
+        fm = self.measure_ if measure is None and beta is None and alpha is None \
+            else _m.as_fmeasure(measure, beta, alpha)
+        return float(self.confusion(newdata).f(fm))
+
+    def refit(self, data: pd.DataFrame, *, retune: bool = True, n_jobs=1, progress=False,
+              **kwargs) -> "ThresholdedResults":
+        """Refit the base model on ``data`` (``kwargs`` go to its ``refit``) and retune."""
+        base = self.base.refit(data, **kwargs)
+        if not retune:
+            out = pd.DataFrame(data).reset_index(drop=True)
+            return ThresholdedResults(
+                base=base, data=out, formula=self.formula, score_type=self.score_type,
+                threshold=self.threshold, curve=self._curve, best_index=self.best_index,
+                cv_scores=self.cv_scores, folds=self._folds, spec=self._spec, call=self.call)
+        s = self._spec
+        return tune_threshold(base, data, refit_folds=s["refit_folds"], type=s["type"],
+                              n_jobs=n_jobs, progress=progress,
+                              **self._rerun_kwargs("tune_threshold"))
+
+    # ------------------------------------------------------------------ reporting
+    def summary(self) -> Summary:
+        """The tuned threshold, the criterion there and at the base model's own threshold."""
+        crit = self._spec["measure"]
+        b = self._curve.iloc[self.best_index]
+        name = f"CV {crit.name}"
+        lines = [f"  predicted class 1 when predict(type='{self.score_type}') >= "
+                 f"{self.threshold:.6g}",
+                 (f"{name} at the tuned threshold", float(b[crit.column])),
+                 f"  precision {b['precision']:.4f}, recall {b['recall']:.4f} (pooled held-out "
+                 "counts)"]
+        own = getattr(self.base, "threshold", None)
+        if isinstance(own, (int, float)) and self.score_type == "response":
+            lines.append((f"{name} at the model's own threshold {own:g}",
+                          self.cv_value(own)[crit.column]))
+        cv_lines = [("Measure", crit.text(len(self.folds))),
+                    ("Folds", f"{self._folds.description} (random_state = "
+                              f"{self._spec['random_state']})"),
+                    ("Held-out scores", "from the model refitted on each training fold"
+                     if self._spec["refit_folds"] else "from the model fitted on all rows "
+                     "(refit_folds=False: optimistic)"),
+                    ("Search", f"exact over all {len(self._curve)} cuts of the pooled held-out "
+                               "scores; the threshold is the midpoint between the lowest score "
+                               "classed positive and the highest classed negative")]
+        sections = [Section("Threshold:", lines), Section("Cross-validation:", cv_lines),
+                    Section("Base model:", [repr(self.base),
+                                            "(its coefficients: results.base.summary())"])]
+        return Summary(title="Classifier with a cross-validated decision threshold",
+                       call=self.call, sections=sections)
+
+    def plot(self, ax=None):
+        """The criterion, precision and recall against the threshold."""
+        from .plotting import _axes
+
+        crit = self._spec["measure"]
+        c = self._curve[np.isfinite(self._curve["threshold"])]
+        fig, ax = _axes(ax)
+        for col, style in ((crit.column, "-"), ("precision", "--"), ("recall", ":")):
+            label = f"CV {crit.name} ({crit.pooling})" if col == crit.column else col
+            ax.step(c["threshold"], c[col], style, where="post", label=label)
+        ax.axvline(self.threshold, color="grey", linestyle="-.",
+                   label=f"tuned threshold {self.threshold:.3g}")
+        ax.set_xlabel(f"threshold on predict(type='{self.score_type}')")
+        ax.set_ylabel("held-out value")
+        ax.legend(fontsize="small")
+        fig.tight_layout()
+        return fig
+
+    def __repr__(self) -> str:
+        return (f"<ThresholdedResults threshold {self.threshold:.4g} on {self.score_type} of "
+                f"{_fn_name(self.base)}: CV {self._spec['measure'].name} = "
+                f"{self.best_score:.4f}>")
