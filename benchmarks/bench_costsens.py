@@ -23,6 +23,10 @@ non-intercept coefficients, exact threshold search on the validation scores):
   same matrix without the intercept column (sklearn fits its own, unpenalised).
   fmstats minimises  deviance + penalty ||b||^2 = -2 sum w loglik + penalty ||b||^2;
   sklearn minimises  C * (-sum w loglik) + ||b||^2 / 2, so C = 1 / penalty.
+
+Every contender runs with BLAS limited to one thread (threadpoolctl), as costsens does inside
+its loop: on these shared 2-core machines two BLAS threads per fit were measured to be
+several times slower under load (DESIGN.md section 7).
 """
 from __future__ import annotations
 
@@ -30,6 +34,7 @@ import argparse
 import time
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from _common import ensure_fmstats_importable
 
@@ -117,7 +122,8 @@ def main() -> None:
         tt = []
         for _ in range(args.repeats):
             t0 = time.perf_counter()
-            f = fn()
+            with threadpool_limits(limits=1, user_api="blas"):
+                f = fn()
             tt.append(time.perf_counter() - t0)
         res[name] = (min(tt), f)
     tw = res["warm IRLS (core)"][0]

@@ -40,6 +40,7 @@ def _fig3_profiles():
     return out
 
 
+@pytest.mark.reference
 def test_fig3_f1_table_matches_paper_where_consistent():
     prof = _fig3_profiles()
     ours = {k: 100 * prof[pred][2] for k, (pred, _) in PAPER_FIG3.items()}
@@ -112,6 +113,7 @@ def _galaxy_f1(subset_mask):
     return 0.0 if tp == 0 else 2 * tp / (2 * tp + fp + fn)
 
 
+@pytest.mark.reference
 def test_galaxy_bayes_optimal_f1():
     best = max(_galaxy_f1(m) for m in itertools.product((0, 1), repeat=4))
     # Exact value from the stated mixture: predict clusters 1 and 3 positive,
@@ -125,6 +127,20 @@ def test_galaxy_bayes_optimal_f1():
     assert abs(best - 0.675) < 0.015
 
 
+def test_galaxy_no_randomised_classifier_beats_bayes():
+    """F1 is fractional-linear in the fractions q_z of each cluster predicted positive, so its
+    maximum over [0, 1]^4 is at a vertex; check on 200,000 random (partial) classifiers."""
+    rng = np.random.default_rng(7)
+    q = rng.random((200_000, 4))
+    q[:50_000] = np.round(q[:50_000], 1)
+    tp = q @ (G_MU * G_ETA)
+    fp = q @ (G_MU * (1 - G_ETA))
+    fn = (G_MU * G_ETA).sum() - tp
+    f = 2 * tp / (2 * tp + fp + fn)
+    assert f.max() <= 0.0198 / 0.0299 + 1e-12
+    assert f.max() > 0.0198 / 0.0299 - 0.01
+
+
 def test_galaxy_reduction_reaches_bayes_f1():
     rng = np.random.default_rng(20240601)
     n = 100_000
@@ -134,6 +150,7 @@ def test_galaxy_reduction_reaches_bayes_f1():
     bayes = max(_galaxy_f1(m) for m in itertools.product((0, 1), repeat=4))
     fit = costsens_arrays(X, y, validation=1 / 3, penalty=1e-3, random_state=1)
     cluster_pred = fit.predict(np.column_stack([np.ones(4), np.eye(4)[:, :3]])).to_numpy()
+    assert fit.converged
     assert abs(_galaxy_f1(cluster_pred) - bayes) <= 0.01
     assert fit.variant == "CS&T"
     # the cost-sensitive variant without thresholds also works on this flexible model
@@ -191,6 +208,54 @@ def test_discretisation_bound(data):
     assert F2 - F <= phi * (a @ (e - e2)) + 1e-10
 
 
+def _profile_from_predictions(Y, P):
+    """(FN_1, FP_1, ..., FN_L, FP_L) and priors, as proportions of the rows."""
+    n = Y.shape[0]
+    fn = ((Y == 1) & (P == 0)).sum(axis=0) / n
+    fp = ((Y == 0) & (P == 1)).sum(axis=0) / n
+    return np.column_stack([fn, fp]).ravel(), Y.mean(axis=0)
+
+
+@pytest.mark.parametrize("beta", [0.5, 1.0, 2.0])
+def test_profile_value_matches_sklearn_counts(beta):
+    from sklearn.metrics import fbeta_score, jaccard_score
+
+    rng = np.random.default_rng(int(10 * beta))
+    Y = (rng.random((400, 5)) < [0.1, 0.3, 0.5, 0.2, 0.05]).astype(int)
+    P = np.where(rng.random(Y.shape) < 0.7, Y, 1 - Y)
+    e, priors = _profile_from_predictions(Y, P)
+    assert profile_value("micro_f", e, priors, beta=beta) == pytest.approx(
+        fbeta_score(Y, P, beta=beta, average="micro"), rel=1e-12)
+    assert profile_value("micro_jaccard", e, priors) == pytest.approx(
+        jaccard_score(Y, P, average="micro"), rel=1e-12)
+    assert profile_value("f", e[:2], priors[:1], beta=beta) == pytest.approx(
+        fbeta_score(Y[:, 0], P[:, 0], beta=beta), rel=1e-12)
+    assert profile_value("jaccard", e[:2], priors[:1]) == pytest.approx(
+        jaccard_score(Y[:, 0], P[:, 0]), rel=1e-12)
+
+
+@pytest.mark.parametrize("beta", [0.5, 1.0, 2.0])
+def test_multiclass_profile_value_matches_definition(beta):
+    """mcF of the error profile (class 0 the default) against measures.multiclass_micro_f
+    (seed 001's definition, wrong_class="fn") and a direct count of TP, FP, FN."""
+    from fmstats.measures import multiclass_micro_f
+
+    rng = np.random.default_rng(5)
+    y = rng.choice(4, size=500, p=[0.6, 0.2, 0.15, 0.05])
+    pred = np.where(rng.random(500) < 0.6, y, rng.choice(4, size=500))
+    Y, P = np.eye(4, dtype=int)[y], np.eye(4, dtype=int)[pred]
+    e, priors = _profile_from_predictions(Y, P)
+    got = profile_value("multiclass_f", e, priors, beta=beta)
+    assert got == pytest.approx(multiclass_micro_f(y, pred, 0, beta=beta, wrong_class="fn"),
+                                rel=1e-12)
+    tp = np.sum((y == pred) & (y != 0))
+    fn = np.sum((y != pred) & (y != 0))
+    fp = np.sum((y == 0) & (pred != 0))
+    b2 = beta ** 2
+    assert got == pytest.approx((1 + b2) * tp / ((1 + b2) * tp + b2 * fn + fp), rel=1e-12)
+    assert profile_value("multiclass_jaccard", e, priors) == pytest.approx(tp / (tp + fn + fp))
+
+
 def test_paper_cost_vectors_and_phi():
     b = 2.0
     np.testing.assert_allclose(cost_vector("f", 0.3, [0.2, 0.8], beta=b), [4.7, 0.3, 0, 0])
@@ -223,6 +288,31 @@ def test_best_threshold_matches_brute_force():
     assert (3.25 * tp / (3.25 * tp + 2.25 * (y.sum() - tp) + p.sum() - tp)) == pytest.approx(f)
 
 
+class _FakeSearcher:
+    """Stands in for the learner loop: F(t) is a known quasi-concave curve."""
+
+    def __init__(self, fn):
+        self.fn, self.cache = fn, {}
+
+    def __call__(self, t):
+        self.cache.setdefault(t, {"f": self.fn(t)})
+        return self.cache[t]
+
+
+@pytest.mark.parametrize("peak", [0.13, 0.77, 1.0, 1.42, 1.93])
+def test_bracketing_brackets_the_maximum(peak):
+    from fmstats.costsensitive.search import _bracket
+
+    s = _FakeSearcher(lambda t: 1.0 / (1.0 + 4 * abs(t - peak)))     # quasi-concave, peak
+    _bracket(s, 2.0, budget=40, min_width=2.0 / 64)
+    best = max(s.cache, key=lambda t: s.cache[t]["f"])
+    assert abs(best - peak) <= 2.0 / 64
+    assert len(s.cache) < 19          # fewer fits than the 19-point grid for a finer result
+    s2 = _FakeSearcher(lambda t: -abs(t - peak))
+    _bracket(s2, 2.0, budget=5, min_width=1e-9)
+    assert len(s2.cache) == 5         # the budget caps the number of fits
+
+
 def test_cost_grid_default_is_papers():
     np.testing.assert_allclose(cost_grid(19), np.arange(1, 20) / 10)
 
@@ -249,6 +339,7 @@ def _test_f1(fit, test):
     return 2 * tp / (p.sum() + y.sum())
 
 
+@pytest.mark.reference
 def test_adult_cs_and_t(adult):
     train, test = adult
     fit = costsens(ADULT_FORMULA, train, random_state=0)
@@ -256,12 +347,17 @@ def test_adult_cs_and_t(adult):
     assert len(fit.curve) == 19
     assert _test_f1(fit, test) >= 0.67
     # results object: summary, pickling, scores
-    text = fit.summary()
-    assert "alpha = 0.5" in text and "CS&T" in text and "Best cost t" in text
+    text = str(fit.summary())
+    assert "alpha = 0.5" in text and "CS&T" in text and "Cost level t" in text
     clone = pickle.loads(pickle.dumps(fit))
     np.testing.assert_array_equal(clone.predict(test.head(50)), fit.predict(test.head(50)))
-    sc = fit.predict(test.head(5), type="score")
+    sc = fit.predict(test.head(5), type="response")
     assert np.all((sc > 0) & (sc < 1))
+    # the class rule is "log-odds >= threshold", i.e. probability >= expit(threshold)
+    from scipy.special import expit
+    np.testing.assert_array_equal(fit.predict(test.head(200)).to_numpy(),
+                                  (fit.predict(test.head(200), type="response")
+                                   >= expit(fit.best_threshold)).astype(int).to_numpy())
     # bracketing uses fewer fits and gets about the same validation F
     br = costsens(ADULT_FORMULA, train, search="bracket", random_state=0)
     assert len(br.curve) <= 19
@@ -298,10 +394,17 @@ def test_bad_input():
         costsens("y ~ x", d, grid=0)
     with pytest.raises(InvalidArgumentError, match="grid"):
         costsens("y ~ x", d, grid=[0.5, 2.5])
-    with pytest.raises(InvalidArgumentError, match="wsvm"):
-        costsens("y ~ x", d, learner="svm")
-    with pytest.raises(InvalidArgumentError, match="kind"):
-        costsens("y ~ x", d, kind="multilabel")
+    with pytest.raises(InvalidArgumentError, match="penalty.*svm"):
+        costsens("y ~ x", d, learner="svm", penalty=0)
+    with pytest.raises(InvalidArgumentError, match="learner"):
+        costsens("y ~ x", d, learner="tree")
+    # measures not defined for the label type
+    with pytest.raises(InvalidArgumentError, match="'micro_f' is not defined for .*binary"):
+        costsens("y ~ x", d, measure="micro_f")
+    with pytest.raises(InvalidArgumentError, match="'macro_f' is not defined for .*binary"):
+        costsens("y ~ x", d, measure="macro_f")
+    with pytest.raises(InvalidArgumentError, match="not a pseudo-linear"):
+        costsens("y ~ x", d, measure="instance_f")
     with pytest.raises(InvalidArgumentError, match="search"):
         costsens("y ~ x", d, search="golden")
     with pytest.raises(DataError, match="validation.*no positive"):
@@ -316,6 +419,25 @@ def test_bad_input():
         cost_vector("multiclass_f", 0.5, [0.3])
     with pytest.raises(InvalidArgumentError, match="2L"):
         profile_value("micro_f", [0.1, 0.1, 0.2], [0.3, 0.2])
+
+
+@pytest.mark.parametrize("search", ["grid", "bracket"])
+def test_variants_share_fits_but_equal_separate_calls(search):
+    from fmstats.costsensitive import costsens_variants
+
+    d, test = _toy(400, 2), _toy(300, 3)
+    table, fits = costsens_variants("y ~ x", d, test, grid=7, search=search, random_state=4)
+    assert list(table["variant"]) == ["-", "T", "CS", "CS&T"]
+    for costs, thr in [(False, False), (False, True), (True, False), (True, True)]:
+        one = costsens("y ~ x", d, costs=costs, thresholds=thr, grid=7, search=search,
+                       random_state=4)
+        row = table[table["variant"] == one.variant].iloc[0]
+        assert row["validation_f"] == one.validation_f
+        assert row["test_f"] == pytest.approx(one.measure(test))
+        np.testing.assert_array_equal(fits[("logit", one.variant)].coef, one.coef)
+        pd.testing.assert_frame_equal(fits[("logit", one.variant)].tidy(), one.tidy())
+    again = fits[("logit", "CS")].refit(d)
+    assert again.variant == "CS" and again.validation_f == fits[("logit", "CS")].validation_f
 
 
 def test_validation_by_index_and_mask():
