@@ -1,0 +1,291 @@
+"""Pure core of the misclassification-counting and F-measure SVMs (thesis (3.4), (3.6)).
+
+With the smooth step s(xi; a) = 2 (1/(1 + e^{-a xi}) - 1/2) = tanh(a xi / 2):
+
+* ``"count"``    f = 1/2 w'w + C_+ sum_{y=+1} s(xi_i) + C_- sum_{y=-1} s(xi_i)           (3.4)
+* ``"fmeasure"`` f = 1/2 w'w + C (alpha S_- + (1 - alpha) S_+) / (m_+ - S_+)               (3.6)
+
+where S_+ and S_- are the (weighted) sums of s(xi_i) over the positive and negative rows
+and alpha is the weight on precision (the thesis's beta).  Two formulations:
+
+* ``primal``  -- over (w, b, xi) with the m margin constraints
+  1 - xi_i - y_i (x_i'w + b) <= 0 passed to NLopt as *one* vector-valued constraint,
+  xi >= 0 as bounds (the thesis's box bounds by default);
+* ``reduced`` -- over (w, b) only, with xi_i = max(0, 1 - y_i (x_i'w + b)) substituted.
+  Both objectives increase in every xi_i, so at any (w, b) the smallest feasible xi is
+  optimal: the two problems have the same minima, the reduced one in n + 1 variables.
+
+The NLopt driver keeps the objective of every evaluation (the trace) and the best
+*feasible* point met, maps NLopt's result code to ``converged`` and a message, and
+never returns a point worse than the start.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["step_approx", "SvmObjective", "thesis_bounds", "NloptRun", "run_nlopt",
+           "NLOPT_ALGORITHMS", "NLOPT_RESULTS", "nlopt_version"]
+
+#: NLopt's local derivative-free algorithms accepted by name (without the ``LN_`` prefix).
+NLOPT_ALGORITHMS = ("COBYLA", "BOBYQA", "NEWUOA_BOUND", "NELDERMEAD", "SBPLX", "PRAXIS")
+#: Algorithms that handle the primal formulation's nonlinear (margin) constraints.
+CONSTRAINED_ALGORITHMS = ("COBYLA",)
+
+#: NLopt result codes -> (converged, message)
+NLOPT_RESULTS = {
+    1: (True, "NLOPT_SUCCESS: generic success"),
+    2: (True, "NLOPT_STOPVAL_REACHED: the objective reached stopval"),
+    3: (True, "NLOPT_FTOL_REACHED: relative or absolute change of the objective below ftol"),
+    4: (True, "NLOPT_XTOL_REACHED: relative or absolute change of the parameters below xtol"),
+    5: (False, "NLOPT_MAXEVAL_REACHED: stopped after maxeval objective evaluations"),
+    6: (False, "NLOPT_MAXTIME_REACHED: stopped after maxtime seconds"),
+    -1: (False, "NLOPT_FAILURE: generic failure"),
+    -2: (False, "NLOPT_INVALID_ARGS: invalid arguments (bounds, start or settings)"),
+    -3: (False, "NLOPT_OUT_OF_MEMORY: ran out of memory"),
+    -4: (True, "NLOPT_ROUNDOFF_LIMITED: progress halted by rounding errors (NLopt: the point "
+               "is usually useful)"),
+    -5: (False, "NLOPT_FORCED_STOP: the optimisation was stopped"),
+}
+
+
+def nlopt_version() -> str:
+    import nlopt
+
+    return f"{nlopt.version_major()}.{nlopt.version_minor()}.{nlopt.version_bugfix()}"
+
+
+def step_approx(xi, a: float):
+    """s(xi; a) = 2 (1/(1 + exp(-a xi)) - 1/2), computed stably as tanh(a xi / 2)."""
+    return np.tanh(0.5 * a * np.asarray(xi, dtype=float))
+
+
+@dataclass(frozen=True)
+class SvmObjective:
+    """The objective (3.4) or (3.6) on fixed data.
+
+    ``X`` (m, n) without intercept column, ``y`` in {-1, +1}, ``weight`` row weights
+    (frequency weights of the sums; ones for the thesis).  ``kind`` is ``"fmeasure"``
+    (uses ``alpha`` and ``C``) or ``"count"`` (uses ``C_pos`` and ``C_neg``).
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    weight: np.ndarray
+    kind: str
+    a: float
+    alpha: float = 0.5
+    C: float = 1.0
+    C_pos: float = 1.0
+    C_neg: float = 1.0
+
+    def __post_init__(self):
+        pos = self.y > 0
+        object.__setattr__(self, "_cp", np.where(pos, self.weight, 0.0))
+        object.__setattr__(self, "_cn", np.where(pos, 0.0, self.weight))
+
+    @property
+    def n(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def m_pos(self) -> float:
+        return float(self._cp.sum())
+
+    def value(self, w: np.ndarray, xi: np.ndarray) -> float:
+        """Objective at (w, xi) (b enters only through the constraints / xi)."""
+        s = step_approx(xi, self.a)
+        s_pos, s_neg = float(self._cp @ s), float(self._cn @ s)
+        reg = 0.5 * float(w @ w)
+        if self.kind == "count":
+            return reg + self.C_pos * s_pos + self.C_neg * s_neg
+        denom = self.m_pos - s_pos
+        if denom <= 0:
+            return np.inf
+        return reg + self.C * (self.alpha * s_neg + (1.0 - self.alpha) * s_pos) / denom
+
+    def slack(self, wb: np.ndarray) -> np.ndarray:
+        """xi = max(0, 1 - y (X w + b)) for wb = (w, b)."""
+        n = self.n
+        return np.maximum(0.0, 1.0 - self.y * (self.X @ wb[:n] + wb[n]))
+
+    def reduced(self, wb: np.ndarray) -> float:
+        """The reduced objective over (w, b)."""
+        return self.value(wb[: self.n], self.slack(wb))
+
+    def primal(self, z: np.ndarray) -> float:
+        """The primal objective over z = (w, b, xi)."""
+        return self.value(z[: self.n], z[self.n + 1:])
+
+    def margin_constraints(self, z: np.ndarray) -> np.ndarray:
+        """g(z) = 1 - xi - y (X w + b) <= 0, one entry per row (vectorised)."""
+        n = self.n
+        return 1.0 - z[n + 1:] - self.y * (self.X @ z[:n] + z[n])
+
+
+def thesis_bounds(w: np.ndarray, b: float, xi: np.ndarray | None = None):
+    """Box bounds of the thesis's R code, derived from the start (w, b, xi).
+
+    w_j in [-max_j ceil|w_j|, max_j ceil|w_j|], b in [-ceil|b|, ceil|b|] and
+    xi_i in [0, ceil(max xi)].  A zero width (w = 0, b = 0 or xi = 0 exactly) is
+    widened to 1 so that the box has an interior.  Returns (lower, upper) over (w, b)
+    when ``xi`` is None, else over (w, b, xi).
+    """
+    n = len(w)
+    wmax = max(float(np.max(np.ceil(np.abs(w)))) if n else 0.0, 1.0)
+    bmax = max(float(np.ceil(abs(b))), 1.0)
+    lo = np.r_[np.full(n, -wmax), -bmax]
+    hi = np.r_[np.full(n, wmax), bmax]
+    if xi is None:
+        return lo, hi
+    ximax = max(float(np.ceil(np.max(xi))) if len(xi) else 0.0, 1.0)
+    return np.r_[lo, np.zeros(len(xi))], np.r_[hi, np.full(len(xi), ximax)]
+
+
+@dataclass(frozen=True)
+class NloptRun:
+    """Outcome of one NLopt run.
+
+    ``x`` is the best feasible point evaluated (never worse than the start, which is
+    evaluated first); ``trace`` the objective of each evaluation in order,
+    ``violation`` the largest constraint violation of each evaluation (zeros without
+    constraints); ``runs`` the number of NLopt runs (1 + restarts used).
+    """
+
+    x: np.ndarray
+    fun: float
+    start_fun: float
+    code: int
+    converged: bool
+    message: str
+    nevals: int
+    seconds: float
+    callback_seconds: float
+    trace: np.ndarray
+    violation: np.ndarray
+    algorithm: str
+    nlopt_version: str
+    runs: int = 1
+
+
+def run_nlopt(fun, x0: np.ndarray, *, lower=None, upper=None, constraints=None,
+              constraint_tol: float = 0.0, algorithm="COBYLA", maxeval: int = 500,
+              ftol_rel: float = 1e-4, xtol_rel: float = 0.0, initial_step=None,
+              feas_tol: float = 1e-9, maxtime: float = 0.0, restarts: int = 0) -> NloptRun:
+    """Minimise ``fun(x)`` with NLopt local derivative-free algorithm(s).
+
+    ``constraints(x) -> g`` (vector, feasible where g <= 0) is passed as one
+    vector-valued NLopt constraint with tolerance ``constraint_tol`` per entry.
+    Points whose largest violation exceeds ``feas_tol`` are never returned.
+    ``algorithm`` is a name (``"COBYLA"``) or a sequence of names used in turn.
+    ``restarts``: up to this many further runs, each from the best point so far with a
+    fresh initial step (cycling through the algorithms), until every algorithm of the
+    cycle in a row fails to improve the objective by ``ftol_rel`` (relative); all runs
+    share the ``maxeval`` budget.
+    """
+    import nlopt
+
+    algs = (algorithm,) if isinstance(algorithm, str) else tuple(algorithm)
+    x0 = np.asarray(x0, dtype=float)
+    N = x0.size
+    trace: list[float] = []
+    viol: list[float] = []
+    best = {"x": x0.copy(), "f": np.inf}
+    clock = [0.0]
+    last_g = [None]
+
+    def objective(x, grad):
+        t = time.perf_counter()
+        f = float(fun(x))
+        v = 0.0
+        if constraints is not None:
+            g = constraints(x)
+            last_g[0] = (x.copy(), g)
+            v = max(0.0, float(g.max())) if g.size else 0.0
+        if lower is not None:
+            v = max(v, float(np.max(lower - x, initial=0.0)), float(np.max(x - upper, initial=0.0)))
+        trace.append(f)
+        viol.append(v)
+        if v <= feas_tol and f < best["f"]:
+            best["x"], best["f"] = x.copy(), f
+        clock[0] += time.perf_counter() - t
+        return f if np.isfinite(f) else 1e300
+
+    def mcon(result, x, grad):
+        t = time.perf_counter()
+        cached = last_g[0]
+        result[:] = cached[1] if cached is not None and np.array_equal(cached[0], x) \
+            else constraints(x)
+        clock[0] += time.perf_counter() - t
+
+    def make(name):
+        opt = nlopt.opt(getattr(nlopt, "LN_" + name), N)
+        opt.set_min_objective(objective)
+        if constraints is not None:
+            opt.add_inequality_mconstraint(mcon, np.full(constraints(x0).size,
+                                                         float(constraint_tol)))
+        if lower is not None:
+            opt.set_lower_bounds(np.asarray(lower, dtype=float))
+            opt.set_upper_bounds(np.asarray(upper, dtype=float))
+        if initial_step is not None:
+            opt.set_initial_step(np.broadcast_to(np.asarray(initial_step, float), (N,)).copy())
+        opt.set_ftol_rel(float(ftol_rel))
+        if xtol_rel:
+            opt.set_xtol_rel(float(xtol_rel))
+        if maxtime:
+            opt.set_maxtime(float(maxtime))
+        return opt
+
+    opts = [make(a) for a in algs]
+    start_f = float(fun(x0))
+    t0 = time.perf_counter()
+    prev, fails, runs, code, last_ok = start_f, 0, 0, -1, None
+    while runs <= restarts:
+        remaining = int(maxeval) - len(trace)
+        if remaining <= 0:
+            code = 5
+            break
+        opt = opts[runs % len(opts)]
+        runs += 1
+        opt.set_maxeval(remaining)
+        x_run = best["x"] if np.isfinite(best["f"]) else x0
+        code = _optimize(opt, x_run, nlopt)
+        if code > 0 or code == -4:
+            last_ok = code
+        if code in (5, 6):
+            break
+        fails = 0 if best["f"] < prev - ftol_rel * abs(prev) else fails + 1
+        prev = min(prev, best["f"])
+        if fails >= len(opts):
+            break
+    if code < 0 and code != -4 and last_ok is not None and len(opts) > 1:
+        code = last_ok              # one algorithm of the cycle failed, another converged
+    seconds = time.perf_counter() - t0
+    converged, message = NLOPT_RESULTS.get(code, (False, f"unknown NLopt result code {code}"))
+    if start_f <= best["f"]:      # the start was not beaten (or nothing feasible was found)
+        best["x"], best["f"] = x0.copy(), start_f
+    return NloptRun(x=best["x"], fun=float(best["f"]), start_fun=start_f, code=code,
+                    converged=converged, message=message, nevals=len(trace), seconds=seconds,
+                    callback_seconds=clock[0], trace=np.asarray(trace), violation=np.asarray(viol),
+                    algorithm="+".join(algs), nlopt_version=nlopt_version(), runs=runs)
+
+
+def _optimize(opt, x, nlopt) -> int:
+    """One NLopt run; its result code (exceptions mapped to their negative codes)."""
+    try:
+        opt.optimize(x.copy())
+        return int(opt.last_optimize_result())
+    except nlopt.RoundoffLimited:
+        return -4
+    except nlopt.ForcedStop:
+        return -5
+    except MemoryError:
+        return -3
+    except (ValueError, getattr(nlopt, "logic_error", ValueError),
+            getattr(nlopt, "domain_error", ValueError)):
+        return -2
+    except (RuntimeError, getattr(nlopt, "runtime_error", RuntimeError),
+            getattr(nlopt, "exception", RuntimeError)):
+        return -1
