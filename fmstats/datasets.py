@@ -6,6 +6,8 @@ Real data (shipped gzip-compressed in the package ``fmstats.data``; see
 * :func:`load_titanic` -- the 1,309 passengers of the Titanic (OpenML 40945).
 * :func:`load_adult` -- the UCI Adult census income data, train and test files.
 * :func:`load_yeast` -- the Yeast multi-label gene-function data (Mulan).
+* :func:`load_debtags` -- Debian packages and their debtags: 30,300 instances,
+  581 labels, hashed text features (sparse), built by ``data/make_debtags.py``.
 
 Synthetic data of the thesis:
 
@@ -28,7 +30,7 @@ import io
 import numbers
 import re
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -47,6 +49,8 @@ __all__ = [
     "yeast_label_names",
     "YEAST_N_TRAIN",
     "YEAST_N_TEST",
+    "load_debtags",
+    "Debtags",
     "make_thesis_svm_data",
     "make_thesis_noisy_data",
     "make_votes",
@@ -407,6 +411,89 @@ def load_yeast(split: str | None = None) -> pd.DataFrame:
     elif split == "train":
         frame = frame.iloc[YEAST_N_TEST:].reset_index(drop=True)
     return frame.copy()
+
+
+# --------------------------------------------------------------------------
+# debtags (Debian package index)
+# --------------------------------------------------------------------------
+DEBTAGS_FILES = ("debtags_features.npz", "debtags_labels.npz")
+
+
+class Debtags(NamedTuple):
+    """The debtags data: ``X, Y, labels, names = load_debtags()``."""
+
+    X: Any
+    """Features, scipy.sparse CSR float32 (packages x 2**18), rows of unit norm."""
+    Y: Any
+    """Labels, scipy.sparse CSR uint8 (packages x tags), ones where a package has a tag."""
+    labels: np.ndarray
+    """Tag names (``facet::tag``), one per column of ``Y``, sorted."""
+    names: np.ndarray
+    """Package names, one per row, sorted."""
+
+
+def _read_npz(filename: str) -> dict[str, np.ndarray]:
+    with _data_file(filename).open("rb") as fh:
+        with np.load(io.BytesIO(fh.read()), allow_pickle=False) as z:
+            return {key: z[key] for key in z.files}
+
+
+def _csr_from(arrays: dict[str, np.ndarray], filename: str):
+    import scipy.sparse as sp
+
+    try:
+        shape = tuple(int(v) for v in arrays["shape"])
+        mat = sp.csr_matrix((arrays["data"], arrays["indices"], arrays["indptr"]), shape=shape)
+        mat.check_format(full_check=False)
+    except (KeyError, ValueError) as exc:
+        raise DataError(f"{filename} does not hold a valid CSR matrix ({exc}).") from None
+    return mat
+
+
+@functools.lru_cache(maxsize=1)
+def _debtags_cached() -> Debtags:
+    feats, labs = (_read_npz(f) for f in DEBTAGS_FILES)
+    X = _csr_from(feats, DEBTAGS_FILES[0])
+    Y = _csr_from(labs, DEBTAGS_FILES[1])
+    labels, names = labs["label_names"], labs["package_names"]
+    if X.shape[0] != Y.shape[0] or labels.shape != (Y.shape[1],) or names.shape != (Y.shape[0],):
+        raise DataError(
+            f"debtags files disagree: X {X.shape}, Y {Y.shape}, {labels.shape[0]} label "
+            f"names and {names.shape[0]} package names."
+        )
+    return Debtags(X, Y, labels, names)
+
+
+def load_debtags() -> Debtags:
+    """Debian packages and their debtags: a multi-label data set with 581 labels.
+
+    Built by ``data/make_debtags.py`` from the package index of Debian 12.15
+    ("bookworm", ``main``, amd64; see ``data/README.md`` for source, licence
+    and checksums).  Instances are the 30,300 packages with a ``Tag:`` field;
+    labels are their tags (``facet::tag``), except 17 tags carried by a single
+    package, which are dropped (every package keeps at least one tag);
+    features are word uni- and bigrams and in-word character 3- and 4-grams of
+    ``"<package name> <short description>"`` plus a ``section=<Section>``
+    token, hashed (MurmurHash3 via scikit-learn's ``HashingVectorizer``) into
+    2**18 binary columns, each row scaled to unit Euclidean norm.
+
+    Returns
+    -------
+    Debtags
+        A named tuple ``(X, Y, labels, names)``: ``X`` CSR float32 of shape
+        (30300, 262144), ``Y`` CSR uint8 of shape (30300, 581) with 112,101
+        ones (1 to 62 tags per package, 3.70 on average), ``labels`` the 581
+        tag names (sorted), ``names`` the 30,300 package names (sorted).
+        Every call returns fresh copies.
+
+    Examples
+    --------
+    >>> X, Y, labels, names = load_debtags()
+    >>> X.shape, Y.shape
+    ((30300, 262144), (30300, 581))
+    """
+    d = _debtags_cached()
+    return Debtags(d.X.copy(), d.Y.copy(), d.labels.copy(), d.names.copy())
 
 
 # --------------------------------------------------------------------------

@@ -1,0 +1,339 @@
+"""Probabilistic label trees (fmstats.extreme.plt): eq. (9), Algorithms 3 and 4, top-k, P@k."""
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.special import expit
+
+from fmstats.exceptions import ConvergenceWarning, DataError, FmstatsError, InvalidArgumentError
+from fmstats.extreme.plt import (LabelTree, TopK, label_tree, logistic_l2, plt,
+                                 precision_at_k)
+from fmstats.extreme.spe import SPE
+
+TOL = 1e-8  # tight Newton tolerance where the tests compare with other solvers
+
+
+def _problem(n=300, d=40, m=11, seed=0):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.25, random_state=seed, format="csr")
+    B = rng.normal(scale=2.0, size=(d, m))
+    P = expit(X @ B - 1.0)
+    Y = (rng.random((n, m)) < P).astype(np.int64)
+    Y[Y.sum(axis=1) == 0, rng.integers(0, m)] = 1
+    return X, Y
+
+
+@pytest.fixture(scope="module")
+def data():
+    return _problem()
+
+
+@pytest.fixture(scope="module", params=[("random", 2), ("random", 3), ("balanced-kmeans", 2),
+                                        ("balanced-kmeans", 4)])
+def model(request, data):
+    X, Y = data
+    tree, arity = request.param
+    return plt(X, Y, arity=arity, tree=tree, C=2.0, tol=TOL, random_state=3, progress=False)
+
+
+# ---------------------------------------------------------------------------
+# eq. (9) and the node classifiers
+# ---------------------------------------------------------------------------
+def test_node_probabilities_are_logistic_of_the_stored_weights(model, data):
+    X, _ = data
+    W = model.weights.toarray()
+    expected = expit(X.toarray() @ W.T + model.intercepts)
+    np.testing.assert_allclose(model.predict_node_proba(X), expected, rtol=1e-12, atol=1e-15)
+
+
+def test_marginals_are_products_along_the_path(model, data):
+    X, _ = data
+    P = model.predict_node_proba(X)
+    M = model.predict_marginals(X)
+    for j in range(model.n_labels):
+        path = model.tree.path(j)
+        assert path[0] == 0 and model.tree.label[path[-1]] == j
+        np.testing.assert_allclose(M[:, j], np.prod(P[:, path], axis=1), rtol=1e-12)
+
+
+def _algorithm3_training_set(tree: LabelTree, Y: np.ndarray, node: int):
+    """Rows and targets of a node, written from the definition (loops over labels)."""
+    def z(t):
+        below = [j for j in range(tree.n_labels) if t in tree.path(j)]
+        return Y[:, below].max(axis=1)
+
+    rows = np.arange(Y.shape[0]) if node == 0 else np.flatnonzero(z(tree.parent[node]) == 1)
+    return rows, z(node)[rows]
+
+
+@pytest.mark.reference
+def test_node_classifiers_equal_sklearn_on_the_filtered_examples(data):
+    """Algorithm 3 + the L2 logistic learner against scikit-learn's LogisticRegression."""
+    from sklearn.linear_model import LogisticRegression
+
+    X, Y = data
+    res = plt(X, Y, arity=2, C=2.0, tol=TOL, random_state=5, progress=False)
+    W = res.weights.toarray()
+    Xd = X.toarray()
+    checked = 0
+    for node in range(1, res.tree.n_nodes):
+        rows, target = _algorithm3_training_set(res.tree, Y, node)
+        if target.min() == target.max():
+            assert np.isinf(res.intercepts[node])
+            assert (res.intercepts[node] > 0) == (target[0] == 1)
+            continue
+        ref = LogisticRegression(C=2.0, solver="newton-cholesky", tol=1e-12,
+                                 max_iter=1000).fit(Xd[rows], target)
+        np.testing.assert_allclose(W[node], ref.coef_[0], atol=2e-6)
+        np.testing.assert_allclose(res.intercepts[node], ref.intercept_[0], atol=2e-6)
+        seen = np.unique(X[rows].indices)
+        assert np.all(W[node, np.setdiff1d(np.arange(X.shape[1]), seen)] == 0)
+        checked += 1
+    assert checked >= 15
+
+
+def test_logistic_l2_equals_sklearn_with_unpenalised_intercept():
+    from sklearn.linear_model import LogisticRegression
+
+    X, Y = _problem(n=200, d=15, m=3, seed=4)
+    z = Y[:, 1].astype(float)
+    assert 0 < z.mean() < 1
+    w, b, n_iter, ok = logistic_l2(sp.csr_matrix(X), z, C=0.7, tol=1e-9)
+    ref = LogisticRegression(C=0.7, solver="newton-cholesky", tol=1e-12, max_iter=1000).fit(X.toarray(), z)
+    assert ok and n_iter > 0
+    np.testing.assert_allclose(w, ref.coef_[0], atol=1e-7)
+    assert b == pytest.approx(ref.intercept_[0], abs=1e-7)
+
+
+# ---------------------------------------------------------------------------
+# prediction: threshold pruning (Algorithm 4) and top-k
+# ---------------------------------------------------------------------------
+def test_threshold_zero_pruned_prediction_equals_exhaustive(model, data):
+    X, _ = data
+    spe = model.predict_proba_sparse(X, 0.0)
+    assert isinstance(spe, SPE)
+    np.testing.assert_allclose(spe.toarray(), model.predict_marginals(X), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("threshold", [0.05, 0.3, 0.7])
+def test_pruned_prediction_keeps_exactly_the_marginals_above_threshold(model, data, threshold):
+    X, _ = data
+    M = model.predict_marginals(X)
+    spe = model.predict_proba_sparse(X, threshold)
+    got = spe.matrix
+    rows, cols = got.nonzero()
+    assert set(zip(rows.tolist(), cols.tolist())) == set(zip(*np.nonzero(M > threshold)))
+    np.testing.assert_allclose(got.toarray()[M > threshold], M[M > threshold], rtol=1e-12)
+    assert np.all(spe.thresholds == threshold)
+
+
+def test_per_label_thresholds(model, data):
+    X, _ = data
+    tau = np.linspace(0.05, 0.6, model.n_labels)
+    M = model.predict_marginals(X)
+    got = model.predict_proba_sparse(X, tau).toarray()
+    np.testing.assert_allclose(got, np.where(M > tau, M, 0.0), rtol=1e-12)
+
+
+def test_node_thresholds_are_minima_over_children(model):
+    tree = model.tree
+    tau = np.random.default_rng(1).random(model.n_labels)
+    node_tau = tree.node_thresholds(tau)
+    for t in range(tree.n_nodes):
+        below = [j for j in range(tree.n_labels) if t in tree.path(j)]
+        assert node_tau[t] == tau[below].min()
+
+
+@pytest.mark.parametrize("method", ["threshold", "heap"])
+@pytest.mark.parametrize("k", [1, 3, 5])
+def test_topk_equals_largest_exhaustive_marginals(model, data, method, k):
+    X, _ = data
+    M = model.predict_marginals(X)
+    top = model.predict_topk(X, k, method=method)
+    assert isinstance(top, TopK) and top.labels.shape == (X.shape[0], k)
+    expected = -np.sort(-M, axis=1)[:, :k]
+    np.testing.assert_allclose(top.scores, expected, rtol=1e-12)
+    np.testing.assert_allclose(np.take_along_axis(M, top.labels, axis=1), top.scores, rtol=1e-12)
+    assert all(len(set(row)) == k for row in top.labels.tolist())
+
+
+def test_precision_at_k_by_brute_force():
+    rng = np.random.default_rng(7)
+    Y = (rng.random((50, 12)) < 0.3).astype(int)
+    pred = np.array([rng.permutation(12)[:5] for _ in range(50)])
+    pred[3, 4] = -1
+    expected = {k: np.mean([sum(Y[i, j] for j in pred[i, :k] if j >= 0) / k
+                            for i in range(50)]) for k in (1, 3, 5)}
+    got = precision_at_k(sp.csr_matrix(Y), pred)
+    assert got == pytest.approx(expected, abs=1e-15)
+    assert precision_at_k(Y, pred, k=3) == pytest.approx(expected[3], abs=1e-15)
+
+
+# ---------------------------------------------------------------------------
+# trees
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("m,arity", [(1, 2), (2, 2), (7, 2), (16, 2), (17, 3), (40, 5)])
+def test_random_tree_structure(m, arity):
+    tree = label_tree(m, arity, random_state=0)
+    inner = tree.n_children > 0
+    assert np.all(tree.n_children[inner] >= 2) and np.all(tree.n_children <= arity)
+    assert sorted(tree.label[tree.label >= 0].tolist()) == list(range(m))
+    assert np.all(tree.label[tree.leaf] == np.arange(m))
+    assert np.all(tree.parent[1:] < np.arange(1, tree.n_nodes)) and tree.parent[0] == -1
+    for t in np.flatnonzero(inner):
+        kids = np.arange(tree.child_start[t], tree.child_start[t] + tree.n_children[t])
+        assert np.all(tree.parent[kids] == t)
+    assert tree.height == (0 if m == 1 else int(np.ceil(np.log(m) / np.log(arity) - 1e-12)))
+
+
+def test_balanced_kmeans_tree_separates_label_groups():
+    rng = np.random.default_rng(2)
+    n, m = 400, 8
+    group = np.arange(m) % 2  # labels 0,2,4,6 use features 0-9; labels 1,3,5,7 features 10-19
+    X = np.zeros((n, 20))
+    Y = np.zeros((n, m), dtype=int)
+    for i in range(n):
+        j = rng.integers(m)
+        Y[i, j] = 1
+        X[i, 10 * group[j] + rng.choice(10, 3, replace=False)] = 1.0
+    tree = label_tree(m, 2, "balanced-kmeans", X=sp.csr_matrix(X), Y=Y, random_state=0)
+    first = {c: [j for j in range(m) if tree.path(j)[1] == c] for c in (1, 2)}
+    assert {tuple(sorted(group[v])) for v in first.values()} == {(0, 0, 0, 0), (1, 1, 1, 1)}
+
+
+# ---------------------------------------------------------------------------
+# special nodes, learners, warnings
+# ---------------------------------------------------------------------------
+def test_label_without_positives_has_probability_zero(data):
+    X, Y = data
+    Y = Y.copy()
+    Y[:, 4] = 0
+    Y[Y.sum(axis=1) == 0, 0] = 1
+    res = plt(X, Y, random_state=0, progress=False)
+    assert res.intercepts[res.tree.leaf[4]] == -np.inf
+    assert np.all(res.predict_marginals(X)[:, 4] == 0)
+    assert 4 not in res.predict_proba_sparse(X, 0.0).matrix.indices
+
+
+def test_custom_node_learner_is_used(data):
+    X, Y = data
+
+    def half(Xn, z):
+        return np.zeros(Xn.shape[1]), 0.0
+
+    res = plt(X, Y, node_learner=half, random_state=1, progress=False)
+    P = res.predict_node_proba(X)
+    learned = np.isfinite(res.intercepts)
+    assert learned.sum() > 5 and np.all(P[:, learned] == 0.5)
+
+
+def test_convergence_warning_when_max_iter_is_too_small(data):
+    X, Y = data
+    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
+        res = plt(X, Y, max_iter=1, tol=1e-14, random_state=0, progress=False)
+    assert not res.converged.all()
+
+
+# ---------------------------------------------------------------------------
+# reproducibility and pickling
+# ---------------------------------------------------------------------------
+def test_same_random_state_same_model_and_n_jobs_do_not_matter(data):
+    from joblib import parallel_config
+
+    X, Y = data
+    a = plt(X, Y, arity=3, tree="random", random_state=11, n_jobs=1, progress=False)
+    with parallel_config(backend="threading"):
+        b = plt(X, Y, arity=3, tree="random", random_state=11, n_jobs=2, progress=False)
+    c = plt(X, Y, arity=3, tree="random", random_state=12, progress=False)
+    assert np.array_equal(a.tree.label, b.tree.label)
+    assert (a.weights != b.weights).nnz == 0 and np.array_equal(a.intercepts, b.intercepts)
+    assert not np.array_equal(a.tree.label, c.tree.label)
+    k1 = plt(X, Y, tree="balanced-kmeans", random_state=4, progress=False)
+    k2 = plt(X, Y, tree="balanced-kmeans", random_state=4, progress=False)
+    assert np.array_equal(k1.tree.label, k2.tree.label)
+
+
+@pytest.mark.slow
+def test_process_workers_give_the_same_model(data):
+    X, Y = data
+    a = plt(X, Y, arity=2, random_state=8, n_jobs=1, progress=False)
+    b = plt(X, Y, arity=2, random_state=8, n_jobs=2, progress=False)  # loky processes
+    assert (a.weights != b.weights).nnz == 0 and np.array_equal(a.intercepts, b.intercepts)
+
+
+def test_pickle_round_trip_and_refit(model, data):
+    X, Y = data
+    back = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(back.predict_marginals(X), model.predict_marginals(X))
+    again = model.refit(X, Y)
+    np.testing.assert_array_equal(again.predict_marginals(X), model.predict_marginals(X))
+    assert "labels" in repr(model)
+
+
+def test_given_tree_is_used(data):
+    X, Y = data
+    tree = label_tree(Y.shape[1], 3, random_state=9)
+    res = plt(X, Y, tree=tree, progress=False)
+    assert res.tree is tree
+
+
+# ---------------------------------------------------------------------------
+# bad input
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("arity", [1, 0, -2, 2.5, True, "2"])
+def test_arity_below_two_raises(data, arity):
+    X, Y = data
+    with pytest.raises(InvalidArgumentError, match="`arity`.*>= 2"):
+        plt(X, Y, arity=arity)
+
+
+def test_empty_label_set_raises(data):
+    X, _ = data
+    with pytest.raises(DataError, match="label"):
+        plt(X, np.zeros((X.shape[0], 0)))
+    with pytest.raises(DataError, match="no positive"):
+        plt(X, np.zeros((X.shape[0], 3)))
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"tree": "kmeans"}, "`tree`"), ({"C": 0.0}, "`C`"), ({"tol": -1.0}, "`tol`"),
+    ({"max_iter": 0}, "`max_iter`"), ({"node_learner": "svm"}, "`node_learner`"),
+    ({"weight_threshold": -0.1}, "`weight_threshold`"), ({"random_state": -3}, "random_state"),
+])
+def test_bad_arguments_raise(data, kwargs, match):
+    X, Y = data
+    with pytest.raises(FmstatsError, match=match):
+        plt(X, Y, **kwargs)
+
+
+def test_bad_data_raise(data):
+    X, Y = data
+    with pytest.raises(DataError, match="same number of rows"):
+        plt(X[:-1], Y)
+    with pytest.raises(FmstatsError, match="only 0 and 1"):
+        plt(X, Y * 2)
+    bad = X.copy().astype(float)
+    bad.data[0] = np.nan
+    with pytest.raises(DataError, match="finite"):
+        plt(bad, Y)
+    with pytest.raises(DataError, match="leaves"):
+        plt(X, Y, tree=label_tree(Y.shape[1] + 1, 2, random_state=0))
+
+
+def test_bad_prediction_input_raise(model, data):
+    X, _ = data
+    with pytest.raises(DataError, match="columns"):
+        model.predict_proba_sparse(X[:, :-1], 0.1)
+    with pytest.raises(InvalidArgumentError, match="`threshold`.*\\[0, 1\\]"):
+        model.predict_proba_sparse(X, 1.5)
+    with pytest.raises(InvalidArgumentError, match="`threshold`"):
+        model.predict_proba_sparse(X, np.full(model.n_labels + 1, 0.1))
+    with pytest.raises(InvalidArgumentError, match="`k`"):
+        model.predict_topk(X, model.n_labels + 1)
+    with pytest.raises(InvalidArgumentError, match="`method`"):
+        model.predict_topk(X, 2, method="beam")
+    with pytest.raises(InvalidArgumentError, match="`k`"):
+        precision_at_k(np.eye(3, dtype=int), np.zeros((3, 2), dtype=int), k=3)
