@@ -6,6 +6,12 @@ The R-style public API:
 * ``umaxent(formula, data, weights=)`` — uncertain maxent for probabilistic labels;
 * ``fmaxent(formula, data, alpha=|beta=)`` — the F-measure maximising reweighting;
 * ``sweep()`` over alpha, ``resample_f()`` (labels drawn from q);
+* ``wsvm(formula, data, C_pos=, C_neg=)`` and ``fsvm(formula, data, alpha=)`` — the
+  weighted and F-measure SVMs (:mod:`fmstats.svm`, NLopt COBYLA);
+* ``cv_tune()``, ``tune_threshold()``, ``bootstrap()``, ``validate()`` — tuning and
+  resampling diagnostics for every model;
+* ``costsens()`` — pseudo-linear F-measures by reduction to cost-sensitive learning;
+* ``multilabel`` (GFM) and ``extreme`` (STO/FTA/OFO, probabilistic label trees);
 * ``FMeasure(beta=|alpha=)`` and the measures in :mod:`fmstats.measures`;
 * data sets in :mod:`fmstats.datasets`.
 """
@@ -18,6 +24,14 @@ from .qresample import resample_f
 from . import plotting
 from . import multilabel
 from .measures import Confusion, FMeasure, f_score, noisy_f
+from . import svm
+from .svm import FsvmResults, WsvmResults, fsvm, wsvm
+from .tuning import CvTuneResults, ThresholdedResults, cv_tune, tune_threshold
+from .bootstrap import BootstrapResults, bootstrap
+from .validate import ValidateResults, validate
+from . import costsensitive
+from .costsensitive import CostSensitiveResults, costsens, costsens_variants
+from . import extreme
 
 __all__ = [
     "__version__",
@@ -30,6 +44,24 @@ __all__ = [
     "resample_f",
     "plotting",
     "multilabel",
+    "extreme",
+    "svm",
+    "wsvm",
+    "fsvm",
+    "WsvmResults",
+    "FsvmResults",
+    "cv_tune",
+    "CvTuneResults",
+    "tune_threshold",
+    "ThresholdedResults",
+    "bootstrap",
+    "BootstrapResults",
+    "validate",
+    "ValidateResults",
+    "costsensitive",
+    "costsens",
+    "costsens_variants",
+    "CostSensitiveResults",
     "FMeasure",
     "Confusion",
     "f_score",
