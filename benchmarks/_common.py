@@ -1,12 +1,14 @@
 """Helpers shared by the benchmark scripts: versions, machine, thread limits, tables."""
 from __future__ import annotations
 
+import gc
 import importlib
 import importlib.util
 import os
 import platform
 import statistics
 import sys
+import time
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -115,6 +117,17 @@ def print_header(title: str, modules, threads: int, extra_lines=()) -> None:
 
 def median(xs):
     return statistics.median(xs)
+
+
+def timed(fn, repeat: int):
+    """(median seconds, best seconds, last result) of ``repeat`` calls of ``fn``."""
+    times, out = [], None
+    for _ in range(repeat):
+        gc.collect()
+        t = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times), min(times), out
 
 
 def format_table(header, rows, align=None) -> str:

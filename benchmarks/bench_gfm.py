@@ -20,13 +20,12 @@ per instance, times a per-sample Gamma "intensity" shared by all labels).
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import time
 
 import numpy as np
 
-from _common import (ensure_fmstats_importable, format_table, n_cores, print_header,
+from _common import (ensure_fmstats_importable, format_table, timed, n_cores, print_header,
                      set_thread_env, source_fingerprint)
 
 ensure_fmstats_importable()
@@ -51,16 +50,6 @@ def make_P(n: int, m: int, S: int, seed: int, chunk: int = 500):
         Y = (rng.random((hi - lo, S, m)) < np.minimum(1.0, base * intensity)).astype(np.int8)
         P[lo:hi], p0[lo:hi] = estimate_P(Y)
     return P, p0
-
-
-def timed(fn, repeat: int):
-    times, out = [], None
-    for _ in range(repeat):
-        gc.collect()
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return float(np.median(times)), float(min(times)), out
 
 
 def gfm_at_scale(n: int, args) -> None:

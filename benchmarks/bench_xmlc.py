@@ -26,14 +26,13 @@ import time
 
 import numpy as np
 
-from _common import (ensure_fmstats_importable, format_table, n_cores, print_header,
+from _common import (ensure_fmstats_importable, format_table, timed, n_cores, print_header,
                      source_fingerprint)
 
 ensure_fmstats_importable()
 
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from bench_gfm import timed  # noqa: E402  (median, best, result of `repeat` calls)
 
 from fmstats.extreme.synthetic import make_extreme_spe  # noqa: E402
 from fmstats.extreme.thresholds import (PAPER_C, fta, label_priors, ofo, sto,  # noqa: E402

@@ -6,14 +6,19 @@
   :func:`sto`, :func:`fta`, :func:`ofo`, the bounds (5) (:func:`threshold_bounds`) and
   :func:`macro_f_at_thresholds`;
 * :mod:`~fmstats.extreme.synthetic` — :func:`make_extreme_spe`, a calibrated synthetic
-  extreme problem.
+  extreme problem;
+* :mod:`~fmstats.extreme.plt` — probabilistic label trees: :func:`plt` (training),
+  :class:`PLTResults` (sparse estimates, top-k), :func:`precision_at_k`;
+  :mod:`~fmstats.extreme.labeltree` — the trees (:class:`LabelTree`, :func:`label_tree`);
+* :mod:`~fmstats.extreme.protocol` — the experiment of seed 002 section 6:
+  :func:`compare_thresholds` (STO, FTA, OFO against 1/c) and :func:`select_by_validation`.
 """
 from .spe import SPE, as_spe, iter_spe, spe_from_scorer
 from .synthetic import make_extreme_spe
 from .thresholds import (PAPER_C, ThresholdFit, fta, label_priors, macro_f_at_thresholds, ofo,
                          sto, threshold_bounds)
-
-# --- probabilistic label trees (fmstats/extreme/plt.py): exports to be added here -------------
+from .plt import LabelTree, PLTResults, TopK, label_tree, logistic_l2, plt, precision_at_k
+from .protocol import compare_thresholds, select_by_validation, spe_thresholds, tune_thresholds
 
 __all__ = [
     "SPE",
@@ -29,5 +34,15 @@ __all__ = [
     "label_priors",
     "threshold_bounds",
     "macro_f_at_thresholds",
-    # --- PLT names (fmstats/extreme/plt.py) to be added here ---
+    "plt",
+    "PLTResults",
+    "TopK",
+    "precision_at_k",
+    "logistic_l2",
+    "LabelTree",
+    "label_tree",
+    "compare_thresholds",
+    "select_by_validation",
+    "spe_thresholds",
+    "tune_thresholds",
 ]

@@ -62,8 +62,8 @@ def spe_thresholds(c: float, lower_bounds: Any) -> np.ndarray:
 
 def tune_thresholds(method: str, spe: Any, Y: Any, c: float, *, lower_bounds: Any,
                     a: float = 1.0, beta: float | None = None, alpha: float | None = None,
-                    measure: FMeasure | None = None, zero_division: float = 1.0
-                    ) -> ThresholdFit:
+                    measure: FMeasure | None = None, zero_division: float = 1.0,
+                    progress: bool | None = None) -> ThresholdFit:
     """Thresholds of one method at one c of the protocol (see the module docstring).
 
     Parameters
@@ -79,6 +79,8 @@ def tune_thresholds(method: str, spe: Any, Y: Any, c: float, *, lower_bounds: An
         Lower bounds of the thresholds (all methods).
     a : float, default 1
         OFO's initial a (the paper keeps it at 1).
+    progress : bool, optional
+        OFO's tqdm bar over instances; ``None``: only in an interactive session.
 
     Returns
     -------
@@ -95,7 +97,7 @@ def tune_thresholds(method: str, spe: Any, Y: Any, c: float, *, lower_bounds: An
         return sto(s, Y, lower_bounds=spe_thresholds(c, lower), **common)
     if method == "fta":
         return fta(s, Y, [1.0 / c], shared=True, lower_bounds=lower, **common)
-    return ofo(s, Y, a, c, lower_bounds=lower, **common)
+    return ofo(s, Y, a, c, lower_bounds=lower, progress=progress, **common)
 
 
 def _check_grid(c_grid: Any) -> np.ndarray:
@@ -216,7 +218,7 @@ def compare_thresholds(spe_val: Any, Y_val: Any, spe_test: Any, Y_test: Any,
     try:
         for mth, c in tasks:
             fit = tune_thresholds(mth, sv, yv, c, lower_bounds=lower, a=a, measure=fm,
-                                  zero_division=zero_division)
+                                  zero_division=zero_division, progress=False)
             spe_tau = lower if mth == "ofo" else spe_thresholds(c, lower)
             rows.append(dict(method=mth, c=c, inv_c=1.0 / c,
                              valid_online_f=fit.macro_f if mth == "ofo" else np.nan,
