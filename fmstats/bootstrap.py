@@ -34,6 +34,7 @@ seed spawned from ``random_state`` before dispatch, so results do not depend on 
 """
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -46,7 +47,12 @@ from scipy.special import expit, ndtr, ndtri
 from . import measures as _m
 from ._parallel import check_n_jobs, progress_enabled, run_tasks, spawn_seeds
 from ._validation import check_choice, check_scalar, describe, warn
-from .exceptions import DataError, InvalidArgumentError, ResamplingWarning, ResponseError
+from .exceptions import (
+    DataError,
+    InvalidArgumentError,
+    ResamplingWarning,
+    ResponseError,
+)
 from .summary import SIGNIF_LEGEND, Section, Summary
 
 __all__ = ["bootstrap", "BootstrapResults", "ResamplingWarning", "percentile_interval",
@@ -271,8 +277,11 @@ class _RefitEngine(_Draws):
     def fit(self, draw: dict):
         w = self.weights
         if "idx" in draw:
-            sub = self.frame.iloc[draw["idx"]].reset_index(drop=True)
-            w = None if w is None else w[draw["idx"]]
+            # rows in training order: a replicate depends on the counts only, not on the
+            # order of the draws (which matters to order-dependent refits such as CV folds)
+            idx = np.sort(draw["idx"])
+            sub = self.frame.iloc[idx].reset_index(drop=True)
+            w = None if w is None else w[idx]
         else:
             sub = self.frame.copy()
             if "labels" in draw:
@@ -297,6 +306,15 @@ class _RefitEngine(_Draws):
 def _fmeasure_of(results):
     fm = getattr(results, "measure_", None)
     return fm if isinstance(fm, _m.FMeasure) else _m.FMeasure()
+
+
+def _model_table(results, level: float):
+    """The model's own coefficient table (for a thresholded classifier: its base model's)."""
+    src = getattr(results, "base", results)
+    tidy = getattr(src, "tidy", None)
+    if tidy is None or "level" not in inspect.signature(tidy).parameters:
+        return None
+    return tidy(level=level)
 
 
 def _default_statistic(results) -> pd.Series:
@@ -349,9 +367,15 @@ def _training_frame(results, data) -> pd.DataFrame:
     if spec is not None and y is not None:
         resp, X, _ = spec.build_with_response(frame, missing="raise")
         X = X[:, ~results.aliased] if hasattr(results, "aliased") else X
+        stored = getattr(results, "X", None)
+        if stored is not None and stored.shape[1] == X.shape[1] - 1:
+            # SVMs store the design without its intercept column (b is separate)
+            names = list(spec.column_names)
+            keep = [i for i, n in enumerate(names) if n not in ("Intercept", "(Intercept)")]
+            X = X[:, keep] if len(keep) == stored.shape[1] else X
         bad = ~np.isclose(resp.y, y, rtol=1e-10, atol=1e-12)
-        if bad.any() or (hasattr(results, "X") and not np.allclose(X, results.X, rtol=1e-10,
-                                                                    atol=1e-12)):
+        if bad.any() or (stored is not None and (stored.shape != X.shape or not np.allclose(
+                X, stored, rtol=1e-10, atol=1e-12))):
             where = (f"the response differs at row {frame.index[np.flatnonzero(bad)[0]]!r}"
                      if bad.any() else "the design matrix differs")
             raise DataError(f"`data` does not match the data the model was fitted on: {where}.")
@@ -532,7 +556,7 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
     if ci == "bca":
         jack, groups = _jackknife(engine, len(t0), jackknife, seeds[-1], n_jobs, progress)
     reps = pd.DataFrame(values, columns=t0.index).rename_axis("replicate")
-    tidy_model = results.tidy(level=level) if hasattr(results, "tidy") else None
+    tidy_model = _model_table(results, level)
     return BootstrapResults(
         replicates=reps, estimate=t0, jackknife=jack, jackknife_groups=groups, type=type,
         ci=ci, level=level, B=int(B), n=engine.n, fast=is_fast, n_failed=len(errors),

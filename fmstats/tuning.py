@@ -681,6 +681,19 @@ class ThresholdedResults(_Tuned):
         self.call = call
 
     @property
+    def params(self) -> pd.Series:
+        """The base model's coefficients and the tuned threshold (what ``bootstrap``
+        resamples by default: each replicate refits the model and retunes the threshold)."""
+        thr = pd.Series([self.threshold], index=["threshold"])
+        p = getattr(self.base, "params", None)
+        return thr if p is None else pd.concat([p.astype(float), thr])
+
+    @property
+    def spec(self):
+        """The base model's design (formula, factor levels)."""
+        return self.base.spec
+
+    @property
     def best_score(self) -> float:
         """The cross-validated criterion at the tuned threshold."""
         return float(self._curve[self._spec["measure"].column].iloc[self.best_index])

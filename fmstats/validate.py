@@ -142,7 +142,9 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
     if q is None:
         resp = results.spec.build_with_response(frame, missing="raise")[0]
         q = resp.y
-        w = resp.trials if resp.trials is not None else np.ones(len(q))
+        w = resp.trials
+    if w is None:
+        w = np.ones(len(q))
     pred0 = results.predict(frame, type="class").to_numpy(dtype=float)
     seeds = spawn_seeds(random_state, int(B))
     raw = _run(engine, "classes", seeds, n_jobs, progress, "validate")

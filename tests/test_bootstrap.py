@@ -397,3 +397,27 @@ def test_failed_replicates_are_counted_and_reported():
     no_pos = np.array([b.counts(i)[[1, 11]].sum() == 0 for i in range(30)])
     assert b.n_failed == no_pos.sum() > 0
     np.testing.assert_array_equal(b.replicates.isna().all(axis=1), no_pos)
+
+
+# --------------------------------------------------------------------------- other models
+def test_wsvm_replicate_equals_a_fit_on_the_resampled_rows(titanic):
+    r = fm.wsvm(TITANIC, titanic, C_pos=1.0, C_neg=0.5)
+    b = bootstrap(r, 3, data=titanic, random_state=8, progress=False)
+    c = b.counts(1)
+    ref = fm.wsvm(TITANIC, _resample(titanic, c), C_pos=1.0, C_neg=0.5)
+    np.testing.assert_allclose(b.replicates.iloc[1][ref.params.index], ref.params,
+                               rtol=1e-6, atol=1e-8)
+    v = fm.validate(r, 3, data=titanic, random_state=8, progress=False)
+    assert np.isclose(v.tidy().set_index("measure").loc["F1", "apparent"], r.measure(),
+                      rtol=1e-12)
+
+
+def test_thresholded_classifier_is_refitted_and_retuned(titanic):
+    base = fm.maxent(TITANIC, titanic)
+    t = fm.tune_threshold(base, titanic, cv=3, random_state=2, progress=False)
+    assert t.params.index[-1] == "threshold" and t.params["threshold"] == t.threshold
+    b = bootstrap(t, 2, random_state=4, progress=False)
+    sub = _resample(t.training_data, b.counts(0))
+    ref = t.refit(sub)
+    np.testing.assert_allclose(b.replicates.iloc[0][ref.params.index], ref.params, rtol=1e-9)
+    assert b.model_table is not None  # the base model's own coefficient table
