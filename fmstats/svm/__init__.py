@@ -3,11 +3,17 @@
 * :func:`wsvm` -- class-weighted linear soft-margin SVM, solved exactly as a QP
   (pure core :func:`wsvm_fit`);
 * :func:`fsvm` -- F-measure maximising SVM (3.6) and misclassification-counting SVM
-  (3.4), minimised with NLopt (COBYLA by default), started from :func:`wsvm`.
+  (3.4), minimised with NLopt (COBYLA by default), started from :func:`wsvm`;
+* :func:`tune_wsvm`, :func:`tune_fsvm`, :func:`chapter8` -- the cross-validated tuning
+  and the experiment of chapter 8 (:mod:`fmstats.svm.tuning`).
 """
 from .cobyla import SvmObjective, run_nlopt, step_approx, thesis_bounds
 from .models import FsvmResults, WsvmResults, fsvm, wsvm
 from .qp import WsvmFit, wsvm_fit
+from .tuning import (CHAPTER8_MODELS, THESIS_A_GRID, THESIS_ALPHAS, THESIS_C_VALUES, chapter8,
+                     plot_chapter8, thesis_grid, tune_fsvm, tune_wsvm, with_measure)
 
 __all__ = ["wsvm", "fsvm", "WsvmResults", "FsvmResults", "wsvm_fit", "WsvmFit",
-           "SvmObjective", "run_nlopt", "step_approx", "thesis_bounds"]
+           "SvmObjective", "run_nlopt", "step_approx", "thesis_bounds", "tune_wsvm", "tune_fsvm",
+           "chapter8", "plot_chapter8", "with_measure", "thesis_grid", "THESIS_C_VALUES",
+           "THESIS_A_GRID", "THESIS_ALPHAS", "CHAPTER8_MODELS"]
