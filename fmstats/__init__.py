@@ -26,7 +26,7 @@ from . import multilabel
 from .measures import Confusion, FMeasure, f_score, noisy_f
 from . import svm
 from .svm import FsvmResults, WsvmResults, fsvm, wsvm
-from .tuning import CvTuneResults, ThresholdedResults, cv_tune, tune_threshold
+from .tuning import CvTuneResults, ThresholdedResults, cv_tune, tune_threshold, with_measure
 from .bootstrap import BootstrapResults, bootstrap
 from .validate import ValidateResults, validate
 from . import costsensitive
@@ -53,6 +53,7 @@ __all__ = [
     "cv_tune",
     "CvTuneResults",
     "tune_threshold",
+    "with_measure",
     "ThresholdedResults",
     "bootstrap",
     "BootstrapResults",

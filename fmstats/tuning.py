@@ -46,7 +46,7 @@ from .formula import _check_frame
 from .results import ModelResults
 from .summary import Section, Summary
 
-__all__ = ["cv_tune", "CvTuneResults", "tune_threshold", "ThresholdedResults",
+__all__ = ["cv_tune", "CvTuneResults", "tune_threshold", "ThresholdedResults", "with_measure",
            "FitFailedWarning", "EmptyFoldWarning"]
 
 
@@ -177,6 +177,42 @@ def _data_text(data: pd.DataFrame) -> str:
 
 
 # ----------------------------------------------------------------------------- cv_tune
+class with_measure:  # lower case: used like a function, with_measure(fsvm, alpha=0.3)
+    """``model_fn`` with its own F-measure bound, for :func:`fmstats.tuning.cv_tune`.
+
+    ``cv_tune``'s ``alpha``/``beta``/``measure`` choose the *criterion*, so a model's
+    own F-measure argument (the F that ``fmaxent`` or the F-measure SVM maximises, the
+    F a model reports) cannot be passed through its ``**fixed``.  ``with_measure(fsvm, alpha=0.3)``
+    is a picklable callable (it works with every joblib backend) that calls
+    ``fsvm(formula, data, measure=FMeasure(alpha=0.3), **params)``::
+
+        cv_tune(with_measure(fsvm, alpha=0.3), "y ~ x1 + x2", train, {"a": [1, 10]},
+                alpha=0.3)
+    """
+
+    def __init__(self, model_fn, measure=None, *, beta=None, alpha=None):
+        if not callable(model_fn):
+            raise InvalidArgumentError(f"`model_fn` must be a model function such as "
+                                       f"fmstats.fmaxent; got {describe(model_fn)}.")
+        self.model_fn = model_fn
+        self.measure = _m.as_fmeasure(measure, beta=beta, alpha=alpha)
+        self.__name__ = getattr(model_fn, "__name__", type(model_fn).__name__)
+
+    def __call__(self, formula, data, **params):
+        return self.model_fn(formula, data, measure=self.measure, **params)
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        """The model's signature without its measure arguments (so that ``cv_tune``
+        checks grid names against the model's own parameters)."""
+        sig = inspect.signature(self.model_fn)
+        return sig.replace(parameters=[p for p in sig.parameters.values()
+                                       if p.name not in ("measure", "beta", "alpha")])
+
+    def __repr__(self) -> str:
+        return f"with_measure({self.__name__}, alpha={self.measure.alpha:.4g})"
+
+
 def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
             repeats: int = 1, measure=None, beta=None, alpha=None, pooling: str = "tp_fp",
             refit: bool = True, on_error: str = "record", n_jobs=None, random_state=None,

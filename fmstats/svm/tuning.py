@@ -30,7 +30,7 @@ from .._folds import Criterion, reemit
 from .._parallel import progress_enabled
 from .._validation import check_binary, check_choice, check_scalar, describe
 from ..exceptions import InvalidArgumentError
-from ..tuning import CvTuneResults, _grid_points, cv_tune
+from ..tuning import CvTuneResults, _grid_points, cv_tune, with_measure
 from .models import _svm_data, fsvm, wsvm
 
 __all__ = ["thesis_grid", "THESIS_C_VALUES", "THESIS_A_GRID", "THESIS_ALPHAS", "with_measure",
@@ -66,35 +66,6 @@ def thesis_grid(y=None, n_values: int = 20) -> list[dict]:
         for lo in values[: i + 1]:
             grid.append({"C_pos": lo, "C_neg": hi} if mirror else {"C_pos": hi, "C_neg": lo})
     return grid
-
-
-# ----------------------------------------------------------------------------- the model's measure
-class with_measure:  # lower case: used like a function, with_measure(fsvm, alpha=0.3)
-    """``model_fn`` with its own F-measure bound, for :func:`fmstats.tuning.cv_tune`.
-
-    ``cv_tune``'s ``alpha``/``beta``/``measure`` choose the *criterion*, so a model's
-    own F-measure argument (the F the F-measure SVM maximises, the F a weighted SVM
-    reports) cannot be passed through its ``**fixed``.  ``with_measure(fsvm, alpha=0.3)``
-    is a picklable callable (it works with every joblib backend) that calls
-    ``fsvm(formula, data, measure=FMeasure(alpha=0.3), **params)``::
-
-        cv_tune(with_measure(fsvm, alpha=0.3), "y ~ x1 + x2", train, {"a": [1, 10]},
-                alpha=0.3)
-    """
-
-    def __init__(self, model_fn, measure=None, *, beta=None, alpha=None):
-        if not callable(model_fn):
-            raise InvalidArgumentError(f"`model_fn` must be a model function such as "
-                                       f"fmstats.svm.fsvm; got {describe(model_fn)}.")
-        self.model_fn = model_fn
-        self.measure = _m.as_fmeasure(measure, beta=beta, alpha=alpha)
-        self.__name__ = getattr(model_fn, "__name__", type(model_fn).__name__)
-
-    def __call__(self, formula, data, **params):
-        return self.model_fn(formula, data, measure=self.measure, **params)
-
-    def __repr__(self) -> str:
-        return f"with_measure({self.__name__}, alpha={self.measure.alpha:.4g})"
 
 
 # ----------------------------------------------------------------------------- checks
