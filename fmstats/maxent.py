@@ -280,6 +280,13 @@ class MaxentResults(ModelResults):
             cov *= n / (n - self.rank)
         return cov
 
+    def se_unusable(self, cov_type: str | None = None) -> str | None:
+        """Why standard errors cannot be used: fitted probabilities of 0 or 1 (separation)."""
+        if self.separated:
+            return ("fitted probabilities numerically 0 or 1 occurred (separation): the "
+                    "coefficients run towards infinity and their standard errors are meaningless")
+        return None
+
     def cov_params(self, cov_type: str | None = None) -> pd.DataFrame:
         """Covariance of the (non-aliased) coefficients.
 
@@ -425,8 +432,7 @@ class MaxentResults(ModelResults):
         sections.append(Section("", dev_lines))
         sections.append(self._f_section())
         info = []
-        disp_txt = ", dispersion estimated" if self._estimate_dispersion else ""
-        info.append(("Standard errors", _COV_LABEL[cov_type].format(disp=disp_txt)))
+        info.append(("Standard errors", self._cov_label(cov_type)))
         info.append(("Confidence intervals", f"Wald, {100 * level:g}% level"))
         info.append(("Weights", self._weights_text()))
         if self.settings.penalty:
@@ -437,7 +443,29 @@ class MaxentResults(ModelResults):
         title = ("Weighted maximum entropy (logistic) model" if self.model == "maxent"
                  else "Uncertain maximum entropy model (probabilistic labels)")
         return Summary(title=title, call=self.call, coef_table=tidy, statistic_name=stat,
-                       pvalue_name=pname, coef_note=note, sections=sections)
+                       pvalue_name=pname, coef_note=note, sections=sections,
+                       coef_footnotes=self._se_footnotes(tidy, cov_type))
+
+    def _cov_label(self, cov_type: str) -> str:
+        disp_txt = ", dispersion estimated" if self._estimate_dispersion else ""
+        return _COV_LABEL[cov_type].format(disp=disp_txt)
+
+    def _se_footnotes(self, tidy: pd.DataFrame, cov_type: str) -> list[str]:
+        """One line saying why standard errors print as NA, and what to do (R prints NA too)."""
+        why = self.se_unusable(cov_type)
+        if why is not None:
+            return [f"Std. errors, tests and Wald intervals are NA: {why}. "
+                    f"{self._se_advice()}"]
+        bad = tidy["std_error"].isna() & tidy["estimate"].notna()
+        if bad.any():
+            terms = ", ".join(map(str, tidy.loc[bad, "term"].head(3)))
+            return [f"Std. errors NA for {terms}{' ...' if bad.sum() > 3 else ''}: the "
+                    "estimated variance is not finite and positive (a near-singular "
+                    "information matrix). Simplify the model or add a ridge `penalty=`."]
+        return []
+
+    def _se_advice(self) -> str:
+        return "Add a ridge `penalty=` or remove the separating terms."
 
     def _iteration_lines(self) -> list[str]:
         conv = "converged" if self.converged else "DID NOT CONVERGE"
@@ -490,7 +518,7 @@ class MaxentResults(ModelResults):
         return Section("F-measure (training data):", lines + ["Confusion table:"], table=table)
 
     def __repr__(self) -> str:
-        return (f"<MaxentResults {self.model}: {self.formula!r}, n = {self.nobs}, "
+        return (f"<{type(self).__name__} {self.model}: {self.formula!r}, n = {self.nobs}, "
                 f"deviance = {self.deviance:.4g}, converged = {self.converged}>")
 
     def _repr_html_(self) -> str:

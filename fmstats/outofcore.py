@@ -419,6 +419,18 @@ def _iterate_block(X, q, cw, coef, threshold, epsilon):
     return np.asarray(out)
 
 
+def _colsum_block(X, cw):
+    X = np.require(X, dtype=float, requirements=["A", "C"])
+    cw = np.ones(X.shape[0]) if cw is None else cw
+    return np.concatenate([[cw.sum()], cw @ X])
+
+
+def _centred_sq_block(X, cw, mean):
+    X = np.require(X, dtype=float, requirements=["A", "C"])
+    cw = np.ones(X.shape[0]) if cw is None else cw
+    return cw @ (X - mean) ** 2
+
+
 def _raw_fweights_block(X, q, coef, method, f, tp, alpha, epsilon):
     X = np.require(X, dtype=float, requirements=["A", "C"])
     p = np.clip(expit(X @ coef), _TINY, 1 - _TINY)
@@ -486,6 +498,12 @@ class DaskRows:
 
     def unit_weights(self):
         return None
+
+    def column_variances(self) -> tuple[float, np.ndarray]:
+        """Total count weight and weighted column variances: two passes (mean, then centred)."""
+        v = block_sums(_colsum_block, self.X, self.cw)
+        total, mean = float(v[0]), v[1:] / v[0]
+        return total, block_sums(_centred_sq_block, self.X, self.cw, mean=mean) / total
 
     def weight_range(self, fw: _DaskWeights) -> tuple[float, float]:
         return fw.range

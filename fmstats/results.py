@@ -43,10 +43,25 @@ class ModelResults:
     def cov_params(self, cov_type: str | None = None) -> pd.DataFrame:  # pragma: no cover
         raise NotImplementedError
 
+    def se_unusable(self, cov_type=None) -> str | None:
+        """Why the standard errors under ``cov_type`` cannot be used (``None``: they can).
+
+        Subclasses flag fits whose covariance is meaningless (e.g. separation); their
+        standard errors, statistics, p-values and Wald intervals are then NaN (printed NA).
+        """
+        return None
+
     def _se(self, cov_type=None) -> pd.Series:
+        """Standard errors; NaN where the variance is not finite and positive, or where the
+        fit flags them unusable (:meth:`se_unusable`), so no p-value is computed from them."""
         cov = self.cov_params(cov_type)
-        se = pd.Series(np.sqrt(np.diag(cov.to_numpy())), index=cov.index)
-        return se.reindex(self.params.index)
+        var = np.diag(cov.to_numpy()).astype(float)
+        ok = np.isfinite(var) & (var > 0)
+        se = np.full(var.shape, np.nan)
+        se[ok] = np.sqrt(var[ok])
+        if self.se_unusable(cov_type) is not None:
+            se[:] = np.nan
+        return pd.Series(se, index=cov.index).reindex(self.params.index)
 
     @cached_property
     def bse(self) -> pd.Series:
@@ -57,8 +72,12 @@ class ModelResults:
         return stats.t(self.df_resid) if self.use_t else stats.norm()
 
     def _stat_p(self, se: pd.Series) -> tuple[pd.Series, pd.Series]:
-        stat = self.params / se
-        p = 2 * self._reference().sf(np.abs(stat.to_numpy()))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            stat = self.params / se
+        stat = stat.where(np.isfinite(stat.to_numpy()))
+        p = np.full(len(stat), np.nan)
+        ok = np.isfinite(stat.to_numpy())
+        p[ok] = 2 * self._reference().sf(np.abs(stat.to_numpy()[ok]))
         return stat, pd.Series(p, index=stat.index)
 
     @cached_property

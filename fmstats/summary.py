@@ -78,6 +78,7 @@ class Summary:
     pvalue_name: str = "Pr(>|z|)"
     coef_note: str = ""
     sections: list = field(default_factory=list)
+    coef_footnotes: list = field(default_factory=list)   # lines printed under the table
 
     # ------------------------------------------------------------------ text
     def _coef_text_rows(self) -> tuple[list[str], list[list[str]]]:
@@ -88,13 +89,14 @@ class Summary:
             if not np.isfinite(r["estimate"]):
                 rows.append([str(r["term"]), "NA", "NA", "NA", "NA", ""])
                 continue
+            se_ok = np.isfinite(r["std_error"])
             rows.append([
                 str(r["term"]),
                 f"{r['estimate']:.6g}",
-                f"{r['std_error']:.6g}",
-                f"{r['statistic']:.3f}",
-                format_pvalue(r["p_value"]),
-                signif_stars(r["p_value"]),
+                f"{r['std_error']:.6g}" if se_ok else "NA",
+                f"{r['statistic']:.3f}" if se_ok and np.isfinite(r["statistic"]) else "NA",
+                format_pvalue(r["p_value"]) if se_ok else "NA",
+                signif_stars(r["p_value"]) if se_ok else "",
             ])
         return header, rows
 
@@ -115,6 +117,7 @@ class Summary:
             out.extend(line(r) for r in rows)
             out.append("---")
             out.append(SIGNIF_LEGEND)
+            out.extend(self.coef_footnotes)
             out.append("")
         for sec in self.sections:
             if sec.title:
@@ -147,7 +150,9 @@ class Summary:
                              + "".join(f"<td>{e(c)}</td>" for c in r[1:]) + "</tr>")
             parts.append("</tbody></table>")
             parts.append(f"<p><small>{e(SIGNIF_LEGEND)}"
-                         + (f"<br>{e(self.coef_note)}" if self.coef_note else "") + "</small></p>")
+                         + (f"<br>{e(self.coef_note)}" if self.coef_note else "")
+                         + "".join(f"<br>{e(n)}" for n in self.coef_footnotes)
+                         + "</small></p>")
         for sec in self.sections:
             if sec.title:
                 parts.append(f"<p><b>{e(sec.title)}</b></p>")
@@ -182,7 +187,7 @@ class Summary:
             out.extend(" & ".join(tex(c) for c in r) + r" \\" for r in rows)
         out.append(r"\hline")
         out.append(r"\end{tabular}")
-        items = []
+        items = [r"\item " + tex(n) for n in self.coef_footnotes]
         for sec in self.sections:
             for item in sec.lines:
                 text = item.strip() if isinstance(item, str) else f"{item[0]}: {_fmt(item[1])}"
