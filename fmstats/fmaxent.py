@@ -44,7 +44,7 @@ from . import measures as _m
 from ._validation import check_choice, check_scalar, warn
 from .exceptions import (ConvergenceWarning, InvalidArgumentError, ResponseError,
                          SeparationWarning)
-from .glm.irls import irls_coef, irls_evaluate, irls_logit
+from .glm.irls import SEPARATION_EPS, irls_coef, irls_evaluate, irls_logit
 from .formula import is_dask_frame
 from .maxent import MaxentResults, _prepare, refit_weights
 from .summary import Section
@@ -449,7 +449,21 @@ class FMaxentResults(MaxentResults):
             if boot is not None and ok < max(2, boot.B // 2):
                 return (f"only {ok} of {boot.B} bootstrap replicates gave finite coefficients")
             return None
-        return super().se_unusable(cov_type)
+        if self.separated and not self.penalised:
+            return super().se_unusable(cov_type)
+        return None
+
+    @property
+    def penalised(self) -> bool:
+        """Whether a ridge (``shrinkage`` or ``penalty``) keeps the coefficients finite."""
+        return bool(self.settings.extra["shrinkage"] > 0 or self.settings.penalty > 0)
+
+    @cached_property
+    def n_saturated(self) -> int:
+        """Rows whose fitted probability is numerically 0 or 1 (a sharp model)."""
+        mu = expit(self.fit_.eta)
+        return int(np.count_nonzero((self.weights > 0) & ((mu < SEPARATION_EPS)
+                                                          | (mu > 1 - SEPARATION_EPS))))
 
     def _se_footnotes(self, tidy: pd.DataFrame, cov_type: str) -> list[str]:
         notes = super()._se_footnotes(tidy, cov_type)
@@ -500,7 +514,11 @@ class FMaxentResults(MaxentResults):
     def _iteration_lines(self) -> list[str]:
         lines = ["(Deviances and dispersion are those of the final weighted fit, with the F-weights.)",
                  f"Outer iterations: {len(self.outer_history) - 1}; see 'F-measure maximisation'."]
-        if self.separated:
+        if self.separated and self.penalised:
+            lines.append(f"Note: {self.n_saturated} of {self.n_ok} fitted probabilities are "
+                         "numerically 0 or 1 (a sharp model; the ridge keeps the coefficients "
+                         "finite). Wald standard errors are the more approximate for it.")
+        elif self.separated:
             lines.append("Warning: fitted probabilities numerically 0 or 1 occurred: the "
                          "maximiser drove the coefficients towards infinity (predictions are "
                          "still usable; standard errors are not). Raise `shrinkage`.")
@@ -754,7 +772,7 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=
              f"{h['target'].iloc[0]:.6g}); the best iterate is returned. Increase `max_outer` "
              "or relax `rel_improvement`/`min_improvement`.", ConvergenceWarning)
     fit = rows.evaluate(outer.fweights, outer.coef, pen)
-    if fit.separated:
+    if fit.separated and not (shrinkage > 0 or penalty > 0):
         warn("the F-measure maximiser drove fitted probabilities to 0 or 1 (the coefficients grow "
              "without bound as the expected F approaches the F of hard predictions); predictions "
              "remain usable but standard errors do not (they print as NA). Raise `shrinkage` "
