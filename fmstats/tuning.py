@@ -251,6 +251,16 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
     Returns
     -------
     CvTuneResults
+
+    Notes
+    -----
+    A model function may fit the whole grid itself: if it has a method
+    ``cv_counts(formula, data, points, pairs, fixed, *, n_jobs, progress)``, that is
+    called instead of one fit per (grid point, fold), and must return, for every
+    (point, fold) in point-major order, what a single fit's task returns: the counts
+    (tp, fp, fn, tn) or None, the FmstatsError or None, and the list of caught
+    (warning category, message) pairs (:func:`fmstats.svm.tune_wsvm` uses this to
+    warm-start its QP along the grid).
     """
     if not callable(model_fn):
         raise InvalidArgumentError(f"`model_fn` must be a model function such as fmstats.maxent; "
@@ -268,9 +278,15 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
     folds = make_folds(response, cv, repeats=repeats, random_state=seed)
     warn_empty_folds(folds, response, pooling)
 
-    tasks = [(model_fn, formula, data, tr, te, p, fixed) for p in points for tr, te in folds.pairs]
-    out = run_tasks(_cv_task, tasks, n_jobs=n_jobs, progress=progress,
-                    desc=f"cv_tune: {len(points)} points x {len(folds)} folds")
+    batched = getattr(model_fn, "cv_counts", None)
+    if callable(batched):   # the model fits the whole grid itself (e.g. tune_wsvm's warm starts)
+        out = batched(formula, data, points, folds.pairs, fixed, n_jobs=n_jobs,
+                      progress=progress)
+    else:
+        tasks = [(model_fn, formula, data, tr, te, p, fixed) for p in points
+                 for tr, te in folds.pairs]
+        out = run_tasks(_cv_task, tasks, n_jobs=n_jobs, progress=progress,
+                        desc=f"cv_tune: {len(points)} points x {len(folds)} folds")
     G, K = len(points), len(folds)
     values, errors, caught = zip(*out)
     counts = np.array([np.full(4, np.nan) if v is None else v for v in values])

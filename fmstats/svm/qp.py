@@ -17,6 +17,15 @@ KKT system on that active set is solved directly, which gives dual coefficients
 exactly at their bounds and the offset b of the thesis (ch. 2) from the free
 support vectors.  Without free support vectors b is not unique; the midpoint of
 its optimal interval is taken (as LIBSVM does).
+
+:func:`wsvm_grid` solves the QPs of many cost pairs on the same rows at once (a CV
+grid): the interior-point iterations run side by side on (G, m) arrays with one
+batched (n+1) x (n+1) solve per step.  Measured on the thesis's 210-point grid
+(m = 200, n = 2) it is ~5x faster than 210 lone fits, while warm-starting each fit
+from its grid neighbour -- following the piecewise-linear solution path in the costs
+with one active-set KKT solve per breakpoint -- was *slower* than a cold start (about
+30 breakpoints between neighbouring points of the grid's sqrt(2) steps), so there is
+no warm start.
 """
 from __future__ import annotations
 
@@ -25,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg
 
-__all__ = ["WsvmFit", "wsvm_fit", "as_pm1", "class_costs"]
+__all__ = ["WsvmFit", "wsvm_fit", "wsvm_grid", "as_pm1", "class_costs"]
 
 
 @dataclass(frozen=True)
@@ -97,98 +106,110 @@ def class_costs(ypm: np.ndarray, C_pos: float, C_neg: float, sample_weight=None)
     return c
 
 
-def _max_step(P: np.ndarray, D: np.ndarray) -> float:
-    """Largest t <= 1 keeping P + t D >= 0 (all four primal-dual vectors at once)."""
-    neg = D < 0
-    return min(1.0, float(np.min(-P[neg] / D[neg]))) if neg.any() else 1.0
+def _max_step(P: np.ndarray, D: np.ndarray) -> np.ndarray:
+    """Largest t <= 1 per problem keeping P + t D >= 0 (P, D of shape (4, G, m))."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(D < 0, -P / D, np.inf)
+    return np.minimum(1.0, ratio.min(axis=(0, 2)))
 
 
-class _NewtonSystem:
-    """The reduced (n+1) x (n+1) Newton system of one interior-point iteration."""
-
-    def __init__(self, Z, y, dinv):
-        self.dinv = dinv
-        K = Z.T @ (Z * dinv[:, None])
-        K[np.diag_indices(Z.shape[1] - 1)] += 1.0
-        try:
-            self.factor = linalg.cho_factor(K, check_finite=False)
-            self.K = None
-        except linalg.LinAlgError:
-            self.factor, self.K = None, K
-
-    def solve(self, rhs):
-        if self.factor is not None:
-            return linalg.cho_solve(self.factor, rhs, check_finite=False)
-        return linalg.lstsq(self.K, rhs, check_finite=False)[0]
+def _solve_batch(K, rhs):
+    """Solve the G systems K[g] x = rhs[g]; least squares for any singular one."""
+    try:
+        return np.linalg.solve(K, rhs[..., None])[..., 0]
+    except np.linalg.LinAlgError:
+        return np.stack([linalg.lstsq(Kg, rg, check_finite=False)[0] for Kg, rg in zip(K, rhs)])
 
 
-def _direction(X, Z, y, P, r, system, r_as, r_mx):
-    """Newton direction for complementarity targets r_as (alpha s) and r_mx (mu xi).
+def _direction(X, Z, y, P, r, dinv, K, r_as, r_mx):
+    """Newton directions for complementarity targets r_as (alpha s) and r_mx (mu xi).
 
-    P = (alpha, mu, s, xi) as rows; r = (r_w, r_b, r_xi, r_p) the residuals.  Returns the
-    step of (w, b) and the steps of P's rows.
+    P = (alpha, mu, s, xi) stacked as (4, G, m); r = (r_w, r_b, r_xi, r_p) the residuals;
+    K the reduced (n+1) x (n+1) systems Z' D Z + diag(1, ..., 1, 0), one per problem.
+    Returns the steps of (w, b), (G, n+1), and of P, (4, G, m).
     """
     alpha, mu, s, xi = P
     r_w, r_b, r_xi, r_p = r
     n = X.shape[1]
     g = -r_p + r_mx / mu + (xi / mu) * r_xi - r_as / alpha
-    dg = system.dinv * g
-    rhs = np.empty(n + 1)
-    rhs[:n] = -r_w + X.T @ (y * dg)
-    rhs[n] = r_b + float(y @ dg)
-    dz = system.solve(rhs)
+    dg = dinv * g
+    rhs = np.empty((g.shape[0], n + 1))
+    rhs[:, :n] = -r_w + (y * dg) @ X
+    rhs[:, n] = r_b + dg @ y
+    dz = _solve_batch(K, rhs)
     D = np.empty_like(P)
-    D[0] = system.dinv * (g - y * (Z @ dz))
+    D[0] = dinv * (g - y * (dz @ Z.T))
     D[1] = r_xi - D[0]
     D[2] = -(r_as + s * D[0]) / alpha
     D[3] = -(r_mx + xi * D[1]) / mu
     return dz, D
 
 
-def _ipm(X, y, c, tol, max_iter):
-    """Mehrotra predictor-corrector on the primal QP; returns (w, b, alpha, iterations, ok)."""
+def _ipm(X, y, C, tol, max_iter):
+    """Mehrotra predictor-corrector on the primal QP for G cost vectors at once.
+
+    ``C`` is (G, m): one QP per row, all on the same X and y, iterated side by side
+    (each problem's iterates are those of a lone run; a problem stops moving once it
+    meets the tolerance).  Every Newton step reduces to one (n+1) x (n+1) positive
+    definite system per problem, Z' D Z + diag(1, ..., 1, 0) with Z = [X, 1].
+    Returns (W (G, n), b (G,), alpha (G, m), iterations (G,), ok (G,)).
+    """
     m, n = X.shape
+    G = C.shape[0]
     Z = np.empty((m, n + 1))
     Z[:, :n] = X
     Z[:, n] = 1.0
-    wb = np.zeros(n + 1)
-    # rows: alpha (margin multipliers), mu (xi >= 0 multipliers), s (margin slack), xi
-    P = np.vstack([0.5 * c, 0.5 * c, np.ones(m), np.ones(m)])
-    scale = 1.0 + float(c.max())
+    WB = np.zeros((G, n + 1))
+    # (4, G, m): alpha (margin multipliers), mu (xi >= 0 multipliers), s (margin slack), xi
+    P = np.stack([0.5 * C, 0.5 * C, np.ones((G, m)), np.ones((G, m))])
+    iters = np.zeros(G, dtype=int)
+    ok = np.zeros(G, dtype=bool)
+    act = np.arange(G)                     # problems still iterating
     xmax = float(np.abs(X).max())
     feas_tol = max(tol, 1e-9)
-    ok = False
-    it = 0
     for it in range(1, max_iter + 1):
-        alpha, mu, s, xi = P
-        w = wb[:n]
-        f = Z @ wb
-        r = (w - X.T @ (y * alpha), float(y @ alpha), c - alpha - mu, y * f + xi - 1.0 - s)
-        gap = float(alpha @ s + mu @ xi)
-        primal = 0.5 * float(w @ w) + float(c @ xi)
+        iters[act] = it
+        c, wb, Pa_ = C[act], WB[act], P[:, act]
+        alpha, mu, s, xi = Pa_
+        w = wb[:, :n]
+        f = wb @ Z.T
+        r = (w - (y * alpha) @ X, alpha @ y, c - alpha - mu, y * f + xi - 1.0 - s)
+        gap = np.einsum("gm,gm->g", alpha, s) + np.einsum("gm,gm->g", mu, xi)
+        primal = 0.5 * np.einsum("gn,gn->g", w, w) + np.einsum("gm,gm->g", c, xi)
+        asum = alpha.sum(axis=1)
         # relative residuals; their floor is set by rounding in the sums X'(y alpha), y'alpha
-        res = max(np.abs(r[3]).max() / (1.0 + np.abs(f).max()),
-                  np.abs(r[0]).max() / (1.0 + np.abs(w).max() + float(alpha.sum()) * xmax),
-                  abs(r[1]) / (1.0 + float(alpha.sum())), np.abs(r[2]).max() / scale)
-        if gap <= tol * (1.0 + abs(primal)) and res <= feas_tol:
-            ok = True
-            break
-        if not (np.isfinite(gap) and np.isfinite(res)):
-            break
-        system = _NewtonSystem(Z, y, 1.0 / (xi / mu + s / alpha))
+        res = np.maximum.reduce([
+            np.abs(r[3]).max(axis=1) / (1.0 + np.abs(f).max(axis=1)),
+            np.abs(r[0]).max(axis=1) / (1.0 + np.abs(w).max(axis=1) + asum * xmax),
+            np.abs(r[1]) / (1.0 + asum), np.abs(r[2]).max(axis=1) / (1.0 + c.max(axis=1))])
+        done = (gap <= tol * (1.0 + np.abs(primal))) & (res <= feas_tol)
+        ok[act[done]] = True
+        go = ~done & np.isfinite(gap) & np.isfinite(res)
+        if not go.all():
+            act, c, wb, Pa_, gap = act[go], c[go], wb[go], Pa_[:, go], gap[go]
+            r = tuple(v[go] for v in r)
+            if act.size == 0:
+                break
+        alpha, mu, s, xi = Pa_
+        dinv = 1.0 / (xi / mu + s / alpha)
+        K = Z.T @ (Z * dinv[:, :, None])
+        K[:, np.arange(n), np.arange(n)] += 1.0
         # predictor (affine scaling) step, then Mehrotra's centred corrector
-        _, Da = _direction(X, Z, y, P, r, system, alpha * s, mu * xi)
-        Pa = P + _max_step(P, Da) * Da
-        sigma = (float(Pa[0] @ Pa[2] + Pa[1] @ Pa[3]) / gap) ** 3
-        target = sigma * gap / (2 * m)
-        dz, D = _direction(X, Z, y, P, r, system, alpha * s + Da[0] * Da[2] - target,
+        _, Da = _direction(X, Z, y, Pa_, r, dinv, K, alpha * s, mu * xi)
+        Pa = Pa_ + _max_step(Pa_, Da)[:, None] * Da
+        sigma = ((np.einsum("gm,gm->g", Pa[0], Pa[2]) + np.einsum("gm,gm->g", Pa[1], Pa[3]))
+                 / gap) ** 3
+        target = (sigma * gap / (2 * m))[:, None]
+        dz, D = _direction(X, Z, y, Pa_, r, dinv, K, alpha * s + Da[0] * Da[2] - target,
                            mu * xi + Da[1] * Da[3] - target)
-        t = 0.995 * _max_step(P, D)
-        if not (np.isfinite(t) and np.all(np.isfinite(dz))):
+        t = 0.995 * _max_step(Pa_, D)
+        good = np.isfinite(t) & np.isfinite(dz).all(axis=1)
+        WB[act[good]] = wb[good] + t[good, None] * dz[good]
+        P[:, act[good]] = Pa_[:, good] + t[good, None] * D[:, good]
+        act = act[good]
+        if act.size == 0:
             break
-        wb = wb + t * dz
-        P = P + t * D
-    return wb[:n], float(wb[n]), P[0], it, ok
+    return WB[:, :n], WB[:, n], P[0], iters, ok
 
 
 def _b_interval(f0, y, alpha, c):
@@ -204,15 +225,14 @@ def _b_interval(f0, y, alpha, c):
     return lo if np.isfinite(lo) else hi
 
 
-def _polish(X, y, c, alpha_ipm, eps):
-    """Solve the KKT system on the active set read off the interior-point solution.
+def _partition_solve(X, y, c, at_zero, at_c):
+    """Solve the KKT system of the QP on a partition of the rows.
 
-    Returns (w, b, alpha, rule) or None when the active set is degenerate or the
-    solution breaks a KKT condition.
+    Rows in ``at_zero`` get alpha_i = 0, rows in ``at_c`` alpha_i = c_i, and the free
+    rows lie on their margin, y_i (x_i'w + b) = 1, with w = X'(y alpha) and y'alpha = 0.
+    Returns (w, b, alpha, rule) or None when the system is singular or has more than
+    n + 1 free rows.  The solution is a KKT point only if :func:`_is_kkt` says so.
     """
-    lo_tol = eps * c
-    at_zero = alpha_ipm <= lo_tol
-    at_c = alpha_ipm >= c - lo_tol
     free = ~(at_zero | at_c)
     alpha = np.where(at_c, c, 0.0)
     nf = int(free.sum())
@@ -231,9 +251,9 @@ def _polish(X, y, c, alpha_ipm, eps):
         A[:nf, nf] = 1.0
         A[nf, :nf] = yF
         rhs = np.append(yF - XF @ w0, -float(y @ alpha))
-        try:
-            sol = linalg.solve(A, rhs, check_finite=False)
-        except (linalg.LinAlgError, ValueError):
+        try:   # numpy's solve: scipy's checks cost more than this tiny system
+            sol = np.linalg.solve(A, rhs)
+        except np.linalg.LinAlgError:
             return None
         if not np.all(np.isfinite(sol)):
             return None
@@ -243,53 +263,58 @@ def _polish(X, y, c, alpha_ipm, eps):
         rule = "free support vectors"
     if not np.isfinite(b):
         return None
-    # accept only a KKT point: box, margins on each side of the active set
+    return w, float(b), alpha, rule
+
+
+def _is_kkt(X, y, c, w, b, alpha, at_zero, at_c) -> bool:
+    """Whether a partition's solution is a KKT point: box, margins on each side, y'alpha = 0."""
     cs = 1e-7 * (1.0 + np.abs(c))
     if np.any(alpha < -cs) or np.any(alpha > c + cs):
-        return None
+        return False
     yf = y * (X @ w + b)
     mtol = 1e-7 * (1.0 + float(np.abs(yf).max()))
     if np.any(yf[at_zero] < 1 - mtol) or np.any(yf[at_c] > 1 + mtol):
-        return None
-    if abs(float(y @ np.clip(alpha, 0, c))) > 1e-7 * (1.0 + float(c.sum())):
-        return None
-    return w, float(b), np.clip(alpha, 0.0, c), rule
+        return False
+    return abs(float(y @ np.clip(alpha, 0, c))) <= 1e-7 * (1.0 + float(c.sum()))
 
 
-def wsvm_fit(X, y, C_pos: float, C_neg: float, sample_weight=None, *, tol: float = 1e-10,
-             max_iter: int = 200) -> WsvmFit:
-    """Weighted linear soft-margin SVM (thesis (3.1) with class costs (3.2)), solved exactly.
+def _polish(X, y, c, alpha_ipm, eps):
+    """Solve the KKT system on the active set read off the interior-point solution.
 
-    Parameters
-    ----------
-    X : (m, n) float array without an intercept column.
-    y : (m,) labels in {0, 1} or {-1, 1}.
-    C_pos, C_neg : costs of margin violations of positive and negative rows (> 0).
-    sample_weight : optional non-negative row weights multiplying the costs; rows of
-        weight 0 are left out of the fit (their multiplier is 0).
-    tol : relative tolerance of the interior-point method (duality gap and residuals).
-    max_iter : interior-point iteration cap.
-
-    Returns
-    -------
-    WsvmFit
+    Returns (w, b, alpha, rule) or None when the active set is degenerate or the
+    solution breaks a KKT condition.
     """
+    lo_tol = eps * c
+    at_zero = alpha_ipm <= lo_tol
+    at_c = alpha_ipm >= c - lo_tol
+    sol = _partition_solve(X, y, c, at_zero, at_c)
+    if sol is None or not _is_kkt(X, y, c, *sol[:3], at_zero, at_c):
+        return None
+    w, b, alpha, rule = sol
+    return w, b, np.clip(alpha, 0.0, c), rule
+
+
+def _check_inputs(X, y, sample_weight):
     X = np.ascontiguousarray(X, dtype=float)
     if X.ndim != 2:
         raise ValueError(f"`X` must be a 2-d array; got shape {X.shape}.")
     ypm = as_pm1(y)
     if ypm.shape[0] != X.shape[0]:
         raise ValueError(f"`y` has {ypm.shape[0]} labels but `X` has {X.shape[0]} rows.")
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight, dtype=float)
+    return X, ypm, sample_weight
+
+
+def _check_costs(C_pos, C_neg):
     if not (C_pos > 0 and C_neg > 0 and np.isfinite(C_pos) and np.isfinite(C_neg)):
         raise ValueError(f"`C_pos` and `C_neg` must be positive and finite; got {C_pos!r}, "
                          f"{C_neg!r}.")
-    c_all = class_costs(ypm, C_pos, C_neg, sample_weight)
-    keep = c_all > 0
-    Xk, yk, ck = (X, ypm, c_all) if keep.all() else (X[keep], ypm[keep], c_all[keep])
-    if not ((yk > 0).any() and (yk < 0).any()):
-        raise ValueError("`y` must contain both classes among the rows with positive weight.")
 
-    w, b, alpha, it, ok = _ipm(Xk, yk, ck, tol, max_iter)
+
+def _finish(X, ypm, c_all, keep, w, b, alpha, it, ok, tol) -> WsvmFit:
+    """Polish one interior-point solution and assemble its :class:`WsvmFit`."""
+    Xk, yk, ck = (X, ypm, c_all) if keep.all() else (X[keep], ypm[keep], c_all[keep])
     alpha = np.clip(alpha, 0.0, ck)
     pol = _polish(Xk, yk, ck, alpha, eps=1e-6) if ok else None
     if pol is not None:
@@ -315,5 +340,73 @@ def wsvm_fit(X, y, C_pos: float, C_neg: float, sample_weight=None, *, tol: float
     if ok and pol is None:
         msg += "; active-set polish skipped (degenerate active set)"
     return WsvmFit(w=w, b=float(b), dual=dual, c=c_all, xi=xi, decision=decision,
-                   objective=primal, dual_objective=dual_obj, converged=ok, iterations=it,
-                   polished=pol is not None, b_rule=rule, message=msg)
+                   objective=primal, dual_objective=dual_obj, converged=bool(ok),
+                   iterations=int(it), polished=pol is not None, b_rule=rule, message=msg)
+
+
+def _solve_costs(X, ypm, costs, sample_weight, tol, max_iter) -> list[WsvmFit]:
+    """Fits at the (C_pos, C_neg) rows of ``costs`` on checked inputs, batched by row set."""
+    c_all = np.stack([class_costs(ypm, cp, cn, sample_weight) for cp, cn in costs])
+    keep = c_all[0] > 0             # the same rows for all: costs > 0, weights decide
+    Xk, yk = (X, ypm) if keep.all() else (X[keep], ypm[keep])
+    if not ((yk > 0).any() and (yk < 0).any()):
+        raise ValueError("`y` must contain both classes among the rows with positive weight.")
+    Ck = c_all[:, keep]
+    if len(costs) == 1:
+        W, B, A, its, oks = _ipm(Xk, yk, Ck, tol, max_iter)
+    else:
+        with np.errstate(all="ignore"):     # a failing problem is solved again alone below
+            W, B, A, its, oks = _ipm(Xk, yk, Ck, tol, max_iter)
+        # rounding in the batched sums differs from a lone run's, and a badly conditioned
+        # problem can then miss the tolerance: such problems get the lone run of wsvm_fit
+        for g in np.flatnonzero(~oks):
+            W[g], B[g], A[g], its[g], oks[g] = (v[0] for v in _ipm(Xk, yk, Ck[g:g + 1], tol,
+                                                                    max_iter))
+    return [_finish(X, ypm, c_all[g], keep, W[g], float(B[g]), A[g], its[g], oks[g], tol)
+            for g in range(len(costs))]
+
+
+def wsvm_fit(X, y, C_pos: float, C_neg: float, sample_weight=None, *, tol: float = 1e-10,
+             max_iter: int = 200) -> WsvmFit:
+    """Weighted linear soft-margin SVM (thesis (3.1) with class costs (3.2)), solved exactly.
+
+    Parameters
+    ----------
+    X : (m, n) float array without an intercept column.
+    y : (m,) labels in {0, 1} or {-1, 1}.
+    C_pos, C_neg : costs of margin violations of positive and negative rows (> 0).
+    sample_weight : optional non-negative row weights multiplying the costs; rows of
+        weight 0 are left out of the fit (their multiplier is 0).
+    tol : relative tolerance of the interior-point method (duality gap and residuals).
+    max_iter : interior-point iteration cap.
+
+    Returns
+    -------
+    WsvmFit
+    """
+    X, ypm, sample_weight = _check_inputs(X, y, sample_weight)
+    _check_costs(C_pos, C_neg)
+    return _solve_costs(X, ypm, [(C_pos, C_neg)], sample_weight, tol, max_iter)[0]
+
+
+def wsvm_grid(X, y, costs, sample_weight=None, *, tol: float = 1e-10, max_iter: int = 200,
+              batch: int = 128) -> list[WsvmFit]:
+    """:func:`wsvm_fit` at every (C_pos, C_neg) row of ``costs`` on the same rows, at once.
+
+    The interior-point iterations of all the problems run side by side on (G, m)
+    arrays (one batched (n+1) x (n+1) solve per Newton step), then each solution is
+    polished as in :func:`wsvm_fit`: the same answers as G separate calls (to rounding
+    in the sums), at a fraction of the cost for small m (a CV grid of the thesis).
+    ``batch`` problems at most are iterated together (larger batches leave the CPU
+    caches: measured fastest at ~100 problems of 200 rows).
+    """
+    X, ypm, sample_weight = _check_inputs(X, y, sample_weight)
+    costs = np.asarray(costs, dtype=float)
+    if costs.ndim != 2 or costs.shape[1] != 2 or costs.shape[0] == 0:
+        raise ValueError(f"`costs` must be a (G, 2) array of (C_pos, C_neg) pairs; got shape "
+                         f"{costs.shape}.")
+    for cp, cn in costs:
+        _check_costs(cp, cn)
+    parts = np.array_split(np.arange(len(costs)), -(-len(costs) // max(1, int(batch))))
+    return [f for idx in parts
+            for f in _solve_costs(X, ypm, costs[idx], sample_weight, tol, max_iter)]

@@ -11,8 +11,11 @@
   ``alpha``/``beta``/``measure`` name the criterion.
 
 All tuners run through :func:`fmstats.tuning.cv_tune`: every grid point is scored
-on the same folds, the (grid point x fold) fits run in parallel through joblib with
-a tqdm progress bar, and the folds are drawn from ``random_state``.  Default
+on the same folds, the fits run in parallel through joblib with a tqdm progress bar,
+and the folds are drawn from ``random_state``.  ``tune_wsvm`` fits its grid in
+batches (cv_tune's ``cv_counts`` hook): each joblib task builds one fold's design
+once and solves a whole chunk of grid points' QPs side by side
+(:func:`fmstats.svm.qp.wsvm_grid`), with the answers of one ``wsvm`` fit per point.  Default
 ``cv=2`` as in the thesis; any number of folds, a splitter or explicit
 (train, test) pairs work.
 """
@@ -26,20 +29,26 @@ import numpy as np
 import pandas as pd
 
 from .. import measures as _m
-from .._folds import Criterion, reemit
-from .._parallel import progress_enabled
+from .._folds import Criterion, capturing, reemit
+from .._parallel import progress_enabled, run_tasks
 from .._validation import check_binary, check_choice, check_scalar, describe
-from ..exceptions import InvalidArgumentError
+from ..exceptions import ConvergenceWarning, InvalidArgumentError, ResponseError
 from ..tuning import CvTuneResults, _grid_points, cv_tune, with_measure
 from .models import _svm_data, fsvm, wsvm
+from .qp import wsvm_grid
 
-__all__ = ["thesis_grid", "THESIS_C_VALUES", "THESIS_A_GRID", "THESIS_ALPHAS", "with_measure",
+__all__ = ["thesis_grid", "THESIS_C_VALUES", "THESIS_A_GRID", "DEFAULT_A_GRID", "THESIS_ALPHAS",
+           "with_measure",
            "tune_wsvm", "tune_fsvm", "chapter8", "plot_chapter8", "CHAPTER8_MODELS"]
 
 #: The cost values of the R code: 2^(-4 + k/2), k = 1, ..., 20 (2^-3.5 to 2^6).
 THESIS_C_VALUES = tuple(float(2.0 ** (-4 + k / 2)) for k in range(1, 21))
 #: The grid of the step-function slope a searched for the F-measure SVM.
 THESIS_A_GRID = (0.1, 1.0, 5.0, 10.0, 30.0)
+#: The default grid of a of tune_fsvm and chapter8: the thesis's without a = 1, where the
+#: objective's degenerate minimum (the all-negative classifier) is within reach yet the
+#: 2-fold CV often prefers it; chosen by held-out F (benchmarks/bench_fsvm_chapter8.py).
+DEFAULT_A_GRID = (0.1, 5.0, 10.0, 30.0)
 #: The F-measure weights of the R code (its ``betaSeq``: our alpha, the weight on precision).
 THESIS_ALPHAS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 #: The three classifiers of chapter 8, as named in the ``model`` column of :func:`chapter8`.
@@ -150,6 +159,81 @@ def _a_points(a_grid) -> list[dict]:
             for i, v in enumerate(a_grid)]
 
 
+# ----------------------------------------------------------------------------- tune_wsvm's grid
+#: Most grid points per task of tune_wsvm: a fold's grid is split into equal parts of at most
+#: this many points (fixed, so that the results do not depend on n_jobs).
+WSVM_CHUNK = 512
+
+
+def _fold_design(formula, data, train, test, fit_args) -> tuple:
+    """The arrays a fold's fits need, built once per fold as ``wsvm`` and its
+    ``confusion`` would build them on every fit (same checks, errors and warnings)."""
+    check_scalar("tol", fit_args.get("tol", 1e-10), low=0, low_open=True)
+    sd = _svm_rows(formula, data.iloc[train], fit_args)
+    resp, X, _ = sd.frame.spec.build_with_response(data.iloc[test], missing="drop")
+    if resp.kind != "binary":
+        raise ResponseError(f"the response '{resp.name}' of `newdata` must be two-valued; "
+                            f"got {resp.kind} values.")
+    return (sd.X, sd.ypm, sd.weights, np.delete(X, sd.intercept_pos, axis=1),
+            np.asarray(resp.y, dtype=float))
+
+
+def _grid_counts(design, costs, tol) -> list:
+    """One fold's weighted SVMs at the (C_pos, C_neg) rows of ``costs`` (one batched QP,
+    :func:`~fmstats.svm.qp.wsvm_grid`) and their held-out confusion counts."""
+    X, ypm, weights, X_test, y_test = design
+    fits = wsvm_grid(X, ypm, costs, sample_weight=weights, tol=tol)
+    W = np.stack([f.w for f in fits])
+    pred = (X_test @ W.T + np.array([f.b for f in fits]) > 0).astype(float)   # (rows, points)
+    tp = y_test @ pred
+    fp = (1.0 - y_test) @ pred
+    counts = np.stack([tp, fp, y_test.sum() - tp, (1.0 - y_test).sum() - fp], axis=1)
+    return [(counts[g], None, [] if f.converged else [(
+        ConvergenceWarning, f"wsvm: {f.message}; the hyperplane may be inaccurate. Standardise "
+                            "the features or reduce very large costs C_pos/C_neg.")])
+            for g, f in enumerate(fits)]
+
+
+def _wsvm_chunk(formula, data, train, test, fixed, costs) -> list:
+    """Worker: a chunk of grid points on one fold; per point, what ``capturing`` returns
+    for a single fit ((tp, fp, fn, tn) or None, error or None, warnings).  The design is
+    built here (in parallel), once per chunk."""
+    design, error, caught = capturing(_fold_design, formula, data, train, test, fixed)
+    if error is not None:
+        return [(None, error, caught)] * len(costs)
+    return [(v, e, caught + w)
+            for v, e, w in _grid_counts(design, costs, fixed.get("tol", 1e-10))]
+
+
+class _WsvmGrid(with_measure):
+    """``with_measure(wsvm, fm)`` that fits a whole (C_pos, C_neg) grid per fold.
+
+    ``cv_tune`` calls :meth:`cv_counts` instead of one ``wsvm`` fit per (point, fold):
+    each joblib task builds a fold's design once and solves up to :data:`WSVM_CHUNK`
+    grid points' QPs side by side (BLAS limited once per task).  Counts, errors and
+    warnings are those of the per-fit path.
+    """
+
+    def __init__(self, fm: _m.FMeasure):
+        super().__init__(wsvm, fm)
+
+    def cv_counts(self, formula, data, points, pairs, fixed, *, n_jobs, progress) -> list:
+        costs = np.array([[p.get("C_pos", 1.0), p.get("C_neg", 1.0)] for p in points],
+                         dtype=float)
+        G, K = len(points), len(pairs)
+        parts = np.array_split(np.arange(G), -(-G // WSVM_CHUNK))
+        tasks = [(formula, data, train, test, fixed, costs[idx])
+                 for train, test in pairs for idx in parts]
+        results = run_tasks(_wsvm_chunk, tasks, n_jobs=n_jobs, progress=progress,
+                            desc=f"tune_wsvm: {G} points x {K} folds in {len(tasks)} tasks")
+        out: list = [None] * (G * K)
+        for j, res in enumerate(results):
+            k, idx = divmod(j, len(parts))
+            for g, r in zip(parts[idx], res):
+                out[g * K + k] = r
+        return out
+
+
 # ----------------------------------------------------------------------------- tuners
 def tune_wsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measure=None,
               criterion: str = "f", grid=None, n_values: int = 20, cv=2, repeats: int = 1,
@@ -169,6 +253,8 @@ def tune_wsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measur
         ``C_pos`` and ``C_neg``.
     cv, repeats, pooling, refit, on_error, n_jobs, random_state, progress :
         as in :func:`fmstats.tuning.cv_tune` (default 2 folds, as in the thesis).
+        The grid is fitted in chunks of up to ``WSVM_CHUNK`` points per fold and joblib
+        task (a batched QP; the same counts as one fit per point, whatever ``n_jobs``).
     **fit_args : further arguments of :func:`~fmstats.svm.wsvm` (``weights`` as a
         column name, ``tol``, ``missing``, ``engine``).
 
@@ -184,13 +270,13 @@ def tune_wsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measur
     _check_fit_args(wsvm, fit_args, _WSVM_RESERVED)
     rows = _svm_rows(formula, data, fit_args)
     points = _wsvm_points(grid, rows.y, n_values)
-    return cv_tune(with_measure(wsvm, fm), formula, data, points, cv=cv, repeats=repeats,
+    return cv_tune(_WsvmGrid(fm), formula, data, points, cv=cv, repeats=repeats,
                    pooling=pooling, refit=refit, on_error=on_error, n_jobs=n_jobs,
                    random_state=random_state, progress=progress, **crit, **fit_args)
 
 
 def tune_fsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measure=None,
-              a_grid=THESIS_A_GRID, C: float | None = None, start_C=None, criterion: str = "f",
+              a_grid=DEFAULT_A_GRID, C: float | None = None, start_C=None, criterion: str = "f",
               cv=2, repeats: int = 1, pooling: str = "tp_fp", refit: bool = True,
               on_error: str = "record", n_jobs=None, random_state=None, progress=None,
               **fit_args) -> CvTuneResults:
@@ -207,7 +293,14 @@ def tune_fsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measur
     formula, data : as in :func:`fmstats.svm.fsvm`.
     alpha, beta, measure : the F-measure the SVM maximises and the criterion judges
         (default F1; alpha in (0, 1)).
-    a_grid : the slopes a > 0 searched (default the thesis's 0.1, 1, 5, 10, 30).
+    a_grid : the slopes a > 0 searched.  Default :data:`DEFAULT_A_GRID` = (0.1, 5, 10, 30),
+        the thesis's grid (:data:`THESIS_A_GRID`) without a = 1: with a = 1 the fits on
+        the folds often look good while the refit on all rows collapses towards the
+        all-negative minimum of (3.6).  On fresh draws of A1, A2, B1, B2 (2000-row test
+        sets, alpha 0.3/0.5/0.7, 3 fold seeds, 3 data draws) this grid with fsvm's
+        default degeneracy check gave a mean test F 0.03-0.07 above the F-tuned weighted
+        SVM and no case more than 0.09 below; the thesis's grid gave -0.05 to +0.02 on
+        average with cases 0.6-0.76 below (benchmarks/bench_fsvm_chapter8.py).
     C, start_C : see above.
     criterion : ``"f"`` (pooled CV F_tp,fp) or ``"accuracy"``.
     cv, repeats, pooling, refit, on_error, n_jobs, random_state, progress :
@@ -273,7 +366,7 @@ def _rows(alpha, model, fit, train, test, params, cv_f, cv_acc) -> list[dict]:
 
 
 def chapter8(formula: str, train: pd.DataFrame, test: pd.DataFrame, alphas=THESIS_ALPHAS, *,
-             grid=None, n_values: int = 20, a_grid=THESIS_A_GRID, C: float | None = None,
+             grid=None, n_values: int = 20, a_grid=DEFAULT_A_GRID, C: float | None = None,
              cv=2, pooling: str = "tp_fp", n_jobs=None, random_state=None, progress=None,
              fsvm_args: dict | None = None) -> pd.DataFrame:
     """The experiment of the thesis's chapter 8: three SVMs' training and test F against alpha.
@@ -298,7 +391,8 @@ def chapter8(formula: str, train: pd.DataFrame, test: pd.DataFrame, alphas=THESI
         ``train``; ``test`` is only predicted).
     alphas : the F-measure weights (default 0.1, ..., 0.9 as in the R code).
     grid, n_values : the (C_pos, C_neg) grid (default :func:`thesis_grid` with 20 values).
-    a_grid, C : the F-measure SVM's grid over a and its C (default m+ of ``train``).
+    a_grid, C : the F-measure SVM's grid over a (default :data:`DEFAULT_A_GRID`; the
+        thesis's is :data:`THESIS_A_GRID`) and its C (default m+ of ``train``).
     cv, pooling, n_jobs, random_state, progress : as in :func:`tune_wsvm`.
     fsvm_args : further arguments of :func:`~fmstats.svm.fsvm` (e.g. ``method``,
         ``maxeval``).
