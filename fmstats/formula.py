@@ -7,7 +7,8 @@ engines sit behind it, ``"formulaic"`` (the default: it was faster at 1e6 rows
 in ``benchmarks/bench_formula.py``) and ``"patsy"``; they give the same column
 names and values, though patsy may order the columns differently (coefficients are
 indexed by name, so fits agree term by term).  ``factor(x)`` is accepted as R's
-spelling of ``C(x)``.
+spelling of ``C(x)``; ``^`` is R's power (``I(x^2)``, ``(a + b + c)^2``) and R's ``log``,
+``sqrt``, ``log10``... are known to both engines (:mod:`fmstats._rsyntax`).
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._rsyntax import R_FUNCTIONS, r_power
 from ._validation import check_choice, describe, num, warn
 from .exceptions import (
     DataError,
@@ -130,6 +132,18 @@ class DesignSpec:
             raise DataError("the stored design produced a different number of columns")
         return X, data.index
 
+
+    def term_slices(self) -> list[tuple[str, slice]]:
+        """The model terms in design order, each with its slice of design columns.
+
+        The intercept is labelled ``"Intercept"``; other labels are the engine's
+        (``"C(pclass):sex"``).  Used by :func:`fmstats.anova` for sequential tables.
+        """
+        out = []
+        for term, sl in self.engine_spec.term_slices.items():
+            label = term.name() if self.engine == "patsy" else str(term)
+            out.append(("Intercept" if label in ("1", "Intercept") else label, sl))
+        return out
 
     def build_with_response(self, data: pd.DataFrame, *, missing: str = "raise"):
         """Response and design matrix of new data (for measuring performance on it).
@@ -271,7 +285,7 @@ def _used_variables(rhs: str, data: pd.DataFrame) -> list[str]:
 # names an engine resolves itself (functions, constants)
 _ENGINE_NAMES = {"np", "C", "factor", "I", "Q", "center", "scale", "standardize", "poly",
                  "bs", "log", "exp", "sqrt", "abs", "Treatment", "Sum", "Helmert", "Diff",
-                 "Poly", "True", "False", "None", "pi", "contr", "lag"}
+                 "Poly", "True", "False", "None", "pi", "contr", "lag"} | set(R_FUNCTIONS)
 
 
 def _nonfinite_mask(frame: pd.DataFrame) -> np.ndarray:
@@ -354,7 +368,7 @@ def _eval_expr(expr: str, data: pd.DataFrame) -> pd.Series:
     if inner.startswith("I(") and inner.endswith(")"):
         inner = inner[2:-1]
     try:
-        out = data.eval(inner, engine="python")
+        out = data.eval(r_power(inner), engine="python")
     except Exception as exc:  # pandas raises many types
         raise FormulaError(f"cannot evaluate the response {expr!r}: {exc}") from None
     return pd.Series(out, index=data.index)
@@ -424,7 +438,7 @@ def _response(kind: str, cols: list[str], expr: str | None, data: pd.DataFrame, 
 def _formulaic_context():
     from formulaic.transforms import C as fC
 
-    return {"factor": fC}
+    return {"factor": fC, **R_FUNCTIONS}
 
 
 def _for_engine(data: pd.DataFrame) -> pd.DataFrame:
@@ -436,15 +450,20 @@ def _for_engine(data: pd.DataFrame) -> pd.DataFrame:
 
 
 def _build(engine: str, rhs: str, data: pd.DataFrame):
-    """Run the engine on the right-hand side; return (X, names, engine_spec)."""
+    """Run the engine on the right-hand side; return (X, names, engine_spec).
+
+    R's ``^`` becomes ``**`` first (:func:`fmstats._rsyntax.r_power`); the engine's spec
+    holds the rewritten terms, so re-applying it to new data needs no second rewrite.
+    """
     data = _for_engine(data)
+    rhs = r_power(rhs)
     try:
         if engine == "patsy":
             import patsy
 
             from patsy.builtins import C as pC
 
-            env = patsy.EvalEnvironment([{"factor": pC, "C": pC}, {"np": np}])
+            env = patsy.EvalEnvironment([{"factor": pC, "C": pC, **R_FUNCTIONS}, {"np": np}])
             mat = patsy.dmatrix(rhs, data, NA_action="raise", eval_env=env, return_type="matrix")
             names = tuple(mat.design_info.column_names)
             return np.asarray(mat, dtype=float), names, mat.design_info
