@@ -559,7 +559,8 @@ def _gaussian_two_class(design: dict, rng: np.random.Generator) -> pd.DataFrame:
                          "split": split})
 
 
-def make_thesis_svm_data(name: str, random_state: Any = None) -> pd.DataFrame:
+def make_thesis_svm_data(name: str, random_state: Any = None, *, n_train=None,
+                         n_test=None) -> pd.DataFrame:
     """Simulate one of the data sets A1, A2, B1, B2 of chapter 8 (section 8.1).
 
     Two Gaussian classes in two features, 450 rows in all.  Class 0 (the
@@ -586,11 +587,17 @@ def make_thesis_svm_data(name: str, random_state: Any = None) -> pd.DataFrame:
     random_state : None, int or numpy.random.Generator, optional
         Seed or generator for :func:`numpy.random.default_rng`; a given seed
         always gives the same data (for a given fmstats version).
+    n_train, n_test : None or a pair (negatives, positives) of non-negative ints
+        The sizes of the training and the test part (default: the thesis's, as
+        above).  Larger test sets from the same two Gaussians, e.g.
+        ``n_test=(1000, 1000)``, judge a classifier far more precisely than the
+        thesis's 50 rows.  With the default sizes the data equal those of
+        earlier versions for the same seed.
 
     Returns
     -------
     pandas.DataFrame
-        450 rows with columns ``x1``, ``x2`` (float), ``y`` (int64, 1 =
+        450 rows (by default) with columns ``x1``, ``x2`` (float), ``y`` (int64, 1 =
         positive class) and ``split`` (``"train"`` or ``"test"``).  Training
         rows come first; rows are shuffled within each part.
 
@@ -600,8 +607,24 @@ def make_thesis_svm_data(name: str, random_state: Any = None) -> pd.DataFrame:
         For an unknown ``name`` or a bad ``random_state``.
     """
     name = _check_name(name, tuple(THESIS_SVM_DESIGNS))
+    design = dict(THESIS_SVM_DESIGNS[name])
+    for arg, value in (("n_train", n_train), ("n_test", n_test)):
+        if value is not None:
+            design[arg[2:]] = _check_sizes(arg, value)
     rng = _check_random_state(random_state)
-    return _gaussian_two_class(THESIS_SVM_DESIGNS[name], rng)
+    return _gaussian_two_class(design, rng)
+
+
+def _check_sizes(name: str, value: Any) -> tuple[int, int]:
+    """A pair (negatives, positives) of non-negative integers, not both zero."""
+    ok = (isinstance(value, (tuple, list)) and len(value) == 2
+          and all(isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 0
+                  for v in value) and sum(value) > 0)
+    if not ok:
+        raise InvalidArgumentError(
+            f"`{name}` must be a pair (negatives, positives) of non-negative integers, not "
+            f"both 0; got {describe(value)}.")
+    return int(value[0]), int(value[1])
 
 
 def make_thesis_noisy_data(name: str, random_state: Any = None) -> pd.DataFrame:

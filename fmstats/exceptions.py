@@ -13,6 +13,7 @@ __all__ = [
     "MissingDataError",
     "ResponseError",
     "WeightsError",
+    "ModelComparisonError",
     "FormulaError",
     "UnseenLevelError",
     "DesignError",
@@ -25,6 +26,7 @@ __all__ = [
     "FitFailedWarning",
     "EmptyFoldWarning",
     "ResamplingWarning",
+    "DegenerateFitWarning",
 ]
 
 
@@ -64,6 +66,11 @@ class DesignError(DataError):
     """The design matrix is rank deficient and ``collinear="raise"`` was asked for."""
 
 
+class ModelComparisonError(FmstatsError):
+    """Models cannot be compared (anova): different rows or families, not nested, or not
+    likelihood fits."""
+
+
 class FmstatsWarning(UserWarning):
     """Base class of every warning fmstats emits."""
 
@@ -98,3 +105,7 @@ class EmptyFoldWarning(DataWarning):
 
 class ResamplingWarning(FmstatsWarning):
     """Some bootstrap replicates failed, lacked terms or warned; the summary says how many."""
+
+
+class DegenerateFitWarning(FmstatsWarning):
+    """A fit collapsed to a classifier that predicts no positive on its training rows."""

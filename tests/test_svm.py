@@ -300,8 +300,9 @@ def test_fsvm_primal_never_worse_than_start_and_feasible(thesis):
 def _reduced_vs_primal(tr, ftol_rel=1e-4, rel=0.0):
     primal = _fit_expecting_only_convergence_warnings(fsvm, "y ~ x1 + x2", tr, method="primal",
                                                       ftol_rel=ftol_rel)
-    reduced = _fit_expecting_only_convergence_warnings(fsvm, "y ~ x1 + x2", tr,
+    reduced = _fit_expecting_only_convergence_warnings(fsvm, "y ~ x1 + x2", tr, a=1.0,
                                                        ftol_rel=ftol_rel)
+    assert primal.settings["a"] == 1.0      # the thesis's a is the primal method's default
     assert reduced.start_objective == pytest.approx(primal.start_objective, rel=1e-12)
     assert reduced.objective <= primal.objective * (1 + rel)
     return reduced, primal
@@ -331,8 +332,8 @@ def test_fsvm_reduced_improves_on_its_start(thesis, name, alpha):
     r = _fit_expecting_only_convergence_warnings(fsvm, "y ~ x1 + x2", tr, alpha=alpha)
     assert r.objective <= r.start_objective
     X, y = _xy(tr)
-    obj = SvmObjective(X=X, y=2.0 * y - 1, weight=np.ones(len(y)), kind="fmeasure", a=1.0,
-                       alpha=alpha, C=float(y.sum()))
+    obj = SvmObjective(X=X, y=2.0 * y - 1, weight=np.ones(len(y)), kind="fmeasure", a=5.0,
+                       alpha=alpha, C=float(y.sum()))      # the default a is 5
     assert obj.reduced(np.r_[r.w, r.b]) == pytest.approx(r.objective, rel=1e-12)
     start = wsvm_fit(X, y, (y == 0).sum() / 10, y.sum() / 10)
     np.testing.assert_allclose(r.start_wb, np.r_[start.w, start.b], atol=1e-12)
@@ -514,3 +515,94 @@ def test_refit_with_array_weights_needs_them_again(thesis):
     f = fsvm("y ~ x1 + x2", tr.assign(k=k), weights="k", maxeval=60, restarts=0, a=1.0,
              bounds=None, algorithm="COBYLA", ftol_rel=1e-2)
     np.testing.assert_array_equal(f.refit(tr.assign(k=k)).params, f.params)
+
+
+# ----------------------------------------------------------------------------- issue 15: degeneracy
+def _objective_36(X, y, w, b, a, alpha, C):
+    """(3.6) re-implemented from the thesis's R code (appendix A.1), logistic form."""
+    ypm = np.where(y == 1, 1.0, -1.0)
+    xi = np.maximum(0.0, 1.0 - ypm * (X @ w + b))
+    s = 2.0 * (1.0 / (1.0 + np.exp(-a * xi)) - 0.5)
+    s_pos, s_neg = s[y == 1].sum(), s[y == 0].sum()
+    return 0.5 * w @ w + C * (alpha * s_neg + (1 - alpha) * s_pos) / ((y == 1).sum() - s_pos)
+
+
+@pytest.mark.parametrize("a", [0.1, 1.0, 5.0])
+@pytest.mark.parametrize("alpha", [0.3, 0.7])
+def test_all_negative_point_objective_is_the_closed_formula(thesis, a, alpha):
+    from fmstats.svm import all_negative_objective
+
+    X, y = _xy(thesis["B2"][0])
+    C = float(y.sum())
+    formula = C * (1 - alpha) * np.tanh(a) / (1 - np.tanh(a))
+    # 1 - tanh(5) loses ~9 digits to cancellation in the logistic form
+    assert _objective_36(X, y, np.zeros(2), -1.0, a, alpha, C) == pytest.approx(formula,
+                                                                                rel=1e-8)
+    obj = SvmObjective(X=X, y=2.0 * y - 1, weight=np.ones(len(y)), kind="fmeasure", a=a,
+                       alpha=alpha, C=C)
+    assert obj.reduced(np.array([0.0, 0.0, -1.0])) == pytest.approx(formula, rel=1e-12)
+    assert all_negative_objective(C, alpha, a) == pytest.approx(formula, rel=1e-12)
+
+
+def test_the_thesis_slope_minimum_can_be_all_negative_and_the_default_rejects_it():
+    # A2, draw 2027, F1 and the thesis's a = 1: the minimum found by the reduced method is
+    # the all-negative point, whose objective is the closed formula (31.945 for C = 20);
+    # scikit-learn's SVC gives the start (the weighted SVM) independently
+    from fmstats.exceptions import DegenerateFitWarning
+
+    d = make_thesis_svm_data("A2", random_state=2027)
+    tr = d[d["split"] == "train"].reset_index(drop=True)
+    X, y = _xy(tr)
+    with pytest.warns(DegenerateFitWarning, match="predicts no positive"):
+        kept = fsvm("y ~ x1 + x2", tr, alpha=0.5, a=1.0, degenerate="keep")
+    assert kept.degenerate_fit and not np.any(X @ kept.w + kept.b > 0)
+    formula = 20.0 * 0.5 * np.tanh(1.0) / (1 - np.tanh(1.0))
+    assert kept.objective == pytest.approx(formula, rel=1e-4)
+    assert _objective_36(X, y, kept.w, kept.b, 1.0, 0.5, 20.0) == pytest.approx(kept.objective)
+    start_obj = _objective_36(X, y, kept.start_wb[:-1], kept.start_wb[-1], 1.0, 0.5, 20.0)
+    assert formula < start_obj / 2          # the collapse is a far lower objective
+    with pytest.warns(DegenerateFitWarning, match="start is returned"):
+        safe = fsvm("y ~ x1 + x2", tr, alpha=0.5, a=1.0)
+    svc = _sklearn_svc(X, y, 38.0, 2.0)
+    np.testing.assert_allclose(safe.w, svc.coef_[0], atol=1e-4)
+    assert np.any(X @ safe.w + safe.b > 0)
+    assert "predicts no positive: start returned" in str(safe.summary())
+
+
+def test_default_fsvm_never_predicts_all_negative():
+    # fresh draws of A1, A2, B1, B2 with 2000-row test sets; alpha over the thesis's range
+    for i, name in enumerate(NAMES):
+        d = make_thesis_svm_data(name, random_state=2026 + i, n_test=(1000, 1000))
+        tr, te = d[d["split"] == "train"], d[d["split"] == "test"]
+        for alpha in (0.1, 0.3, 0.5, 0.7, 0.9):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                r = fsvm("y ~ x1 + x2", tr, alpha=alpha)
+            assert r.predict(te).sum() > 0, (name, alpha)
+            assert r.predict().sum() > 0, (name, alpha)
+
+
+def test_issue15_bad_input(thesis):
+    tr = thesis["B1"][0]
+    for kw, match in [({"a": 0}, r"`a` must lie in \(0, inf\]; got 0"),
+                      ({"a": -1.5}, r"`a` must lie .* got -1.5"),
+                      ({"C": 0}, r"`C` must lie in \(0, inf\]; got 0"),
+                      ({"alpha": 0.0}, r"`alpha` must lie .* got 0"),
+                      ({"alpha": 1.0}, r"`alpha` must lie in \(0, 1\) .* got alpha = 1"),
+                      ({"degenerate": "drop"}, "`degenerate` must be one of")]:
+        with pytest.raises(InvalidArgumentError, match=match):
+            fsvm("y ~ x1 + x2", tr, **kw)
+    for label, rows in (("positive", tr[tr["y"] == 0]), ("negative", tr[tr["y"] == 1])):
+        with pytest.raises(ResponseError, match=f"the {label} class of 'y' has 0 row"):
+            fsvm("y ~ x1 + x2", rows)
+        with pytest.raises(ResponseError, match=f"the {label} class of 'y' has 0 row"):
+            fsvm("y ~ x1 + x2", rows, method="primal")
+    for bad in ((1, 2, 3), (-1, 5), (2.5, 3), (0, 0), "big"):
+        with pytest.raises(InvalidArgumentError, match="`n_test` must be a pair"):
+            make_thesis_svm_data("A1", 0, n_test=bad)
+    d = make_thesis_svm_data("A2", 0, n_train=(30, 10), n_test=(7, 5))
+    counts = d.groupby(["split", "y"]).size().to_dict()
+    assert counts == {("train", 0): 30, ("train", 1): 10, ("test", 0): 7, ("test", 1): 5}
+    pd.testing.assert_frame_equal(make_thesis_svm_data("A2", 4),
+                                  make_thesis_svm_data("A2", 4, n_train=(380, 20),
+                                                       n_test=(25, 25)))

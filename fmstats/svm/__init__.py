@@ -8,12 +8,14 @@
   and the experiment of chapter 8 (:mod:`fmstats.svm.tuning`).
 """
 from .cobyla import SvmObjective, run_nlopt, step_approx, thesis_bounds
-from .models import FsvmResults, WsvmResults, fsvm, wsvm
+from .models import (DEFAULT_A, THESIS_A, FsvmResults, WsvmResults, all_negative_objective, fsvm,
+                     wsvm)
 from .qp import WsvmFit, wsvm_fit
-from .tuning import (CHAPTER8_MODELS, THESIS_A_GRID, THESIS_ALPHAS, THESIS_C_VALUES, chapter8,
-                     plot_chapter8, thesis_grid, tune_fsvm, tune_wsvm, with_measure)
+from .tuning import (CHAPTER8_MODELS, DEFAULT_A_GRID, THESIS_A_GRID, THESIS_ALPHAS,
+                     THESIS_C_VALUES, chapter8, plot_chapter8, thesis_grid, tune_fsvm, tune_wsvm, with_measure)
 
 __all__ = ["wsvm", "fsvm", "WsvmResults", "FsvmResults", "wsvm_fit", "WsvmFit",
            "SvmObjective", "run_nlopt", "step_approx", "thesis_bounds", "tune_wsvm", "tune_fsvm",
            "chapter8", "plot_chapter8", "with_measure", "thesis_grid", "THESIS_C_VALUES",
-           "THESIS_A_GRID", "THESIS_ALPHAS", "CHAPTER8_MODELS"]
+           "THESIS_A_GRID", "DEFAULT_A_GRID", "THESIS_ALPHAS", "CHAPTER8_MODELS", "DEFAULT_A",
+           "THESIS_A", "all_negative_objective"]

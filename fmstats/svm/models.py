@@ -18,7 +18,8 @@ import pandas as pd
 
 from .. import measures as _m
 from .._validation import check_choice, check_scalar, describe, warn
-from ..exceptions import ConvergenceWarning, InvalidArgumentError, ResponseError
+from ..exceptions import (ConvergenceWarning, DegenerateFitWarning, InvalidArgumentError,
+                          ResponseError)
 from ..formula import model_frame
 from ..maxent import _call, _prior_weights
 from ..results import ModelResults
@@ -33,10 +34,16 @@ from .cobyla import (
 )
 from .qp import WsvmFit, wsvm_fit
 
-__all__ = ["wsvm", "fsvm", "WsvmResults", "FsvmResults", "DEFAULT_REDUCED_ALGORITHMS"]
+__all__ = ["wsvm", "fsvm", "WsvmResults", "FsvmResults", "DEFAULT_REDUCED_ALGORITHMS",
+           "DEFAULT_A", "THESIS_A", "all_negative_objective"]
 
 #: NLopt algorithms alternated by the reduced method's restarts (chosen by benchmark).
 DEFAULT_REDUCED_ALGORITHMS = ("NELDERMEAD", "COBYLA")
+#: Default slope a of the reduced method, chosen by held-out F
+#: (benchmarks/bench_fsvm_chapter8.py, part 2).
+DEFAULT_A = 5.0
+#: The thesis's slope a (section 8.2), the default of ``method="primal"``.
+THESIS_A = 1.0
 
 _INTERCEPT_NAMES = ("Intercept", "(Intercept)")
 _PREDICT_TYPES = ("class", "response", "decision", "link")
@@ -397,6 +404,8 @@ class FsvmResults(_SvmResults):
         self.used = dict(used)
         self.C = used["C"]
         self.C_pos, self.C_neg = used["C_pos"], used["C_neg"]
+        #: whether the minimum predicted a single class (see ``fsvm(degenerate=)``)
+        self.degenerate_fit = bool(used.get("degenerate_fit", False))
         self.title = ("F-measure maximising linear SVM (thesis (3.6))"
                       if settings["objective"] == "fmeasure"
                       else "Weighted misclassification-counting linear SVM (thesis (3.4))")
@@ -475,7 +484,10 @@ class FsvmResults(_SvmResults):
                           f"ftol_rel = {s['ftol_rel']:g}; {r.nevals} evaluations in {r.runs} "
                           f"run(s) (up to {self.used['restarts']} restarts), {r.seconds:.3g} s"),
             ("Result", f"{r.message} ({conv})"),
-            ("Objective value", f"{r.fun:.8g} (start {r.start_fun:.8g})"),
+            ("Objective value", f"{r.fun:.8g} (start {r.start_fun:.8g})"
+                                + (("; the minimum predicts no positive: "
+                                    + ("start returned" if self.used["degenerate"] == "start"
+                                       else "kept")) if self.degenerate_fit else "")),
             ("Margin 2/||w||", f"{self.margin:.6g}"),
         ]
         details = [("Start", self.used["start_info"]), ("Bounds", self.used["bounds_text"]),
@@ -546,12 +558,28 @@ def _bounds(bounds, wb0, xi0, sd, method):
     return lo, hi, text
 
 
+def all_negative_objective(C: float, alpha: float, a: float) -> float:
+    """Objective (3.6) at the all-negative classifier w = 0, b = -1 (unweighted sums).
+
+    Every positive row has xi = 2, every negative xi = 0, so S+ = m+ tanh(a), S- = 0
+    and the objective is C (1 - alpha) tanh(a) / (1 - tanh(a)).
+    """
+    t = float(np.tanh(a))
+    return C * (1.0 - alpha) * t / (1.0 - t) if t < 1.0 else np.inf
+
+
+def _no_positive(X: np.ndarray, wb: np.ndarray) -> bool:
+    """Whether x'w + b > 0 holds on no row (the all-negative classifier)."""
+    return not bool(np.any(X @ wb[:-1] + wb[-1] > 0))
+
+
 def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=None, measure=None,
-         C: float | None = None, a: float = 1.0, method: str = "reduced",
+         C: float | None = None, a: float | None = None, method: str = "reduced",
          objective: str = "fmeasure", C_pos: float | None = None, C_neg: float | None = None,
          start=None, start_C=None, bounds="thesis", algorithm: str | None = None,
          maxeval: int = 500, ftol_rel: float = 1e-4, xtol_rel: float = 0.0, initial_step=None,
-         restarts: int | None = None, constraint_tol: float = 0.0, missing: str = "drop",
+         restarts: int | None = None, constraint_tol: float = 0.0,
+         degenerate: str | None = None, missing: str = "drop",
          engine: str | None = None) -> FsvmResults:
     """F-measure maximising linear SVM (thesis (3.6)) or misclassification-counting SVM (3.4).
 
@@ -567,16 +595,45 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
     weighted SVM with (C+, C-) = (m-, m+)/10, C = m+).  The problem is not convex:
     the result is a local minimum near the start.
 
+    **The minimum of (3.6) can be a useless classifier.**  At w = 0, b = -1 every
+    positive row has xi = 2 and every negative xi = 0, so S+ = m+ tanh(a), S- = 0 and
+    the objective is C (1 - alpha) tanh(a) / (1 - tanh(a)) with no regularisation cost
+    (31.9 for C = m+ = 20, alpha = 0.5, a = 1): for small a this all-negative classifier
+    (or a point near it) is often the minimum.  The thesis's results came from stopping
+    COBYLA early (``method="primal"``, 500 evaluations of 400+ variables hardly leave the
+    weighted-SVM start); a solver that minimises well finds the collapse.  Two defaults,
+    chosen by held-out F on fresh draws of the chapter-8 data (2000-row test sets;
+    ``benchmarks/bench_fsvm_chapter8.py``), keep the default method a good classifier:
+
+    * ``a = 5`` for the reduced method (mean test F 0.75 over 4 designs x 5 draws x 5
+      alphas, never all-negative; the thesis's a = 1 gave 0.58 and 19 of 100 fits that
+      predict no positive), where tanh(a) ~ 1 puts the all-negative point far above any
+      sensible classifier;
+    * ``degenerate="start"``: a minimum that predicts no positive training row, when the
+      start predicted some, is rejected: the start is returned with a
+      :class:`~fmstats.exceptions.DegenerateFitWarning`.  (An all-positive classifier is
+      not rejected: its F is what (3.6) measures, and for small alpha it can be the
+      F-optimal answer.)
+
     Parameters
     ----------
     formula, data, weights : as in :func:`wsvm`; prior weights weight the sums and m+.
     alpha, beta, measure : the F-measure (default F1); alpha must lie in (0, 1).
-    C : weight of the F term (default m+, the number of positive rows).
-    a : slope of the step approximation (> 0); large a counts violations.
+    C : weight of the F term (> 0; default m+, the number of positive rows).
+    a : slope of the step approximation (> 0); large a counts violations.  Default 5 for
+        the reduced method (see above) and the thesis's 1 for the primal one.
     method : ``"reduced"`` (default; over (w, b) with xi = max(0, 1 - y(x'w + b))
-        substituted -- the same minima, n + 1 variables) or ``"primal"`` (the thesis's
-        formulation over (w, b, xi) with the m margin constraints as one vector-valued
-        NLopt constraint; COBYLA only, and slow: see the benchmark).
+        substituted -- the same minima, n + 1 variables; 0.02 s at m = 400 and about 1 s
+        at m = 1e5 in ``benchmarks/bench_fsvm.py``) or ``"primal"``: the thesis's method
+        exactly -- its formulation over (w, b, xi) with the m margin constraints (one
+        vector-valued NLopt constraint), COBYLA from the weighted SVM with
+        (C+, C-) = (m-, m+)/10, the box bounds of its R code, ftol_rel 1e-4, maxeval 500,
+        a = 1, C = m+, no restarts and no degeneracy check -- **early stopping included**:
+        COBYLA's work per evaluation grows as constraints x variables^2, so the 500
+        evaluations end far from the minimum (near the start), which is where the thesis's
+        results come from.  It takes minutes at m = 400 (about as long as R's nloptr on
+        the same problem; ``benchmarks/bench_fsvm.py`` prints the ratio): use it to
+        reproduce the thesis, not to classify.
     objective : ``"fmeasure"`` (3.6) or ``"count"`` (3.4).
     C_pos, C_neg : costs of the counting objective (default (m-, m+)/10).
     start : None (the weighted SVM, costs ``start_C``, default (m-, m+)/10), a fitted
@@ -597,6 +654,12 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
         in a row fails to improve the objective by ``ftol_rel`` (relative); default 20 for
         the reduced method, 0 for the primal one (the thesis's single run).
     constraint_tol : NLopt's tolerance of each margin constraint (primal method).
+    degenerate : ``"start"`` (default for the reduced method) returns the start, with a
+        :class:`~fmstats.exceptions.DegenerateFitWarning`, when the minimum predicts no
+        positive training row and the start predicted some; ``"keep"``
+        (default for the primal method, the thesis's behaviour) returns the minimum
+        anyway, with the same warning.  ``degenerate_fit`` on the result says whether it
+        happened.
     missing, engine : as in :func:`wsvm`.
 
     Stopping at ``maxeval`` (or any non-success NLopt code) emits a
@@ -622,7 +685,13 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
     if restarts is None:
         restarts = 0 if method == "primal" else 20
     restarts = int(check_scalar("restarts", restarts, low=0, integer=True))
+    a_arg, degenerate_arg = a, degenerate
+    if a is None:
+        a = THESIS_A if method == "primal" else DEFAULT_A
     a = float(check_scalar("a", a, low=0, low_open=True))
+    if degenerate is None:
+        degenerate = "keep" if method == "primal" else "start"
+    check_choice("degenerate", degenerate, ("start", "keep"))
     maxeval = int(check_scalar("maxeval", maxeval, low=1, integer=True))
     ftol_rel = float(check_scalar("ftol_rel", ftol_rel, low=0))
     xtol_rel = float(check_scalar("xtol_rel", xtol_rel, low=0))
@@ -665,6 +734,20 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
                         restarts=restarts)
         wb = run.x
         xi = problem.slack(wb)
+    degenerate_fit = _no_positive(sd.X, wb) and not _no_positive(sd.X, wb0)
+    if degenerate_fit:
+        keep = degenerate == "keep"
+        formula_text = (f" (its all-negative point w = 0, b = -1 costs C (1 - alpha) tanh(a) / "
+                        f"(1 - tanh(a)) = {all_negative_objective(C, fm.alpha, a):.6g})"
+                        if objective == "fmeasure" else "")
+        warn(f"fsvm: the minimum found (objective {run.fun:.6g}) predicts no positive training "
+             f"row, while the start (objective {run.start_fun:.6g}) predicted some: the "
+             f"objective is degenerate for these settings{formula_text}. "
+             + ("Kept as asked (degenerate='keep'). " if keep else
+                "The start is returned instead (degenerate='start'). ")
+             + "Use a larger slope a (e.g. 5) or tune a with tune_fsvm.", DegenerateFitWarning)
+        if not keep:
+            wb, xi = wb0, problem.slack(wb0)
     if not run.converged:
         warn(f"fsvm: NLopt {run.algorithm} stopped without converging after {run.nevals} "
              f"evaluations ({run.message}); objective {run.fun:.6g} reached from "
@@ -678,10 +761,11 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
                     method=method, objective=objective, C_pos=C_pos_arg, C_neg=C_neg_arg,
                     start_C=start_C, bounds=bounds, algorithm=algorithm_arg, maxeval=maxeval,
                     ftol_rel=ftol_rel, xtol_rel=xtol_rel, initial_step=initial_step,
-                    restarts=restarts_arg, constraint_tol=constraint_tol, missing=missing,
-                    engine=engine)
+                    restarts=restarts_arg, constraint_tol=constraint_tol,
+                    degenerate=degenerate_arg, missing=missing, engine=engine)
     used = dict(C=C, C_pos=C_pos, C_neg=C_neg, bounds_text=bounds_text, start_info=start_info,
-                algorithm=algorithm, restarts=restarts)
+                algorithm=algorithm, restarts=restarts, degenerate=degenerate,
+                degenerate_fit=degenerate_fit)
     extra = {k: v for k, v in (("alpha", fm.alpha if objective == "fmeasure" else None),
                                ("C", C), ("a", a), ("method", method),
                                ("objective", objective if objective != "fmeasure" else None),
