@@ -19,6 +19,7 @@ from ._version import __version__
 from . import datasets, exceptions, measures
 from .exceptions import ConvergenceWarning, FmstatsError, SeparationWarning
 from .maxent import MaxentResults, maxent, umaxent
+from .inference import AnovaTable, anova
 from .fmaxent import FMaxentResults, fmaxent, sweep
 from .qresample import resample_f
 from . import plotting
@@ -38,6 +39,8 @@ __all__ = [
     "maxent",
     "umaxent",
     "MaxentResults",
+    "anova",
+    "AnovaTable",
     "fmaxent",
     "FMaxentResults",
     "sweep",

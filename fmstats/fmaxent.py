@@ -474,6 +474,12 @@ class FMaxentResults(MaxentResults):
                          "reweighting).")
         return notes
 
+    def _profile_conf_int(self, level: float) -> pd.DataFrame:
+        raise InvalidArgumentError(
+            "`method`='profile': the F-weights are chosen from the fit itself, so the weighted "
+            "deviance is not a likelihood to profile. Use cov_type='bootstrap' with Wald "
+            "intervals, or fm.bootstrap(fit) for percentile/BCa intervals.")
+
     def _se_advice(self) -> str:
         return (f"Raise `shrinkage` (now {self.settings.extra['shrinkage']:g}) or keep the "
                 "default weight clipping.")

@@ -306,18 +306,35 @@ class MaxentResults(ModelResults):
         return X[:, ~self.aliased], index
 
     def predict(self, newdata: pd.DataFrame | None = None, type: str = "response",
-                threshold: float | None = None, missing: str = "drop") -> pd.Series:
+                threshold: float | None = None, missing: str = "drop", se_fit: bool = False,
+                interval: str | None = None, level: float = 0.95):
         """Predictions for ``newdata`` (default: the training rows).
 
         ``type="response"`` gives probabilities of the positive class, ``"link"``
         the log-odds, ``"class"`` 0/1 labels (1 when the probability is at least
         ``threshold``, default the fit's threshold).  Rows of ``newdata`` with
         missing values are dropped with a warning (``missing="drop"``) or raise.
+
+        ``se_fit=True`` (R's ``predict.glm(se.fit = TRUE)``) returns a DataFrame with
+        columns ``fit`` and ``se_fit``: the link-scale standard error from the covariance in
+        use (``cov_type``; quasi fits include the dispersion), on the response scale by the
+        delta method.  ``interval="confidence"`` adds ``conf_low``/``conf_high`` at ``level``,
+        computed on the link scale and transformed (so always within [0, 1]).
         """
         check_choice("type", type, ("response", "link", "class"))
         check_choice("missing", missing, ("drop", "raise"))
+        if interval is not None:
+            check_choice("interval", interval, ("confidence",))
+        if (se_fit or interval) and type == "class":
+            raise InvalidArgumentError(
+                "`se_fit`/`interval` need type='response' or 'link'; a predicted class has no "
+                "standard error.")
         X, index = self._design(newdata, missing)
         eta = X @ self.fit_.coef
+        if se_fit or interval:
+            from .inference import predict_se
+
+            return predict_se(self, X, eta, index, type, interval, level)
         if type == "link":
             return pd.Series(eta, index=index, name="link")
         p = expit(eta)
@@ -325,6 +342,24 @@ class MaxentResults(ModelResults):
             return pd.Series(p, index=index, name="response")
         t = self.threshold if threshold is None else _check_threshold(threshold)
         return pd.Series((p >= t).astype(np.int64), index=index, name="class")
+
+    def _profile_conf_int(self, level: float) -> pd.DataFrame:
+        from .inference import profile_conf_int
+
+        return profile_conf_int(self, level)
+
+    def influence(self) -> pd.DataFrame:
+        """Leverage, standardised and studentised residuals and Cook's distance per row (R's
+        ``influence.measures``); see :func:`fmstats.diagnostics.influence`."""
+        from .diagnostics import influence
+
+        return influence(self)
+
+    def plot_diagnostics(self, fig=None):
+        """R's four diagnostic panels (``plot.lm``); see :func:`fmstats.diagnostics.plot_diagnostics`."""
+        from .diagnostics import plot_diagnostics
+
+        return plot_diagnostics(self, fig=fig)
 
     def resid(self, type: str = "deviance") -> pd.Series:
         """Residuals on the training rows: deviance, pearson, response or working."""

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._validation import check_scalar
+from ._validation import check_choice, check_scalar
 
 __all__ = ["ModelResults"]
 
@@ -90,18 +90,38 @@ class ModelResults:
         """Two-sided p-values of the Wald statistics."""
         return self._stat_p(self.bse)[1]
 
-    def conf_int(self, level: float = 0.95, cov_type: str | None = None) -> pd.DataFrame:
-        """Wald confidence intervals (R's ``confint.default``), columns ``conf_low``, ``conf_high``."""
+    def conf_int(self, level: float = 0.95, cov_type: str | None = None,
+                 method: str = "wald") -> pd.DataFrame:
+        """Confidence intervals, columns ``conf_low``, ``conf_high``.
+
+        ``method="wald"`` (default): estimate -/+ quantile x standard error under ``cov_type``
+        (R's ``confint.default``), consistent with the standard errors of ``summary()`` and
+        cheap.  ``method="profile"``: profile-likelihood intervals (R's ``confint.glm``), for
+        likelihood fits only (model-based, ``cov_type`` does not apply); better in small
+        samples and for skewed likelihoods, at the cost of refits per coefficient.
+        """
         check_scalar("level", level, low=0, high=1, low_open=True, high_open=True)
+        check_choice("method", method, ("wald", "profile"))
+        if method == "profile":
+            return self._profile_conf_int(level)
         se = self._se(cov_type)
         q = self._reference().ppf(0.5 + level / 2)
         return pd.DataFrame({"conf_low": self.params - q * se, "conf_high": self.params + q * se})
 
-    def tidy(self, level: float = 0.95, cov_type: str | None = None) -> pd.DataFrame:
-        """The coefficient table as a tidy DataFrame (one row per term)."""
+    def _profile_conf_int(self, level: float) -> pd.DataFrame:
+        from .exceptions import InvalidArgumentError
+
+        raise InvalidArgumentError(
+            f"`method`='profile' needs a likelihood fit; {type(self).__name__} has none. Use "
+            "method='wald'.")
+
+    def tidy(self, level: float = 0.95, cov_type: str | None = None,
+             conf_method: str = "wald") -> pd.DataFrame:
+        """The coefficient table as a tidy DataFrame (one row per term); ``conf_method`` as
+        ``method`` of :meth:`conf_int`."""
         se = self._se(cov_type)
         stat, p = self._stat_p(se)
-        ci = self.conf_int(level, cov_type)
+        ci = self.conf_int(level, cov_type, method=conf_method)
         return pd.DataFrame({
             "term": self.params.index.to_numpy(),
             "estimate": self.params.to_numpy(),
