@@ -187,6 +187,10 @@ def _p_and_stat(test, dev, df, dispersion, df_resid_big, rao=None):
 def _same_rows(models) -> None:
     m0 = models[0]
     for i, m in enumerate(models[1:], start=2):
+        if m._estimate_dispersion != m0._estimate_dispersion:
+            raise ModelComparisonError(
+                f"anova: model {i} is {m.family} and model 1 {m0.family}; compare fits of one "
+                "family.")
         if (m.nobs != m0.nobs or not m.index.equals(m0.index)
                 or not np.array_equal(m.y, m0.y)
                 or not np.allclose(_weights(m), _weights(m0), rtol=1e-12, atol=0)):
@@ -194,10 +198,6 @@ def _same_rows(models) -> None:
                 f"anova: model {i} was fitted on different rows or responses than model 1 "
                 f"(n = {m.nobs} vs {m0.nobs}); nested tests need the same rows, weights and "
                 "response. Drop missing values from the data before fitting both.")
-        if m._estimate_dispersion != m0._estimate_dispersion:
-            raise ModelComparisonError(
-                f"anova: model {i} is {m.family} and model 1 {m0.family}; compare fits of one "
-                "family.")
 
 
 def _nested(small, big) -> bool:
