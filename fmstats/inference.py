@@ -172,15 +172,19 @@ def _rao(m, X_big: np.ndarray, mu0: np.ndarray) -> float:
     return float(u @ sol)
 
 
-def _p_and_stat(test, dev, df, dispersion, df_resid_big, rao=None):
+def _p_and_stat(test, dev, df, dispersion, df_resid_big, rao=None, estimated=True):
+    """Statistic and p-value as R's ``stat.anova``: the Rao score is reported unscaled and
+    tested after division by the dispersion; with a known dispersion (binomial) the F test
+    has infinite denominator df, i.e. it is the chi-squared test."""
     if df <= 0:
         return np.nan, np.nan
     if test in ("Chisq", "LRT"):
         return np.nan, float(stats.chi2.sf(dev / dispersion, df))
     if test == "Rao":
-        s = rao / dispersion
-        return s, float(stats.chi2.sf(s, df))
+        return rao, float(stats.chi2.sf(rao / dispersion, df))
     f = dev / df / dispersion
+    if not estimated:
+        return f, float(stats.chi2.sf(f * df, df))
     return f, float(stats.f.sf(f, df, df_resid_big))
 
 
@@ -273,7 +277,8 @@ def anova(*models, test: str | None = None, dispersion: float | None = None) -> 
                 rao = _rao(big, big.X, small.fit_.mu)
                 rao = rao if df > 0 else -rao
             stat, p = _p_and_stat(test, abs(dev), abs(df), disp, biggest.df_resid,
-                                  None if rao is None else abs(rao))
+                                  None if rao is None else abs(rao),
+                                  biggest._estimate_dispersion and dispersion is None)
             row.update(df=df, deviance=dev, statistic=stat, p_value=p)
         rows.append(row)
     heading = ["Analysis of Deviance Table", ""]
@@ -313,7 +318,8 @@ def _sequential(m, test: str, dispersion) -> AnovaTable:
         dev, rdf, mu, _ = _fit_columns(m, cols_now, tol)
         df = float(prev[1] - rdf)
         rao = _rao(m, m.X[:, cols_now], prev[2]) if test == "Rao" and df > 0 else None
-        stat, p = _p_and_stat(test, prev[0] - dev, df, disp, m.df_resid, rao)
+        stat, p = _p_and_stat(test, prev[0] - dev, df, disp, m.df_resid, rao,
+                              m._estimate_dispersion and dispersion is None)
         rows.append({"df": df, "deviance": float(prev[0] - dev), "resid_df": float(rdf),
                      "resid_dev": float(dev), "statistic": stat, "p_value": p})
         index.append(label)
