@@ -305,14 +305,21 @@ class _OutOfCore:
         return ", ".join(parts)
 
     def predict(self, newdata=None, type: str = "response", threshold: float | None = None,
-                missing: str = "drop"):
+                missing: str = "drop", se_fit: bool = False, interval: str | None = None,
+                level: float = 0.95):
         """As :meth:`MaxentResults.predict`; for a Dask DataFrame a lazy dask Series (rows with
         missing values are dropped, so their index is absent, or raise with
-        ``missing="raise"`` when computed).  The training rows are not kept: pass them."""
+        ``missing="raise"`` when computed).  The training rows are not kept: pass them.
+        ``se_fit``/``interval`` need an in-memory (pandas) ``newdata``."""
         if newdata is None:
             self._unavailable("predict() on the training rows", "pass the Dask DataFrame")
         if not is_dask_frame(newdata):
-            return super().predict(newdata, type=type, threshold=threshold, missing=missing)
+            return super().predict(newdata, type=type, threshold=threshold, missing=missing,
+                                   se_fit=se_fit, interval=interval, level=level)
+        if se_fit or interval is not None:
+            raise InvalidArgumentError(
+                "`se_fit`/`interval` on a Dask `newdata` are not supported: pass a pandas "
+                "DataFrame (e.g. newdata.compute() or a sample of it).")
         check_choice("type", type, ("response", "link", "class"))
         check_choice("missing", missing, ("drop", "raise"))
         t = self.threshold if threshold is None else _check_threshold(threshold)
