@@ -13,6 +13,8 @@ The R-style public API:
 * ``costsens()`` — pseudo-linear F-measures by reduction to cost-sensitive learning;
 * ``multilabel`` (GFM) and ``extreme`` (STO/FTA/OFO, probabilistic label trees);
 * ``FMeasure(beta=|alpha=)`` and the measures in :mod:`fmstats.measures`;
+* ``f_curve()``: precision, recall and F at every threshold (:mod:`fmstats.prcurve`);
+  every model with scores also has ``f_curve()``, ``plot_pr()`` and ``plot_roc()``;
 * data sets in :mod:`fmstats.datasets`.
 """
 from ._version import __version__
@@ -25,6 +27,8 @@ from .qresample import resample_f
 from . import plotting
 from . import multilabel
 from .measures import Confusion, FMeasure, f_score, noisy_f
+from . import prcurve
+from .prcurve import f_curve
 from . import svm
 from .svm import FsvmResults, WsvmResults, fsvm, wsvm
 from .tuning import CvTuneResults, ThresholdedResults, cv_tune, tune_threshold, with_measure
@@ -70,6 +74,8 @@ __all__ = [
     "Confusion",
     "f_score",
     "noisy_f",
+    "f_curve",
+    "prcurve",
     "datasets",
     "measures",
     "exceptions",

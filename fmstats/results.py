@@ -6,7 +6,9 @@ Every fmstats model returns a results object that
 * answers ``tidy()`` (one DataFrame: term, estimate, std_error, statistic,
   p_value, conf_low, conf_high) from which ``summary()`` formats its table;
 * speaks the protocol used by tuning and bootstrap: ``refit(data)``,
-  ``predict(newdata, type=...)``, ``measure(newdata)``.
+  ``predict(newdata, type=...)``, ``measure(newdata)``;
+* draws its score curves (:class:`fmstats.scorecurves.ScoreCurves`): ``f_curve()``,
+  ``plot_pr()``, ``plot_roc()``, ``roc_auc()``.
 
 Results are immutable after construction; derived statistics are
 ``functools.cached_property`` values computed on first use.
@@ -21,11 +23,12 @@ import pandas as pd
 from scipy import stats
 
 from ._validation import check_choice, check_scalar
+from .scorecurves import ScoreCurves
 
 __all__ = ["ModelResults"]
 
 
-class ModelResults:
+class ModelResults(ScoreCurves):
     """Base class for fitted models with a coefficient vector.
 
     Subclasses provide ``params`` (Series, NaN for aliased terms),

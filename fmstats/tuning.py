@@ -44,6 +44,7 @@ from .exceptions import (DataError, EmptyFoldWarning, FitFailedWarning, FmstatsE
                          InvalidArgumentError)
 from .formula import _check_frame
 from .results import ModelResults
+from .scorecurves import ScoreCurves
 from .summary import Section, Summary
 
 __all__ = ["cv_tune", "CvTuneResults", "tune_threshold", "ThresholdedResults", "with_measure",
@@ -706,7 +707,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
                               spec=spec, call=call)
 
 
-class ThresholdedResults(_Tuned):
+class ThresholdedResults(_Tuned, ScoreCurves):
     """A fitted model with a cross-validated decision threshold (:func:`tune_threshold`).
 
     Speaks the model protocol: ``predict(newdata, type="class")`` classes a row
@@ -717,6 +718,13 @@ class ThresholdedResults(_Tuned):
     ``tidy()`` is the criterion-versus-threshold curve; ``cv_scores`` the pooled
     held-out scores; ``training_data`` the tuning data (positions as index).
     """
+
+    @property
+    def _score_type(self) -> str:  # hook of the score curves: the thresholded score
+        return self.score_type
+
+    def _curve_data(self):  # the curves default to the tuning data, as confusion() does
+        return self.training_data
 
     def __init__(self, *, base, data, formula, score_type, threshold, curve, best_index,
                  cv_scores, folds, spec, call):

@@ -57,6 +57,8 @@ class CostSensitiveResults(ModelResults):
     n_train, n_validation, validation_mask : the split (mask over the rows used).
     """
 
+    _score_type = None  # no score curves (f_curve, plot_pr) yet: scores depend on the variant
+
     def __init__(self, **kw):
         self.__dict__.update(kw)
 

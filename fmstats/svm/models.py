@@ -176,6 +176,17 @@ class _SvmResults(ModelResults):
         """x'w + b on the training rows."""
         return pd.Series(self.X @ self.w + self.b, index=self.index, name="decision")
 
+    # hooks of the score curves (fmstats.scorecurves): decision values, rule x'w + b > 0
+    _score_type = "decision"
+
+    def _decision_rule(self):
+        return 0.0, True, "decision value > 0"
+
+    def _truth_weights(self, newdata):
+        if newdata is None:
+            return self.y, self.prior_weights, None
+        return super()._truth_weights(newdata)
+
     # ------------------------------------------------------------------ prediction
     def _design(self, newdata, missing="drop"):
         if newdata is None:
