@@ -9,7 +9,8 @@ Used by :mod:`fmstats.formula` only (the one module that talks to the engines).
   ``^`` outside string literals and back-quoted names to ``**``, which both engines
   read as the power of terms between terms and as the arithmetic power inside a
   Python expression: exactly R's two meanings.  (Write ``a != b`` or
-  ``np.logical_xor(a, b)`` for an exclusive or.)
+  ``np.logical_xor(a, b)`` for an exclusive or.)  Terms are named in the engines'
+  Python spelling: ``I(age^2)`` becomes the coefficient ``I(age ** 2)``.
 * R's elementary functions: ``log(x)`` (natural log, ``log(x, base)``), ``log2``,
   ``log10``, ``log1p``, ``exp``, ``expm1``, ``sqrt``, ``abs``, given to both engines by
   :data:`R_FUNCTIONS` (stateless, so re-applying a stored design is exact).
