@@ -66,7 +66,7 @@ def plot_sweep(table: pd.DataFrame, measure: str = "f", ax=None):
 
 def _legend_below(ax) -> None:
     """The legend under the axes, where it cannot cover a curve."""
-    ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=1,
+    ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1,
               frameon=False)
 
 
