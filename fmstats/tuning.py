@@ -261,7 +261,7 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
     (point, fold) in point-major order, what a single fit's task returns: the counts
     (tp, fp, fn, tn) or None, the FmstatsError or None, and the list of caught
     (warning category, message) pairs (:func:`fmstats.svm.tune_wsvm` uses this to
-    warm-start its QP along the grid).
+    solve the whole grid of a fold as one batched QP on one design).
     """
     if not callable(model_fn):
         raise InvalidArgumentError(f"`model_fn` must be a model function such as fmstats.maxent; "
@@ -280,7 +280,7 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
     warn_empty_folds(folds, response, pooling)
 
     batched = getattr(model_fn, "cv_counts", None)
-    if callable(batched):   # the model fits the whole grid itself (e.g. tune_wsvm's warm starts)
+    if callable(batched):   # the model fits the whole grid itself (tune_wsvm's batched QP)
         out = batched(formula, data, points, folds.pairs, fixed, n_jobs=n_jobs,
                       progress=progress)
     else:
