@@ -108,4 +108,4 @@ class ResamplingWarning(FmstatsWarning):
 
 
 class DegenerateFitWarning(FmstatsWarning):
-    """A fit collapsed to a classifier that predicts no positive on its training rows."""
+    """A fit collapsed to a classifier that predicts a single class on its training rows."""
