@@ -617,10 +617,10 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
     chosen by held-out F on fresh draws of the chapter-8 data (2000-row test sets;
     ``benchmarks/bench_fsvm_chapter8.py``), keep the default method a good classifier:
 
-    * ``a = 5`` for the reduced method (mean test F 0.75 over 4 designs x 5 draws x 5
-      alphas, never all-negative; the thesis's a = 1 gave 0.58 and 19 of 100 fits that
-      predict no positive), where tanh(a) ~ 1 puts the all-negative point far above any
-      sensible classifier;
+    * ``a = 5`` for the reduced method (``bench_fsvm_chapter8.py --single``: mean test F
+      0.751 over 4 designs x 3 draws x 5 alphas, no fit without a predicted positive; the
+      thesis's a = 1 gave 0.562 and 14 of 60 fits that predict no positive; a = 10 0.749),
+      where tanh(a) ~ 1 puts the all-negative point far above any sensible classifier;
     * ``degenerate="start"``: a minimum that predicts a single class on the training rows,
       when the start predicted both, is rejected: the start is returned with a
       :class:`~fmstats.exceptions.DegenerateFitWarning`.  Measured in the same benchmark:
