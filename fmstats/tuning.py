@@ -372,20 +372,23 @@ class CvTuneResults(_Tuned):
         fold_vals = crit.per_fold(counts)
         failed = np.isnan(counts[..., 0])
         ok = ~failed.any(axis=1)
-        table = pd.DataFrame([{n: p.get(n, np.nan) for n in names} for p in spec["grid"]])
+        # the table is built from one dict of columns: assigning 14 columns one by one cost
+        # more than the whole grid of a small tuning problem
+        cols = {n: [p.get(n, np.nan) for p in spec["grid"]] for n in names}
         pooled = crit.summarise(np.nan_to_num(np.moveaxis(counts, 1, 0)))
         for col in ("f", "precision", "recall", "accuracy"):
-            table[col] = np.where(ok, pooled[col], np.nan)
+            cols[col] = np.where(ok, pooled[col], np.nan)
         vals = np.where(failed, np.nan, fold_vals)
         n_ok = (~failed).sum(axis=1)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: NaN, as documented
-            table["fold_mean"] = np.nanmean(vals, axis=1)
-            table["fold_sd"] = np.where(n_ok > 1, np.nanstd(vals, axis=1, ddof=1), np.nan)
-            table["fold_min"] = np.nanmin(vals, axis=1)
-            table["fold_max"] = np.nanmax(vals, axis=1)
-        table["n_folds"] = K
-        table["n_failed"] = K - n_ok
+            cols["fold_mean"] = np.nanmean(vals, axis=1)
+            cols["fold_sd"] = np.where(n_ok > 1, np.nanstd(vals, axis=1, ddof=1), np.nan)
+            cols["fold_min"] = np.nanmin(vals, axis=1)
+            cols["fold_max"] = np.nanmax(vals, axis=1)
+        cols["n_folds"] = np.full(G, K)
+        cols["n_failed"] = K - n_ok
+        table = pd.DataFrame(cols)
         score = table[crit.column].to_numpy(dtype=float)
         if np.isnan(score).all():
             first = next(e for e in errors if e is not None)
@@ -393,11 +396,13 @@ class CvTuneResults(_Tuned):
                             f"chosen; the first error: {type(first).__name__}: {first}")
         table["rank"] = pd.Series(score).rank(ascending=False, method="min").astype("Int64")
         best = int(np.nanargmax(score))
+        flat = counts.reshape(G * K, 4)
         fr = pd.DataFrame({"point": np.repeat(np.arange(G), K),
-                           "repeat": np.tile(folds.repeat, G), "fold": np.tile(folds.fold, G)})
-        fr[["tp", "fp", "fn", "tn"]] = counts.reshape(G * K, 4)
-        fr[crit.column] = fold_vals.reshape(-1)
-        fr["error"] = [None if e is None else f"{type(e).__name__}: {e}" for e in errors]
+                           "repeat": np.tile(folds.repeat, G), "fold": np.tile(folds.fold, G),
+                           "tp": flat[:, 0], "fp": flat[:, 1], "fn": flat[:, 2], "tn": flat[:, 3],
+                           crit.column: fold_vals.reshape(-1),
+                           "error": [None if e is None else f"{type(e).__name__}: {e}"
+                                     for e in errors]})
         best_model = None
         if spec["refit"]:
             best_model = spec["model_fn"](spec["formula"], data, **spec["grid"][best],
