@@ -1,4 +1,5 @@
-"""Cross-validated F-tuning of any fmstats model: :func:`cv_tune` and :func:`tune_threshold`.
+"""Cross-validated F-tuning of any fmstats model: :func:`cv_tune` and :func:`tune_threshold`
+(the latter lives in :mod:`fmstats.threshold` and is re-exported here).
 
 Both work through the model protocol (DESIGN.md section 3) only: a model function
 ``model_fn(formula, data, **params)`` returning a results object that can
@@ -35,17 +36,15 @@ import numpy as np
 import pandas as pd
 
 from . import measures as _m
-from ._folds import (Criterion, Folds, capturing,
-                     fixed_seed, kept_cv, make_folds, reemit, response_rows, reuse_cv,
-                     warn_empty_folds)
+from ._folds import (Criterion, Folds, capturing, fixed_seed, kept_cv, make_folds, reemit,
+                     response_rows, warn_empty_folds)
 from ._parallel import check_n_jobs, progress_enabled, run_tasks
 from ._validation import check_choice, describe, warn
-from .exceptions import (DataError, EmptyFoldWarning, FitFailedWarning, FmstatsError,
-                         InvalidArgumentError)
+from .exceptions import DataError, EmptyFoldWarning, FitFailedWarning, InvalidArgumentError
+from ._tuned import Tuned, call_text, data_text, fn_name
 from .formula import _check_frame
-from .results import ModelResults
-from .scorecurves import ScoreCurves
 from .summary import Section, Summary
+from .threshold import ThresholdedResults, tune_threshold
 
 __all__ = ["cv_tune", "CvTuneResults", "tune_threshold", "ThresholdedResults", "with_measure",
            "FitFailedWarning", "EmptyFoldWarning"]
@@ -61,20 +60,6 @@ def _fit_and_count(model_fn, formula, data, train, test, params, fixed) -> np.nd
 
 def _cv_task(model_fn, formula, data, train, test, params, fixed):
     return capturing(_fit_and_count, model_fn, formula, data, train, test, params, fixed)
-
-
-def _scores(results, newdata, score_type: str) -> pd.Series:
-    return results.predict(newdata, type=score_type)
-
-
-def _refit_and_score(results, data, train, test, score_type) -> tuple:
-    fit = results.refit(data.iloc[train])
-    s = _scores(fit, data.iloc[test].reset_index(drop=True), score_type)
-    return test[s.index.to_numpy()], s.to_numpy(dtype=float)
-
-
-def _threshold_task(results, data, train, test, score_type):
-    return capturing(_refit_and_score, results, data, train, test, score_type)
 
 
 # ----------------------------------------------------------------------------- checks
@@ -153,28 +138,8 @@ def _check_names(model_fn, names: list, fixed: dict) -> None:
                 f"take; valid names: {', '.join(valid)}.")
 
 
-def _check_protocol(results, *methods) -> None:
-    missing = [m for m in methods if not callable(getattr(results, m, None))]
-    if missing:
-        raise InvalidArgumentError(
-            f"`results` must be a fitted fmstats model with {', '.join(methods)}() methods; "
-            f"{describe(results)} has no {', '.join(missing)}().")
-
-
 def _tick(v) -> str:
     return f"{v:g}" if isinstance(v, (int, float)) else str(v)
-
-
-def _fn_name(fn) -> str:
-    return getattr(fn, "__name__", type(fn).__name__)
-
-
-def _call_text(name: str, parts: dict) -> str:
-    return f"{name}({', '.join(f'{k} = {v}' for k, v in parts.items())})"
-
-
-def _data_text(data: pd.DataFrame) -> str:
-    return f"<DataFrame {data.shape[0]} x {data.shape[1]}>"
 
 
 # ----------------------------------------------------------------------------- cv_tune
@@ -307,39 +272,7 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
     return res
 
 
-class _Tuned:
-    """What the results of both tuning functions share: criterion, folds, HTML, pickling."""
-
-    _spec: dict
-    _folds: Folds
-
-    @property
-    def measure_(self):
-        """The F-measure of the criterion (reported beside accuracy when tuning accuracy)."""
-        return self._spec["measure"].fmeasure
-
-    @property
-    def folds(self) -> tuple:
-        """The (train, test) position arrays, usable as ``cv=`` elsewhere."""
-        return self._folds.pairs
-
-    def fold_table(self) -> pd.DataFrame:
-        """One row per split: repeat, fold, n_train, n_test."""
-        return self._folds.table()
-
-    def _rerun_kwargs(self, fn: str) -> dict:
-        s = self._spec
-        return dict(cv=reuse_cv(s["cv"], fn), repeats=s["repeats"], random_state=s["random_state"],
-                    **s["measure"].as_kwargs())
-
-    def _repr_html_(self) -> str:
-        return self.summary()._repr_html_()
-
-    save = ModelResults.save
-    load = staticmethod(ModelResults.load)
-
-
-class CvTuneResults(_Tuned):
+class CvTuneResults(Tuned):
     """The grid table, the best parameters and the refitted best model of :func:`cv_tune`.
 
     Attributes
@@ -407,9 +340,9 @@ class CvTuneResults(_Tuned):
         if spec["refit"]:
             best_model = spec["model_fn"](spec["formula"], data, **spec["grid"][best],
                                           **spec["fixed"])
-        call = _call_text("cv_tune", {
-            "model_fn": _fn_name(spec["model_fn"]), "formula": repr(spec["formula"]),
-            "data": _data_text(data), "grid": f"<{G} points over {', '.join(names) or '-'}>",
+        call = call_text("cv_tune", {
+            "model_fn": fn_name(spec["model_fn"]), "formula": repr(spec["formula"]),
+            "data": data_text(data), "grid": f"<{G} points over {', '.join(names) or '-'}>",
             "cv": folds.description if not isinstance(spec["cv"], (int, np.integer))
             else spec["cv"], "pooling": repr(crit.pooling), "measure": crit.name,
             **{k: repr(v) for k, v in spec["fixed"].items()}})
@@ -498,7 +431,7 @@ class CvTuneResults(_Tuned):
         sections = [Section("Cross-validation:", lines), Section("Best point:", best),
                     Section(f"Grid (best {len(shown)} of {len(t)} by CV {crit.name}):", [],
                             table=shown)]
-        return Summary(title=f"Cross-validated tuning of {_fn_name(self._spec['model_fn'])}",
+        return Summary(title=f"Cross-validated tuning of {fn_name(self._spec['model_fn'])}",
                        call=self.call, sections=sections)
 
     def plot(self, x: str | None = None, y: str | None = None, ax=None):
@@ -565,313 +498,6 @@ class CvTuneResults(_Tuned):
         return fig
 
     def __repr__(self) -> str:
-        return (f"<CvTuneResults {_fn_name(self._spec['model_fn'])}: {len(self._table)} points x "
+        return (f"<CvTuneResults {fn_name(self._spec['model_fn'])}: {len(self._table)} points x "
                 f"{len(self.folds)} folds, best {self.best_params} with CV "
                 f"{self._spec['measure'].name} = {self.best_score:.4f}>")
-
-
-# ----------------------------------------------------------------------------- thresholds
-def _counts_at(s: np.ndarray, pos: np.ndarray, neg: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """Counts (len(t), 4) of the rule "positive iff s >= t" for every t: one sort, cumsums.
-
-    ``pos`` and ``neg`` are the weights a row adds to the positives (w y) and the
-    negatives (w (1 - y)); TP and FP at t are their sums over the rows with s >= t.
-    """
-    order = np.argsort(-s, kind="stable")
-    cp = np.r_[0.0, np.cumsum(pos[order])]
-    cn = np.r_[0.0, np.cumsum(neg[order])]
-    k = np.searchsorted(-s[order], -t, side="right")  # how many rows have s >= t
-    tp, fp = cp[k], cn[k]
-    return np.stack([tp, fp, cp[-1] - tp, cn[-1] - fp], axis=-1)
-
-
-def _threshold_curve(held: pd.DataFrame, crit: Criterion) -> pd.DataFrame:
-    """The criterion at every cut of the pooled held-out scores (exact search).
-
-    Row 0 is "nothing positive" (threshold +inf); row j >= 1 classes positive the
-    rows whose score is at least the j-th largest distinct score.
-    """
-    s = held["score"].to_numpy()
-    pos = (held["weight"] * held["y"]).to_numpy()
-    neg = (held["weight"] * (1.0 - held["y"])).to_numpy()
-    t = np.r_[np.inf, np.unique(s)[::-1]]
-    if crit.pooling == "tp_fp":
-        counts = _counts_at(s, pos, neg, t)[None]          # pooled = summed counts
-    else:
-        split = held["split"].to_numpy()
-        counts = np.stack([_counts_at(s[split == k], pos[split == k], neg[split == k], t)
-                           for k in np.unique(split)])
-    out = pd.DataFrame({"threshold": t})
-    out[["tp", "fp", "fn", "tn"]] = counts.sum(axis=0)
-    for col, v in crit.summarise(counts).items():
-        out[col] = v
-    return out
-
-
-def _midpoint(t: np.ndarray, j: int) -> float:
-    """The threshold between cut j's lowest positive score and the next lower score."""
-    if j == 0:
-        return np.inf
-    return -np.inf if j == len(t) - 1 else 0.5 * (t[j] + t[j + 1])
-
-
-def _score_type(results, data: pd.DataFrame, score_type):
-    """Resolve ``type`` (probabilities, else decision scores) and score all rows."""
-    if score_type is not None:
-        check_choice("type", score_type, ("response", "decision", "link"))
-        return score_type, _scores(results, data, score_type)
-    errors = []
-    for candidate in ("response", "decision"):
-        try:
-            return candidate, _scores(results, data, candidate)
-        except FmstatsError as exc:
-            errors.append(exc)
-    raise errors[0]
-
-
-def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: int = 1,
-                   measure=None, beta=None, alpha=None, pooling: str = "tp_fp",
-                   refit_folds: bool = True, type: str | None = None, random_state=None,
-                   n_jobs=None, progress=None) -> "ThresholdedResults":
-    """The decision threshold that maximises the cross-validated F of a fitted model.
-
-    The model is refitted on each training fold (``results.refit``), its scores on
-    the held-out fold are pooled, and the criterion is evaluated at every cut of
-    the pooled scores at once (one sort and cumulative sums per fold): the search
-    is exact, not on a grid.  The tuned threshold is the midpoint between the
-    lowest score classed positive and the highest classed negative; among equal
-    criterion values the highest threshold (fewest positives) wins.
-
-    Parameters
-    ----------
-    results : a fitted model (the protocol's ``refit``, ``predict``), fitted on ``data``.
-    data : its training data (default ``results.training_data`` where a model keeps it).
-    cv, repeats, random_state : the folds, as in :func:`cv_tune`.
-    measure, beta, alpha, pooling : the criterion, as in :func:`cv_tune`.
-    refit_folds : ``False`` scores the rows with ``results`` itself (fitted on all
-        rows: no refits, but optimistic); the folds then only matter for
-        ``pooling="mean"``.
-    type : the score thresholded: ``"response"`` (probabilities) or
-        ``"decision"``; default the first of the two that ``results.predict`` gives.
-    n_jobs, progress : parallel fold refits; tqdm bar.
-
-    Returns
-    -------
-    ThresholdedResults
-    """
-    _check_protocol(results, "predict", *(("refit",) if refit_folds else ()))
-    crit = Criterion(measure, beta, alpha, pooling)
-    check_n_jobs(n_jobs)
-    progress_enabled(progress)
-    if data is None:
-        data = getattr(results, "training_data", None)
-        if not isinstance(data, pd.DataFrame):
-            raise InvalidArgumentError(
-                "tune_threshold() needs the data the model was fitted on: pass `data=` "
-                f"({describe(results)} does not keep it).")
-    data = _check_frame(data, "data").reset_index(drop=True)  # positions index the predictions
-    formula = getattr(results, "formula", None)
-    response = response_rows(formula, data)
-    score_type, all_scores = _score_type(results, data, type)
-    seed = fixed_seed(random_state)
-    folds = make_folds(response, cv, repeats=repeats, random_state=seed)
-    warn_empty_folds(folds, response, pooling)
-    if refit_folds:
-        out = run_tasks(_threshold_task, [(results, data, tr, te, score_type)
-                                          for tr, te in folds.pairs],
-                        n_jobs=n_jobs, progress=progress, 
-                        desc=f"tune_threshold: {len(folds)} folds")
-        bad = [(i, e) for i, (_, e, _) in enumerate(out) if e is not None]
-        if bad:
-            i, e = bad[0]
-            raise e.__class__(f"refitting the model on training fold {i} failed ({len(bad)} of "
-                             f"{len(folds)} folds failed), so no threshold can be tuned: "
-                             f"{e}") from e
-        reemit([w for _, _, ws in out for w in ws], len(folds), "fold refits of tune_threshold")
-        held = [v for v, _, _ in out]
-    else:
-        s_all = pd.Series(all_scores.to_numpy(dtype=float), index=all_scores.index.to_numpy())
-        held = [(te[np.isin(te, s_all.index)], s_all.reindex(te).dropna().to_numpy())
-                for _, te in folds.pairs]
-    rows = np.concatenate([p for p, _ in held])
-    cv_scores = pd.DataFrame({"split": np.repeat(np.arange(len(held)), [len(p) for p, _ in held]),
-                              "row": rows, "score": np.concatenate([s for _, s in held]),
-                              "y": response.y[rows], "weight": response.w[rows]})
-    cv_scores = cv_scores[response.observed[rows]].reset_index(drop=True)
-    curve = _threshold_curve(cv_scores, crit)
-    best = int(np.argmax(curve[crit.column].to_numpy()))
-    spec = dict(cv=kept_cv(cv), repeats=repeats, measure=crit, refit_folds=refit_folds,
-                type=type, random_state=seed)
-    call = _call_text("tune_threshold", {
-        "results": f"<{_fn_name(results)}>", "data": _data_text(data),
-        "cv": cv if isinstance(cv, (int, np.integer)) else folds.description,
-        "pooling": repr(pooling), "measure": crit.name, "refit_folds": refit_folds})
-    return ThresholdedResults(base=results, data=data, formula=formula, score_type=score_type,
-                              threshold=_midpoint(curve["threshold"].to_numpy(), best),
-                              curve=curve, best_index=best, cv_scores=cv_scores, folds=folds,
-                              spec=spec, call=call)
-
-
-class ThresholdedResults(_Tuned, ScoreCurves):
-    """A fitted model with a cross-validated decision threshold (:func:`tune_threshold`).
-
-    Speaks the model protocol: ``predict(newdata, type="class")`` classes a row
-    positive when its score (``score_type``) is at least ``threshold``; other
-    ``type`` values are the base model's predictions.  ``confusion`` and
-    ``measure`` use these classes; ``refit(data)`` refits the base model and, by
-    default, tunes the threshold again (``retune=False`` keeps it).
-    ``tidy()`` is the criterion-versus-threshold curve; ``cv_scores`` the pooled
-    held-out scores; ``training_data`` the tuning data (positions as index).
-    """
-
-    @property
-    def _score_type(self) -> str:  # hook of the score curves: the thresholded score
-        return self.score_type
-
-    def _curve_data(self):  # the curves default to the tuning data, as confusion() does
-        return self.training_data
-
-    def __init__(self, *, base, data, formula, score_type, threshold, curve, best_index,
-                 cv_scores, folds, spec, call):
-        self.base = base
-        self.training_data = data
-        self.formula = formula
-        self.score_type = score_type
-        self.threshold = float(threshold)
-        self._curve = curve
-        self.best_index = best_index
-        self.cv_scores = cv_scores
-        self._folds = folds
-        self._spec = spec
-        self.call = call
-
-    @property
-    def params(self) -> pd.Series:
-        """The base model's coefficients and the tuned threshold (what ``bootstrap``
-        resamples by default: each replicate refits the model and retunes the threshold)."""
-        thr = pd.Series([self.threshold], index=["threshold"])
-        p = getattr(self.base, "params", None)
-        return thr if p is None else pd.concat([p.astype(float), thr])
-
-    @property
-    def spec(self):
-        """The base model's design (formula, factor levels)."""
-        return self.base.spec
-
-    @property
-    def best_score(self) -> float:
-        """The cross-validated criterion at the tuned threshold."""
-        return float(self._curve[self._spec["measure"].column].iloc[self.best_index])
-
-    def tidy(self) -> pd.DataFrame:
-        """The curve: one row per cut of the pooled held-out scores (``threshold`` is the
-        lowest score classed positive; +inf is "none"), pooled counts, f, precision,
-        recall, accuracy (pooled as chosen)."""
-        return self._curve.copy()
-
-    def cv_value(self, threshold: float) -> dict:
-        """f, precision, recall, accuracy of the held-out scores at any threshold."""
-        h, crit = self.cv_scores, self._spec["measure"]
-        t = np.array([float(threshold)])
-        counts = np.stack([_counts_at(g["score"].to_numpy(), (g["weight"] * g["y"]).to_numpy(),
-                                      (g["weight"] * (1 - g["y"])).to_numpy(), t)
-                           for _, g in h.groupby("split")])
-        return {k: float(v[0]) for k, v in crit.summarise(counts).items()}
-
-    # ------------------------------------------------------------------ the model protocol
-    def predict(self, newdata=None, type: str = "response", **kwargs) -> pd.Series:
-        """``type="class"``: 1 where the score is at least ``threshold``; else the base's."""
-        if type != "class":
-            return self.base.predict(newdata, type=type, **kwargs)
-        s = _scores(self.base, newdata, self.score_type)
-        return pd.Series((s.to_numpy() >= self.threshold).astype(np.int64), index=s.index,
-                         name="class")
-
-    def confusion(self, newdata=None) -> _m.Confusion:
-        """Confusion counts of the tuned classes on ``newdata`` (default: the tuning data).
-
-        Rows count with the response's trials (``cbind``) as weights and
-        probabilistic labels fractionally, as :meth:`MaxentResults.confusion` on new data.
-        """
-        data = (self.training_data if newdata is None
-                else _check_frame(newdata, "newdata").reset_index(drop=True))
-        response = response_rows(self.formula, data)
-        cls = self.predict(data, type="class")
-        rows = cls.index.to_numpy()
-        keep = response.observed[rows]
-        return _m.noisy_confusion(response.y[rows][keep], cls.to_numpy()[keep],
-                                  dependence="independent", sample_weight=response.w[rows][keep])
-
-    def measure(self, newdata=None, measure=None, *, beta=None, alpha=None) -> float:
-        """F of the tuned classes on ``newdata``; the tuned F-measure by default."""
-        fm = self.measure_ if measure is None and beta is None and alpha is None \
-            else _m.as_fmeasure(measure, beta, alpha)
-        return float(self.confusion(newdata).f(fm))
-
-    def refit(self, data: pd.DataFrame, *, retune: bool = True, n_jobs=1, progress=False,
-              **kwargs) -> "ThresholdedResults":
-        """Refit the base model on ``data`` (``kwargs`` go to its ``refit``) and retune."""
-        base = self.base.refit(data, **kwargs)
-        if not retune:
-            out = pd.DataFrame(data).reset_index(drop=True)
-            return ThresholdedResults(
-                base=base, data=out, formula=self.formula, score_type=self.score_type,
-                threshold=self.threshold, curve=self._curve, best_index=self.best_index,
-                cv_scores=self.cv_scores, folds=self._folds, spec=self._spec, call=self.call)
-        s = self._spec
-        return tune_threshold(base, data, refit_folds=s["refit_folds"], type=s["type"],
-                              n_jobs=n_jobs, progress=progress,
-                              **self._rerun_kwargs("tune_threshold"))
-
-    # ------------------------------------------------------------------ reporting
-    def summary(self) -> Summary:
-        """The tuned threshold, the criterion there and at the base model's own threshold."""
-        crit = self._spec["measure"]
-        b = self._curve.iloc[self.best_index]
-        name = f"CV {crit.name}"
-        lines = [f"  predicted class 1 when predict(type='{self.score_type}') >= "
-                 f"{self.threshold:.6g}",
-                 (f"{name} at the tuned threshold", float(b[crit.column])),
-                 f"  precision {b['precision']:.4f}, recall {b['recall']:.4f} (pooled held-out "
-                 "counts)"]
-        own = getattr(self.base, "threshold", None)
-        if isinstance(own, (int, float)) and self.score_type == "response":
-            lines.append((f"{name} at the model's own threshold {own:g}",
-                          self.cv_value(own)[crit.column]))
-        cv_lines = [("Measure", crit.text(len(self.folds))),
-                    ("Folds", f"{self._folds.description} (random_state = "
-                              f"{self._spec['random_state']})"),
-                    ("Held-out scores", "from the model refitted on each training fold"
-                     if self._spec["refit_folds"] else "from the model fitted on all rows "
-                     "(refit_folds=False: optimistic)"),
-                    ("Search", f"exact over all {len(self._curve)} cuts of the pooled held-out "
-                               "scores; the threshold is the midpoint between the lowest score "
-                               "classed positive and the highest classed negative")]
-        sections = [Section("Threshold:", lines), Section("Cross-validation:", cv_lines),
-                    Section("Base model:", [repr(self.base),
-                                            "(its coefficients: results.base.summary())"])]
-        return Summary(title="Classifier with a cross-validated decision threshold",
-                       call=self.call, sections=sections)
-
-    def plot(self, ax=None):
-        """The criterion, precision and recall against the threshold."""
-        from .plotting import _axes
-
-        crit = self._spec["measure"]
-        c = self._curve[np.isfinite(self._curve["threshold"])]
-        fig, ax = _axes(ax)
-        for col, style in ((crit.column, "-"), ("precision", "--"), ("recall", ":")):
-            label = f"CV {crit.name} ({crit.pooling})" if col == crit.column else col
-            ax.step(c["threshold"], c[col], style, where="post", label=label)
-        ax.axvline(self.threshold, color="grey", linestyle="-.",
-                   label=f"tuned threshold {self.threshold:.3g}")
-        ax.set_xlabel(f"threshold on predict(type='{self.score_type}')")
-        ax.set_ylabel("held-out value")
-        ax.legend(fontsize="small")
-        fig.tight_layout()
-        return fig
-
-    def __repr__(self) -> str:
-        return (f"<ThresholdedResults threshold {self.threshold:.4g} on {self.score_type} of "
-                f"{_fn_name(self.base)}: CV {self._spec['measure'].name} = "
-                f"{self.best_score:.4f}>")
