@@ -164,4 +164,12 @@ class ModelResults(ScoreCurves):
     def load(path):
         """Load results saved with :meth:`save` (only load files you trust)."""
         with open(path, "rb") as fh:
-            return pickle.load(fh)
+            try:
+                return pickle.load(fh)
+            except (pickle.UnpicklingError, EOFError) as exc:
+                from .exceptions import DataError
+
+                raise DataError(
+                    f"`path` {str(path)!r} is not a complete fmstats results file (it must be "
+                    f"written by save() and read back whole); unpickling failed: {exc}."
+                ) from None
