@@ -35,7 +35,7 @@ import scipy.sparse as sp
 from scipy.optimize import minimize
 from scipy.special import expit
 
-from .._parallel import run_tasks
+from .._parallel import check_n_jobs, run_tasks
 from .._validation import check_choice, check_scalar, describe, num, warn
 from ..exceptions import ConvergenceWarning, DataError, InvalidArgumentError
 from .labeltree import LabelTree, _check_arity, label_tree
@@ -261,6 +261,7 @@ def plt(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "random",
     tol = float(check_scalar("tol", tol, low=0, low_open=True))
     max_iter = int(check_scalar("max_iter", max_iter, low=1, integer=True))
     weight_threshold = float(check_scalar("weight_threshold", weight_threshold, low=0))
+    n_jobs = check_n_jobs(n_jobs)
     settings = dict(arity=arity, tree=tree, node_learner=node_learner, C=C, tol=tol,
                     max_iter=max_iter, weight_threshold=weight_threshold,
                     kmeans_max_iter=kmeans_max_iter, random_state=random_state,

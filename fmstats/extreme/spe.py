@@ -76,6 +76,39 @@ def check_thresholds(name: str, value: Any, m: int) -> np.ndarray:
     return arr
 
 
+def _check_no_duplicates(name: str, value: Any) -> None:
+    """Raise if a COO/CSR/CSC matrix stores two entries at one (row, label).
+
+    Must run before any conversion: scipy sums duplicates when it converts to CSR (0.5 and
+    0.4 would become one estimate 0.9).  Cheap when there are none: a COO or non-canonical
+    CSR/CSC matrix is checked by one sort of its (row, label) keys.
+    """
+    fmt = value.format
+    if fmt not in ("coo", "csr", "csc") or getattr(value, "has_canonical_format", False):
+        return  # other formats cannot hold duplicates; canonical ones hold none
+    coo = value.tocoo(copy=False) if fmt != "coo" else value
+    row, col = (np.asarray(a, dtype=np.int64) for a in coo.coords)
+    if row.size < 2:
+        return
+    key = row * int(value.shape[1]) + col
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    same = key[1:] == key[:-1]
+    if not same.any():
+        return
+    first = int(np.flatnonzero(same)[0])
+    i, j = int(row[order[first]]), int(col[order[first]])
+    k_lo = first
+    k_hi = int(np.searchsorted(key, key[first], side="right"))
+    values = np.asarray(coo.data)[order[k_lo:k_hi]]
+    n_dup = int(same.sum())
+    raise DataError(
+        f"`{name}` must store at most one probability per (row, label); got {n_dup} "
+        f"duplicate entr{'y' if n_dup == 1 else 'ies'}, the first at row {i}, label {j} "
+        f"with {values.size} values ({', '.join(num(float(v)) for v in values)}). scipy "
+        "would add them up; keep one value per (row, label).")
+
+
 def _sparse_probabilities(name: str, value: Any) -> sp.csr_array:
     """A 2-d sparse (or dense) matrix of probabilities in [0, 1] -> canonical float CSR."""
     if sp.issparse(value):
@@ -83,6 +116,7 @@ def _sparse_probabilities(name: str, value: Any) -> sp.csr_array:
             raise InvalidArgumentError(
                 f"`{name}` must be a 2-d (n, m) matrix; got a sparse array of shape "
                 f"{value.shape}.")
+        _check_no_duplicates(name, value)
         mat = sp.csr_array(value, dtype=float, copy=True)
     else:
         dense = float_array(name, value, "a scipy.sparse matrix of probabilities")
@@ -97,12 +131,7 @@ def _sparse_probabilities(name: str, value: Any) -> sp.csr_array:
     if n == 0:
         raise DataError(f"`{name}` has no rows (shape {mat.shape}); at least one is needed.")
     if not mat.has_canonical_format:
-        nnz = mat.nnz
-        mat.sum_duplicates()
-        if mat.nnz != nnz:
-            raise DataError(
-                f"`{name}` holds {nnz - mat.nnz} duplicate (row, label) entries; an SPE "
-                "stores at most one probability per instance and label.")
+        mat.sum_duplicates()  # sorts the indices; duplicates were refused above
     data = mat.data
     bad = ~(np.isfinite(data) & (data >= 0) & (data <= 1))
     if bad.any():
