@@ -120,6 +120,89 @@ def check_weights(name: str, weights: Any, n: int) -> np.ndarray:
     return w
 
 
+def _weight_values(values, label: str) -> np.ndarray:
+    """A column or Series of weights as floats (``pd.NA`` as NaN); text raises."""
+    import pandas as pd
+
+    if pd.api.types.is_numeric_dtype(values.dtype) or pd.api.types.is_bool_dtype(values.dtype):
+        return values.to_numpy(dtype=float, na_value=np.nan)
+    num_ = pd.to_numeric(values, errors="coerce")
+    bad = num_.isna() & values.notna()
+    if bad.any():
+        shown = pd.unique(values[bad].to_numpy())[:5]
+        raise WeightsError(
+            f"`{label}` must be numeric; got dtype {values.dtype} with {int(bad.sum())} value(s) "
+            f"that are not numbers ({', '.join(map(repr, shown))}), e.g. at row "
+            f"{values.index[np.flatnonzero(bad.to_numpy())[0]]!r}.")
+    return num_.to_numpy(dtype=float, na_value=np.nan)
+
+
+def _aligned(weights, index, name: str):
+    """A Series of weights aligned on ``data``'s index (by label, as pandas aligns)."""
+    if weights.index.equals(index):
+        return weights
+    if not weights.index.is_unique:
+        dup = weights.index[weights.index.duplicated()].unique()[:5]
+        raise WeightsError(
+            f"`{name}` is a pandas Series, which is aligned on `data`'s index by label, but its "
+            f"index has duplicated labels ({', '.join(map(repr, dup))}); give one weight per "
+            f"label, or pass `{name}.to_numpy()` to use the weights by position.")
+    absent = ~index.isin(weights.index)
+    if absent.any():
+        shown = ", ".join(repr(v.item() if isinstance(v, np.generic) else v)
+                          for v in index[absent][:5])
+        raise WeightsError(
+            f"`{name}` is a pandas Series, which is aligned on `data`'s index by label, but "
+            f"{int(absent.sum())} of the {len(index)} row label(s) of `data` are missing from "
+            f"its index ({shown}{', ...' if absent.sum() > 5 else ''}); reindex it like `data`, "
+            f"or pass `{name}.to_numpy()` to use the weights by position.")
+    if not index.is_unique:
+        raise WeightsError(
+            f"`{name}` is a pandas Series with an index other than `data`'s, and `data`'s index "
+            f"has duplicated labels, so the weights cannot be aligned by label; give the Series "
+            f"`data`'s index, or pass `{name}.to_numpy()` to use the weights by position.")
+    return weights.reindex(index)
+
+
+def prior_weights(weights: Any, data, rows=None, name: str = "weights") -> np.ndarray:
+    """Prior weights of the rows of ``data``, checked; the shared reading of ``weights=``.
+
+    ``weights`` is ``None`` (all 1), the name of a numeric column of ``data``, a pandas Series
+    (aligned on ``data``'s index by label; labels of ``data`` missing from it raise) or an
+    array-like with one value per row (by position).  ``rows`` are the positions of the rows
+    a model uses (after dropping missing values); the weights of those rows are returned and
+    must not all be zero.  Used by the maxent and SVM model functions.
+    """
+    import pandas as pd
+
+    n = len(data)
+    if weights is None:
+        return np.ones(n if rows is None else len(rows))
+    if isinstance(weights, str):
+        if weights not in data.columns:
+            raise WeightsError(f"`{name}` names column {weights!r}, which is not in `data`.")
+        label = f"{name} (column '{weights}')"
+        col = data.loc[:, weights]
+        if isinstance(col, pd.DataFrame):
+            raise WeightsError(f"`{name}` names column {weights!r}, which appears "
+                               f"{col.shape[1]} times in `data`; column names must be unique.")
+        w = check_weights(label, _weight_values(col, label), n)
+    elif isinstance(weights, pd.Series):
+        w = check_weights(name, _weight_values(_aligned(weights, data.index, name), name), n)
+    elif isinstance(weights, pd.DataFrame):
+        raise WeightsError(f"`{name}` must be a column name, a Series or a one-dimensional "
+                           f"array; got a DataFrame of shape {weights.shape}.")
+    else:
+        w = check_weights(name, weights, n)
+    if rows is None:
+        return w
+    w = w[rows]
+    if not (w > 0).any():
+        raise WeightsError(f"`{name}` are all zero on the rows left after dropping missing "
+                           "values.")
+    return w
+
+
 def check_probabilities(name: str, values: Any, n: int | None = None) -> np.ndarray:
     """Values in [0, 1], finite."""
     p = as_float_vector(name, values, n)

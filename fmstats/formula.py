@@ -22,6 +22,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._coerce import (
+    check_numeric_columns,
+    check_unique_columns,
+    coerce_columns,
+    drop_unused_categories,
+    engine_frame,
+    factor_only_columns,
+    numeric_columns,
+)
+from ._response import Response
+from ._response import binary_from_series as _binary_from_series
+from ._response import eval_expr as _eval_expr
+from ._response import response as _response
 from ._rsyntax import R_FUNCTIONS, r_power
 from ._validation import check_choice, describe, num, warn
 from .exceptions import (
@@ -45,23 +58,6 @@ _CBIND = re.compile(r"^\s*cbind\s*\((?P<args>.*)\)\s*$", re.S)
 
 
 @dataclass(frozen=True)
-class Response:
-    """The response as the models use it.
-
-    ``y`` is a proportion in [0, 1]; ``trials`` the number of binomial trials per
-    row (``yes + no`` for ``cbind``, else ``None``); ``kind`` one of
-    ``"binary"``, ``"probability"``, ``"counts"``; ``levels`` the (negative,
-    positive) labels of a two-level factor response.
-    """
-
-    name: str
-    kind: str
-    y: np.ndarray
-    trials: np.ndarray | None = None
-    levels: tuple | None = None
-
-
-@dataclass(frozen=True)
 class DesignSpec:
     """Everything needed to rebuild the design matrix for new data.
 
@@ -78,6 +74,9 @@ class DesignSpec:
     response_levels: tuple | None = None
     levels: dict = field(default_factory=dict, repr=False)
     engine_spec: Any = field(default=None, repr=False)
+    # the variables that held numbers when fitting: new data must hold numbers there too
+    # (a plain class default, so results pickled before this field existed still load)
+    numeric: tuple = field(default=(), repr=False)
     # patsy's DesignInfo cannot be pickled; the used columns of the training frame are kept
     # instead and the DesignInfo is rebuilt from them (same data, so the same encoding and
     # the same stateful-transform states).
@@ -101,10 +100,15 @@ class DesignSpec:
         Returns the matrix and the index of the rows it covers.  Rows with missing
         values in a used column raise (``missing="raise"``) or are dropped with a
         :class:`MissingDataWarning` (``missing="drop"``).  An unseen factor level
-        raises :class:`UnseenLevelError` naming the column and the level.
+        raises :class:`UnseenLevelError` naming the column and the level; a column that was
+        numeric when fitting must be numeric (an object column of numbers is converted, as
+        when fitting).  Any failure of the engine is a :class:`DataError`.
         """
         data = _check_frame(data, "newdata")
         _check_columns(data, self.variables, self.rhs, "newdata")
+        check_unique_columns(data, self.variables, "newdata")
+        data = coerce_columns(data, self.numeric, "newdata", text=False)
+        check_numeric_columns(data, self.numeric, "newdata")
         data = _drop_missing(data, list(self.variables), missing, "newdata")
         for col, seen in self.levels.items():
             vals = pd.unique(data[col]).tolist()
@@ -114,19 +118,33 @@ class DesignSpec:
                     f"column '{col}' of `newdata` has level {unseen[0]!r}, which was not present "
                     f"when the model was fitted (known levels: {', '.join(map(repr, seen))})."
                 )
+            if isinstance(data[col].dtype, pd.CategoricalDtype) \
+                    and list(data[col].cat.categories) != list(seen):
+                data = data.assign(**{col: data[col].cat.set_categories(list(seen))})
         if len(data) == 0:
             return np.empty((0, len(self.column_names))), data.index
-        data = _for_engine(data)
-        if self.engine == "patsy":
-            import patsy
+        data = engine_frame(data)
+        try:
+            if self.engine == "patsy":
+                import patsy
 
-            mat = patsy.build_design_matrices([self.engine_spec], data, NA_action="raise",
-                                              return_type="matrix")[0]
-            X = np.asarray(mat, dtype=float)
-        else:
-            mm = self.engine_spec.get_model_matrix(data, output="numpy", na_action="raise",
-                                                   context=_formulaic_context())
-            X = np.asarray(mm, dtype=float)
+                mat = patsy.build_design_matrices([self.engine_spec], data, NA_action="raise",
+                                                  return_type="matrix")[0]
+                X = np.asarray(mat, dtype=float)
+            else:
+                mm = self.engine_spec.get_model_matrix(data, output="numpy", na_action="raise",
+                                                       context=_formulaic_context())
+                X = np.asarray(mm, dtype=float)
+        except FmstatsError:
+            raise
+        except Exception as exc:  # the engines raise many types
+            msg = str(exc).strip().splitlines()
+            raise DataError(
+                f"`newdata` cannot be encoded with the design of the fitted model ('{self.rhs}'): "
+                f"the formula engine '{self.engine}' raised {type(exc).__name__}: "
+                f"{msg[0][:300] if msg else ''} Check that its columns have the types and "
+                f"values they had when the model was fitted."
+            ) from None
         X = np.ascontiguousarray(X)
         if X.shape[1] != len(self.column_names):  # pragma: no cover - engine invariant
             raise DataError("the stored design produced a different number of columns")
@@ -363,76 +381,6 @@ def _split_args(text: str) -> list[str]:
     return [a for a in out if a.strip()]
 
 
-def _eval_expr(expr: str, data: pd.DataFrame) -> pd.Series:
-    inner = expr.strip()
-    if inner.startswith("I(") and inner.endswith(")"):
-        inner = inner[2:-1]
-    try:
-        out = data.eval(r_power(inner), engine="python")
-    except Exception as exc:  # pandas raises many types
-        raise FormulaError(f"cannot evaluate the response {expr!r}: {exc}") from None
-    return pd.Series(out, index=data.index)
-
-
-def _binary_from_series(s: pd.Series, name: str, levels=None) -> tuple[np.ndarray, tuple | None]:
-    if levels is not None and levels != (False, True):
-        unknown = set(pd.unique(s.to_numpy())) - set(levels)
-        if unknown:
-            raise UnseenLevelError(
-                f"the response '{name}' has level {sorted(unknown, key=str)[0]!r}, which was not "
-                f"present when the model was fitted (known levels: {levels[0]!r}, {levels[1]!r})."
-            )
-        return (s == levels[1]).to_numpy(dtype=float), tuple(levels)
-    if pd.api.types.is_bool_dtype(s.dtype):
-        return s.to_numpy(dtype=float), (False, True)
-    if isinstance(s.dtype, pd.CategoricalDtype) or not pd.api.types.is_numeric_dtype(s.dtype):
-        if isinstance(s.dtype, pd.CategoricalDtype):
-            levels = list(s.cat.categories)
-            present = [lv for lv in levels if (s == lv).any()]
-            levels = present if len(present) == 2 else levels
-        else:
-            levels = sorted(pd.unique(s.to_numpy()), key=str)
-        if len(levels) != 2:
-            raise ResponseError(
-                f"the response '{name}' must have two levels (or be 0/1, or a probability); got "
-                f"{len(levels)}: {', '.join(map(repr, levels[:10]))}."
-            )
-        # like R: the first level is 'failure' (0), the second 'success' (1)
-        return (s == levels[1]).to_numpy(dtype=float), (levels[0], levels[1])
-    return s.to_numpy(dtype=float), None
-
-
-def _response(kind: str, cols: list[str], expr: str | None, data: pd.DataFrame, lhs: str,
-              levels: tuple | None = None) -> Response:
-    if kind == "cbind":
-        yes = data[cols[0]].to_numpy(dtype=float)
-        no = data[cols[1]].to_numpy(dtype=float)
-        for nm, v in ((cols[0], yes), (cols[1], no)):
-            if (v < 0).any():
-                i = int(np.flatnonzero(v < 0)[0])
-                raise ResponseError(
-                    f"cbind() counts must be non-negative; column '{nm}' holds {num(v[i])} at row "
-                    f"{data.index[i]!r}."
-                )
-        trials = yes + no
-        with np.errstate(invalid="ignore", divide="ignore"):
-            y = np.where(trials > 0, yes / np.where(trials > 0, trials, 1.0), 0.0)
-        return Response(name=lhs, kind="counts", y=y, trials=trials)
-    s = data[cols[0]] if kind == "column" else _eval_expr(expr, data)
-    y, levels = _binary_from_series(s, lhs, levels)
-    if levels is not None:
-        return Response(name=lhs, kind="binary", y=y, levels=levels)
-    bad = (y < 0) | (y > 1)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ResponseError(
-            f"the response '{lhs}' must be 0/1 labels or probabilities in [0, 1]; row "
-            f"{data.index[i]!r} holds {num(y[i])} ({int(bad.sum())} value(s) outside [0, 1])."
-        )
-    is01 = bool(np.all((y == 0) | (y == 1)))
-    return Response(name=lhs, kind="binary" if is01 else "probability", y=y)
-
-
 # --------------------------------------------------------------------------- engines
 
 def _formulaic_context():
@@ -441,21 +389,13 @@ def _formulaic_context():
     return {"factor": fC, **R_FUNCTIONS}
 
 
-def _for_engine(data: pd.DataFrame) -> pd.DataFrame:
-    """``data`` with NA-backed string columns (pandas' ``"string"`` dtype, Dask's default for
-    text) as object columns: formulaic 1.2 does not treat them as categorical."""
-    cols = {c: object for c, t in data.dtypes.items()
-            if isinstance(t, pd.StringDtype) and t.na_value is pd.NA}
-    return data.astype(cols) if cols else data
-
-
 def _build(engine: str, rhs: str, data: pd.DataFrame):
     """Run the engine on the right-hand side; return (X, names, engine_spec).
 
     R's ``^`` becomes ``**`` first (:func:`fmstats._rsyntax.r_power`); the engine's spec
     holds the rewritten terms, so re-applying it to new data needs no second rewrite.
     """
-    data = _for_engine(data)
+    data = engine_frame(data)
     rhs = r_power(rhs)
     try:
         if engine == "patsy":
@@ -525,6 +465,7 @@ def _design_and_spec(engine, rhs, lhs, frame, variables, response_levels):
     spec = DesignSpec(engine=engine, rhs=rhs, column_names=names, variables=tuple(variables),
                       lhs=lhs, response_levels=response_levels,
                       levels=levels, engine_spec=engine_spec,
+                      numeric=numeric_columns(frame, variables),
                       patsy_data=frame[variables] if engine == "patsy" else None)
     return X, spec
 
@@ -554,6 +495,9 @@ def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
     variables = _used_variables(rhs, data)
     n_input = len(data)
     used = list(dict.fromkeys(resp_cols + variables))
+    check_unique_columns(data, used, "data")
+    factor_only = factor_only_columns(rhs, variables, formula_names)
+    data = coerce_columns(data, [c for c in used if c not in factor_only], "data")
     frame = _drop_missing(data, used, missing, "data")
     rows = (np.arange(n_input) if len(frame) == n_input
             else np.flatnonzero(~_nonfinite_mask(data[used])))
@@ -561,6 +505,7 @@ def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
         raise DataError(f"no rows of `data` remain after dropping the {n_input} row(s) with "
                         f"missing values in the model's columns.")
     response = _response(kind, resp_cols, expr, frame, lhs)
+    frame = drop_unused_categories(frame, variables)
     X, spec = _design_and_spec(engine, rhs, lhs, frame, variables, response.levels)
     names = spec.column_names
     return ModelFrame(

@@ -18,7 +18,7 @@ import pandas as pd
 from scipy.special import expit, gammaln, xlogy
 
 from . import measures as _m
-from ._validation import check_choice, check_scalar, check_weights, describe, warn
+from ._validation import check_choice, check_scalar, describe, prior_weights, warn
 from .exceptions import (
     CollinearityWarning,
     DesignError,
@@ -583,19 +583,8 @@ def _call(name, formula, data, weights, extra: dict) -> str:
 
 
 def _prior_weights(weights, data: pd.DataFrame, frame: ModelFrame) -> np.ndarray:
-    if weights is None:
-        return np.ones(len(frame.rows))
-    if isinstance(weights, str):
-        if weights not in data.columns:
-            raise WeightsError(f"`weights` names column {weights!r}, which is not in `data`.")
-        w = check_weights(f"weights (column '{weights}')", data[weights].to_numpy(dtype=float),
-                          len(data))
-    else:
-        w = check_weights("weights", weights, len(data))
-    w = w[frame.rows]
-    if not (w > 0).any():
-        raise WeightsError("`weights` are all zero on the rows left after dropping missing values.")
-    return w
+    """The checked prior weights of the frame's rows (a Series is aligned on ``data``'s index)."""
+    return prior_weights(weights, data, frame.rows)
 
 
 def _check_single_class(y: np.ndarray, w: np.ndarray, name: str) -> None:
@@ -672,14 +661,42 @@ def _penalty_and_start(names, keep: np.ndarray, penalty: float, start):
         pen[:] = penalty
         pen[[i for i, n in enumerate(kept_names) if n in ("Intercept", "(Intercept)")]] = 0.0
     if start is not None:
-        start = np.asarray(start, dtype=float)
-        if start.shape != (len(names),) and start.shape != (pen.shape[0],):
-            raise InvalidArgumentError(
-                f"`start` must have one value per coefficient ({len(names)}); got "
-                f"shape {start.shape}.")
-        if start.shape[0] == len(names):
-            start = start[keep]
+        start = _check_start(start, names, keep)
     return pen, start
+
+
+def _check_start(start, names, keep: np.ndarray) -> np.ndarray:
+    """Starting coefficients: one per coefficient (or per kept one), finite where used.
+
+    A Series indexed by the coefficient names (e.g. another fit's ``params``) is taken by
+    name; the values of aliased (dropped) columns are ignored, so they may be NaN.
+    """
+    names = list(names)
+    kept = [n for n, k in zip(names, keep) if k]
+    if isinstance(start, pd.Series) and set(names) <= set(start.index) \
+            and start.index.is_unique:
+        start = start.reindex(names)
+    try:
+        arr = np.asarray(start, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgumentError(
+            f"`start` must be numeric starting coefficients; got {describe(start)} ({exc})."
+        ) from None
+    if arr.shape not in ((len(names),), (len(kept),)):
+        raise InvalidArgumentError(
+            f"`start` must have one value per coefficient ({len(names)}: "
+            f"{', '.join(names[:10])}{', ...' if len(names) > 10 else ''})"
+            + (f" or per non-aliased coefficient ({len(kept)})" if len(kept) < len(names) else "")
+            + f"; got shape {arr.shape}.")
+    if arr.shape[0] == len(names):
+        arr = arr[keep]
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InvalidArgumentError(
+            f"`start` must be finite; the value for coefficient '{kept[i]}' is {arr[i]} "
+            f"({int(bad.sum())} non-finite value(s)).")
+    return arr
 
 
 @dataclass(frozen=True)

@@ -96,13 +96,16 @@ def _check_split(kind: str, measure_name: str, target, va: np.ndarray, outputs,
             raise _no_positives("validation", "rows outside the default class", validation)
 
 
-def _learner(learner: str, penalty: float, intercept, tol, max_iter):
+def _learner(learner: str, penalty: float, intercept, tol, max_iter, n_columns=None):
     check_choice("learner", learner, LEARNERS)
     if learner == "logit":
         return LogitLearner(penalty, intercept, tol, max_iter)
     if intercept is None:
         raise InvalidArgumentError("learner='svm' needs an intercept column in the design "
                                    "(the SVM offset b); remove '- 1' / '0 +' from the formula.")
+    if n_columns == 1:
+        raise InvalidArgumentError("learner='svm' needs at least one predictor besides the "
+                                   "intercept; the formula has none (e.g. 'y ~ 1').")
     if not penalty > 0:
         raise InvalidArgumentError(
             f"`penalty` must be > 0 with learner='svm' (C = 1/penalty); got {penalty!r}.")
@@ -154,7 +157,7 @@ class Fitting:
         check_scalar("tol", tol, low=0, low_open=True)
         check_scalar("max_iter", max_iter, low=1, integer=True)
         self.show = progress_enabled(progress)
-        self.learner = _learner(learner, self.penalty, intercept, tol, max_iter)
+        self.learner = _learner(learner, self.penalty, intercept, tol, max_iter, X.shape[1])
         rng = check_random_state(random_state)
         va = _split(strata, X.shape[0], validation, rows, data_index, rng)
         _check_split(kind, measure_name, target, va, outputs, default_index, validation)

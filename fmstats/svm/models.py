@@ -17,11 +17,11 @@ import numpy as np
 import pandas as pd
 
 from .. import measures as _m
-from .._validation import check_choice, check_scalar, describe, warn
+from .._validation import check_choice, check_scalar, describe, prior_weights, warn
 from ..exceptions import (ConvergenceWarning, DegenerateFitWarning, InvalidArgumentError,
                           ResponseError)
 from ..formula import model_frame
-from ..maxent import _call, _prior_weights
+from ..maxent import _call
 from ..results import ModelResults
 from ..summary import Section, Summary
 from .cobyla import (
@@ -84,7 +84,11 @@ def _svm_data(formula, data, weights, missing, engine) -> _SvmData:
         raise InvalidArgumentError(
             f"the formula {formula!r} has no intercept, but the SVM always fits an unpenalised "
             "offset b; remove '- 1' / '0 +' from the formula.")
-    w = _prior_weights(weights, data, frame)
+    if len(names) == 1:
+        raise InvalidArgumentError(
+            f"`formula` {formula!r} has no predictors: an SVM needs at least one column "
+            "besides the intercept (e.g. 'y ~ x1 + x2').")
+    w = prior_weights(weights, data, frame.rows)
     y = resp.y.astype(float)
     for label, cls in (("positive", 1.0), ("negative", 0.0)):
         k = int(np.count_nonzero((y == cls) & (w > 0)))
