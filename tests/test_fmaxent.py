@@ -15,7 +15,8 @@ from fmstats import measures
 from fmstats.exceptions import (ConvergenceWarning, InvalidArgumentError, ResponseError,
                                 SeparationWarning)
 from fmstats.fmaxent import (DEFAULT_SHRINKAGE, expected_f_weights, noisy_f_weights,
-                             smoothed_noisy_counts, _iterate_metrics)
+                             smoothed_noisy_counts)
+from fmstats.glm.fweights import iterate_metrics
 
 ALPHAS = np.round(np.arange(0.05, 0.951, 0.05), 2)
 
@@ -388,7 +389,7 @@ def test_inline_metrics_match_the_measures_module(noisy_data):
     p = np.random.default_rng(0).uniform(0.01, 0.99, len(q))
     cw = np.random.default_rng(1).uniform(0.5, 2, len(q))
     pred = (p >= 0.5).astype(float)
-    tp, f_det, tp_n, noisy, expected = _iterate_metrics(q, p, pred, cw, 0.3, float(cw @ q))
+    tp, f_det, tp_n, noisy, expected = iterate_metrics(q, p, pred, cw, 0.3, float(cw @ q))
     assert noisy == pytest.approx(measures.noisy_f(q, p, alpha=0.3, sample_weight=cw), rel=1e-13)
     assert expected == pytest.approx(
         measures.noisy_f(q, p, alpha=0.3, dependence="independent", sample_weight=cw), rel=1e-13)
