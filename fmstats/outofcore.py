@@ -28,8 +28,11 @@ from scipy.special import expit, gammaln
 from . import measures as _m
 from ._validation import check_choice
 from .exceptions import DataError, InvalidArgumentError, MissingDataWarning, WeightsError
-from .fmaxent import (FMaxentResults, _Iterate, _metric_sums, _metrics_from_sums, _smoothed_sums,
-                      _smoothed_from_sums, expected_f_weights, noisy_f_weights, _TINY)
+from .fmaxent import FMaxentResults
+from .glm.fweights import (TINY as _TINY, Iterate as _Iterate, expected_f_weights,
+                           metric_sums as _metric_sums, metrics_from_sums as _metrics_from_sums,
+                           noisy_f_weights, smoothed_from_sums as _smoothed_from_sums,
+                           smoothed_sums as _smoothed_sums)
 from .formula import DaskModelFrame, dask_model_frame, is_dask_frame
 from .glm.dask import block_sums, irls_evaluate_dask, irls_logit_dask, map_rows
 from .glm.irls import _probs, gram
