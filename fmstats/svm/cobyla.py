@@ -108,7 +108,10 @@ class SvmObjective:
     def value(self, w: np.ndarray, xi: np.ndarray) -> float:
         """Objective at (w, xi) (b enters only through the constraints / xi)."""
         s = step_approx(xi, self.a)
-        s_pos, s_neg = float(self._cp @ s), float(self._cn @ s)
+        return self._combine(w, float(self._cp @ s), float(self._cn @ s))
+
+    def _combine(self, w: np.ndarray, s_pos: float, s_neg: float) -> float:
+        """The objective from w and the smoothed violation counts S+ and S-."""
         reg = 0.5 * float(w @ w)
         if self.kind == "count":
             return reg + self.C_pos * s_pos + self.C_neg * s_neg
@@ -137,16 +140,8 @@ class SvmObjective:
             s = np.tanh(np.take(xi, rows) * np.float32(0.5 * self.a)).astype(float)
         else:
             s = step_approx(np.take(xi, rows), self.a)
-        s_pos = float(np.take(self._cp, rows) @ s)
-        s_neg = float(np.take(self._cn, rows) @ s)
-        w = wb[: self.n]
-        reg = 0.5 * float(w @ w)
-        if self.kind == "count":
-            return reg + self.C_pos * s_pos + self.C_neg * s_neg
-        denom = self.m_pos - s_pos
-        if denom <= 0:
-            return np.inf
-        return reg + self.C * (self.alpha * s_neg + (1.0 - self.alpha) * s_pos) / denom
+        return self._combine(wb[: self.n], float(np.take(self._cp, rows) @ s),
+                             float(np.take(self._cn, rows) @ s))
 
     def primal(self, z: np.ndarray) -> float:
         """The primal objective over z = (w, b, xi)."""
