@@ -244,7 +244,7 @@ class _WeightedEngine(_Draws):
     fmeasure: Any = None
 
     def fit(self, draw: dict):
-        from .glm.irls import gram, irls_logit
+        from .glm.irls import irls_logit, rank_gram
 
         w = self.prior if self.trials is None else self.prior * self.trials
         X, y = self.X, self.y
@@ -260,7 +260,7 @@ class _WeightedEngine(_Draws):
         active = w > 0
         if np.all(y[active] == 0) or np.all(y[active] == 1):
             raise ResponseError("the resample has a single class; a classifier needs both.")
-        keep = _independent(gram(X, w))
+        keep = _independent(rank_gram(X, w))   # centred/scaled when X has offset columns
         Xk = X if keep.all() else np.ascontiguousarray(X[:, keep])
         fit = irls_logit(Xk, y, w, penalty=self.penalty[keep], tol=self.tol,
                          max_iter=self.max_iter)

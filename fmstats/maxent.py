@@ -27,7 +27,8 @@ from .exceptions import (
     WeightsError,
 )
 from .formula import ModelFrame, is_dask_frame, model_frame
-from .glm.irls import IrlsFit, gram, has_intercept, independent_columns, irls_logit
+from .glm.irls import (SPREAD_RANGE, IrlsFit, check_weights_range, column_spread,
+                       has_intercept, independent_columns, irls_logit, rank_gram)
 from .results import ModelResults
 from .summary import Section, Summary
 
@@ -259,8 +260,7 @@ class MaxentResults(ModelResults):
     @cached_property
     def hat(self) -> pd.Series:
         """Diagonal of the weighted hat matrix W^1/2 X (X'WX)^-1 X' W^1/2 (R's hatvalues)."""
-        X = self.X
-        h = self.fit_.working_weights * np.einsum("ij,ij->i", X @ self.fit_.xtwx_inv, X)
+        h = self.fit_.leverage(self.X)   # in the fit's (centred) coordinates: no cancellation
         return pd.Series(h, index=self.index, name="hat")
 
     def _cov_array(self, cov_type: str) -> np.ndarray:
@@ -273,8 +273,7 @@ class MaxentResults(ModelResults):
             one_minus_h = 1.0 - self.hat.to_numpy()
             power = 1 if cov_type == "HC2" else 2
             e2 = e2 / np.where(one_minus_h > 0, one_minus_h, np.inf) ** power
-        meat = gram(self.X, e2)
-        cov = bread @ meat @ bread
+        cov = self.fit_.sandwich(self.X, e2)   # bread @ X'diag(e2)X @ bread, accurately
         if cov_type == "HC1":
             n = self.nobs
             cov *= n / (n - self.rank)
@@ -635,8 +634,20 @@ def _check_response_kind(model: str, resp) -> None:
         )
 
 
-def _columns_to_keep(G: np.ndarray, names, collinear: str) -> np.ndarray:
-    """Non-aliased columns given X'WX (R's NA coefficients): warn, or raise if asked."""
+def _columns_to_keep(G: np.ndarray | None, names, collinear: str, *, X: np.ndarray | None = None,
+                     w: np.ndarray | None = None) -> np.ndarray:
+    """Non-aliased columns (R's NA coefficients): warn, or raise if asked.
+
+    Given the design ``X`` (and weights ``w``), the weights' and columns' ranges are checked
+    first, and aliasing is decided on the Gram matrix of the centred and scaled design
+    (:func:`fmstats.glm.irls.rank_gram`), so an offset column (a timestamp, x + 1e9) or a
+    tiny-scale one is not lost to rounding in X'WX; ``G`` = X'WX is the out-of-core input.
+    """
+    if X is not None:
+        if w is not None:
+            check_weights_range(w)
+        _check_column_spreads(X, names)
+        G = rank_gram(X, w)
     keep = independent_columns(G)
     if not keep.all():
         dropped = [n for n, k in zip(names, keep) if not k]
@@ -651,6 +662,23 @@ def _columns_to_keep(G: np.ndarray, names, collinear: str) -> np.ndarray:
             CollinearityWarning,
         )
     return keep
+
+
+def _check_column_spreads(X: np.ndarray, names) -> None:
+    """Every design column finite and spreading within SPREAD_RANGE (else X'WX or the
+    coefficients' covariance over- or underflows): a DesignError naming the column."""
+    mid, half = column_spread(X)
+    lo, hi = SPREAD_RANGE
+    for name, c, h in zip(names, mid, half):
+        if not (np.isfinite(c) and np.isfinite(h)):
+            raise DesignError(
+                f"design column {name!r} has values whose range overflows double precision "
+                "(or that are not finite); rescale the variable it comes from.")
+        if h > 0 and not (lo <= h <= hi):
+            raise DesignError(
+                f"design column {name!r} spreads {h:.3g} (half its range); columns must spread "
+                f"between {lo:g} and {hi:g}, or X'WX and the coefficients' covariance are not "
+                f"representable in double precision: rescale it (e.g. divide by {h:.0e}).")
 
 
 def _penalty_and_start(names, keep: np.ndarray, penalty: float, start):
@@ -729,7 +757,7 @@ def _prepare(model: str, formula, data, weights, *, missing, collinear, engine, 
     _check_single_class(resp.y, w, resp.name)
 
     X = frame.X
-    keep = _columns_to_keep(gram(X, w), frame.column_names, collinear)
+    keep = _columns_to_keep(None, frame.column_names, collinear, X=X, w=w)
     if not keep.all():
         X = np.ascontiguousarray(X[:, keep])
     pen, start = _penalty_and_start(frame.column_names, keep, penalty, start)

@@ -34,7 +34,8 @@ from .glm.fweights import (TINY as _TINY, Iterate as _Iterate, expected_f_weight
                            noisy_f_weights, smoothed_from_sums as _smoothed_from_sums,
                            smoothed_sums as _smoothed_sums)
 from .formula import DaskModelFrame, dask_model_frame, is_dask_frame
-from .glm.dask import block_sums, irls_evaluate_dask, irls_logit_dask, map_rows
+from .glm.dask import (block_sums, irls_evaluate_dask, irls_logit_dask, map_rows,
+                       refuse_offset_columns)
 from .glm.irls import _probs, gram
 from .maxent import (MaxentResults, _Settings, _call, _check_response_kind, _check_settings,
                      _check_threshold, _columns_to_keep, _penalty_and_start, _single_class_error)
@@ -100,6 +101,7 @@ def prepare_dask(model: str, formula, data, weights, *, missing, collinear, engi
         raise WeightsError("every row has zero weight (prior weights times cbind trials).")
     if n_nonzero == 0 or n_nonone == 0:
         _single_class_error(resp.name, 0 if n_nonzero == 0 else 1)
+    refuse_offset_columns(X, frame.column_names)   # X'WX below would lose an offset column
     keep = _columns_to_keep(v[:p * p].reshape(p, p), frame.column_names, collinear)
     if not keep.all():
         X = X[:, keep].persist()

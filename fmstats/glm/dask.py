@@ -27,12 +27,16 @@ import numpy as np
 from scipy.special import expit, xlogy
 from threadpoolctl import threadpool_limits
 
-from ..exceptions import DataError, InvalidArgumentError
-from .irls import (SEPARATION_EPS, _newton_loop, _Point, _probs, gram, independent_columns,
-                   information_inverse, warn_fit)
+from ..exceptions import DataError, DesignError, InvalidArgumentError
+from .irls import (SEPARATION_EPS, SPREAD_RANGE, _intercept_index, _newton_loop, _Point, _probs,
+                   column_spread, gram, independent_columns, information_inverse, warn_fit)
+
+#: An offset column (|centre| above this many times its spread, with an intercept) is refused
+#: by the out-of-core fit: its X'WX loses ~2 log10(ratio) digits (the in-memory core centres).
+_DASK_OFFSET_RATIO = 1e5
 
 __all__ = ["DaskIrlsFit", "irls_logit_dask", "irls_evaluate_dask", "block_sums", "map_rows",
-           "gram_dask", "as_row_blocks", "is_dask_collection"]
+           "gram_dask", "as_row_blocks", "is_dask_collection", "refuse_offset_columns"]
 
 #: Number of partial results added per task in the tree reduction of a pass.
 SPLIT_EVERY = 8
@@ -308,6 +312,44 @@ def as_row_blocks(X, y=None, weights=None, *, name: str = "X"):
     return tuple(out)
 
 
+def refuse_offset_columns(X, names=None) -> None:
+    """Raise :class:`DesignError` when X (a dask array of rows) has an offset or badly scaled
+    column, judged on its first non-empty row block.
+
+    The in-memory core centres and scales such columns (:func:`~fmstats.glm.irls.column_scaling`);
+    the out-of-core passes accumulate X'WX of X as given, which would lose an offset column
+    (x + 1e7, a timestamp) to rounding and drop it as collinear.  Until the passes centre too,
+    such a design fails loudly rather than silently.
+    """
+    for block in _blocks(X):
+        B = np.asarray(dask_compute(block), dtype=float)
+        if B.shape[0]:
+            break
+    else:
+        return
+    mid, half = column_spread(B)
+    k = _intercept_index(B)
+    lo, hi = SPREAD_RANGE
+    for j in range(B.shape[1]):
+        label = repr(names[j]) if names is not None else f"{j}"
+        offset = k is not None and j != k and abs(mid[j]) > _DASK_OFFSET_RATIO * half[j] > 0
+        if offset or not (half[j] == 0 or lo <= half[j] <= hi):
+            what = (f"is offset: centre {mid[j]:.6g} over {_DASK_OFFSET_RATIO:g} times its "
+                    f"spread {half[j]:.3g}" if offset else
+                    f"spreads {half[j]:.3g}, outside [{lo:g}, {hi:g}]")
+            raise DesignError(
+                f"design column {label} {what} (on the first row block). The out-of-core fit "
+                "accumulates X'WX without centring or scaling, which would lose it to rounding: "
+                "centre/scale it in the Dask DataFrame first (e.g. subtract its mean, divide "
+                "by its standard deviation), or fit in memory.")
+
+
+def dask_compute(x):
+    import dask
+
+    return dask.compute(x)[0]
+
+
 # ----------------------------------------------------------------------------- the fit
 
 def irls_logit_dask(X, y, weights=None, *, start: np.ndarray | None = None,
@@ -338,6 +380,7 @@ def irls_logit_dask(X, y, weights=None, *, start: np.ndarray | None = None,
         X, y, w = dask.persist(X, y, w)
     pen = np.broadcast_to(np.asarray(penalty, dtype=float), (p,)).copy()
     penalised = bool(np.any(pen > 0))
+    refuse_offset_columns(X)
     with threadpool_limits(limits=1, user_api="blas"):
         # the local threaded scheduler runs blocks in parallel: one BLAS thread each (DESIGN §7)
         if check_rank:

@@ -18,7 +18,7 @@ while the (penalised) deviance increases.  Convergence follows R's
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy import linalg
@@ -26,9 +26,11 @@ from scipy.linalg import blas
 from scipy.special import expit, xlogy
 
 from .._validation import warn as _warn
-from ..exceptions import ConvergenceWarning, SeparationWarning
+from ..exceptions import ConvergenceWarning, DesignError, SeparationWarning, WeightsError
 
-__all__ = ["IrlsFit", "irls_logit", "irls_coef", "irls_evaluate", "binomial_deviance", "gram", "independent_columns"]
+__all__ = ["IrlsFit", "irls_logit", "irls_coef", "irls_evaluate", "binomial_deviance", "gram",
+           "independent_columns", "ColumnScaling", "column_scaling", "rank_gram",
+           "MAX_WEIGHT", "SPREAD_RANGE", "column_spread", "check_weights_range"]
 
 _EPS = np.finfo(float).eps
 #: Fitted probabilities this close to 0 or 1 signal (quasi-)separation, as in R's glm.fit.
@@ -67,6 +69,28 @@ class IrlsFit:
     history: np.ndarray = field(repr=False)
     tol: float = 1e-8
     penalty: np.ndarray | None = field(default=None, repr=False)
+    #: the reparametrisation the fit was computed in (offset or badly scaled columns), with
+    #: the inverse information in its coordinates; None when X was used as given
+    scaling: "ColumnScaling | None" = field(default=None, repr=False)
+    xtwx_inv_scaled: np.ndarray | None = field(default=None, repr=False)
+
+    def _bread(self, X: np.ndarray):
+        """(design, inverse information) in the coordinates the fit was computed in: for an
+        offset column x'(X'WX)^-1 x cancels catastrophically in the original coordinates."""
+        if self.scaling is None:
+            return X, self.xtwx_inv
+        return self.scaling.transform(X), self.xtwx_inv_scaled
+
+    def leverage(self, X: np.ndarray) -> np.ndarray:
+        """Diagonal of the weighted hat matrix W^1/2 X (X'WX)^-1 X' W^1/2 (R's hatvalues)."""
+        Xs, V = self._bread(X)
+        return self.working_weights * np.einsum("ij,ij->i", Xs @ V, Xs)
+
+    def sandwich(self, X: np.ndarray, e2: np.ndarray) -> np.ndarray:
+        """(X'WX)^-1 X' diag(e2) X (X'WX)^-1, computed in the fit's coordinates."""
+        Xs, V = self._bread(X)
+        cov = V @ gram(Xs, e2) @ V
+        return cov if self.scaling is None else self.scaling.cov_to_original(cov)
 
 
 #: Rows per block in :func:`gram`: small enough that the scaled block stays in cache-friendly,
@@ -132,6 +156,173 @@ def independent_columns(G: np.ndarray, tol: float = 1e-7) -> np.ndarray:
     return keep
 
 
+#: Largest prior weight the core accepts: squares of weights (sandwich meats, Pearson sums)
+#: must stay finite, and R's start mu = (w y + 1/2) / (w + 1) needs w well below 1/eps.
+MAX_WEIGHT = 1e150
+#: A design column must spread (largest |x - centre|) within this range, so that X'WX and its
+#: inverse, the coefficients' covariance (~ 1 / (n spread^2)), are representable doubles.
+SPREAD_RANGE = (1e-150, 1e150)
+#: Centre a column when its centre exceeds this many times its spread (an offset column:
+#: X'WX would square the condition number |centre| / spread).
+_OFFSET_RATIO = 8.0
+#: Scale columns when a spread leaves [2^-64, 2^64] (guards X'WX against over/underflow).
+_SCALE_LIMIT = 2.0 ** 64
+
+
+@dataclass(frozen=True)
+class ColumnScaling:
+    """The affine reparametrisation X~ = (X - 1 centre') / scale of a design.
+
+    ``centre`` is 0 for the intercept column ``intercept`` (a column of ones, kept as is) and
+    for every column when there is none (or the intercept is penalised): then the column space
+    of X~ equals that of X and the fit is the same model.  ``scale`` holds powers of two, so
+    dividing by it is exact.  With A = (I - e_k centre') diag(1/scale), X~ = X A, so
+    coefficients b = A b~ and the inverse information (X'WX)^-1 = A (X~'WX~)^-1 A'.
+    """
+
+    centre: np.ndarray
+    scale: np.ndarray
+    intercept: int | None
+
+    def transform(self, X: np.ndarray) -> np.ndarray:
+        """X~ as a new C-contiguous array (the intercept column stays 1)."""
+        Xs = np.subtract(X, self.centre)
+        Xs *= 1.0 / self.scale
+        return Xs
+
+    def matrix(self) -> np.ndarray:
+        """A, with b = A b~."""
+        A = np.diag(1.0 / self.scale)
+        if self.intercept is not None:
+            A[self.intercept] -= self.centre / self.scale
+            A[self.intercept, self.intercept] = 1.0
+        return A
+
+    def to_original(self, coef_s: np.ndarray) -> np.ndarray:
+        b = coef_s / self.scale
+        if self.intercept is not None:
+            k = self.intercept
+            b[k] = coef_s[k] - float(np.dot(self.centre, b) - self.centre[k] * b[k])
+        return b
+
+    def to_scaled(self, coef: np.ndarray) -> np.ndarray:
+        """b~ = A^-1 b: b~_j = scale_j b_j; b~_k = b_k + centre' b."""
+        bs = np.asarray(coef, dtype=float) * self.scale
+        if self.intercept is not None:
+            k = self.intercept
+            bs[k] = coef[k] + float(np.dot(self.centre, coef))
+        return bs
+
+    def cov_to_original(self, V_s: np.ndarray) -> np.ndarray:
+        A = self.matrix()
+        V = A @ V_s @ A.T
+        return (V + V.T) / 2.0
+
+    def penalty_to_scaled(self, pen: np.ndarray) -> np.ndarray:
+        """b' P b = b~' A'PA b~, and A'PA = diag(pen / scale^2) when the intercept is unpenalised."""
+        return pen * (1.0 / self.scale) ** 2
+
+
+def _intercept_index(X: np.ndarray) -> int | None:
+    if X.shape[0] == 0:
+        return None
+    for j in np.flatnonzero(X[0] == 1.0):
+        if np.all(X[:, j] == 1.0):
+            return int(j)
+    return None
+
+
+def column_spread(X: np.ndarray):
+    """Per column: the midrange (centre) and half the range (spread), from two reductions."""
+    hi, lo = X.max(axis=0), X.min(axis=0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return lo / 2 + hi / 2, hi / 2 - lo / 2
+
+
+def column_scaling(X: np.ndarray, pen: np.ndarray | None = None, *, force: bool = False
+                   ) -> ColumnScaling | None:
+    """The reparametrisation that makes X'WX well conditioned, or None when X needs none.
+
+    Columns are centred (only when X has an unpenalised column of ones, so the column space
+    is unchanged) if some column's centre exceeds ``_OFFSET_RATIO`` times its spread, and
+    scaled to spread ~1 when some spread is far from 1.  ``force`` always builds it.
+    """
+    n, p = X.shape
+    if n == 0 or p == 0:
+        return None
+    # decided on <= ~4096 evenly spaced rows: any centre and scale near the data's serve (the
+    # reparametrisation is exact whatever they are), and a full scan would cost ~4% of a fit
+    mid, half = column_spread(X[::max(1, n // 4096)])
+    if not (np.all(np.isfinite(mid)) and np.all(np.isfinite(half))):
+        bad = int(np.flatnonzero(~(np.isfinite(mid) & np.isfinite(half)))[0])
+        raise DesignError(f"column {bad} of the design has non-finite values or a range that "
+                          "overflows double precision; rescale it.")
+    offset = (np.abs(mid) > _OFFSET_RATIO * half) & (half > 0)
+    k = _intercept_index(X) if offset.any() or force else None
+    if k is not None and pen is not None and pen[k] > 0:
+        k = None                       # a penalised intercept: centring would change the penalty
+    if k is not None:
+        offset[k] = False
+    centring = k is not None and bool(offset.any())
+    spread = np.where(half > 0, half, np.abs(mid))
+    spread = np.where(spread > 0, spread, 1.0)
+    if centring:
+        centre = np.where(offset, mid, 0.0)
+        centre[k] = 0.0
+        spread = np.where(offset & (half > 0), half, spread)
+    else:
+        centre = np.zeros(p)
+        spread = np.maximum(np.abs(mid), half)
+        spread = np.where(spread > 0, spread, 1.0)
+    scaling = bool(np.any((spread > _SCALE_LIMIT) | (spread < 1.0 / _SCALE_LIMIT)))
+    if not (centring or scaling or force):
+        return None
+    scale = np.exp2(np.round(np.log2(spread)))
+    if k is not None:
+        scale[k] = 1.0
+    return ColumnScaling(centre=centre, scale=scale, intercept=k if centring else None)
+
+
+def rank_gram(X: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:
+    """The Gram matrix to decide aliasing on: X'WX, or X~'WX~ of :func:`column_scaling` when
+    X has offset or badly scaled columns (their Gram matrix would lose them to rounding).
+
+    :func:`independent_columns` on it tests each column against the earlier ones relative to
+    its own (centred) norm; centring keeps the column space when X has an intercept.
+    """
+    sc = column_scaling(X)
+    if sc is None:
+        return gram(X, w)
+    G = np.zeros((X.shape[1], X.shape[1]))
+    sw = None if w is None else np.sqrt(w)
+    for start in range(0, X.shape[0], GRAM_BLOCK):
+        A = sc.transform(X[start:start + GRAM_BLOCK])
+        if sw is not None:
+            A *= sw[start:start + GRAM_BLOCK, None]
+        G += A.T @ A
+    return G
+
+
+def _r_start_mu(y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """R's start mu = (w y + 1/2) / (w + 1), kept inside [eps, 1 - eps] (weights > ~1e15
+    would otherwise round it to 0 or 1 and make the working response infinite)."""
+    mu0 = (w * y + 0.5) / (w + 1.0)
+    if w.size and float(np.max(w)) > 1e15:
+        np.clip(mu0, _EPS, 1 - _EPS, out=mu0)
+    return mu0
+
+
+def check_weights_range(w: np.ndarray) -> None:
+    """Raise :class:`WeightsError` when a weight exceeds :data:`MAX_WEIGHT`."""
+    if w.size:
+        wmax = float(np.max(w))
+        if wmax > MAX_WEIGHT:
+            raise WeightsError(
+                f"`weights` must not exceed {MAX_WEIGHT:g} (their squares enter the sandwich "
+                f"covariance and Pearson sums and must stay finite); the largest is {wmax:.6g}. "
+                "Divide them by a common constant if only their ratios matter.")
+
+
 def binomial_deviance(y: np.ndarray, mu: np.ndarray, w: np.ndarray) -> float:
     """2 sum w [y log(y/mu) + (1-y) log((1-y)/(1-mu))], with 0 log 0 = 0."""
     return 2.0 * float(np.dot(w, xlogy(y, y) - xlogy(y, mu) + xlogy(1 - y, 1 - y) - xlogy(1 - y, 1 - mu)))
@@ -186,11 +377,45 @@ def irls_logit(
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     pen = np.broadcast_to(np.asarray(penalty, dtype=float), (p,)).copy()
     penalised = bool(np.any(pen > 0))
-
+    check_weights_range(w)
+    sc = column_scaling(X, pen)
+    if sc is None:
+        coef, eta, mu, dev, it, converged, history = _iterate(
+            X, y, w, start, pen, penalised, tol, max_iter, max_halving)
+        return _finish(X, y, w, coef, eta, mu, dev, pen if penalised else None, it, converged,
+                       history, tol, max_iter, warn)
+    # offset or badly scaled columns: fit on X~ = (X - centre) / scale, transform back exactly
+    Xs, pen_s, start_s = _scaled_problem(sc, X, pen, start)
     coef, eta, mu, dev, it, converged, history = _iterate(
-        X, y, w, start, pen, penalised, tol, max_iter, max_halving)
-    return _finish(X, y, w, coef, eta, mu, dev, pen if penalised else None, it, converged,
-                   history, tol, max_iter, warn)
+        Xs, y, w, start_s, pen_s, penalised, tol, max_iter, max_halving)
+    fit = _finish(Xs, y, w, coef, eta, mu, dev, pen_s if penalised else None, it, converged,
+                  history, tol, max_iter, warn)
+    return _unscale(fit, sc, pen if penalised else None)
+
+
+def _scaled_problem(sc: ColumnScaling, X, pen, start):
+    if start is not None:
+        start = np.asarray(start, dtype=float)
+        if start.shape != (X.shape[1],):
+            raise ValueError(f"start must have shape ({X.shape[1]},); got {start.shape}")
+        start = sc.to_scaled(start)
+    return sc.transform(X), sc.penalty_to_scaled(pen), start
+
+
+def _unscale(fit: IrlsFit, sc: ColumnScaling, pen) -> IrlsFit:
+    """The fit on X~ expressed for X: b = A b~, (X'WX)^-1 = A (X~'WX~)^-1 A'."""
+    V = sc.cov_to_original(fit.xtwx_inv)
+    d = np.diag(V)
+    bad = ~(np.isfinite(d) & (d >= np.finfo(float).tiny))
+    if np.any(bad) and np.all(np.isfinite(fit.xtwx_inv)):
+        j = int(np.flatnonzero(bad)[0])
+        raise DesignError(
+            f"column {j} of the design spreads {sc.scale[j]:.3g} (largest |x - centre|, to a "
+            "power of two): the variance of its coefficient is not representable in double "
+            f"precision (columns must spread between {SPREAD_RANGE[0]:g} and "
+            f"{SPREAD_RANGE[1]:g}); rescale it.")
+    return replace(fit, coef=sc.to_original(fit.coef), xtwx_inv=V, penalty=pen, scaling=sc,
+                   xtwx_inv_scaled=fit.xtwx_inv)
 
 
 def _deviance_from_eta(y: np.ndarray, w: np.ndarray):
@@ -234,7 +459,7 @@ class _ArrayProblem:
         """R's start mu = (w y + 1/2) / (w + 1): its deviance and the weighted least-squares
         system (X'WX, X'(W eta + w (y - mu))) of the first step."""
         X, y, w = self.X, self.y, self.w
-        mu0 = (w * y + 0.5) / (w + 1.0)
+        mu0 = _r_start_mu(y, w)
         eta0 = np.log(mu0 / (1 - mu0))
         dev0 = binomial_deviance(y, mu0, w)
         ww = w * mu0 * (1 - mu0)
@@ -329,7 +554,12 @@ def irls_coef(X: np.ndarray, y: np.ndarray, weights: np.ndarray, start: np.ndarr
     many times; the caller validates its inputs)."""
     p = X.shape[1]
     pen = np.zeros(p) if penalty is None else penalty
-    return _iterate(X, y, weights, start, pen, bool(np.any(pen > 0)), tol, max_iter)[0]
+    sc = column_scaling(X, pen)
+    if sc is None:
+        return _iterate(X, y, weights, start, pen, bool(np.any(pen > 0)), tol, max_iter)[0]
+    Xs, pen_s, start_s = _scaled_problem(sc, X, pen, start)
+    return sc.to_original(_iterate(Xs, y, weights, start_s, pen_s, bool(np.any(pen > 0)), tol,
+                                   max_iter)[0])
 
 
 def irls_evaluate(X: np.ndarray, y: np.ndarray, weights: np.ndarray, coef: np.ndarray, *,
@@ -345,11 +575,20 @@ def irls_evaluate(X: np.ndarray, y: np.ndarray, weights: np.ndarray, coef: np.nd
     w = np.asarray(weights, dtype=float)
     coef = np.asarray(coef, dtype=float).copy()
     pen = np.broadcast_to(np.asarray(penalty, dtype=float), (X.shape[1],)).copy()
-    eta = X @ coef
+    penalised = bool(np.any(pen > 0))
+    sc = column_scaling(X, pen)
+    if sc is not None:
+        X, pen_s, coef_s = _scaled_problem(sc, X, pen, coef)
+    else:
+        pen_s, coef_s = pen, coef
+    eta = X @ coef_s
     mu = _probs(eta)
     dev = binomial_deviance(y, mu, w)
-    return _finish(X, y, w, coef, eta, mu, dev, pen if np.any(pen > 0) else None, 0, True,
-                   [(dev, 0.0)], 0.0, 0, False)
+    fit = _finish(X, y, w, coef_s, eta, mu, dev, pen_s if penalised else None, 0, True,
+                  [(dev, 0.0)], 0.0, 0, False)
+    if sc is None:
+        return fit
+    return replace(_unscale(fit, sc, pen if penalised else None), coef=coef)
 
 
 def _finish(X, y, w, coef, eta, mu, dev, pen, it, converged, history, tol, max_iter,
