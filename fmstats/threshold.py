@@ -12,6 +12,7 @@ from . import measures as _m
 from ._folds import (Criterion, capturing, fixed_seed, kept_cv, make_folds, reemit,
                      response_rows, warn_empty_folds)
 from ._parallel import check_n_jobs, progress_enabled, run_tasks
+from ._training import array_weights, prior_weights, training_frame
 from ._tuned import Tuned, call_text, check_protocol, data_text, fn_name
 from ._validation import check_choice, describe
 from .exceptions import FmstatsError, InvalidArgumentError
@@ -27,15 +28,16 @@ def _scores(results, newdata, score_type: str) -> pd.Series:
     return results.predict(newdata, type=score_type)
 
 
-def _refit_and_score(results, data, train, test, score_type) -> tuple:
-    fit = results.refit(data.iloc[train])
+def _refit_and_score(results, data, train, test, score_type, weights) -> tuple:
+    # array prior weights belong to the rows: the training fold's go to its refit
+    fit = (results.refit(data.iloc[train]) if weights is None
+           else results.refit(data.iloc[train], weights=weights[train]))
     s = _scores(fit, data.iloc[test].reset_index(drop=True), score_type)
     return test[s.index.to_numpy()], s.to_numpy(dtype=float)
 
 
-def _threshold_task(results, data, train, test, score_type):
-    return capturing(_refit_and_score, results, data, train, test, score_type)
-
+def _threshold_task(results, data, train, test, score_type, weights):
+    return capturing(_refit_and_score, results, data, train, test, score_type, weights)
 
 
 # ----------------------------------------------------------------------------- thresholds
@@ -83,18 +85,57 @@ def _midpoint(t: np.ndarray, j: int) -> float:
     return -np.inf if j == len(t) - 1 else 0.5 * (t[j] + t[j + 1])
 
 
+_TYPES = ("response", "decision", "link")
+
+
 def _score_type(results, data: pd.DataFrame, score_type):
-    """Resolve ``type`` (probabilities, else decision scores) and score all rows."""
+    """Resolve ``type`` and score all rows.
+
+    The default is the model's own score: the score-curve hook ``_score_type`` of
+    fmstats models (probabilities for the maxent family, decision values for the SVMs,
+    whose ``"response"`` is the class); for other models the first of probabilities and
+    decision values that ``predict`` gives, passing over a ``"response"`` that is only
+    0/1 classes when decision values exist.  A ``type`` whose values are classes
+    (``type="response"`` of an SVM) raises: thresholding classes tunes nothing.
+    """
+    own = results._score_type if isinstance(results, ScoreCurves) else _UNKNOWN
+    if own is None:
+        raise InvalidArgumentError(
+            f"{type(results).__name__} has no scores (probabilities or decision values) to "
+            "threshold, so tune_threshold() cannot tune it.")
     if score_type is not None:
-        check_choice("type", score_type, ("response", "decision", "link"))
+        check_choice("type", score_type, _TYPES)
+        if own == "decision" and score_type == "response":
+            raise InvalidArgumentError(
+                f"`type`: predict(type='response') of {type(results).__name__} is the class "
+                "(0/1: it has no probabilities), and thresholding classes cannot tune "
+                "anything; use type='decision' (its decision values, the default).")
         return score_type, _scores(results, data, score_type)
+    if own is not _UNKNOWN:
+        return own, _scores(results, data, own)
     errors = []
     for candidate in ("response", "decision"):
         try:
-            return candidate, _scores(results, data, candidate)
+            s = _scores(results, data, candidate)
         except FmstatsError as exc:
             errors.append(exc)
+            continue
+        if candidate == "response" and np.isin(s.to_numpy(dtype=float), (0.0, 1.0)).all():
+            try:   # classes, not scores: decision values if the model has them
+                return "decision", _scores(results, data, "decision")
+            except FmstatsError:
+                pass
+        return candidate, s
     raise errors[0]
+
+
+_UNKNOWN = object()
+
+
+def _row_weights(results, n: int) -> np.ndarray:
+    """Prior weights of the ``n`` checked training rows (1 where the model has none)."""
+    w = prior_weights(results)
+    return np.ones(n) if w is None or len(w) != n else w
 
 
 def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: int = 1,
@@ -119,8 +160,18 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     refit_folds : ``False`` scores the rows with ``results`` itself (fitted on all
         rows: no refits, but optimistic); the folds then only matter for
         ``pooling="mean"``.
-    type : the score thresholded: ``"response"`` (probabilities) or
-        ``"decision"``; default the first of the two that ``results.predict`` gives.
+    type : the score thresholded: ``"response"`` (probabilities) or ``"decision"``;
+        default the model's own score: probabilities for the maxent family, decision
+        values for models without probabilities (``wsvm``, ``fsvm``, whose
+        ``"response"`` is the class and is refused).
+
+    Notes
+    -----
+    ``data`` is checked against the model as :func:`fmstats.bootstrap` checks it (the
+    same rows, response and design; :class:`~fmstats.exceptions.DataError` otherwise).
+    Held-out rows count with the model's prior weights (times ``cbind`` trials), and
+    array weights are passed to the fold refits, so frequency weights give the
+    threshold of the fit on duplicated rows.
     n_jobs, progress : parallel fold refits; tqdm bar.
 
     Returns
@@ -137,17 +188,23 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
             raise InvalidArgumentError(
                 "tune_threshold() needs the data the model was fitted on: pass `data=` "
                 f"({describe(results)} does not keep it).")
-    data = _check_frame(data, "data").reset_index(drop=True)  # positions index the predictions
+    # the rows the model was fitted on, checked as bootstrap() and validate() check them,
+    # in the fit's order (so that the prior weights line up); positions index the predictions
+    data = training_frame(results, _check_frame(data, "data"), what="tune_threshold()")
+    data = data.reset_index(drop=True)
     formula = getattr(results, "formula", None)
     response = response_rows(formula, data)
+    weights = _row_weights(results, len(data))
     score_type, all_scores = _score_type(results, data, type)
     seed = fixed_seed(random_state)
     folds = make_folds(response, cv, repeats=repeats, random_state=seed)
     warn_empty_folds(folds, response, pooling)
     if refit_folds:
-        out = run_tasks(_threshold_task, [(results, data, tr, te, score_type)
+        aw = array_weights(results)
+        aw = aw if aw is not None and len(aw) == len(data) else None
+        out = run_tasks(_threshold_task, [(results, data, tr, te, score_type, aw)
                                           for tr, te in folds.pairs],
-                        n_jobs=n_jobs, progress=progress, 
+                        n_jobs=n_jobs, progress=progress,
                         desc=f"tune_threshold: {len(folds)} folds")
         bad = [(i, e) for i, (_, e, _) in enumerate(out) if e is not None]
         if bad:
@@ -164,7 +221,8 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     rows = np.concatenate([p for p, _ in held])
     cv_scores = pd.DataFrame({"split": np.repeat(np.arange(len(held)), [len(p) for p, _ in held]),
                               "row": rows, "score": np.concatenate([s for _, s in held]),
-                              "y": response.y[rows], "weight": response.w[rows]})
+                              "y": response.y[rows],
+                              "weight": response.w[rows] * weights[rows]})
     cv_scores = cv_scores[response.observed[rows]].reset_index(drop=True)
     curve = _threshold_curve(cv_scores, crit)
     best = int(np.argmax(curve[crit.column].to_numpy()))
@@ -177,7 +235,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     return ThresholdedResults(base=results, data=data, formula=formula, score_type=score_type,
                               threshold=_midpoint(curve["threshold"].to_numpy(), best),
                               curve=curve, best_index=best, cv_scores=cv_scores, folds=folds,
-                              spec=spec, call=call)
+                              spec=spec, call=call, prior_weights=weights)
 
 
 class ThresholdedResults(Tuned, ScoreCurves):
@@ -196,12 +254,37 @@ class ThresholdedResults(Tuned, ScoreCurves):
     def _score_type(self) -> str:  # hook of the score curves: the thresholded score
         return self.score_type
 
-    def _curve_data(self):  # the curves default to the tuning data, as confusion() does
-        return self.training_data
+    # the curves default to the tuning rows with the prior weights, as confusion() does
+    def _training_scores(self):
+        s = _scores(self.base, self.training_data, self.score_type)
+        return s.index.to_numpy(), s.to_numpy(dtype=float)
+
+    def _scores(self, newdata) -> np.ndarray:
+        if newdata is None:
+            rows, s = self._training_scores()
+            return s[self._training_response().observed[rows]]
+        return super()._scores(newdata)
+
+    def _truth_weights(self, newdata):
+        if newdata is None:
+            response = self._training_response()
+            rows, _ = self._training_scores()
+            rows = rows[response.observed[rows]]
+            return response.y[rows], (response.w * self._prior())[rows], None
+        return super()._truth_weights(newdata)
+
+    def _training_response(self):
+        return response_rows(self.formula, self.training_data)
+
+    def _prior(self) -> np.ndarray:
+        w = getattr(self, "prior_weights", None)   # None in results pickled before weights
+        return np.ones(len(self.training_data)) if w is None else w
 
     def __init__(self, *, base, data, formula, score_type, threshold, curve, best_index,
-                 cv_scores, folds, spec, call):
+                 cv_scores, folds, spec, call, prior_weights=None):
         self.base = base
+        #: prior weights of the rows of ``training_data`` (the base model's), or None
+        self.prior_weights = prior_weights
         self.training_data = data
         self.formula = formula
         self.score_type = score_type
@@ -259,16 +342,19 @@ class ThresholdedResults(Tuned, ScoreCurves):
         """Confusion counts of the tuned classes on ``newdata`` (default: the tuning data).
 
         Rows count with the response's trials (``cbind``) as weights and
-        probabilistic labels fractionally, as :meth:`MaxentResults.confusion` on new data.
+        probabilistic labels fractionally, as :meth:`MaxentResults.confusion` on new data;
+        on the tuning data also with the model's prior weights (as the base model's
+        ``confusion()`` on its training rows).
         """
         data = (self.training_data if newdata is None
                 else _check_frame(newdata, "newdata").reset_index(drop=True))
         response = response_rows(self.formula, data)
+        w = response.w * self._prior() if newdata is None else response.w
         cls = self.predict(data, type="class")
         rows = cls.index.to_numpy()
         keep = response.observed[rows]
         return _m.noisy_confusion(response.y[rows][keep], cls.to_numpy()[keep],
-                                  dependence="independent", sample_weight=response.w[rows][keep])
+                                  dependence="independent", sample_weight=w[rows][keep])
 
     def measure(self, newdata=None, measure=None, *, beta=None, alpha=None) -> float:
         """F of the tuned classes on ``newdata``; the tuned F-measure by default."""
@@ -281,11 +367,12 @@ class ThresholdedResults(Tuned, ScoreCurves):
         """Refit the base model on ``data`` (``kwargs`` go to its ``refit``) and retune."""
         base = self.base.refit(data, **kwargs)
         if not retune:
-            out = pd.DataFrame(data).reset_index(drop=True)
+            out = training_frame(base, data, what="refit()").reset_index(drop=True)
             return ThresholdedResults(
                 base=base, data=out, formula=self.formula, score_type=self.score_type,
                 threshold=self.threshold, curve=self._curve, best_index=self.best_index,
-                cv_scores=self.cv_scores, folds=self._folds, spec=self._spec, call=self.call)
+                cv_scores=self.cv_scores, folds=self._folds, spec=self._spec, call=self.call,
+                prior_weights=_row_weights(base, len(out)))
         s = self._spec
         return tune_threshold(base, data, refit_folds=s["refit_folds"], type=s["type"],
                               n_jobs=n_jobs, progress=progress,

@@ -52,8 +52,50 @@ __all__ = ["cv_tune", "CvTuneResults", "tune_threshold", "ThresholdedResults", "
 
 # ----------------------------------------------------------------------------- workers
 
+class _ProtocolError(InvalidArgumentError):
+    """``model_fn`` broke the model protocol: raised at once, not recorded as a failed fit."""
+
+
+def _row_weights(weights, data: pd.DataFrame) -> np.ndarray | None:
+    """Prior weights given to the fits (a column name or one value per row) per row of data."""
+    if weights is None:
+        return None
+    if isinstance(weights, str):
+        if weights not in data.columns:
+            return None            # the model function reports the unknown column itself
+        w = pd.to_numeric(data[weights], errors="coerce").to_numpy(dtype=float)
+    elif isinstance(weights, pd.Series) and data.index.isin(weights.index).all():
+        w = weights.reindex(data.index).to_numpy(dtype=float)
+    else:
+        w = np.asarray(weights, dtype=float) if np.ndim(weights) == 1 else None
+    return w if w is not None and w.shape == (len(data),) else None
+
+
+def _weighted_counts(fit, formula, test: pd.DataFrame, w: np.ndarray) -> np.ndarray:
+    """tp, fp, fn, tn of ``fit``'s classes on ``test``, rows weighted by ``w`` (times trials)."""
+    test = test.reset_index(drop=True)
+    response = response_rows(formula, test)
+    cls = fit.predict(test, type="class")
+    rows = cls.index.to_numpy()
+    keep = response.observed[rows]
+    c = _m.noisy_confusion(response.y[rows][keep], cls.to_numpy(dtype=float)[keep],
+                           dependence="independent",
+                           sample_weight=(response.w * w)[rows][keep])
+    return np.array([c.tp, c.fp, c.fn, c.tn])
+
+
 def _fit_and_count(model_fn, formula, data, train, test, params, fixed) -> np.ndarray:
-    fit = model_fn(formula, data.iloc[train], **params, **fixed)
+    kwargs = {**params, **fixed}
+    w = _row_weights(kwargs.get("weights"), data)
+    if w is not None and not isinstance(kwargs["weights"], str):
+        kwargs["weights"] = w[train]       # array weights belong to the rows: the fold's share
+    fit = model_fn(formula, data.iloc[train], **kwargs)
+    if not callable(getattr(fit, "confusion", None)):
+        raise _ProtocolError(
+            f"`model_fn` ({fn_name(model_fn)}) must return a fitted model with confusion() and "
+            f"predict() methods; it returned {describe(fit)} for the grid point {params}.")
+    if w is not None:   # held-out rows count with their prior weights, as measure() does
+        return _weighted_counts(fit, formula, data.iloc[test], w[test])
     c = fit.confusion(data.iloc[test])
     return np.array([c.tp, c.fp, c.fn, c.tn])
 
@@ -212,7 +254,10 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
     on_error : ``"record"`` failed fits (see the module notes) or ``"raise"``.
     n_jobs, progress : parallel (grid point x fold) fits through joblib; tqdm bar.
     random_state : seeds the folds of integer ``cv``.
-    **fixed : further arguments passed to every fit.
+    **fixed : further arguments passed to every fit.  Prior ``weights`` (a column name,
+        or one value per row of ``data``, which each fold fit gets its share of) also
+        weight the held-out rows, as ``measure()`` weights a model's training rows: with
+        frequency weights the criterion equals that of the data with duplicated rows.
 
     Returns
     -------
@@ -257,6 +302,9 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
     values, errors, caught = zip(*out)
     counts = np.array([np.full(4, np.nan) if v is None else v for v in values])
     first = next((e for e in errors if e is not None), None)
+    protocol = next((e for e in errors if isinstance(e, _ProtocolError)), None)
+    if protocol is not None:
+        raise protocol
     if first is not None and on_error == "raise":
         raise first
     reemit([w for ws in caught for w in ws], G * K, "fold fits of cv_tune")
