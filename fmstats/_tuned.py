@@ -8,9 +8,9 @@ from __future__ import annotations
 import pandas as pd
 
 from ._folds import Folds, reuse_cv
+from ._persist import Persistable
 from ._validation import describe
 from .exceptions import InvalidArgumentError
-from .results import ModelResults
 
 __all__ = ["Tuned", "check_protocol", "fn_name", "call_text", "data_text"]
 
@@ -36,7 +36,7 @@ def data_text(data: pd.DataFrame) -> str:
 
 
 
-class Tuned:
+class Tuned(Persistable):
     """What the results of both tuning functions share: criterion, folds, HTML, pickling."""
 
     _spec: dict
@@ -63,7 +63,4 @@ class Tuned:
 
     def _repr_html_(self) -> str:
         return self.summary()._repr_html_()
-
-    save = ModelResults.save
-    load = staticmethod(ModelResults.load)
 

@@ -14,13 +14,14 @@ import pandas as pd
 from scipy.special import expit
 
 from . import measures as _m
+from ._persist import Persistable
 from ._validation import check_random_state, check_scalar
 
 __all__ = ["ResampledF", "resample_f"]
 
 
 @dataclass(frozen=True)
-class ResampledF:
+class ResampledF(Persistable):
     """F of fixed predictions on B label vectors drawn from q."""
 
     values: np.ndarray

@@ -15,20 +15,20 @@ Results are immutable after construction; derived statistics are
 """
 from __future__ import annotations
 
-import pickle
 from functools import cached_property
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ._persist import Persistable
 from ._validation import check_choice, check_scalar
 from .scorecurves import ScoreCurves
 
 __all__ = ["ModelResults"]
 
 
-class ModelResults(ScoreCurves):
+class ModelResults(Persistable, ScoreCurves):
     """Base class for fitted models with a coefficient vector.
 
     Subclasses provide ``params`` (Series, NaN for aliased terms),
@@ -155,21 +155,5 @@ class ModelResults(ScoreCurves):
     def __setstate__(self, state):
         self.__dict__.update(state)
 
-    def save(self, path) -> None:
-        """Pickle the results to ``path``."""
-        with open(path, "wb") as fh:
-            pickle.dump(self, fh, protocol=pickle.HIGHEST_PROTOCOL)
-
-    @staticmethod
-    def load(path):
-        """Load results saved with :meth:`save` (only load files you trust)."""
-        with open(path, "rb") as fh:
-            try:
-                return pickle.load(fh)
-            except (pickle.UnpicklingError, EOFError) as exc:
-                from .exceptions import DataError
-
-                raise DataError(
-                    f"`path` {str(path)!r} is not a complete fmstats results file (it must be "
-                    f"written by save() and read back whole); unpickling failed: {exc}."
-                ) from None
+    # save(path) / Cls.load(path) come from Persistable (fmstats/_persist.py): a versioned
+    # file, checked on load to hold a Cls (a truncated file is a DataError naming the path)

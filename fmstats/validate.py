@@ -43,6 +43,7 @@ import pandas as pd
 
 from . import measures as _m
 from ._parallel import spawn_seeds
+from ._persist import Persistable
 from ._validation import check_choice, check_scalar, describe
 from .bootstrap import _collect, _Draws, _make_engine, _report, _run
 from .exceptions import InvalidArgumentError
@@ -186,7 +187,7 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
 
 
 @dataclass(frozen=True, eq=False)
-class ValidateResults:
+class ValidateResults(Persistable):
     """Result of :func:`validate`: apparent, optimism and corrected performance per measure.
 
     ``table`` has one row per measure (columns as in :meth:`tidy`); ``replicates`` the

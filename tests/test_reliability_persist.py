@@ -132,3 +132,197 @@ def test_gfm_bad_max_memory(bad):
     P, p0 = _small_P()
     with pytest.raises(InvalidArgumentError, match="`max_memory`"):
         gfm(P, p0, max_memory=bad)
+
+
+# ---------------------------------------------------------------------------
+# item 8: save/load for every results type, with a type and format check
+# ---------------------------------------------------------------------------
+import pickle  # noqa: E402
+import warnings  # noqa: E402
+
+import pandas as pd  # noqa: E402
+
+import fmstats as fm  # noqa: E402
+from fmstats import _persist  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def binary_data():
+    rng = np.random.default_rng(16)
+    n = 120
+    x1, x2 = rng.normal(size=n), rng.normal(size=n)
+    p = 1 / (1 + np.exp(-(-0.4 + 1.2 * x1 - 0.8 * x2)))
+    y = (rng.random(n) < p).astype(int)
+    return pd.DataFrame({"y": y, "q": np.clip(p + rng.normal(0, 0.05, n), 0, 1),
+                         "x1": x1, "x2": x2})
+
+
+@pytest.fixture(scope="module")
+def maxent_fit(binary_data):
+    return fm.maxent("y ~ x1 + x2", binary_data)
+
+
+def _multilabel_frame():
+    rng = np.random.default_rng(7)
+    n = 150
+    X = rng.normal(size=(n, 2))
+    Y = (rng.random((n, 3)) < 1 / (1 + np.exp(-(X @ rng.normal(size=(2, 3)))))).astype(int)
+    return pd.DataFrame(np.c_[X, Y], columns=["x1", "x2", "y1", "y2", "y3"])
+
+
+def _xmlc():
+    rng = np.random.default_rng(8)
+    n, m = 60, 5
+    Y = sp.csr_array((rng.random((n, m)) < 0.3).astype(float))
+    est = sp.csr_array(np.where(rng.random((n, m)) < 0.6, rng.random((n, m)), 0.0))
+    return SPE(est), Y
+
+
+def _build(kind: str, binary_data, maxent_fit):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if kind == "maxent":
+            return maxent_fit
+        if kind == "fmaxent":
+            return fm.fmaxent("q ~ x1 + x2", binary_data, alpha=0.5, method="plugin")
+        if kind == "wsvm":
+            return fm.wsvm("y ~ x1 + x2", binary_data)
+        if kind == "cv_tune":
+            return fm.cv_tune(fm.maxent, "y ~ x1 + x2", binary_data,
+                              {"penalty": [0.0, 1.0]}, cv=2, random_state=0)
+        if kind == "tune_threshold":
+            return fm.tune_threshold(maxent_fit, binary_data, cv=2, random_state=0)
+        if kind == "bootstrap":
+            return fm.bootstrap(maxent_fit, B=5, data=binary_data, random_state=0)
+        if kind == "validate":
+            return fm.validate(maxent_fit, B=5, data=binary_data, random_state=0)
+        if kind == "resample_f":
+            fit = fm.fmaxent("q ~ x1 + x2", binary_data, alpha=0.5, method="plugin")
+            return fm.resample_f(fit, B=20, random_state=0)
+        if kind in ("br", "pcc"):
+            fn = fm.multilabel.br if kind == "br" else fm.multilabel.pcc
+            return fn(_multilabel_frame(), ["y1", "y2", "y3"], penalty=1.0, random_state=0)
+        spe, Y = _xmlc()
+        if kind == "spe":
+            return spe
+        if kind == "sto":
+            return fm.extreme.sto(spe, Y)
+        if kind == "fta":
+            return fm.extreme.fta(spe, Y, [0.2, 0.5])
+        if kind == "ofo":
+            return fm.extreme.ofo(spe, Y, 1.0, 10.0)
+        if kind == "plt":
+            X = sp.csr_array(np.random.default_rng(9).random((60, 4)))
+            return plt(X, Y, random_state=0, n_jobs=1)
+    raise AssertionError(kind)
+
+
+KINDS = ["maxent", "fmaxent", "wsvm", "cv_tune", "tune_threshold", "bootstrap", "validate",
+         "resample_f", "br", "pcc", "spe", "sto", "fta", "ofo", "plt"]
+
+
+@pytest.fixture(scope="module")
+def built(binary_data, maxent_fit):
+    return {k: _build(k, binary_data, maxent_fit) for k in KINDS}
+
+
+def _state(obj):
+    """What identifies a results object's numbers: its repr and its main array."""
+    for name in ("params", "thresholds", "replicates", "table", "values", "coef", "weights",
+                 "matrix"):
+        value = getattr(obj, name, None)
+        if value is not None and not callable(value):
+            arr = value.toarray() if sp.issparse(value) else np.asarray(value, dtype=float)
+            return repr(obj), name, arr.tolist()
+    return repr(obj), str(obj.summary()) if hasattr(obj, "summary") else None
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_results_type_saves_and_loads_itself(built, kind, tmp_path):
+    obj = built[kind]
+    path = tmp_path / f"{kind}.pkl"
+    obj.save(path)
+    back = type(obj).load(path)
+    assert type(back) is type(obj)
+    assert _state(back) == _state(obj)
+    assert repr(back) == repr(obj)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_save_stores_a_format_version(built, kind, tmp_path):
+    obj = built[kind]
+    path = tmp_path / "f.pkl"
+    obj.save(path)
+    with open(path, "rb") as fh:
+        env = pickle.load(fh)
+    assert env["fmstats_results"] == _persist.FORMAT_VERSION == 1
+    assert env["class"].endswith(type(obj).__qualname__)
+    assert type(env["results"]) is type(obj)
+
+
+@pytest.mark.parametrize("saved, loader", [
+    ("maxent", fm.WsvmResults), ("wsvm", fm.MaxentResults), ("bootstrap", fm.ValidateResults),
+    ("sto", fm.extreme.SPE), ("spe", fm.extreme.ThresholdFit), ("br", fm.multilabel.PCCResults),
+    ("plt", fm.CvTuneResults), ("cv_tune", fm.ThresholdedResults),
+])
+def test_load_refuses_another_results_type_and_names_it(built, saved, loader, tmp_path):
+    obj = built[saved]
+    path = tmp_path / "x.pkl"
+    obj.save(path)
+    with pytest.raises(DataError) as err:
+        loader.load(path)
+    msg = str(err.value)
+    assert type(obj).__name__ in msg and loader.__name__ in msg and "`path`" in msg
+
+
+@pytest.mark.parametrize("payload, found", [
+    ({"a": 1, "b": 2}, "a dict (keys 'a', 'b')"),
+    ({}, "an empty dict"),
+    ([1, 2], "a builtins.list"),
+    (pd.DataFrame({"a": [1]}), "DataFrame"),
+])
+def test_load_refuses_a_pickle_of_something_else(payload, found, tmp_path):
+    path = tmp_path / "other.pkl"
+    path.write_bytes(pickle.dumps(payload))
+    with pytest.raises(DataError, match="not fmstats results") as err:
+        fm.MaxentResults.load(path)
+    assert found in str(err.value)
+
+
+def test_load_refuses_a_newer_format(maxent_fit, tmp_path):
+    path = tmp_path / "new.pkl"
+    path.write_bytes(pickle.dumps({"fmstats_results": 99, "fmstats_version": "9.0",
+                                   "results": maxent_fit}))
+    with pytest.raises(DataError, match=r"format 99 .*fmstats 9\.0.*reads format 1"):
+        fm.MaxentResults.load(path)
+
+
+def test_load_reads_a_bare_pickle_of_the_right_type(maxent_fit, tmp_path):
+    # files written before format 1 (pickle.dump of the object itself)
+    path = tmp_path / "old.pkl"
+    path.write_bytes(pickle.dumps(maxent_fit))
+    assert _state(fm.MaxentResults.load(path)) == _state(maxent_fit)
+    with pytest.raises(DataError, match="MaxentResults.*not a WsvmResults"):
+        fm.WsvmResults.load(path)
+
+
+@pytest.mark.parametrize("kind", ["bootstrap", "sto", "br", "spe"])
+@pytest.mark.parametrize("cut", [0, 0.5])
+def test_truncated_file_is_a_clear_error_for_every_type(built, kind, cut, tmp_path):
+    obj = built[kind]
+    path = tmp_path / "t.pkl"
+    obj.save(path)
+    blob = path.read_bytes()
+    path.write_bytes(blob[: int(len(blob) * cut)])
+    with pytest.raises(DataError, match=r"`path`.*not a complete"):
+        type(obj).load(path)
+
+
+def test_base_classes_load_their_subclasses(built, tmp_path):
+    from fmstats._persist import Persistable
+    from fmstats.results import ModelResults
+
+    path = tmp_path / "w.pkl"
+    built["wsvm"].save(path)
+    assert isinstance(ModelResults.load(path), fm.WsvmResults)
+    assert isinstance(Persistable.load(path), fm.WsvmResults)

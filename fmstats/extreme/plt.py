@@ -36,6 +36,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 from .._parallel import check_n_jobs, run_tasks
+from .._persist import Persistable
 from .._validation import check_choice, check_scalar, describe, num, warn
 from ..exceptions import ConvergenceWarning, DataError, InvalidArgumentError
 from .labeltree import LabelTree, _check_arity, label_tree
@@ -353,7 +354,7 @@ class TopK(NamedTuple):
     scores: np.ndarray
 
 
-class PLTResults:
+class PLTResults(Persistable):
     """A trained probabilistic label tree.
 
     Attributes

@@ -31,6 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._parallel import progress_enabled
+from .._persist import Persistable
 from .._validation import check_scalar, describe, num, warn
 from ..exceptions import DataError, DataWarning, InvalidArgumentError, ResponseError
 from ..measures import _label_matrix
@@ -156,7 +157,7 @@ def _keep_above(mat: sp.csr_array, tau: np.ndarray) -> sp.csr_array:
 
 
 @dataclass(frozen=True, init=False, eq=False)
-class SPE:
+class SPE(Persistable):
     """Sparse probability estimates: a CSR (n, m) array and per-label thresholds.
 
     Parameters

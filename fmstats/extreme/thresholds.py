@@ -25,6 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._parallel import progress_enabled
+from .._persist import Persistable
 from .._validation import check_probabilities, describe, num
 from ..exceptions import DataError, InvalidArgumentError
 from ..measures import FMeasure, _check_zero_division, _ratio, as_fmeasure, f_score
@@ -46,7 +47,7 @@ _TIE_RTOL = 1e-12
 # The result
 # ---------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
-class ThresholdFit:
+class ThresholdFit(Persistable):
     """Per-label thresholds found by :func:`sto`, :func:`fta` or :func:`ofo`.
 
     Attributes

@@ -39,6 +39,7 @@ import pandas as pd
 from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
+from .._persist import Persistable
 from .._validation import check_choice, check_random_state, check_scalar, describe, warn
 from ..exceptions import (
     ConvergenceWarning,
@@ -490,7 +491,7 @@ def _frame(H: np.ndarray, labels, index) -> pd.DataFrame:
     return pd.DataFrame(np.asarray(H, dtype=np.int64), index=index, columns=list(labels))
 
 
-class _MultilabelResults:
+class _MultilabelResults(Persistable):
     """What BR and PCC share: the fitted per-label logistic models and their settings.
 
     Attributes
