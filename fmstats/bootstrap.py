@@ -20,7 +20,7 @@ default where it applies (``fast=None``); ``tests/test_bootstrap.py`` checks tha
 give the same replicates and ``benchmarks/bench_resampling.py`` measures the gain.
 
 Confidence intervals are pure functions of the replicate array (:func:`percentile_interval`,
-:func:`basic_interval`, :func:`bca_interval`), so they can be fed any replicates (the tests
+:func:`basic_interval`, :func:`bca_interval`, in :mod:`fmstats.bootci`), so they can be fed any replicates (the tests
 feed them scipy's).  Quantiles are numpy's linear interpolation, as in
 ``scipy.stats.bootstrap``.  BCa (Efron & Tibshirani 1993, §14.3) needs the jackknife
 acceleration: with n rows that is n refits; above ``JACKKNIFE_MAX`` rows a grouped
@@ -43,11 +43,16 @@ from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit, ndtr, ndtri
+from scipy.special import expit
 
 from . import measures as _m
 from ._parallel import check_n_jobs, progress_enabled, run_tasks, spawn_seeds
 from ._persist import Persistable
+from ._separation import (DegenerateReplicateWarning, degenerate_replicates, no_finite_mle,
+                          split_flags, suspect, warn_all_nan)
+from .bootci import (basic_interval, bca_interval, check_level, finite_values,
+                     jackknife_acceleration, percentile_interval)
+from ._training import array_weights, training_frame
 from ._validation import check_choice, check_scalar, describe, warn
 from .exceptions import (
     DataError,
@@ -57,73 +62,14 @@ from .exceptions import (
 )
 from .summary import SIGNIF_LEGEND, Section, Summary
 
-__all__ = ["bootstrap", "BootstrapResults", "ResamplingWarning", "percentile_interval",
-           "basic_interval", "bca_interval", "jackknife_acceleration", "TYPES", "CIS",
+__all__ = ["bootstrap", "BootstrapResults", "ResamplingWarning", "DegenerateReplicateWarning",
+           "percentile_interval", "basic_interval", "bca_interval", "jackknife_acceleration", "TYPES", "CIS",
            "JACKKNIFE_MAX"]
 
 TYPES = ("case", "stratified", "labels_from_q")
 CIS = ("percentile", "basic", "bca")
 #: Above this many rows the BCa jackknife is grouped (this many groups) by default.
 JACKKNIFE_MAX = 1000
-
-
-# ============================================================================ CI formulas
-
-def _check_level(level) -> float:
-    return float(check_scalar("level", level, low=0, high=1, low_open=True, high_open=True))
-
-
-def _finite(a) -> np.ndarray:
-    a = np.asarray(a, dtype=float).ravel()
-    return a[np.isfinite(a)]
-
-
-def percentile_interval(replicates, level: float = 0.95) -> tuple[float, float]:
-    """Percentile interval: the (1-level)/2 and (1+level)/2 quantiles of the replicates."""
-    r = _finite(replicates)
-    a = (1 - _check_level(level)) / 2
-    if r.size == 0:
-        return (np.nan, np.nan)
-    lo, hi = np.quantile(r, [a, 1 - a])
-    return float(lo), float(hi)
-
-
-def basic_interval(replicates, estimate: float, level: float = 0.95) -> tuple[float, float]:
-    """Basic (reverse percentile) interval: 2 t0 - q_(1-a), 2 t0 - q_a."""
-    lo, hi = percentile_interval(replicates, level)
-    return 2 * estimate - hi, 2 * estimate - lo
-
-
-def jackknife_acceleration(jackknife) -> float:
-    """a = sum d^3 / (6 (sum d^2)^1.5), d = mean(theta_(i)) - theta_(i) (E & T 1993, 14.15)."""
-    j = _finite(jackknife)
-    d = j.mean() - j if j.size else j
-    den = 6.0 * np.sum(d * d) ** 1.5
-    return float(np.sum(d ** 3) / den) if den > 0 else 0.0
-
-
-def bca_interval(replicates, estimate: float, jackknife, level: float = 0.95
-                 ) -> tuple[float, float]:
-    """Bias-corrected and accelerated interval (Efron & Tibshirani 1993, §14.3).
-
-    z0 = Phi^-1(share of replicates below the estimate, ties counted half);
-    a = :func:`jackknife_acceleration`; the interval is the replicate quantiles at
-    Phi(z0 + (z0 + z)/(1 - a (z0 + z))) for z = Phi^-1(a/2), Phi^-1(1 - a/2).  NaN when
-    every replicate lies on one side of the estimate (z0 infinite).
-    """
-    r = _finite(replicates)
-    a_tail = (1 - _check_level(level)) / 2
-    if r.size == 0:
-        return (np.nan, np.nan)
-    share = (np.count_nonzero(r < estimate) + np.count_nonzero(r <= estimate)) / (2 * r.size)
-    z0 = ndtri(share)
-    acc = jackknife_acceleration(jackknife)
-    if not np.isfinite(z0):
-        return (np.nan, np.nan)
-    out = []
-    for z in (ndtri(a_tail), ndtri(1 - a_tail)):
-        out.append(float(np.quantile(r, ndtr(z0 + (z0 + z) / (1 - acc * (z0 + z))))))
-    return out[0], out[1]
 
 
 # ============================================================================ replicate engines
@@ -160,7 +106,9 @@ def _run_chunk(engine, job: str, items: list) -> list:
     def one(item):
         draw = engine.draw(item)
         fit = engine.fit(draw)
-        return engine.stat(fit, draw) if job == "stat" else engine.classes(fit)
+        if job == "stat":   # with the (no finite MLE, converged) flags of the replicate fit
+            return engine.stat(fit, draw), engine.flags(fit)
+        return engine.classes(fit)
 
     return [_guarded(one, item) for item in items]
 
@@ -243,6 +191,7 @@ class _WeightedEngine(_Draws):
     max_iter: int = 25
     threshold: float = 0.5
     fmeasure: Any = None
+    se0: np.ndarray = None           # the original fit's model-based SE of each term
 
     def fit(self, draw: dict):
         from .glm.irls import irls_logit, rank_gram
@@ -264,7 +213,10 @@ class _WeightedEngine(_Draws):
         keep = _independent(rank_gram(X, w))   # centred/scaled when X has offset columns
         Xk = X if keep.all() else np.ascontiguousarray(X[:, keep])
         fit = irls_logit(Xk, y, w, penalty=self.penalty[keep], tol=self.tol,
-                         max_iter=self.max_iter)
+                         max_iter=self.max_iter, warn=False)
+        se = np.sqrt(np.clip(np.diag(fit.xtwx_inv), 0.0, None))
+        infinite = fit.separated or ((not fit.converged or suspect(
+            se, self.se0[self.positions[keep]])) and no_finite_mle(Xk, y, w))
         coef = np.zeros(X.shape[1])
         coef[keep] = fit.coef               # aliased columns predict as 0, as R does
         pred = (expit(fit.eta) >= self.threshold).astype(float)
@@ -272,7 +224,10 @@ class _WeightedEngine(_Draws):
         f = float(self.fmeasure.from_counts(tp, pos - tp, truth - tp))
         full = np.full(self.n_terms, np.nan)
         full[self.positions[keep]] = fit.coef
-        return full, coef, f
+        return full, coef, f, (bool(infinite), bool(fit.converged))
+
+    def flags(self, fit) -> tuple:
+        return fit[3]
 
     def stat(self, fit, draw) -> np.ndarray:
         return np.append(fit[0], fit[2])
@@ -286,6 +241,7 @@ class _RefitEngine(_Draws):
     """Any model: ``results.refit`` on the resampled training frame."""
 
     results: Any = None
+    se0: pd.Series | None = None         # the original fit's model-based SEs by term
     frame: pd.DataFrame = None
     weights: np.ndarray | None = None    # array prior weights (refit needs them again)
     statistic: Callable | None = None
@@ -319,6 +275,32 @@ class _RefitEngine(_Draws):
 
     def classes(self, fit) -> np.ndarray:
         return fit.predict(self.frame, type="class").to_numpy(dtype=float)
+
+    def flags(self, fit) -> tuple:
+        """(no finite MLE, converged) of a refitted model (of its base model for tuned ones)."""
+        src = getattr(fit, "base", None) or getattr(fit, "best_model", None) or fit
+        converged = bool(getattr(src, "converged", True))
+        infinite = bool(getattr(src, "separated", False))
+        se, se0 = _model_se(src), self.se0
+        if not infinite and se is not None and se0 is not None:
+            common = se.index.intersection(se0.index)
+            if not converged or suspect(se[common].to_numpy(), se0[common].to_numpy()):
+                infinite = no_finite_mle(src.X, src.y, src.count_weights)
+        return infinite, converged
+
+
+def _model_se(results) -> pd.Series | None:
+    """Model-based SEs (from the IRLS information) by term, for the maxent family; else None."""
+    fit = getattr(results, "fit_", None)
+    inv = getattr(fit, "xtwx_inv", None)
+    names, aliased = getattr(results, "term_names", None), getattr(results, "aliased", None)
+    if inv is None or names is None or aliased is None or not all(
+            hasattr(results, a) for a in ("X", "y", "count_weights")):
+        return None
+    kept = [n for n, a in zip(names, aliased) if not a]
+    if len(kept) != inv.shape[0]:
+        return None
+    return pd.Series(np.sqrt(np.clip(np.diag(inv), 0.0, None)), index=kept)
 
 
 def _fmeasure_of(results):
@@ -357,47 +339,6 @@ def _supports_weighted(results) -> bool:
 
     return (type(results) is MaxentResults and getattr(results, "fweights", None) is None
             and results.model in ("maxent", "umaxent"))
-
-
-def _training_frame(results, data) -> pd.DataFrame:
-    """The rows the model was fitted on, checked against what the results object stores."""
-    if data is None:
-        data = getattr(results, "training_data", None)
-    if data is None:
-        raise InvalidArgumentError(
-            f"resampling a {type(results).__name__} refits it from its formula, which needs the "
-            "training data, and the results object does not keep it: pass `data=` (the "
-            "DataFrame the model was fitted on).")
-    if not isinstance(data, pd.DataFrame):
-        raise InvalidArgumentError(f"`data` must be a pandas DataFrame; got {describe(data)}.")
-    index = getattr(results, "index", None)
-    if index is None:
-        return data
-    if not data.index.is_unique:
-        raise DataError("`data` has duplicate index labels, so the rows the model was fitted on "
-                        "cannot be located; pass the frame the model was fitted on.")
-    missing = index.difference(data.index)
-    if len(missing):
-        raise DataError(f"`data` lacks {len(missing)} of the {len(index)} rows the model was "
-                        f"fitted on (e.g. index label {missing[0]!r}); pass the training frame.")
-    frame = data.loc[index]
-    spec, y = getattr(results, "spec", None), getattr(results, "y", None)
-    if spec is not None and y is not None:
-        resp, X, _ = spec.build_with_response(frame, missing="raise")
-        X = X[:, ~results.aliased] if hasattr(results, "aliased") else X
-        stored = getattr(results, "X", None)
-        if stored is not None and stored.shape[1] == X.shape[1] - 1:
-            # SVMs store the design without its intercept column (b is separate)
-            names = list(spec.column_names)
-            keep = [i for i, n in enumerate(names) if n not in ("Intercept", "(Intercept)")]
-            X = X[:, keep] if len(keep) == stored.shape[1] else X
-        bad = ~np.isclose(resp.y, y, rtol=1e-10, atol=1e-12)
-        if bad.any() or (stored is not None and (stored.shape != X.shape or not np.allclose(
-                X, stored, rtol=1e-10, atol=1e-12))):
-            where = (f"the response differs at row {frame.index[np.flatnonzero(bad)[0]]!r}"
-                     if bad.any() else "the design matrix differs")
-            raise DataError(f"`data` does not match the data the model was fitted on: {where}.")
-    return frame
 
 
 def _label_probabilities(results, frame, type_):
@@ -445,7 +386,7 @@ def _make_engine(results, *, type_, data, statistic, fast, columns=None):
         raise InvalidArgumentError("fast=True computes coefficients and the training F only; a "
                                    "callable `statistic` needs full refits: use fast=False.")
     use_fast = can and statistic is None and fast is not False
-    frame = None if use_fast and data is None else _training_frame(results, data)
+    frame = None if use_fast and data is None else training_frame(results, data)
     q = trials = None
     cols = ()
     if type_ == "labels_from_q":
@@ -471,13 +412,14 @@ def _make_engine(results, *, type_, data, statistic, fast, columns=None):
             **base, X=results.X, y=results.y, prior=results.prior_weights,
             positions=np.flatnonzero(~results.aliased), n_terms=len(names), penalty=pen,
             tol=s.tol, max_iter=s.max_iter, threshold=results.threshold,
-            fmeasure=_fmeasure_of(results))
+            fmeasure=_fmeasure_of(results),
+            se0=_model_se(results).reindex(names).to_numpy(dtype=float))
         return engine, True
-    from .maxent import ARRAY_WEIGHTS
-    s = getattr(results, "settings", None)
-    w = results.prior_weights if getattr(s, "weights", None) == ARRAY_WEIGHTS else None
-    return _RefitEngine(**base, results=results, frame=frame, weights=w, statistic=statistic,
+    w = array_weights(results)
+    src = getattr(results, "base", None) or getattr(results, "best_model", None) or results
+    return _RefitEngine(**base, results=results, se0=_model_se(src), frame=frame, weights=w, statistic=statistic,
                         columns=columns, response=cols), False
+
 
 
 def _collect(raw: list, k: int) -> tuple[np.ndarray, list, dict]:
@@ -518,8 +460,9 @@ def _report(what: str, total: int, errors: list, n_incomplete: int, warned: dict
 
 def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable | None = None,
               ci: str = "percentile", level: float = 0.95, data: pd.DataFrame | None = None,
-              jackknife: int | None = None, fast: bool | None = None, n_jobs: int | None = None,
-              random_state=None, progress=None) -> "BootstrapResults":
+              jackknife: int | None = None, fast: bool | None = None,
+              degenerate: str = "drop", n_jobs: int | None = None, random_state=None,
+              progress=None) -> "BootstrapResults":
     """Bootstrap a fitted model: refit on B resamples, return replicates, SEs and CIs.
 
     Parameters
@@ -542,6 +485,20 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
         else ``JACKKNIFE_MAX`` random groups.
     fast : use the weighted refit of maxent/umaxent (``None``: whenever it applies, i.e. a
         maxent/umaxent fit and ``statistic=None``).
+    degenerate : ``"drop"`` (default) or ``"keep"`` the replicates whose fit has no finite
+        maximum-likelihood estimate (a (quasi-)separated resample: IRLS's separation flag,
+        or standard errors ten times the original fit's confirmed by the linear programme
+        of :mod:`fmstats._separation`) or did not converge.  Either way they are counted
+        in ``summary()`` and a :class:`DegenerateReplicateWarning` says how many.  Dropping
+        is the default because such a replicate's coefficients are not estimates but the
+        point where the iterations stopped (an intercept of 21.7 at ``max_iter=25``, larger
+        with more iterations), so keeping them makes the SE a function of the iteration
+        limit (on Titanic with ``C(pclass) * sex``, 3 of 200 replicates turn the intercept's
+        SE from 0.67 into 2.03); the price is SEs conditional on a finite estimate, which
+        understate the instability that the warning reports (``rms::bootcov`` likewise
+        leaves out fits that fail).  A ridge ``penalty=`` makes every estimate finite.
+        With ``"drop"`` such a replicate is NaN in ``replicates`` (its indices are in
+        ``degenerate_replicates``).
     n_jobs : joblib workers (``None``: joblib's default, 1 unless configured).
     random_state : seed; the same seed gives the same replicates whatever ``n_jobs``.
     progress : tqdm progress bar (``None``: only in interactive sessions).
@@ -552,7 +509,8 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
     """
     check_scalar("B", B, low=2, integer=True)
     check_choice("ci", ci, CIS)
-    level = _check_level(level)
+    check_choice("degenerate", degenerate, ("drop", "keep"))
+    level = check_level(level)
     if statistic is not None and not callable(statistic):
         raise InvalidArgumentError(f"`statistic` must be None or a function of a fitted model; "
                                    f"got {describe(statistic)}.")
@@ -564,15 +522,19 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
     engine, is_fast = _make_engine(results, type_=type, data=data, statistic=statistic,
                                    fast=fast, columns=t0.index)
     seeds = spawn_seeds(random_state, int(B) + 1)
-    raw = _run(engine, "stat", seeds[:-1], n_jobs, progress, "bootstrap")
+    raw, infinite, unconverged = split_flags(_run(engine, "stat", seeds[:-1], n_jobs, progress,
+                                                  "bootstrap"))
     values, errors, warned = _collect(raw, len(t0))
     defined = np.isfinite(t0.to_numpy())
     ok = np.array([r[1] is None for r in raw])
     incomplete = int(np.sum(ok & np.any(~np.isfinite(values[:, defined]), axis=1)))
     _report("bootstrap", int(B), errors, incomplete, warned)
+    bad = degenerate_replicates("bootstrap", values, infinite, unconverged, degenerate)
+    warn_all_nan(values, t0, errors)
     jack, groups = None, None
     if ci == "bca":
-        jack, groups = _jackknife(engine, len(t0), jackknife, seeds[-1], n_jobs, progress)
+        jack, groups = _jackknife(engine, len(t0), jackknife, seeds[-1], n_jobs, progress,
+                                  degenerate)
     reps = pd.DataFrame(values, columns=t0.index).rename_axis("replicate")
     tidy_model = _model_table(results, level)
     return BootstrapResults(
@@ -582,11 +544,13 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
         model_call=str(getattr(results, "call", results.__class__.__name__)),
         model_se_label=str(getattr(results, "cov_type", "model-based")),
         random_state=repr(random_state), seeds=tuple(seeds[:-1]),
+        n_separated=int(infinite.sum()), n_nonconverged=int(unconverged.sum()),
+        degenerate=degenerate, degenerate_replicates=tuple(int(i) for i in np.flatnonzero(bad)),
         draws=_Draws(n=engine.n, type=type, strata=engine.strata, q=engine.q,
                      trials=engine.trials))
 
 
-def _jackknife(engine, k, groups, seed, n_jobs, progress):
+def _jackknife(engine, k, groups, seed, n_jobs, progress, degenerate="drop"):
     """Leave-one-out (or leave-a-group-out) values of the statistic, for BCa."""
     n = engine.n
     g = min(n, JACKKNIFE_MAX) if groups is None else int(check_scalar(
@@ -597,9 +561,11 @@ def _jackknife(engine, k, groups, seed, n_jobs, progress):
         label = np.random.default_rng(seed).permutation(n) % g
         order = np.argsort(label, kind="stable")
         items = [("drop", part) for part in np.split(order, np.cumsum(np.bincount(label))[:-1])]
-    raw = _run(engine, "stat", items, n_jobs, progress, "jackknife")
+    raw, infinite, unconverged = split_flags(_run(engine, "stat", items, n_jobs, progress,
+                                                  "jackknife"))
     values, errors, warned = _collect(raw, k)
     _report("jackknife", len(items), errors, 0, warned)
+    degenerate_replicates("jackknife", values, infinite, unconverged, degenerate)
     return values, g
 
 
@@ -653,6 +619,10 @@ class BootstrapResults(Persistable):
     random_state: str = "None"
     seeds: tuple = field(default=(), repr=False)
     draws: _Draws | None = field(default=None, repr=False)
+    n_separated: int = 0
+    n_nonconverged: int = 0
+    degenerate: str = "drop"
+    degenerate_replicates: tuple = field(default=(), repr=False)
 
     def _item(self, replicate):
         check_scalar("replicate", replicate, low=0, high=self.B - 1, integer=True)
@@ -691,7 +661,7 @@ class BootstrapResults(Persistable):
     def conf_int(self, ci: str | None = None, level: float | None = None) -> pd.DataFrame:
         """Bootstrap CIs, columns ``conf_low``, ``conf_high`` (default: the fit's ci, level)."""
         ci = self.ci if ci is None else check_choice("ci", ci, CIS)
-        level = self.level if level is None else _check_level(level)
+        level = self.level if level is None else check_level(level)
         if ci == "bca" and self.jackknife is None:
             raise InvalidArgumentError("BCa intervals need the jackknife, which was not computed: "
                                        "rerun bootstrap(..., ci='bca').")
@@ -732,7 +702,13 @@ class BootstrapResults(Persistable):
         lines = [("Resampling", scheme), ("Replicates", f"{self.B} (rows n = {self.n})"),
                  ("Failed replicates (left out)", self.n_failed),
                  ("Replicates lacking a term (NaN for it)", self.n_incomplete),
-                 ("Bootstrap CI", f"{self.ci}, {100 * self.level:g}% level"
+                 ("Replicates without a finite MLE (separated)", self.n_separated),
+                 ("Replicates not converged", self.n_nonconverged)]
+        if self.degenerate_replicates:
+            lines.append(("Those replicates", "left out of SEs and CIs (degenerate='drop')"
+                          if self.degenerate == "drop" else "kept in SEs and CIs "
+                          "(degenerate='keep'): they inflate them"))
+        lines += [("Bootstrap CI", f"{self.ci}, {100 * self.level:g}% level"
                   + (f"; jackknife with {self.jackknife_groups} groups"
                      if self.jackknife is not None else "")),
                  ("Refits", "weighted refit of the stored design (weights x resample counts)"
@@ -779,7 +755,7 @@ class BootstrapResults(Persistable):
         rows = math.ceil(len(terms) / cols)
         fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.4 * rows), squeeze=False)
         for a, term in zip(axes.ravel(), terms):
-            r = _finite(self.replicates[term])
+            r = finite_values(self.replicates[term])
             a.hist(r, bins=min(50, max(10, r.size // 20)), color="tab:blue", alpha=0.7)
             a.axvline(tid.loc[term, "estimate"], color="black")
             for c in ("conf_low", "conf_high"):
