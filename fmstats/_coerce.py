@@ -1,7 +1,7 @@
 """Column dtypes for the formula engines: what is a number and what is a factor.
 
-Used by :mod:`fmstats.formula` only (``model_frame`` when fitting, ``DesignSpec.build`` when
-predicting).  The rules, so that a column's meaning never depends on an accident of storage:
+Used by :mod:`fmstats.formula` only (``model_frame`` and the Dask model frame when fitting,
+``DesignSpec.build`` when predicting).  The rules, so that a column's meaning never depends on an accident of storage:
 
 * a column is a factor only when it is one: ``category``, text (``str``, ``string`` or an
   object column of strings), or wrapped in ``C()``/``factor()`` in the formula;
@@ -29,7 +29,8 @@ from ._validation import warn
 from .exceptions import DataError, DataWarning
 
 __all__ = ["coerce_columns", "engine_frame", "drop_unused_categories", "check_unique_columns",
-           "factor_only_columns", "numeric_columns", "check_numeric_columns"]
+           "factor_only_columns", "numeric_columns", "check_numeric_columns", "object_note",
+           "object_states", "text_stats", "merge_text_stats", "text_verdict", "is_text"]
 
 #: an object column mixing numbers and strings is "mostly numeric" when more than this share
 #: of its non-missing values are numbers
@@ -76,7 +77,7 @@ def check_unique_columns(data: pd.DataFrame, columns, arg: str) -> None:
             f"duplicated column(s) {counts}. Rename or drop the duplicates first.")
 
 
-def _object_to_numbers(s: pd.Series, col: str, arg: str) -> pd.Series | None:
+def _object_to_numbers(s: pd.Series, col: str, arg: str, note: bool = True) -> pd.Series | None:
     """The numeric column behind an object column of numbers, None if it is text, or raise."""
     kind = infer_dtype(s, skipna=True)
     has_na = bool(s.isna().any())
@@ -109,51 +110,84 @@ def _object_to_numbers(s: pd.Series, col: str, arg: str) -> pd.Series | None:
                 f"or write C({col}) to use the column as a factor.")
     else:
         return None
-    warn(f"column '{col}' of `{arg}` has dtype object but holds only "
-         f"{'booleans' if kind == 'boolean' else 'numbers'}; it is used as a {out.dtype} "
-         f"column, not as a factor. Convert it (e.g. {arg}['{col}'].astype(float)) to silence "
-         f"this note, or write C({col}) to use it as a factor.", DataWarning)
+    if note:
+        object_note(col, arg, "booleans" if kind == "boolean" else "numbers", out.dtype)
     return out
 
 
-def _check_text(s: pd.Series, col: str, arg: str) -> None:
-    """Raise for a text column of numbers with a few non-numbers; warn for one that looks
-    like a numeric column stored as text (a level for most rows)."""
+def object_note(col: str, arg: str, what: str, dtype) -> None:
+    """The :class:`DataWarning` for an object column used as numbers."""
+    warn(f"column '{col}' of `{arg}` has dtype object but holds only {what}; it is used as "
+         f"{what} ({dtype}), not as a factor. Convert it (e.g. {arg}['{col}'].astype(float)) to "
+         f"silence this note, or write C({col}) to use it as a factor.", DataWarning)
+
+
+def text_stats(s: pd.Series) -> dict:
+    """How far a text column reads as numbers: rows, numeric rows, (up to 11) distinct numbers,
+    (up to 5) distinct non-numbers and the number of distinct values.  Stats of parts (Dask
+    partitions) combine with :func:`merge_text_stats`."""
     counts = s.value_counts(dropna=True)
-    if len(counts) <= 1:
-        return
     parsed = pd.to_numeric(pd.Series(counts.index.to_numpy(dtype=object)), errors="coerce")
     is_num = parsed.notna().to_numpy()
-    n_num = int(counts.to_numpy()[is_num].sum())
-    total = int(counts.sum())
-    if is_num.all():
-        if len(counts) > max(20, total // 2):
+    return {"total": int(counts.sum()), "numeric": int(counts.to_numpy()[is_num].sum()),
+            "numbers": set(parsed[is_num].iloc[:_MIN_DISTINCT + 1]),
+            "strays": list(counts.index[~is_num][:_SHOW]), "levels": len(counts)}
+
+
+def merge_text_stats(parts) -> dict:
+    parts = list(parts)
+    return {"total": sum(p["total"] for p in parts), "numeric": sum(p["numeric"] for p in parts),
+            "numbers": set().union(*(p["numbers"] for p in parts)),
+            "strays": list(dict.fromkeys(v for p in parts for v in p["strays"]))[:_SHOW],
+            "levels": max((p["levels"] for p in parts), default=0)}
+
+
+def text_verdict(col: str, arg: str, st: dict, n_levels: int | None = None) -> None:
+    """Raise for a text column of numbers with a few non-numbers; warn for one that looks
+    like a numeric column stored as text (a level for most rows)."""
+    total, n_num = st["total"], st["numeric"]
+    n_levels = st["levels"] if n_levels is None else n_levels
+    if n_levels <= 1:
+        return
+    if n_num == total:
+        if n_levels > max(20, total // 2):
             warn(f"column '{col}' of `{arg}` holds text that reads as numbers; it is used as a "
-                 f"factor with {len(counts)} levels for {total} rows. If it is a number, convert "
+                 f"factor with {n_levels} levels for {total} rows. If it is a number, convert "
                  f"it first (pd.to_numeric({arg}['{col}'])).", DataWarning)
         return
-    if total - n_num <= _STRAYS * total and int(is_num.sum()) > _MIN_DISTINCT:
-        strays = counts.index[~is_num]
+    if total - n_num <= _STRAYS * total and len(st["numbers"]) > _MIN_DISTINCT:
         raise DataError(
             f"column '{col}' of `{arg}` holds text that reads as numbers except for "
-            f"{total - n_num} value(s) ({_show(strays)}), so it would become a factor with "
-            f"{len(counts)} levels. Fix or remove those values (e.g. "
+            f"{total - n_num} value(s) ({_show(st['strays'])}), so it would become a factor with "
+            f"{n_levels} levels. Fix or remove those values (e.g. "
             f"pd.to_numeric({arg}['{col}'], errors='coerce') turns them into missing values), "
             f"or write C({col}) to use the column as a factor.")
 
 
-def coerce_columns(data: pd.DataFrame, columns, arg: str, *, text: bool = True) -> pd.DataFrame:
+def _check_text(s: pd.Series, col: str, arg: str) -> None:
+    text_verdict(col, arg, text_stats(s))
+
+
+def is_text(s: pd.Series) -> bool:
+    """A column of strings (``str``/``string`` dtype, or object holding only strings)."""
+    return isinstance(s.dtype, pd.StringDtype) or (
+        s.dtype == object and infer_dtype(s, skipna=True) == "string")
+
+
+def coerce_columns(data: pd.DataFrame, columns, arg: str, *, text: bool = True,
+                   note: bool = True) -> pd.DataFrame:
     """``data`` with the object columns among ``columns`` that hold numbers made numeric.
 
     Raises :class:`DataError` for a mostly numeric column that holds strings; with ``text``,
-    text columns are checked for stray non-numbers too.  Columns not listed (e.g. those used
-    only inside ``C()``) are left alone.
+    text columns are checked for stray non-numbers too; ``note=False`` omits the
+    :class:`DataWarning` (a Dask partition: the caller warns once).  Columns not listed (e.g.
+    those used only inside ``C()``) are left alone.
     """
     new = {}
     for col in dict.fromkeys(columns):
         s = data[col]
         if s.dtype == object:
-            out = _object_to_numbers(s, col, arg)
+            out = _object_to_numbers(s, col, arg, note)
             if out is not None:
                 new[col] = out
                 continue
@@ -230,3 +264,10 @@ def engine_frame(data: pd.DataFrame) -> pd.DataFrame:
     for i, v in new.items():
         out.isetitem(i, v)
     return out
+
+
+def object_states(data: pd.DataFrame, columns) -> dict:
+    """For each object column: ``"numbers"`` (after :func:`coerce_columns` it is numeric),
+    ``"text"``, or ``"none"`` (no values: either)."""
+    return {c: "none" if not data[c].notna().any() else
+            ("text" if data[c].dtype == object else "numbers") for c in columns}

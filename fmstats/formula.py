@@ -9,6 +9,11 @@ names and values, though patsy may order the columns differently (coefficients a
 indexed by name, so fits agree term by term).  ``factor(x)`` is accepted as R's
 spelling of ``C(x)``; ``^`` is R's power (``I(x^2)``, ``(a + b + c)^2``) and R's ``log``,
 ``sqrt``, ``log10``... are known to both engines (:mod:`fmstats._rsyntax`).
+
+What is a number and what is a factor is decided in :mod:`fmstats._coerce` (an object column
+of numbers is numeric, a mostly numeric column holding strings is an error, nullable dtypes
+act like numpy's, unused categories are dropped); the response is read by
+:mod:`fmstats._response` and rows with missing values by :mod:`fmstats._missing`.
 """
 from __future__ import annotations
 
@@ -29,21 +34,28 @@ from ._coerce import (
     drop_unused_categories,
     engine_frame,
     factor_only_columns,
+    is_text,
+    merge_text_stats,
     numeric_columns,
+    object_note,
+    object_states,
+    text_stats,
+    text_verdict,
 )
+from ._missing import drop_missing as _drop_missing
+from ._missing import nonfinite_mask as _nonfinite_mask
+from ._missing import report_missing as _report_missing
 from ._response import Response
 from ._response import binary_from_series as _binary_from_series
 from ._response import eval_expr as _eval_expr
 from ._response import response as _response
 from ._rsyntax import R_FUNCTIONS, r_power
-from ._validation import check_choice, describe, num, warn
+from ._validation import check_choice, describe, num
 from .exceptions import (
     DataError,
     FmstatsError,
     FormulaError,
     InvalidArgumentError,
-    MissingDataError,
-    MissingDataWarning,
     ResponseError,
     UnseenLevelError,
     WeightsError,
@@ -171,6 +183,9 @@ class DesignSpec:
         """
         data = _check_frame(data, "newdata")
         kind, cols, expr = _parse_response(self.lhs, data)
+        check_unique_columns(data, cols, "newdata")
+        numeric = list(self.numeric) + (cols if self.response_levels is None else [])
+        data = coerce_columns(data, numeric, "newdata", text=False)
         data = _drop_missing(data, list(dict.fromkeys(cols + list(self.variables))), missing,
                              "newdata")
         response = _response(kind, cols, expr, data, self.lhs, levels=self.response_levels)
@@ -304,45 +319,6 @@ def _used_variables(rhs: str, data: pd.DataFrame) -> list[str]:
 _ENGINE_NAMES = {"np", "C", "factor", "I", "Q", "center", "scale", "standardize", "poly",
                  "bs", "log", "exp", "sqrt", "abs", "Treatment", "Sum", "Helmert", "Diff",
                  "Poly", "True", "False", "None", "pi", "contr", "lag"} | set(R_FUNCTIONS)
-
-
-def _nonfinite_mask(frame: pd.DataFrame) -> np.ndarray:
-    bad = np.zeros(len(frame), dtype=bool)
-    for col in frame.columns:
-        s = frame[col]
-        if pd.api.types.is_float_dtype(s.dtype):
-            bad |= ~np.isfinite(s.to_numpy(dtype=float, na_value=np.nan))  # NaN and +-inf
-        else:
-            bad |= s.isna().to_numpy()
-    return bad
-
-
-def _drop_missing(data: pd.DataFrame, columns: list[str], missing: str, arg: str) -> pd.DataFrame:
-    """``data`` without the rows that have missing or non-finite values in ``columns``."""
-    if not columns:
-        return data
-    bad = _nonfinite_mask(data[columns])
-    if not bad.any():
-        return data
-    per_col = {c: int(_nonfinite_mask(data[[c]]).sum()) for c in columns}
-    _report_missing(int(bad.sum()), len(data), per_col, missing, arg)
-    return data.loc[~bad]
-
-
-def _report_missing(n_bad: int, n: int, per_col: dict, missing: str, arg: str) -> None:
-    """Raise (``missing="raise"``) or warn about ``n_bad`` of ``n`` rows with missing values."""
-    detail = ", ".join(f"{c}: {k}" for c, k in per_col.items() if k)
-    if missing == "raise":
-        raise MissingDataError(
-            f"`{arg}` has {n_bad} row(s) with missing or non-finite values in the "
-            f"model's columns ({detail}) and missing='raise' was given; impute them or use "
-            f"missing='drop'."
-        )
-    warn(
-        f"dropped {n_bad} of {n} row(s) of `{arg}` with missing or non-finite "
-        f"values ({detail}).",
-        MissingDataWarning,
-    )
 
 
 def _parse_response(lhs: str, data: pd.DataFrame) -> tuple[str, list[str], str | None]:
@@ -568,9 +544,21 @@ def _first_bad(values: np.ndarray, bad: np.ndarray, index: pd.Index):
         float(values[i])
 
 
+def _partition_numbers(part: pd.DataFrame, objects, numeric=None) -> pd.DataFrame:
+    """A partition with its object columns of numbers as float (``numeric``: those known to
+    hold numbers over all partitions)."""
+    if not objects:
+        return part
+    part = coerce_columns(part, objects, "data", text=False, note=False)
+    if numeric:
+        part = part.astype({c: float for c in numeric})
+    return part
+
+
 def _scan_partition(part: pd.DataFrame, i: int, used, variables, factors, categoricals,
-                    resp_kind, resp_cols, resp_expr, weights) -> dict:
+                    resp_kind, resp_cols, resp_expr, weights, objects=(), texts=()) -> dict:
     """Per-partition facts for :func:`dask_model_frame`: counts, levels, response range."""
+    part = _partition_numbers(part, objects)
     bad = _nonfinite_mask(part[used])
     out = {"n": len(part), "missing": {c: int(_nonfinite_mask(part[[c]]).sum()) for c in used}
            if bad.any() else {}}
@@ -585,6 +573,10 @@ def _scan_partition(part: pd.DataFrame, i: int, used, variables, factors, catego
     out["levels"] = {c: list(pd.unique(clean[c].to_numpy())) for c in factors
                      if c not in categoricals}
     out["categories"] = {c: list(part[c].cat.categories) for c in categoricals}
+    out["used_categories"] = {c: set(clean[c].cat.remove_unused_categories().cat.categories)
+                              for c in categoricals}
+    out["objects"] = object_states(clean, objects)
+    out["text"] = {c: text_stats(clean[c]) for c in texts if is_text(clean[c])}
     if resp_kind != "cbind":
         s = clean[resp_cols[0]] if resp_kind == "column" else _eval_expr(resp_expr, clean)
         if _is_factor_dtype(s.dtype):
@@ -608,8 +600,9 @@ def _union(lists) -> list:
 
 
 def _build_partition(part: pd.DataFrame, used, spec: DesignSpec, kind, cols, expr, lhs,
-                     levels, weights):
+                     levels, weights, numeric=()):
     """(X, y, trials, prior weights) of one partition, without its incomplete rows."""
+    part = _partition_numbers(part, numeric, numeric)
     bad = _nonfinite_mask(part[used])
     clean = part.loc[~bad] if bad.any() else part
     resp = _response(kind, cols, expr, clean, lhs, levels=levels)
@@ -645,7 +638,29 @@ def _dask_levels(meta: pd.DataFrame, scans, factors, categoricals) -> dict:
             levels[c] = list(declared)
         else:  # unknown categories: their union, in order of appearance
             levels[c] = _union(s["categories"][c] for s in scans)
+        # like model_frame (R's drop.unused.levels): only the categories that occur
+        occurring = set().union(*(s["used_categories"][c] for s in scans))
+        levels[c] = [v for v in levels[c] if v in occurring]
     return levels
+
+
+def _dask_object_numbers(scans, objects) -> list:
+    """The object columns that hold numbers in every partition (warned about once); a column
+    holding numbers in some partitions and text in others raises."""
+    numeric = []
+    for c in objects:
+        states = {s["objects"][c] for s in scans} - {"none"}
+        if states == {"numbers"}:
+            numeric.append(c)
+            object_note(c, "data", "numbers", np.dtype(float))
+        elif len(states) > 1:
+            which = [i for i, s in enumerate(scans) if s["objects"][c] == "text"]
+            raise DataError(
+                f"column '{c}' of `data` holds numbers in some partitions and text in others "
+                f"(text in partition(s) {', '.join(map(str, which[:5]))}); a column must hold "
+                f"numbers or text, not both. Fix those values, or write C({c}) to use the "
+                "column as a factor.")
+    return numeric
 
 
 def _prototype(meta: pd.DataFrame, scans, variables, levels: dict) -> pd.DataFrame:
@@ -697,13 +712,20 @@ def dask_model_frame(formula: str, data, *, missing: str = "drop", engine: str |
     if weights is not None and weights not in meta.columns:
         raise WeightsError(f"`weights` names column {weights!r}, which is not in `data`.")
     used = list(dict.fromkeys(resp_cols + variables))
+    check_unique_columns(meta, used, "data")
     called = set(_FACTOR_CALL.findall(rhs))
+    factor_only = factor_only_columns(rhs, variables, formula_names)
+    objects = [c for c in used if meta[c].dtype == object and c not in factor_only]
+    texts = [c for c in used if c not in factor_only
+             and (meta[c].dtype == object or isinstance(meta[c].dtype, pd.StringDtype))]
     factors = [c for c in variables if c in called or _is_factor_dtype(meta[c].dtype)]
     categoricals = [c for c in factors if isinstance(meta[c].dtype, pd.CategoricalDtype)]
     parts = data.to_delayed()
     scan = delayed(_scan_partition, pure=False)
     scans = dask.compute(*[scan(part, i, used, variables, factors, categoricals, kind, resp_cols,
-                                expr, weights) for i, part in enumerate(parts)])
+                                expr, weights, objects, texts) for i, part in enumerate(parts)])
+    numeric = _dask_object_numbers(scans, objects)
+    factors = [c for c in factors if c not in numeric or c in called]
     n_input = sum(s["n"] for s in scans)
     n_clean = sum(s["n_clean"] for s in scans)
     if weights is not None:
@@ -715,12 +737,17 @@ def dask_model_frame(formula: str, data, *, missing: str = "drop", engine: str |
         raise DataError(f"no rows of `data` remain after dropping the {n_input} row(s) with "
                         f"missing values in the model's columns.")
     levels = _dask_levels(meta, scans, factors, categoricals)
+    for c in texts:  # the rules of model_frame for text that reads as numbers
+        stats = [s["text"][c] for s in scans if c in s["text"]]
+        if stats and c not in numeric:
+            text_verdict(c, "data", merge_text_stats(stats), len(levels.get(c, ())) or None)
 
     resp_levels, resp_kind = None, "counts"
     if kind != "cbind":
-        if "resp_values" in scans[0]:
-            values = _union(s["resp_values"] for s in scans)
-            if "resp_categories" in scans[0]:
+        first = next(s for s in scans if s["n_clean"])
+        if "resp_values" in first:
+            values = _union(s.get("resp_values", ()) for s in scans)
+            if "resp_categories" in first:
                 values = pd.Categorical(values, categories=_union(s["resp_categories"]
                                                                   for s in scans))
             _, resp_levels = _binary_from_series(pd.Series(values), lhs)
@@ -744,7 +771,7 @@ def dask_model_frame(formula: str, data, *, missing: str = "drop", engine: str |
             "cannot be collected out of core; add it as a column (data.assign(...)) first.")
     p = len(spec.column_names)
     build = delayed(_build_partition, pure=False)
-    blocks = [(build(part, used, spec, kind, resp_cols, expr, lhs, resp_levels, weights),
+    blocks = [(build(part, used, spec, kind, resp_cols, expr, lhs, resp_levels, weights, numeric),
                s["n_clean"]) for part, s in zip(parts, scans) if s["n_clean"]]
 
     def stack(i, shape):

@@ -341,3 +341,104 @@ def test_engine_errors_on_newdata_are_fmstats_errors(d80, engine):
     fit = fm.maxent("y ~ x + b", d80.assign(b=d80.x > 0.3), engine=engine)
     with pytest.raises(FmstatsError, match="`newdata`"):
         fit.predict(d80.assign(b=np.where(d80.x > 0.3, "yes", "no")))
+
+
+def test_measure_on_newdata_with_an_object_response(d80):
+    fit = fm.maxent("y ~ x", d80)
+    with pytest.warns(DataWarning, match="column 'y' of `newdata`"):
+        f_obj = fit.measure(d80.assign(y=d80.y.astype(float).astype(object)))
+    assert f_obj == pytest.approx(fit.measure(d80), rel=1e-14)
+
+
+@pytest.mark.parametrize("dtype", ["Int64", "boolean", "Float64"])
+def test_nullable_response_fits_like_numpy(d80, dtype):
+    y = d80.y.astype(bool) if dtype == "boolean" else d80.y
+    base = fm.maxent("y ~ x", d80)
+    fit = fm.maxent("y ~ x", d80.assign(y=y.astype(dtype)))
+    np.testing.assert_allclose(_coef(fit), _coef(base), rtol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::fmstats.exceptions.FmstatsWarning")
+@pytest.mark.parametrize("model", ["umaxent", "fmaxent"])
+def test_weights_series_is_aligned_for_every_maxent_model(d80, model):
+    f = getattr(fm, model)
+    base = f("y ~ x", d80, weights=d80.w.to_numpy())
+    fit = f("y ~ x", d80, weights=d80.w.sample(frac=1.0, random_state=6))
+    np.testing.assert_allclose(_coef(fit), _coef(base), rtol=1e-10)
+
+
+# ------------------------------------------------------------------ the same rules out of core
+
+def _ddf(df, n=3):
+    dd = pytest.importorskip("dask.dataframe")
+    return dd.from_pandas(df, npartitions=n, sort=False)
+
+
+@pytest.fixture
+def sync_dask():
+    dask = pytest.importorskip("dask")
+    with dask.config.set(scheduler="synchronous"):
+        yield
+
+
+@pytest.fixture
+def keep_objects():
+    """Dask turns object columns into strings by default (dataframe.convert-string)."""
+    dask = pytest.importorskip("dask")
+    with dask.config.set({"dataframe.convert-string": False}):
+        yield
+
+
+def test_dask_object_column_of_numbers_is_numeric(d80, sync_dask, keep_objects):
+    base = fm.maxent("y ~ x + g", d80)
+    with pytest.warns(DataWarning, match="column 'x' of `data` has dtype object") as rec:
+        fit = fm.maxent("y ~ x + g", _ddf(d80.assign(x=d80.x.astype(object))))
+    assert sum(issubclass(r.category, DataWarning) for r in rec) == 1  # once, not per partition
+    assert list(fit.params.index) == list(base.params.index)
+    np.testing.assert_allclose(_coef(fit), _coef(base), rtol=1e-8)
+
+
+def test_dask_object_column_of_numbers_made_text_by_dask_warns(d80, sync_dask):
+    import warnings
+
+    from fmstats.exceptions import FmstatsWarning
+
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always", FmstatsWarning)
+        try:  # a level per row: the fit itself may fail, after the note
+            fm.maxent("y ~ x", _ddf(d80.assign(x=d80.x.astype(object))))
+        except FmstatsError:
+            pass
+    notes = [str(r.message) for r in rec if issubclass(r.category, DataWarning)]
+    assert any("column 'x' of `data` holds text that reads as numbers" in m for m in notes)
+
+
+@pytest.mark.parametrize("objects", [True, False], ids=["object", "text"])
+def test_dask_stray_string_raises(d80, sync_dask, objects):
+    dask = pytest.importorskip("dask")
+    col = d80.x.astype(object)
+    col[3] = "oops"
+    with dask.config.set({"dataframe.convert-string": not objects}), \
+            pytest.raises(DataError, match=r"column 'x' of `data`.*'oops'"):
+        fm.maxent("y ~ x", _ddf(d80.assign(x=col)))
+
+
+def test_dask_numbers_in_some_partitions_text_in_others_raises(d80, sync_dask, keep_objects):
+    col = d80.x.astype(object)
+    col[:20] = [f"t{i}" for i in range(20)]  # the first of 4 partitions is all text
+    with pytest.raises(DataError, match=r"column 'x' of `data` holds numbers in some partitions"):
+        fm.maxent("y ~ x", _ddf(d80.assign(x=col), 4))
+
+
+def test_dask_unused_categories_are_dropped(d80, sync_dask):
+    base = fm.maxent("y ~ g + x", d80)
+    cat = pd.Categorical(d80.g, categories=["z", "a", "b", "c", "w"])
+    fit = fm.maxent("y ~ g + x", _ddf(d80.assign(g=cat)))
+    assert list(fit.params.index) == list(base.params.index)
+    np.testing.assert_allclose(_coef(fit), _coef(base), rtol=1e-8)
+
+
+def test_dask_duplicated_column_names(d80, sync_dask):
+    d = pd.concat([d80[["y", "x"]], d80[["x"]]], axis=1)
+    with pytest.raises(DataError, match="unique column names"):
+        fm.maxent("y ~ x", _ddf(d))
