@@ -172,6 +172,16 @@ def test_predictors_scaled_by_1e300_raise_naming_the_column(data):
         fm.maxent("y ~ t", data.assign(t=data.x * 1e300))
 
 
+def test_one_unsampled_1e300_value_is_named_too():
+    """The spread check samples rows; X'WX overflowing sends it over every row."""
+    rng = np.random.default_rng(3)
+    n = 10_001
+    d = pd.DataFrame({"y": (rng.random(n) < 0.5).astype(float), "x": rng.normal(size=n)})
+    d.loc[4001, "x"] = 1e300                       # rows 0, 2, 4, ... are sampled
+    with pytest.raises(DesignError, match=r"'x' spreads 5e\+299"):
+        fm.maxent("y ~ x", d)
+
+
 def test_core_with_1e300_column_raises_fmstats_error(data):
     X = np.column_stack([np.ones(N), data.x * 1e300])
     with pytest.raises(FmstatsError, match="column 1"):
@@ -204,3 +214,27 @@ def test_dask_path_refuses_an_offset_column_loudly(data):
         r = fm.maxent("y ~ t", dd.from_pandas(d, npartitions=2))
     np.testing.assert_allclose(r.params.to_numpy(), fm.maxent("y ~ t", d).params.to_numpy(),
                                rtol=1e-8)
+
+
+@pytest.mark.parametrize("model", ["umaxent", "fmaxent"])
+@pytest.mark.parametrize("offset", [1e7, 1e9])
+def test_other_maxent_models_keep_an_offset_column(data, model, offset):
+    from fmstats.fmaxent import fmaxent
+
+    fit = {"umaxent": fm.umaxent, "fmaxent": fmaxent}[model]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = fit("y ~ x", data)
+    r = _fit_quietly_model(fit, "y ~ t", data.assign(t=data.x + offset))
+    np.testing.assert_allclose(r.params.to_numpy()[1], ref.params.to_numpy()[1], rtol=1e-6)
+    np.testing.assert_allclose(r.tidy()["std_error"].to_numpy()[1],
+                               ref.tidy()["std_error"].to_numpy()[1], rtol=1e-6)
+
+
+def _fit_quietly_model(fit, formula, d):
+    from fmstats.exceptions import CollinearityWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        warnings.simplefilter("error", CollinearityWarning)
+        return fit(formula, d)
