@@ -202,18 +202,29 @@ def test_large_weights_within_range_fit_like_unit_weights(data, base):
                                base.tidy()["std_error"].to_numpy() * 1e-50, rtol=1e-6)
 
 
-def test_dask_path_refuses_an_offset_column_loudly(data):
+@pytest.mark.parametrize("offset", [1e5, 1e7, 1e9])
+def test_dask_path_refuses_an_offset_column_loudly(data, offset):
     dd = pytest.importorskip("dask.dataframe")
     import dask
 
     with dask.config.set(scheduler="synchronous"):
         with pytest.raises(DesignError, match="'t'.*offset"):
-            fm.maxent("y ~ t", dd.from_pandas(data.assign(t=data.x + 1e7), npartitions=2))
-        # moderate offsets still fit out of core, equal to the in-memory fit
-        d = data.assign(t=data.x + 1e3)
+            fm.maxent("y ~ t", dd.from_pandas(data.assign(t=data.x + offset), npartitions=2))
+
+
+@pytest.mark.parametrize("offset", [1e2, 1e3])
+def test_dask_path_fits_moderate_offsets_like_memory(data, offset):
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+
+    d = data.assign(t=data.x + offset)
+    with dask.config.set(scheduler="synchronous"):
         r = fm.maxent("y ~ t", dd.from_pandas(d, npartitions=2))
-    np.testing.assert_allclose(r.params.to_numpy(), fm.maxent("y ~ t", d).params.to_numpy(),
-                               rtol=1e-8)
+    m = fm.maxent("y ~ t", d)
+    np.testing.assert_allclose(r.params.to_numpy(), m.params.to_numpy(), rtol=1e-8)
+    for cov in ("nonrobust", "HC0"):
+        np.testing.assert_allclose(np.diag(r.cov_params(cov)), np.diag(m.cov_params(cov)),
+                                   rtol=1e-6)
 
 
 @pytest.mark.parametrize("model", ["umaxent", "fmaxent"])
