@@ -442,3 +442,16 @@ def test_dask_duplicated_column_names(d80, sync_dask):
     d = pd.concat([d80[["y", "x"]], d80[["x"]]], axis=1)
     with pytest.raises(DataError, match="unique column names"):
         fm.maxent("y ~ x", _ddf(d))
+
+
+def test_weights_naming_a_duplicated_column(d80):
+    d = pd.concat([d80, d80[["w"]]], axis=1)
+    with pytest.raises(WeightsError, match=r"`weights` names column 'w', which appears 2 times"):
+        fm.maxent("y ~ x", d, weights="w")
+
+
+def test_weights_column_of_nullable_or_object_numbers(d80):
+    base = fm.maxent("y ~ x", d80, weights="w")
+    for col in (d80.w.astype("Float64"), d80.w.astype(object)):
+        fit = fm.maxent("y ~ x", d80.assign(w=col), weights="w")
+        np.testing.assert_allclose(_coef(fit), _coef(base), rtol=1e-12)
