@@ -268,6 +268,8 @@ def test_weights_naming_a_text_column(d80, model):
     ([0.0, np.inf], r"`start` must be finite.*'x'"),
     ([0.0, 1.0, 2.0], r"`start` must have one value per coefficient \(2"),
     ([[0.0, 1.0]], r"`start` must have one value per coefficient"),
+    ([[0.0], [1.0, 2.0]], r"`start` must be numeric"),  # ragged: numpy's ValueError before
+    ({"a": 1}, r"`start` must"),
     ("ab", r"`start` must be numeric"),
 ])
 def test_bad_start_is_an_invalid_argument(d80, start, match):
