@@ -684,7 +684,21 @@ def sweep(formula: str, data: pd.DataFrame, newdata: pd.DataFrame | None = None,
     """
     from .maxent import maxent, umaxent
 
-    alphas = np.round(np.arange(0.05, 0.951, 0.05), 10) if alphas is None else np.asarray(alphas)
+    if alphas is None:
+        alphas = np.round(np.arange(0.05, 0.951, 0.05), 10)
+    else:   # a non-empty 1-d float array in (0, 1), or an error naming the argument and rule
+        rule = "a non-empty 1-d sequence of F-measure weights alpha in (0, 1), e.g. [0.25, 0.5]"
+        try:
+            arr = np.asarray(alphas, dtype=float)
+        except (TypeError, ValueError):
+            raise InvalidArgumentError(f"`alphas` must be {rule}; got {alphas!r:.80}.") from None
+        if arr.ndim != 1 or arr.size == 0:
+            raise InvalidArgumentError(f"`alphas` must be {rule}; got an array of shape "
+                                       f"{arr.shape}: {alphas!r:.80}.")
+        bad = arr[~((arr > 0) & (arr < 1))]
+        if bad.size:
+            raise InvalidArgumentError(f"`alphas` must be {rule}; got {bad[0]:g} among them.")
+        alphas = arr
     fits = {}
     for a in alphas:
         fits[("fmaxent", float(a))] = fmaxent(formula, data, weights, alpha=float(a), **kwargs)

@@ -15,7 +15,8 @@ from scipy.special import expit
 
 from . import measures as _m
 from ._persist import Persistable
-from ._validation import check_random_state, check_scalar
+from ._validation import check_random_state, check_scalar, describe
+from .exceptions import InvalidArgumentError
 
 __all__ = ["ResampledF", "resample_f"]
 
@@ -80,9 +81,17 @@ def resample_f(results, newdata: pd.DataFrame | None = None, *, B: int = 1000,
     random_state : seed or numpy Generator (results are reproducible with the same seed).
     measure, beta, alpha : the F-measure (default: the model's).
     threshold : class threshold (default: the model's).
-    max_cells : draws are made in chunks of at most this many B x n cells.
+    max_cells : draws are made in chunks of at most this many B x n cells (an integer of at
+        least n: one label vector).
     """
     check_scalar("B", B, low=2, integer=True)
+    needed = ("fit_", "X", "y", "aliased", "threshold", "prior_weights", "spec", "measure_")
+    if any(not hasattr(results, a) for a in needed) or not hasattr(results.fit_, "coef"):
+        raise InvalidArgumentError(
+            "`results` must be a fitted maxent, umaxent or fmaxent model: resample_f() "
+            "classes rows by the model's probabilities, and "
+            f"{describe(results)} has none (an SVM's response is its class). Use "
+            "fm.bootstrap() for other models.")
     rng = check_random_state(random_state)
     fm = results.measure_ if (measure is None and beta is None and alpha is None) \
         else _m.as_fmeasure(measure, beta=beta, alpha=alpha)
@@ -96,6 +105,11 @@ def resample_f(results, newdata: pd.DataFrame | None = None, *, B: int = 1000,
     pred = (expit(X @ results.fit_.coef) >= t).astype(float)
     wp = w * pred
     n = len(q)
+    check_scalar("max_cells", max_cells, low=1, integer=True)
+    if max_cells < n:
+        raise InvalidArgumentError(
+            f"`max_cells` must be at least the number of rows n = {n} (one label vector of "
+            f"B x n cells per chunk at the least); got {max_cells}.")
     chunk = max(1, min(int(B), max_cells // max(n, 1)))
     values = np.empty(int(B))
     done = 0

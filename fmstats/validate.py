@@ -9,7 +9,9 @@ reports, with w the model's row weights (prior weights times ``cbind`` trials) a
 * training / test: the mean over replicates of M of replicate model b on its own resample
   (rows weighted by w times their resample counts) and on the original rows;
 * optimism = mean(training_b - test_b), and the ``"boot"`` estimate apparent - optimism
-  (Harrell's optimism bootstrap, ``rms::validate(method = "boot")``);
+  (Harrell's optimism bootstrap, ``rms::validate(method = "boot")``), clipped to the
+  measure's range [0, 1] (with an :class:`OptimismWarning` when the optimism exceeds the
+  apparent value; ``unclipped_boot`` in ``tidy()`` keeps the difference);
 * oob: the leave-one-out bootstrap M^(1) (Efron & Tibshirani 1997): every row's confusion
   cells averaged over the replicates that left it out, summed over rows, then M of the sums.
   For accuracy this is exactly Efron's Err^(1); for F it pools the out-of-bag counts as the
@@ -44,15 +46,20 @@ import pandas as pd
 from . import measures as _m
 from ._parallel import spawn_seeds
 from ._persist import Persistable
-from ._validation import check_choice, check_scalar, describe
+from ._validation import check_choice, check_scalar, describe, warn
 from .bootstrap import _collect, _Draws, _make_engine, _report, _run
-from .exceptions import InvalidArgumentError
+from .exceptions import InvalidArgumentError, ResamplingWarning
 from .summary import Section, Summary
 
 __all__ = ["validate", "ValidateResults", "METHODS", "no_information_counts",
-           "estimate_632plus"]
+           "estimate_632plus", "OptimismWarning"]
 
 METHODS = ("boot", ".632", ".632+")
+
+
+class OptimismWarning(ResamplingWarning):
+    """The bootstrap optimism of a measure exceeds its apparent value: the model barely
+    fits, and the corrected estimate apparent - optimism fell below 0 (it is clipped)."""
 _OTHER = ("accuracy", "precision", "recall", "jaccard")
 
 
@@ -172,10 +179,25 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
         oob = float(fn(oob_cells))
         noinfo = float(fn(no_information_counts(q, pred0, w)))
         plus, r, wt = estimate_632plus(app, oob, noinfo)
+        # every measure here lies in [0, 1]; apparent - optimism need not (3 positives in
+        # 40 rows gave -0.116), so the estimates are clipped to the range and say so
+        raw = dict(corrected_boot=app - opt, corrected_632=0.368 * app + 0.632 * oob,
+                   corrected_632plus=plus)
         rows[name] = dict(apparent=app, training=float(tr.mean()), test=float(te.mean()),
                           optimism=opt, oob=oob, no_information=noinfo, overfit_rate=r,
-                          weight_632plus=wt, corrected_boot=app - opt,
-                          corrected_632=0.368 * app + 0.632 * oob, corrected_632plus=plus)
+                          weight_632plus=wt,
+                          **{k: float(np.clip(v, 0.0, 1.0)) for k, v in raw.items()},
+                          unclipped_boot=app - opt,
+                          clipped=bool(any(not 0.0 <= v <= 1.0 for v in raw.values())))
+        if opt > app:
+            pos = float(np.sum(w * q))
+            warn(f"validate: the bootstrap optimism of {name} ({opt:.4f}) exceeds its apparent "
+                 f"value ({app:.4f}), so apparent - optimism = {app - opt:.4f} lies outside "
+                 f"[0, 1] and the 'boot' estimate is clipped to 0.  The model barely fits its "
+                 f"{engine.n} rows ({pos:g} positive): no estimate of its performance is "
+                 "reliable here.  Consider method='.632+' (bounded by the no-information "
+                 "value), a simpler model or a ridge `penalty=`, more data, or "
+                 "cross-validation repeated over many splits.", OptimismWarning)
         reps[(name, "training")], reps[(name, "test")] = tr, te
     table = pd.DataFrame.from_dict(rows, orient="index").rename_axis("measure")
     replicates = pd.DataFrame(reps, index=pd.Index(ok, name="replicate"))
@@ -229,7 +251,9 @@ class ValidateResults(Persistable):
 
     def tidy(self) -> pd.DataFrame:
         """One row per measure: apparent, training, test, optimism, oob, no_information,
-        overfit_rate, weight_632plus, the three corrected estimates, ``corrected`` (the chosen
+        overfit_rate, weight_632plus, the three corrected estimates (clipped to the
+        measure's range [0, 1]), ``unclipped_boot`` (apparent - optimism before clipping),
+        ``clipped`` (whether an estimate was clipped), ``corrected`` (the chosen
         method) and ``n`` (successful replicates)."""
         return self.table.assign(corrected=self.corrected,
                                  n=len(self.replicates)).reset_index()
@@ -248,6 +272,12 @@ class ValidateResults(Persistable):
                  ("Refits", "weighted refit of the stored design" if self.fast
                   else "full refits from the formula"),
                  ("random_state", self.random_state)]
+        clipped = self.table.index[self.table.get("clipped", pd.Series(False, self.table.index))
+                                   .astype(bool)]
+        for name in clipped:
+            lines.append((f"Clipped to [0, 1] ({name})", "apparent - optimism = "
+                          f"{self.table.loc[name, 'unclipped_boot']:.4f}: the optimism exceeds "
+                          "the apparent value"))
         if self.n_never_out:
             lines.append(("Rows never out of bag (left out of oob)", self.n_never_out))
         if self.replicate_warnings:

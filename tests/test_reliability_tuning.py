@@ -190,3 +190,78 @@ def test_bootstrap_degenerate_argument_checked(data):
     fit = fm.maxent(FORMULA, data)
     with pytest.raises(FmstatsError, match="degenerate"):
         fm.bootstrap(fit, B=3, degenerate="ignore")
+
+
+# ----------------------------------------------------------------------------- item 9
+@pytest.fixture(scope="module")
+def tiny():
+    """40 rows, 3 positives: the model barely fits, its optimism exceeds its apparent F."""
+    rng = np.random.default_rng(2)
+    d = pd.DataFrame({"x1": rng.normal(size=40), "x2": rng.normal(size=40),
+                      "x3": rng.normal(size=40)})
+    y = np.zeros(40, int)
+    y[rng.choice(40, 3, replace=False)] = 1
+    return d.assign(y=y)
+
+
+def test_validate_keeps_estimates_in_range_and_warns(tiny):
+    from fmstats.validate import OptimismWarning
+
+    fit = _quiet(fm.maxent, "y ~ x1 + x2 + x3", tiny)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        v = fm.validate(fit, B=50, random_state=1)
+    assert any(issubclass(w.category, OptimismWarning) and "penalty=" in str(w.message)
+               for w in rec)
+    t = v.tidy().iloc[0]
+    # hand computation from the replicates: optimism = mean(training - test)
+    name = v.table.index[0]
+    opt = np.mean(v.replicates[(name, "training")] - v.replicates[(name, "test")])
+    assert t["optimism"] == pytest.approx(opt, rel=1e-12)
+    assert t["optimism"] > t["apparent"]
+    assert t["unclipped_boot"] == pytest.approx(t["apparent"] - opt, rel=1e-12)
+    for col in ("corrected_boot", "corrected_632", "corrected_632plus", "corrected"):
+        assert 0.0 <= t[col] <= 1.0
+    assert t["corrected_boot"] == max(0.0, t["apparent"] - opt)
+    assert bool(t["clipped"])
+    assert "Clipped to [0, 1]" in str(v.summary())
+
+
+# ----------------------------------------------------------------------------- item 11
+@pytest.mark.parametrize("max_cells", [0, -3, 5, 2.5])
+def test_resample_f_max_cells_checked(data, max_cells):
+    fit = fm.maxent(FORMULA, data)
+    with pytest.raises(InvalidArgumentError, match="max_cells"):
+        fm.resample_f(fit, B=10, max_cells=max_cells)
+
+
+def test_resample_f_needs_probabilities(data):
+    fit = _quiet(fm.wsvm, FORMULA, data)
+    with pytest.raises(InvalidArgumentError, match="`results`.*probabilities"):
+        fm.resample_f(fit, B=10)
+
+
+@pytest.mark.parametrize("cands", [[[0.1, 0.5], [0.2, 0.6]], np.full((3, 1), 0.5)])
+def test_fta_two_dimensional_candidates_refused(cands):
+    from fmstats.extreme.thresholds import fta
+
+    P = np.array([[0.9, 0.3], [0.2, 0.6], [0.6, 0.1]])
+    Y = np.array([[1, 0], [0, 1], [1, 0]])
+    with pytest.raises(InvalidArgumentError, match="`candidates` must be a 1-d"):
+        fta(P, Y, cands)
+
+
+# ----------------------------------------------------------------------------- raw exceptions
+@pytest.mark.parametrize("alphas", [[], [[0.3, 0.5]], np.array([[0.5]]), ["a"], [0.0, 0.5]])
+def test_sweep_alphas_checked(alphas):
+    d = fm.datasets.load_titanic()
+    with pytest.raises(InvalidArgumentError, match="`alphas` must be a non-empty 1-d"):
+        fm.sweep("survived ~ sex", d, alphas=alphas)
+
+
+@pytest.mark.parametrize("value", [0, 1])
+def test_costsens_one_class_names_the_response(data, value):
+    d = data.assign(y=value)
+    with pytest.raises(FmstatsError, match="single class") as err:
+        fm.costsens("y ~ x1 + x2", d)
+    assert "split" not in str(err.value).replace("whatever the validation split", "")

@@ -10,7 +10,7 @@ import pandas as pd
 
 from .._parallel import progress_enabled, run_tasks
 from .._validation import check_choice, check_random_state, check_scalar, describe, warn
-from ..exceptions import ConvergenceWarning, DataError, InvalidArgumentError
+from ..exceptions import ConvergenceWarning, DataError, InvalidArgumentError, ResponseError
 from .cuts import cost_grid
 from .learners import LEARNERS, LogitLearner, SvmLearner
 from .search import (BinaryProblem, MulticlassProblem, MultilabelProblem, best_level,
@@ -62,8 +62,27 @@ def _no_positives(part: str, what: str, validation) -> DataError:
         "F is undefined there. Use a larger or different `validation` split.")
 
 
+def _check_classes(kind: str, target, outputs) -> None:
+    """The whole response needs both classes (of every label): no split can be blamed."""
+    if kind == "binary":
+        values = np.unique(target)
+        if values.size < 2:
+            raise ResponseError(
+                f"the response has a single class: all {len(target)} rows are "
+                f"{values[0]:g}; costsens learns a classifier and needs rows of both classes "
+                "(0 and 1), whatever the validation split.")
+    elif kind == "multilabel":
+        pos = target.sum(axis=0)
+        for j in np.flatnonzero((pos == 0) | (pos == target.shape[0])):
+            raise ResponseError(
+                f"label {outputs[j]!r} has a single class: it is {int(pos[j] > 0)} on all "
+                f"{target.shape[0]} rows; every label needs rows of both classes (drop the "
+                "label or add rows), whatever the validation split.")
+
+
 def _check_split(kind: str, measure_name: str, target, va: np.ndarray, outputs,
                  default_index, validation) -> None:
+    _check_classes(kind, target, outputs)
     tr = ~va
     if not va.any() or not tr.any():
         raise InvalidArgumentError(

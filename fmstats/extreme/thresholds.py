@@ -323,7 +323,12 @@ def sto(spe: Any, Y: Any, *, beta: float | None = None, alpha: float | None = No
 # FTA
 # ---------------------------------------------------------------------------
 def _check_candidates(candidates: Any) -> np.ndarray:
-    c = float_array("candidates", candidates, "numbers in [0, 1]").ravel()
+    c = float_array("candidates", candidates, "numbers in [0, 1]")
+    if c.ndim > 1:   # a matrix is no list of shared thresholds: ravel() would hide the mistake
+        raise InvalidArgumentError(
+            "`candidates` must be a 1-d array of thresholds in [0, 1] shared by all labels (fta "
+            f"tries each for every label); got an array of shape {c.shape}.")
+    c = c.ravel()
     if c.size == 0:
         raise InvalidArgumentError("`candidates` must hold at least one threshold; got none.")
     return np.unique(check_thresholds("candidates", c, c.size))
