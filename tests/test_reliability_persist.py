@@ -326,3 +326,45 @@ def test_base_classes_load_their_subclasses(built, tmp_path):
     built["wsvm"].save(path)
     assert isinstance(ModelResults.load(path), fm.WsvmResults)
     assert isinstance(Persistable.load(path), fm.WsvmResults)
+
+
+# ---------------------------------------------------------------------------
+# STO: lean bookkeeping in label blocks gives the same thresholds
+# ---------------------------------------------------------------------------
+def _sto_brute(est: np.ndarray, Y: np.ndarray, tau: float, zd: float = 1.0):
+    """Per label: every distinct stored estimate (predict those above) and tau; best F1,
+    ties to the largest threshold."""
+    n, m = est.shape
+    th, fs = np.empty(m), np.empty(m)
+    for j in range(m):
+        stored = est[:, j] > tau
+        pos = Y[:, j].sum()
+        cands = sorted(set(est[stored, j]) | {tau}, reverse=True)
+        best = (-1.0, None)
+        for c in cands:
+            pred = stored & (est[:, j] > c)
+            tp = (pred & (Y[:, j] == 1)).sum()
+            f = zd if pos + pred.sum() == 0 else 2 * tp / (pos + pred.sum())
+            if f > best[0] * (1 + 1e-12) or best[1] is None:
+                best = (f, c)
+        th[j], fs[j] = best[1], best[0]
+    return th, fs
+
+
+@pytest.mark.parametrize("block", [1, 7, 64, 1 << 18])
+def test_sto_label_blocks_give_the_exact_per_label_optimum(monkeypatch, block):
+    from fmstats.extreme import sto
+    from fmstats.extreme import thresholds as th_mod
+
+    monkeypatch.setattr(th_mod, "_STO_BLOCK", block)
+    rng = np.random.default_rng(11)
+    n, m = 80, 9
+    est = np.round(rng.random((n, m)), 1)                 # many ties
+    est[:, 3] = 0.0                                       # a label never stored
+    est[rng.random((n, m)) < 0.4] = 0.0
+    Y = (rng.random((n, m)) < np.clip(est + 0.05, 0, 1)).astype(int)
+    Y[:, 5] = 0                                           # a label without positives
+    fit = sto(sp.csr_array(est), sp.csr_array(Y))
+    want_th, want_f = _sto_brute(est, Y, 0.0)
+    np.testing.assert_allclose(fit.label_f, want_f, rtol=1e-12)
+    np.testing.assert_array_equal(fit.thresholds, want_th)

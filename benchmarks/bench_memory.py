@@ -1,0 +1,202 @@
+"""Peak memory of ``gfm`` and ``sto`` before and after issue 16's memory bounds.
+
+Each (case, code version) runs in a fresh Python process: the worker builds the inputs,
+warms up on a tiny problem, then measures one call
+
+* **peak RSS**: VmHWM - VmRSS before the call, with the kernel's peak counter reset right
+  before it (``echo 5 > /proc/self/clear_refs``), i.e. everything the call needs beyond its
+  inputs (numpy, scipy and C extensions alike);
+* **traced peak**: the peak of ``tracemalloc`` (numpy/scipy array allocations) in a second,
+  identical call;
+* the time of the first call (``perf_counter``), to show the bound costs no speed.
+
+"before" is the package at ``--before`` (default 8b742a7, the commit before the change),
+extracted with ``git archive`` into a temporary directory; "after" is this working tree.
+A checksum of the results shows both compute the same thing.
+
+    PYTHONPATH=. python benchmarks/bench_memory.py            # gfm n=600, m=300; sto 2e7 estimates
+    PYTHONPATH=. python benchmarks/bench_memory.py --quick    # gfm n=300, m=200; sto 2e6
+    PYTHONPATH=. python benchmarks/bench_memory.py --gfm-m 500 --case gfm   # ~4 GB before
+
+Figures are printed, never asserted; the exit status is 0.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+from _common import REPO_ROOT, format_table, print_header, set_thread_env
+
+HERE = Path(__file__).resolve().parent
+
+
+# ---------------------------------------------------------------------------
+# worker (runs inside the measured process)
+# ---------------------------------------------------------------------------
+def _status(field: str) -> int:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError(field)
+
+
+def _reset_peak() -> bool:
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _inputs(case: str, args):
+    import numpy as np
+
+    if case == "gfm":
+        from fmstats.multilabel import estimate_P
+
+        rng = np.random.default_rng(args.seed)
+        P, p0 = estimate_P(rng.random((args.gfm_n, 20, args.gfm_m)) < 3.0 / args.gfm_m)
+        from fmstats.multilabel import gfm
+
+        gfm(P[:2], p0[:2])                                   # warm-up
+        return (lambda: gfm(P, p0)), {"n": args.gfm_n, "m": args.gfm_m,
+                                      "input_bytes": int(P.nbytes)}
+    from fmstats.extreme import sto
+    from fmstats.extreme.synthetic import make_extreme_spe
+
+    spe, Y = make_extreme_spe(args.sto_n, args.sto_m, args.sto_per_row, hidden_per_row=2.0,
+                              random_state=args.seed)
+    sto(spe.take_rows(slice(0, 100)), Y[:100])              # warm-up
+    return (lambda: sto(spe, Y)), {"n": args.sto_n, "m": args.sto_m, "nnz": spe.nnz,
+                                   "input_bytes": int(spe.matrix.data.nbytes
+                                                      + spe.matrix.indices.nbytes)}
+
+
+def _checksum(case: str, out) -> float:
+    import numpy as np
+
+    if case == "gfm":
+        H, ef = out
+        return float(np.sum(ef)) + float(H.sum())
+    return float(np.sum(out.thresholds)) + float(np.sum(out.label_f))
+
+
+def worker(case: str, args) -> None:
+    import tracemalloc
+
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        fn, info = _inputs(case, args)
+        gc.collect()
+        before = _status("VmRSS")
+        reset = _reset_peak()
+        t0 = time.perf_counter()
+        out = fn()
+        seconds = time.perf_counter() - t0
+        peak = _status("VmHWM")
+        check = _checksum(case, out)
+        del out
+        gc.collect()
+        tracemalloc.start()
+        fn()
+        traced = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    import fmstats
+
+    print(json.dumps({**info, "seconds": seconds, "rss_extra": peak - before,
+                      "peak_reset": reset, "traced_peak": traced, "checksum": check,
+                      "fmstats": str(Path(fmstats.__file__).parent)}))
+
+
+# ---------------------------------------------------------------------------
+# driver
+# ---------------------------------------------------------------------------
+def _extract(rev: str, into: str) -> str:
+    blob = subprocess.run(["git", "-C", str(REPO_ROOT), "archive", rev, "fmstats"],
+                          check=True, capture_output=True).stdout
+    path = Path(into) / "tree.tar"
+    path.write_bytes(blob)
+    with tarfile.open(path) as tar:
+        tar.extractall(into, filter="data")
+    return into
+
+
+def _run(case: str, tree: str, args) -> dict:
+    env = set_thread_env(1)
+    env["PYTHONPATH"] = tree
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", case,
+           "--gfm-n", str(args.gfm_n), "--gfm-m", str(args.gfm_m), "--sto-n", str(args.sto_n),
+           "--sto-m", str(args.sto_m), "--sto-per-row", str(args.sto_per_row),
+           "--seed", str(args.seed)]
+    res = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=str(HERE))
+    if res.returncode != 0:
+        return {"error": res.stderr.strip().splitlines()[-1] if res.stderr else "failed"}
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--worker", choices=("gfm", "sto"))
+    ap.add_argument("--case", nargs="+", choices=("gfm", "sto"), default=["gfm", "sto"])
+    ap.add_argument("--before", default="8b742a7", help="git revision of the 'before' code")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--repeat", type=int, default=1, help="processes per (case, version)")
+    ap.add_argument("--gfm-n", type=int, default=600)
+    ap.add_argument("--gfm-m", type=int, default=300)
+    ap.add_argument("--sto-n", type=int, default=400_000)
+    ap.add_argument("--sto-m", type=int, default=100_000)
+    ap.add_argument("--sto-per-row", type=int, default=50)
+    ap.add_argument("--seed", type=int, default=16)
+    args = ap.parse_args()
+    if args.worker:
+        worker(args.worker, args)
+        return
+    if args.quick:
+        args.gfm_n, args.gfm_m, args.sto_n = 300, 200, 40_000
+    print_header("Peak memory of gfm and sto, before / after (fresh process per run)",
+                 ["numpy", "scipy"], 1,
+                 [f"before: fmstats at {args.before} (git archive); after: {REPO_ROOT}"])
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        trees = {"before": _extract(args.before, tmp), "after": str(REPO_ROOT)}
+        for case in args.case:
+            results = {}
+            for _ in range(args.repeat):
+                for version, tree in trees.items():
+                    results.setdefault(version, []).append(_run(case, tree, args))
+            for version in trees:
+                runs = [r for r in results[version] if "error" not in r]
+                if not runs:
+                    rows.append([case, version, results[version][0]["error"][:60]] + [""] * 6)
+                    continue
+                r = min(runs, key=lambda d: d["rss_extra"])
+                unit = r["n"] if case == "gfm" else r["nnz"]
+                what = "instance" if case == "gfm" else "estimate"
+                size = (f"n={r['n']}, m={r['m']}" if case == "gfm"
+                        else f"{r['nnz']:,} estimates")
+                rows.append([case, version, size,
+                             f"{min(d['seconds'] for d in runs):.2f}",
+                             f"{r['rss_extra'] / 2**20:.0f}",
+                             f"{r['traced_peak'] / 2**20:.0f}",
+                             f"{r['rss_extra'] / unit:,.0f} / {what}",
+                             f"{r['traced_peak'] / unit:,.0f} / {what}",
+                             f"{r['checksum']:.10g}"])
+    print(format_table(["case", "code", "size", "time s", "peak RSS +MiB", "traced MiB",
+                        "RSS bytes", "traced bytes", "checksum"], rows, "lllrrrrrr"))
+    print("\npeak RSS +MiB: VmHWM - VmRSS around one call (peak counter reset before it); "
+          "traced: tracemalloc peak of a second call. Inputs are not counted.")
+
+
+if __name__ == "__main__":
+    main()
