@@ -73,11 +73,16 @@ def split_flags(raw: list) -> tuple[list, np.ndarray, np.ndarray]:
     return out, infinite, unconverged
 
 
-def degenerate_replicates(what: str, values: np.ndarray, infinite: np.ndarray, unconverged: np.ndarray,
-                policy: str) -> np.ndarray:
-    """Drop (NaN) or keep the replicates without a finite MLE or unconverged; warn."""
-    bad = infinite | unconverged
-    if not bad.any():
+def degenerate_replicates(what: str, values: np.ndarray, infinite: np.ndarray,
+                          unconverged: np.ndarray, policy: str, *,
+                          drop_unconverged: bool = True) -> np.ndarray:
+    """Drop (NaN) or keep the replicates without a finite MLE or unconverged; warn.
+
+    ``drop_unconverged=False`` (the original fit did not converge either) keeps the
+    unconverged ones whatever ``policy`` says: dropping them could leave no replicate.
+    """
+    bad = infinite | (unconverged & drop_unconverged)
+    if not (infinite | unconverged).any():
         return bad
     if policy == "drop":
         values[bad] = np.nan
@@ -87,7 +92,8 @@ def degenerate_replicates(what: str, values: np.ndarray, infinite: np.ndarray, u
                      "maximum-likelihood estimate (the resample is (quasi-)separated, e.g. a "
                      "factor cell holding one class only)")
     if unconverged.any():
-        parts.append(f"{int(unconverged.sum())} did not converge")
+        parts.append(f"{int(unconverged.sum())} did not converge"
+                     + ("" if drop_unconverged else " (as the original fit; they are kept)"))
     how = ("they are left out (degenerate='drop'), so the SEs and CIs describe the replicates "
            "with a finite estimate and understate the instability of the fit" if policy == "drop"
            else "they are kept (degenerate='keep'): their coefficients are where the iterations "

@@ -215,8 +215,10 @@ class _WeightedEngine(_Draws):
         fit = irls_logit(Xk, y, w, penalty=self.penalty[keep], tol=self.tol,
                          max_iter=self.max_iter, warn=False)
         se = np.sqrt(np.clip(np.diag(fit.xtwx_inv), 0.0, None))
-        infinite = fit.separated or ((not fit.converged or suspect(
-            se, self.se0[self.positions[keep]])) and no_finite_mle(Xk, y, w))
+        # a ridge penalty makes every estimate finite: only unpenalised fits are tested
+        infinite = fit.separated or (not np.any(self.penalty[keep] > 0) and (
+            not fit.converged or suspect(se, self.se0[self.positions[keep]]))
+            and no_finite_mle(Xk, y, w))
         coef = np.zeros(X.shape[1])
         coef[keep] = fit.coef               # aliased columns predict as 0, as R does
         pred = (expit(fit.eta) >= self.threshold).astype(float)
@@ -282,7 +284,9 @@ class _RefitEngine(_Draws):
         converged = bool(getattr(src, "converged", True))
         infinite = bool(getattr(src, "separated", False))
         se, se0 = _model_se(src), self.se0
-        if not infinite and se is not None and se0 is not None:
+        penalty = getattr(getattr(src, "settings", None), "penalty", 0.0)
+        penalised = bool(np.any(np.asarray(penalty if penalty is not None else 0.0) > 0))
+        if not infinite and not penalised and se is not None and se0 is not None:
             common = se.index.intersection(se0.index)
             if not converged or suspect(se[common].to_numpy(), se0[common].to_numpy()):
                 infinite = no_finite_mle(src.X, src.y, src.count_weights)
@@ -529,7 +533,9 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
     ok = np.array([r[1] is None for r in raw])
     incomplete = int(np.sum(ok & np.any(~np.isfinite(values[:, defined]), axis=1)))
     _report("bootstrap", int(B), errors, incomplete, warned)
-    bad = degenerate_replicates("bootstrap", values, infinite, unconverged, degenerate)
+    # when the original fit did not converge either, its replicates are kept (and counted)
+    bad = degenerate_replicates("bootstrap", values, infinite, unconverged, degenerate,
+                                drop_unconverged=bool(getattr(results, "converged", True)))
     warn_all_nan(values, t0, errors)
     jack, groups = None, None
     if ci == "bca":

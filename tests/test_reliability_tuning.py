@@ -265,3 +265,30 @@ def test_costsens_one_class_names_the_response(data, value):
     with pytest.raises(FmstatsError, match="single class") as err:
         fm.costsens("y ~ x1 + x2", d)
     assert "split" not in str(err.value).replace("whatever the validation split", "")
+
+
+def test_bootstrap_ridge_penalty_has_no_degenerate_replicates():
+    """The advice works: with a ridge penalty every replicate has a finite estimate."""
+    d = fm.datasets.titanic_complete()
+    fit = fm.maxent("survived ~ C(pclass) * sex + age + sibsp", d, penalty=1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        boot = fm.bootstrap(fit, B=200, random_state=1)
+    assert boot.n_separated == 0 and boot.degenerate_replicates == ()
+    assert boot.std_error["Intercept"] < 1.0
+
+
+def test_bootstrap_unconverged_replicates_counted(data):
+    """IRLS stopped after 2 steps: every replicate is unconverged, as the original fit; they
+    are counted and reported but kept (dropping would leave nothing)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = fm.maxent(FORMULA, data, max_iter=2)
+    assert not fit.converged
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        boot = fm.bootstrap(fit, B=20, random_state=0)
+    assert boot.n_nonconverged == 20
+    assert boot.replicates.notna().all().all()
+    assert any("did not converge" in str(w.message) for w in rec)
+    assert "Replicates not converged: 20" in str(boot.summary())
