@@ -368,3 +368,18 @@ def test_sto_label_blocks_give_the_exact_per_label_optimum(monkeypatch, block):
     want_th, want_f = _sto_brute(est, Y, 0.0)
     np.testing.assert_allclose(fit.label_f, want_f, rtol=1e-12)
     np.testing.assert_array_equal(fit.thresholds, want_th)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: SPE(sp.csr_array((np.array([0.0, 0.6]), np.array([1, 2]), np.array([0, 2, 2, 2])),
+                             shape=(3, 3))),
+    lambda: SPE(sp.csr_array(np.array([[0.3, 0.8, 0.0], [0.1, 0.0, 0.0], [0.0, 0.0, 0.0]])))
+    .restrict(0.5),
+    lambda: SPE(np.array([[0.3, 0.8], [0.0, 0.0]]), thresholds=0.5),
+], ids=["explicit-zero", "restrict", "threshold"])
+def test_spe_dropping_entries_with_empty_trailing_rows(make):
+    # dropping entries at or below tau raised a raw IndexError when the last rows were empty
+    spe = make()
+    assert spe.matrix.indptr[-1] == spe.nnz == 1
+    assert spe.matrix.has_canonical_format or spe.matrix.indices.size == 1
+    np.testing.assert_array_equal(np.diff(spe.matrix.indptr)[1:], 0)

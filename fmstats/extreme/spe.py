@@ -80,13 +80,13 @@ def check_thresholds(name: str, value: Any, m: int) -> np.ndarray:
 def _check_no_duplicates(name: str, value: Any) -> None:
     """Raise if a COO/CSR/CSC matrix stores two entries at one (row, label).
 
-    Must run before any conversion: scipy sums duplicates when it converts to CSR (0.5 and
-    0.4 would become one estimate 0.9).  Cheap when there are none: a COO or non-canonical
-    CSR/CSC matrix is checked by one sort of its (row, label) keys.
+    Reads the matrix as given: scipy sums duplicates when it converts to CSR (0.5 and 0.4
+    would become one estimate 0.9).  Called only when the conversion lost entries, so the
+    sort of the (row, label) keys costs nothing on valid input.
     """
     fmt = value.format
-    if fmt not in ("coo", "csr", "csc") or getattr(value, "has_canonical_format", False):
-        return  # other formats cannot hold duplicates; canonical ones hold none
+    if fmt not in ("coo", "csr", "csc"):
+        return  # other formats cannot hold duplicates
     coo = value.tocoo(copy=False) if fmt != "coo" else value
     row, col = (np.asarray(a, dtype=np.int64) for a in coo.coords)
     if row.size < 2:
@@ -117,8 +117,12 @@ def _sparse_probabilities(name: str, value: Any) -> sp.csr_array:
             raise InvalidArgumentError(
                 f"`{name}` must be a 2-d (n, m) matrix; got a sparse array of shape "
                 f"{value.shape}.")
-        _check_no_duplicates(name, value)
+        nnz_in = value.nnz
         mat = sp.csr_array(value, dtype=float, copy=True)
+        if not mat.has_canonical_format:
+            mat.sum_duplicates()
+        if mat.nnz != nnz_in:
+            _check_no_duplicates(name, value)   # raises naming the first duplicate
     else:
         dense = float_array(name, value, "a scipy.sparse matrix of probabilities")
         if dense.ndim != 2:
@@ -150,9 +154,8 @@ def _keep_above(mat: sp.csr_array, tau: np.ndarray) -> sp.csr_array:
     keep = mat.data > tau[mat.indices]
     if keep.all():
         return mat
-    counts = np.add.reduceat(keep, mat.indptr[:-1]) if mat.nnz else np.zeros(mat.shape[0])
-    counts[np.diff(mat.indptr) == 0] = 0  # reduceat repeats the next value on empty rows
-    indptr = np.concatenate(([0], np.cumsum(counts))).astype(mat.indptr.dtype)
+    # kept entries before each row start (reduceat fails when trailing rows are empty)
+    indptr = np.concatenate(([0], np.cumsum(keep)))[mat.indptr].astype(mat.indptr.dtype)
     return sp.csr_array((mat.data[keep], mat.indices[keep], indptr), shape=mat.shape)
 
 
