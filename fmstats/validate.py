@@ -46,8 +46,8 @@ import pandas as pd
 from . import measures as _m
 from ._parallel import spawn_seeds
 from ._persist import Persistable
+from ._replicates import Draws, collect, make_engine, report, run
 from ._validation import check_choice, check_scalar, describe, warn
-from .bootstrap import _collect, _Draws, _make_engine, _report, _run
 from .exceptions import InvalidArgumentError, ResamplingWarning
 from .summary import Section, Summary
 
@@ -143,7 +143,7 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
     check_scalar("B", B, low=2, integer=True)
     check_choice("method", method, METHODS)
     fns = _measures(measure, beta, alpha, results)
-    engine, is_fast = _make_engine(results, type_="case", data=data, statistic=None, fast=fast)
+    engine, is_fast = make_engine(results, type_="case", data=data, statistic=None, fast=fast)
     frame = getattr(engine, "frame", None)
     q = getattr(results, "y", None)
     w = getattr(results, "count_weights", None)
@@ -155,9 +155,9 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
         w = np.ones(len(q))
     pred0 = results.predict(frame, type="class").to_numpy(dtype=float)
     seeds = spawn_seeds(random_state, int(B))
-    raw = _run(engine, "classes", seeds, n_jobs, progress, "validate")
-    preds, errors, warned = _collect(raw, engine.n)
-    _report("validate", int(B), errors, 0, warned)
+    raw = run(engine, "classes", seeds, n_jobs, progress, "validate")
+    preds, errors, warned = collect(raw, engine.n)
+    report("validate", int(B), errors, 0, warned)
 
     ok = np.flatnonzero(np.isfinite(preds[:, 0]))
     train, test = np.empty((len(ok), 4)), np.empty((len(ok), 4))
@@ -246,7 +246,7 @@ class ValidateResults(Persistable):
     def counts(self, replicate: int) -> np.ndarray:
         """How often each training row appears in bootstrap sample ``replicate``."""
         check_scalar("replicate", replicate, low=0, high=self.B - 1, integer=True)
-        return _Draws(n=self.n, type="case", strata=None, q=None, trials=None).counts(
+        return Draws(n=self.n, type="case", strata=None, q=None, trials=None).counts(
             self.seeds[replicate])
 
     def tidy(self) -> pd.DataFrame:
