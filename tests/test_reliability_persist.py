@@ -3,10 +3,16 @@ persistence (save/load with a type and format check for every results type), GFM
 budget, STO's lean bookkeeping, and clear errors for bad GFM/estimate_P/plt inputs."""
 from __future__ import annotations
 
+import pickle
+import warnings
+
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 
+import fmstats as fm
+from fmstats import _persist
 from fmstats.exceptions import DataError, FmstatsError, InvalidArgumentError
 from fmstats.extreme import SPE, plt
 from fmstats.multilabel import estimate_P, gfm, gfm_threshold
@@ -137,13 +143,6 @@ def test_gfm_bad_max_memory(bad):
 # ---------------------------------------------------------------------------
 # item 8: save/load for every results type, with a type and format check
 # ---------------------------------------------------------------------------
-import pickle  # noqa: E402
-import warnings  # noqa: E402
-
-import pandas as pd  # noqa: E402
-
-import fmstats as fm  # noqa: E402
-from fmstats import _persist  # noqa: E402
 
 
 @pytest.fixture(scope="module")
