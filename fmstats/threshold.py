@@ -393,6 +393,10 @@ class ThresholdedResults(Tuned, ScoreCurves):
         if isinstance(own, (int, float)) and self.score_type == "response":
             lines.append((f"{name} at the model's own threshold {own:g}",
                           self.cv_value(own)[crit.column]))
+        elif self.score_type == "decision" and isinstance(self.base, ScoreCurves):
+            t, strict, label = self.base._decision_rule()   # the score-curve hook: x'w + b > 0
+            lines.append((f"{name} at the model's own rule ({label})",
+                          self.cv_value(np.nextafter(t, np.inf) if strict else t)[crit.column]))
         cv_lines = [("Measure", crit.text(len(self.folds))),
                     ("Folds", f"{self._folds.description} (random_state = "
                               f"{self._spec['random_state']})"),

@@ -65,6 +65,9 @@ def test_tune_threshold_svm_thresholds_decision_values(data, model):
                for t in np.unique(scores))
     assert len(tuned.tidy()) == len(np.unique(scores)) + 1   # every cut, not {inf, 1, 0}
     assert tuned.best_score == pytest.approx(best, rel=1e-12)
+    own = 2 * np.sum(truth * (scores > 0)) / (truth.sum() + np.sum(scores > 0))
+    assert tuned.cv_value(np.nextafter(0.0, 1.0))["f"] == pytest.approx(own, rel=1e-12)
+    assert "own rule (decision value > 0)" in str(tuned.summary())
 
 
 def test_tune_threshold_svm_refuses_class_response(data):
