@@ -74,7 +74,6 @@ DEFAULT_SHRINKAGE = 1e-4
 #: Default number of bootstrap replicates for ``cov_type="bootstrap"``.
 DEFAULT_BOOT_B = 200
 COV_TYPES_F = ("HC0", "HC1", "HC2", "HC3", "nonrobust", "bootstrap")
-TINY = np.finfo(float).eps
 METHODS = ("expected", "noisy", "plugin")
 INNER = ("full", "step")
 
