@@ -295,3 +295,17 @@ def test_bootstrap_unconverged_replicates_counted(data):
     assert boot.replicates.notna().all().all()
     assert any("did not converge" in str(w.message) for w in rec)
     assert "Replicates not converged: 20" in str(boot.summary())
+
+
+def test_tune_wsvm_batched_grid_weights_equal_duplicated_rows(data):
+    """tune_wsvm's batched grid scores held-out rows with their weights, as cv_tune does."""
+    from fmstats.svm import tune_wsvm
+
+    dup, src = _duplicated(data)
+    pairs = _folds(len(data), k=3)
+    grid = [{"C_pos": cp, "C_neg": cn} for cp in (1.0, 10.0, 100.0) for cn in (1.0, 10.0)]
+    a = _quiet(tune_wsvm, FORMULA, data, cv=pairs, weights="k", grid=grid, progress=False)
+    b = _quiet(tune_wsvm, FORMULA, dup, cv=_dup_folds(pairs, src), grid=grid, progress=False)
+    np.testing.assert_allclose(a.fold_results[["tp", "fp", "fn", "tn"]],
+                               b.fold_results[["tp", "fp", "fn", "tn"]], atol=1e-9)
+    np.testing.assert_allclose(a.tidy()["f"], b.tidy()["f"], rtol=1e-12)

@@ -170,24 +170,31 @@ def _fold_design(formula, data, train, test, fit_args) -> tuple:
     ``confusion`` would build them on every fit (same checks, errors and warnings)."""
     check_scalar("tol", fit_args.get("tol", 1e-10), low=0, low_open=True)
     sd = _svm_rows(formula, data.iloc[train], fit_args)
-    resp, X, _ = sd.frame.spec.build_with_response(data.iloc[test], missing="drop")
+    held = data.iloc[test].reset_index(drop=True)
+    resp, X, rows = sd.frame.spec.build_with_response(held, missing="drop")
     if resp.kind != "binary":
         raise ResponseError(f"the response '{resp.name}' of `newdata` must be two-valued; "
                             f"got {resp.kind} values.")
+    # held-out rows count with their prior weights, as cv_tune's single fits count them
+    weights = fit_args.get("weights")
+    w_test = (np.ones(len(rows)) if weights is None else
+              pd.to_numeric(held[weights], errors="coerce").to_numpy(dtype=float)[
+                  np.asarray(rows)])
     return (sd.X, sd.ypm, sd.weights, np.delete(X, sd.intercept_pos, axis=1),
-            np.asarray(resp.y, dtype=float))
+            np.asarray(resp.y, dtype=float), w_test)
 
 
 def _grid_counts(design, costs, tol) -> list:
     """One fold's weighted SVMs at the (C_pos, C_neg) rows of ``costs`` (one batched QP,
     :func:`~fmstats.svm.qp.wsvm_grid`) and their held-out confusion counts."""
-    X, ypm, weights, X_test, y_test = design
+    X, ypm, weights, X_test, y_test, w_test = design
     fits = wsvm_grid(X, ypm, costs, sample_weight=weights, tol=tol)
     W = np.stack([f.w for f in fits])
     pred = (X_test @ W.T + np.array([f.b for f in fits]) > 0).astype(float)   # (rows, points)
-    tp = y_test @ pred
-    fp = (1.0 - y_test) @ pred
-    counts = np.stack([tp, fp, y_test.sum() - tp, (1.0 - y_test).sum() - fp], axis=1)
+    pos, neg = w_test * y_test, w_test * (1.0 - y_test)
+    tp = pos @ pred
+    fp = neg @ pred
+    counts = np.stack([tp, fp, pos.sum() - tp, neg.sum() - fp], axis=1)
     return [(counts[g], None, [] if f.converged else [(
         ConvergenceWarning, f"wsvm: {f.message}; the hyperplane may be inaccurate. Standardise "
                             "the features or reduce very large costs C_pos/C_neg.")])
