@@ -103,6 +103,9 @@ def test_tune_threshold_frequency_weights_equal_duplicated_rows(data, how):
                                b.tidy()[["tp", "fp", "fn", "tn"]], rtol=1e-9)
     # the tuned model's own (weighted) F on its training rows is the duplicated fit's
     assert a.measure() == pytest.approx(b.measure(), rel=1e-12)
+    # so are its curves on the tuning rows (counted with the prior weights)
+    np.testing.assert_allclose(a.f_curve()[["tp", "fp", "fn", "tn"]],
+                               b.f_curve()[["tp", "fp", "fn", "tn"]], rtol=1e-9)
 
 
 @pytest.mark.parametrize("how", ["column", "array"])
