@@ -246,7 +246,10 @@ class _RefitEngine(Draws):
         if not infinite and not penalised and se is not None and se0 is not None:
             common = se.index.intersection(se0.index)
             if not converged or suspect(se[common].to_numpy(), se0[common].to_numpy()):
-                infinite = no_finite_mle(src.X, src.y, src.count_weights)
+                # the exact test needs the design; a keep_data=False replicate keeps the
+                # screen's verdict
+                infinite = (no_finite_mle(src.X, src.y, src.count_weights)
+                            if getattr(src, "X", None) is not None else True)
         return infinite, converged
 
 
@@ -291,7 +294,8 @@ def _supports_weighted(results) -> bool:
     from .maxent import MaxentResults
 
     return (type(results) is MaxentResults and getattr(results, "fweights", None) is None
-            and results.model in ("maxent", "umaxent"))
+            and results.model in ("maxent", "umaxent")
+            and results.X is not None)                 # keep_data=False: refit the frame
 
 
 def _label_probabilities(results, frame, type_):

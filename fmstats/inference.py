@@ -134,9 +134,10 @@ def _check_model(m, i: int):
                 "bootstrap (fm.bootstrap).")
         raise ModelComparisonError(
             f"anova needs maxent/umaxent fits; model {i + 1} is a {what}.")
-    if hasattr(m, "stats"):
-        raise ModelComparisonError("anova: out-of-core (Dask) fits keep no rows to refit; "
-                                   "compare them by their deviances and df by hand.")
+    if hasattr(m, "stats") or getattr(m, "X", None) is None:
+        raise ModelComparisonError(
+            f"anova: model {i + 1} keeps no design matrix (out of core, or keep_data=False), "
+            "so its sub-models cannot be refitted; refit it with keep_data=True in memory.")
     if m.settings.penalty:
         raise ModelComparisonError(
             f"anova: model {i + 1} has a ridge penalty ({m.settings.penalty:g}); deviance "
@@ -374,6 +375,8 @@ def profile_conf_int(results, level: float = 0.95) -> pd.DataFrame:
     A bound that the profile never reaches (separation) is NaN.
     """
     check_scalar("level", level, low=0, high=1, low_open=True, high_open=True)
+    if results.X is None:
+        results.require_design("profile-likelihood intervals")
     X, y, w = results.X, results.y, results.count_weights
     coef = results.fit_.coef
     dev_hat = float(binomial_deviance(y, np.clip(results.fit_.mu, 1e-300, 1 - 1e-16), w))
