@@ -50,7 +50,9 @@ class Persistable:
         """Pickle the results to ``path`` with the file format version and the class name.
 
         Everything the object holds is stored (for model fits: the design and the fitted
-        values as well as the coefficients); cached derived statistics are not.  Read it
+        values as well as the coefficients; a ``maxent(..., keep_data=False)`` fit holds no
+        design, only n-length vectors, so its file is small); cached derived statistics are
+        not.  Read it
         back with ``type(results).load(path)``.
         """
         from ._version import __version__
