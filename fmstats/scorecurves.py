@@ -13,7 +13,7 @@ import pandas as pd
 
 from . import measures as _m
 from . import prcurve as _pr
-from ._validation import as_float_vector, check_weights, describe
+from ._validation import describe, prior_weights
 from .exceptions import DataError, InvalidArgumentError, ResponseError
 from .formula import formula_names, split_formula
 
@@ -90,14 +90,10 @@ class ScoreCurves:
                                        f"{describe(newdata)}.")
         if len(newdata) == 0:
             raise DataError("`newdata` has no rows; the curves need scored rows with labels.")
+        # weights as every model reads them: a column, a Series aligned on newdata's index by
+        # label, or an array by position
+        extra = None if weights is None else prior_weights(weights, newdata)
         data = newdata.reset_index(drop=True)
-        if isinstance(weights, str):
-            if weights not in data.columns:
-                raise InvalidArgumentError(f"`weights` names column {weights!r}, which is not "
-                                           "in `newdata`.")
-            weights = data[weights].to_numpy(dtype=float)
-        extra = None if weights is None else check_weights(
-            "weights", as_float_vector("weights", weights, len(data)), len(data))
         y, w, rows = self._truth_weights(data)
         if len(rows) == 0:
             raise DataError("no rows of `newdata` remain after dropping those with missing "

@@ -15,7 +15,8 @@ import pandas as pd
 import pytest
 
 import fmstats as fm
-from fmstats.exceptions import DataError, FmstatsError, InvalidArgumentError, ResponseError
+from fmstats.exceptions import (DataError, FmstatsError, InvalidArgumentError, ResponseError,
+                                WeightsError)
 from fmstats.prcurve import (best_row, f_curve, iso_f_precision, iso_f_recall_start,
                              operating_row, roc_auc, roc_curve)
 
@@ -249,7 +250,7 @@ def test_bad_input_errors_name_the_argument(fits):
         fit.plot_pr(newdata=[1, 2])
     with pytest.raises(InvalidArgumentError, match="`weights` applies to `newdata` only"):
         fit.f_curve(weights="w")
-    with pytest.raises(InvalidArgumentError, match="`weights` names column 'k'"):
+    with pytest.raises(WeightsError, match="`weights` names column 'k'"):   # as every model
         fit.f_curve(d, weights="k")
     with pytest.raises(ResponseError, match="no positive weight"):
         fit.roc_auc(d[d["y"] == 0])
@@ -297,3 +298,18 @@ def test_plot_roc_legend_has_the_auc(fits):
     assert svm.plot_pr(ax=ax) is fig
     assert any("decision value > 0" in lab for lab in ax.get_legend_handles_labels()[1])
     plt.close(fig)
+
+
+def test_newdata_weights_series_is_aligned_by_label():
+    # a Series of weights is matched to newdata's rows by index label, as the models read
+    # weights= (issue 16, item 6): a shuffled Series gives the same curve as the array
+    rng = np.random.default_rng(5)
+    d = pd.DataFrame({"x": rng.normal(size=200)})
+    d["y"] = (rng.random(200) < 1 / (1 + np.exp(-2 * d["x"]))).astype(int)
+    fit = fm.maxent("y ~ x", d)
+    w = pd.Series(rng.integers(1, 4, 200).astype(float), index=d.index)
+    shuffled = w.sample(frac=1.0, random_state=1)
+    pd.testing.assert_frame_equal(fit.f_curve(d, weights=shuffled),
+                                  fit.f_curve(d, weights=w.to_numpy()))
+    with pytest.raises(WeightsError, match="weights"):
+        fit.f_curve(d, weights=w.iloc[:150])
