@@ -115,6 +115,28 @@ def print_header(title: str, modules, threads: int, extra_lines=()) -> None:
     print()
 
 
+def proc_status_kib(field: str) -> int | None:
+    """A field of /proc/self/status in KiB (``VmRSS``, ``VmHWM``, ...); None off Linux."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def reset_peak_rss() -> bool:
+    """Reset the kernel's peak-RSS counter (VmHWM) of this process; False if not allowed."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
 def median(xs):
     return statistics.median(xs)
 

@@ -225,26 +225,6 @@ def _head(data, k: int):
     return data.iloc[:k].copy()
 
 
-def _proc_status_kib(field: str) -> int | None:
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return None
-
-
-def _reset_peak_rss() -> bool:
-    try:
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-        return True
-    except OSError:
-        return False
-
-
 def run_worker(name: str, n: int, seed: int, threads: int) -> None:
     from threadpoolctl import threadpool_info, threadpool_limits
 
@@ -256,8 +236,8 @@ def run_worker(name: str, n: int, seed: int, threads: int) -> None:
             warnings.simplefilter("ignore")
             fit(_head(data, 2000))  # warm-up: lazy imports, first-call set-up
         gc.collect()
-        reset = _reset_peak_rss()
-        rss_before = _proc_status_kib("VmRSS")
+        reset = _common.reset_peak_rss()
+        rss_before = _common.proc_status_kib("VmRSS")
         ru_before = resource.getrusage(resource.RUSAGE_SELF)
         maxrss_before = ru_before.ru_maxrss
         with warnings.catch_warnings(record=True) as caught:

@@ -23,17 +23,13 @@ import subprocess
 import sys
 import time
 
-from _common import ensure_fmstats_importable
+from _common import ensure_fmstats_importable, proc_status_kib, reset_peak_rss
 
 ensure_fmstats_importable()
 
 
 def _status(field: str) -> int:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) * 1024
-    return 0
+    return (proc_status_kib(field) or 0) * 1024
 
 
 def worker(n: int, p: int, keep: bool) -> dict:
@@ -50,11 +46,7 @@ def worker(n: int, p: int, keep: bool) -> dict:
     del X, eta
     formula = "y ~ " + " + ".join(f"x{j}" for j in range(p))
     gc.collect()
-    try:
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-    except OSError:
-        pass
+    reset_peak_rss()
     before = _status("VmRSS")
     t = time.perf_counter()
     res = fm.maxent(formula, df, keep_data=keep)

@@ -32,7 +32,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import REPO_ROOT, format_table, print_header, set_thread_env
+from _common import (REPO_ROOT, format_table, print_header, proc_status_kib, reset_peak_rss,
+                     set_thread_env)
 
 HERE = Path(__file__).resolve().parent
 
@@ -41,20 +42,10 @@ HERE = Path(__file__).resolve().parent
 # worker (runs inside the measured process)
 # ---------------------------------------------------------------------------
 def _status(field: str) -> int:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) * 1024
-    raise RuntimeError(field)
-
-
-def _reset_peak() -> bool:
-    try:
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-        return True
-    except OSError:
-        return False
+    kib = proc_status_kib(field)
+    if kib is None:
+        raise RuntimeError(field)
+    return kib * 1024
 
 
 def _inputs(case: str, args):
@@ -99,7 +90,7 @@ def worker(case: str, args) -> None:
         fn, info = _inputs(case, args)
         gc.collect()
         before = _status("VmRSS")
-        reset = _reset_peak()
+        reset = reset_peak_rss()
         t0 = time.perf_counter()
         out = fn()
         seconds = time.perf_counter() - t0
