@@ -6,8 +6,12 @@ import pytest
 @pytest.fixture
 def synth():
     """A small logistic data set with a factor, weights and probabilistic labels."""
+    return make_synth(400)
+
+
+def make_synth(n: int) -> pd.DataFrame:
+    """The data of the ``synth`` fixture with ``n`` rows (also for module-scoped fixtures)."""
     rng = np.random.default_rng(11)
-    n = 400
     x1, x2 = rng.normal(size=(2, n))
     g = rng.choice(["a", "b", "c"], size=n)
     eta = -0.2 + 0.9 * x1 - 0.6 * x2 + np.select([g == "b", g == "c"], [0.5, -0.4], 0.0)

@@ -7,7 +7,6 @@ of F for the iso-F lines.
 """
 from __future__ import annotations
 
-import warnings
 
 import matplotlib
 import numpy as np
@@ -15,6 +14,7 @@ import pandas as pd
 import pytest
 
 import fmstats as fm
+from conftest import make_synth
 from fmstats.exceptions import (DataError, FmstatsError, InvalidArgumentError, ResponseError,
                                 WeightsError)
 from fmstats.prcurve import (best_row, f_curve, iso_f_precision, iso_f_recall_start,
@@ -141,17 +141,7 @@ def fits(synth_module):
 
 @pytest.fixture(scope="module")
 def synth_module():
-    rng = np.random.default_rng(11)
-    n = 300
-    x1, x2 = rng.normal(size=(2, n))
-    g = rng.choice(["a", "b", "c"], size=n)
-    eta = -0.2 + 0.9 * x1 - 0.6 * x2 + np.select([g == "b", g == "c"], [0.5, -0.4], 0.0)
-    p = 1 / (1 + np.exp(-eta))
-    y = (rng.random(n) < p).astype(int)
-    q = np.clip(rng.beta(8 * p + 0.1, 8 * (1 - p) + 0.1), 0, 1)
-    yes = rng.binomial(4, q)
-    return pd.DataFrame({"x1": x1, "x2": x2, "g": g, "y": y, "q": q,
-                         "w": rng.integers(1, 4, size=n), "yes": yes, "no": 4 - yes})
+    return make_synth(300)
 
 
 @pytest.mark.parametrize("name", ["maxent weighted", "maxent cbind", "umaxent", "fmaxent"])
