@@ -97,16 +97,21 @@ class MaxentReport:
                          "(separation); standard errors are unreliable.")
         return lines
 
+    def _prior_range(self) -> tuple[float, float]:
+        """Smallest and largest prior weight (out-of-core results read it from their stats)."""
+        pw = self.prior_weights
+        return float(pw.min()), float(pw.max())
+
     def _weights_text(self) -> str:
         parts = []
         s = self.settings.weights
         if s is None:
             parts.append("none (all 1)")
         else:
-            pw = self.prior_weights
+            lo, hi = self._prior_range()
             name = f"'{s}'" if isinstance(s, str) else "array"
-            parts.append(f"prior weights {name}, range [{pw.min():.4g}, {pw.max():.4g}]")
-        if self.trials is not None:
+            parts.append(f"prior weights {name}, range [{lo:.4g}, {hi:.4g}]")
+        if self.response_kind == "counts":
             parts.append("times the number of votes (cbind)")
         return ", ".join(parts)
 

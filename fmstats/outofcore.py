@@ -297,17 +297,9 @@ class _OutOfCore:
             cov *= self.nobs / (self.nobs - self.rank)
         return cov
 
-    def _weights_text(self) -> str:
-        parts = []
-        s = self.settings.weights
-        if s is None:
-            parts.append("none (all 1)")
-        else:
-            lo, hi = self.stats.checks["prior_range"]
-            parts.append(f"prior weights '{s}', range [{lo:.4g}, {hi:.4g}]")
-        if self.response_kind == "counts":
-            parts.append("times the number of votes (cbind)")
-        return ", ".join(parts)
+    def _prior_range(self) -> tuple[float, float]:
+        lo, hi = self.stats.checks["prior_range"]
+        return float(lo), float(hi)
 
     def predict(self, newdata=None, type: str = "response", threshold: float | None = None,
                 missing: str = "drop", se_fit: bool = False, interval: str | None = None,
