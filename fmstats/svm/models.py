@@ -702,7 +702,7 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
     if restarts is None:
         restarts = 0 if method == "primal" else 20
     restarts = int(check_scalar("restarts", restarts, low=0, integer=True))
-    a_arg, degenerate_arg = a, degenerate
+    degenerate_arg = degenerate
     if a is None:
         a = THESIS_A if method == "primal" else DEFAULT_A
     a = float(check_scalar("a", a, low=0, low_open=True))
@@ -772,7 +772,8 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
              f"{run.start_fun:.6g} at the start. Increase `maxeval`, loosen `ftol_rel`"
              + (", or use method='reduced' (n + 1 variables instead of n + 1 + m)"
                 if method == "primal" else "") + ".", ConvergenceWarning)
-    # the arguments as given (refit re-resolves the defaults on its data) and the values used
+    # the arguments as given (refit re-resolves the defaults on its data; `a` is recorded as
+    # resolved, since its default depends only on `method`) and the values used
     settings = dict(formula=formula, weights=_weights_label(weights),
                     weights_column=weights if isinstance(weights, str) else None,
                     measure=fm, C=C_arg, a=a,
