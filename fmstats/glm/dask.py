@@ -28,7 +28,7 @@ from scipy.special import expit, xlogy
 from threadpoolctl import threadpool_limits
 
 from ..exceptions import DataError, DesignError, InvalidArgumentError
-from .irls import (SEPARATION_EPS, SPREAD_RANGE, _intercept_index, _newton_loop, _Point, _probs,
+from .irls import (SEPARATION_EPS, SPREAD_RANGE, intercept_index, _newton_loop, _Point, _probs,
                    column_spread, gram, independent_columns, information_inverse, warn_fit)
 
 #: An offset column (|centre| above this many times its spread, with an intercept) is refused
@@ -329,7 +329,7 @@ def refuse_offset_columns(X, names=None) -> None:
     else:
         return
     mid, half = column_spread(B)
-    k = _intercept_index(B)
+    k = intercept_index(B)
     lo, hi = SPREAD_RANGE
     for j in range(B.shape[1]):
         label = repr(names[j]) if names is not None else f"{j}"

@@ -223,7 +223,9 @@ class ColumnScaling:
         return pen * (1.0 / self.scale) ** 2
 
 
-def _intercept_index(X: np.ndarray) -> int | None:
+def intercept_index(X: np.ndarray) -> int | None:
+    """Position of the first column of ones in X (the intercept), or None.  Used here and by
+    :mod:`fmstats.glm.dask` to decide where offset columns can be centred."""
     if X.shape[0] == 0:
         return None
     for j in np.flatnonzero(X[0] == 1.0):
@@ -258,7 +260,7 @@ def column_scaling(X: np.ndarray, pen: np.ndarray | None = None, *, force: bool 
         raise DesignError(f"column {bad} of the design has non-finite values or a range that "
                           "overflows double precision; rescale it.")
     offset = (np.abs(mid) > _OFFSET_RATIO * half) & (half > 0)
-    k = _intercept_index(X) if offset.any() or force else None
+    k = intercept_index(X) if offset.any() or force else None
     if k is not None and pen is not None and pen[k] > 0:
         k = None                       # a penalised intercept: centring would change the penalty
     if k is not None:
@@ -623,9 +625,7 @@ def _finish(X, y, w, coef, eta, mu, dev, pen, it, converged, history, tol, max_i
 
 def has_intercept(X: np.ndarray) -> bool:
     """Whether the column space of X contains the constant (checked on a column of ones)."""
-    if X.shape[0] == 0:
-        return False
-    return any(bool(np.all(X[:, j] == 1.0)) for j in np.flatnonzero(X[0] == 1.0))
+    return intercept_index(X) is not None
 
 
 def null_deviance(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
