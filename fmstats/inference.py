@@ -134,7 +134,7 @@ def _check_model(m, i: int):
                 "bootstrap (fm.bootstrap).")
         raise ModelComparisonError(
             f"anova needs maxent/umaxent fits; model {i + 1} is a {what}.")
-    if hasattr(m, "stats") or getattr(m, "X", None) is None:
+    if getattr(m, "X", None) is None:               # out of core, or keep_data=False
         raise ModelComparisonError(
             f"anova: model {i + 1} keeps no design matrix (out of core, or keep_data=False), "
             "so its sub-models cannot be refitted; refit it with keep_data=True in memory.")
@@ -275,10 +275,8 @@ def anova(*models, test: str | None = None, dispersion: float | None = None) -> 
             rao = None
             if test == "Rao":
                 small, big = (prev, m) if prev.rank <= m.rank else (m, prev)
-                rao = _rao(big, big.X, small.fit_.mu)
-                rao = rao if df > 0 else -rao
-            stat, p = _p_and_stat(test, abs(dev), abs(df), disp, biggest.df_resid,
-                                  None if rao is None else abs(rao),
+                rao = _rao(big, big.X, small.fit_.mu)       # a quadratic form: >= 0
+            stat, p = _p_and_stat(test, abs(dev), abs(df), disp, biggest.df_resid, rao,
                                   biggest._estimate_dispersion and dispersion is None)
             row.update(df=df, deviance=dev, statistic=stat, p_value=p)
         rows.append(row)
