@@ -3,18 +3,17 @@
 Workers are module-level functions, so ``joblib.parallel_config(backend="dask")``
 sends them to a Dask cluster unchanged.  Seeds are spawned from ``random_state``
 before any work is dispatched, so results do not depend on ``n_jobs`` or on the
-order in which workers finish.  A tqdm progress bar is shown when asked for, or
-by default when the session is interactive (a terminal or a Jupyter kernel).
+order in which workers finish.  Progress bars follow the rule of ``_progress``
+(``progress_enabled`` is re-exported here for the modules that import it from here).
 """
 from __future__ import annotations
 
-import sys
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from ._validation import check_choice, check_random_state, check_scalar, describe
-from .exceptions import InvalidArgumentError
+from ._progress import progress_bar, progress_enabled
+from ._validation import check_choice, check_random_state, check_scalar
 
 __all__ = ["spawn_seeds", "progress_enabled", "check_n_jobs", "run_tasks"]
 
@@ -28,21 +27,6 @@ def spawn_seeds(random_state: Any, n: int) -> list[np.random.SeedSequence]:
     rng = check_random_state(random_state)
     root = np.random.SeedSequence(int(rng.integers(0, 2**63 - 1)))
     return root.spawn(int(n))
-
-
-def progress_enabled(progress: Any) -> bool:
-    """``True``/``False`` as given; ``None`` means on only in an interactive session."""
-    if progress is None:
-        if "ipykernel" in sys.modules:
-            return True
-        try:
-            return bool(sys.stderr.isatty())
-        except (AttributeError, ValueError):
-            return False
-    if not isinstance(progress, (bool, np.bool_)):
-        raise InvalidArgumentError(
-            f"`progress` must be True, False or None (auto); got {describe(progress)}.")
-    return bool(progress)
 
 
 def check_n_jobs(n_jobs: Any) -> int | None:
@@ -81,7 +65,5 @@ def run_tasks(fn: Callable, tasks: Iterable[Sequence], *, n_jobs: int | None = N
     parallel = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator")
     results = parallel(delayed(_run_one)(fn, tuple(t), blas_threads) for t in tasks)
     if show:
-        from tqdm import tqdm
-
-        results = tqdm(results, total=total, desc=desc, leave=False, file=sys.stderr)
+        results = progress_bar(results, total=total, desc=desc)
     return list(results)

@@ -27,7 +27,6 @@ cost <a(t), e> + b(t) (<= 0 exactly when F >= t) is reported beside it.
 from __future__ import annotations
 
 import math
-import sys
 
 import numpy as np
 
@@ -209,9 +208,9 @@ def run_search(problem: _Problem, ts: np.ndarray, *, costs: bool, thresholds: bo
     elif search == "grid":
         levels = [float(t) for t in ts]
         if progress:
-            from tqdm import tqdm
+            from .._progress import progress_bar
 
-            levels = tqdm(levels, desc=desc, leave=False, file=sys.stderr)
+            levels = progress_bar(levels, desc=desc)
         for t in levels:
             s(t)
     else:

@@ -24,7 +24,7 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
-from .._parallel import progress_enabled
+from .._progress import progress_bar, progress_enabled
 from .._validation import check_choice, check_scalar, describe, num, warn
 from ..exceptions import DataError, DataWarning, InvalidArgumentError
 from ..measures import FMeasure, as_fmeasure
@@ -211,9 +211,7 @@ def compare_thresholds(spe_val: Any, Y_val: Any, spe_test: Any, Y_test: Any,
     tasks = [(mth, c) for mth in mths for c in grid]
     bar = None
     if progress_enabled(progress):
-        import sys
-        from tqdm import tqdm
-        bar = tqdm(total=len(tasks), desc="thresholds", leave=False, file=sys.stderr)
+        bar = progress_bar(total=len(tasks), desc="thresholds")
     rows = []
     try:
         for mth, c in tasks:

@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 import scipy.sparse as sp
 
-from .._parallel import progress_enabled
+from .._progress import progress_bar, progress_enabled
 from .._persist import Persistable
 from .._validation import check_scalar, describe, num, warn
 from ..exceptions import DataError, DataWarning, InvalidArgumentError, ResponseError
@@ -390,9 +390,7 @@ def iter_spe(scorer: Callable[[Any], Any], X: Any, thresholds: Any = 0.0, *,
                                                             integer=True))
     bar = None
     if progress_enabled(progress):
-        import sys
-        from tqdm import tqdm
-        bar = tqdm(total=n, desc="SPE", unit="row", leave=False, file=sys.stderr)
+        bar = progress_bar(total=n, desc="SPE", unit="row")
     m, tau, lo = None, None, 0
     try:
         while lo < n:

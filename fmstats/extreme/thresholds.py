@@ -24,7 +24,7 @@ from typing import Any, Iterable
 import numpy as np
 import scipy.sparse as sp
 
-from .._parallel import progress_enabled
+from .._progress import progress_bar, progress_enabled
 from .._persist import Persistable
 from .._validation import check_probabilities, describe, num
 from ..exceptions import DataError, InvalidArgumentError
@@ -642,9 +642,7 @@ def ofo(spe: Any, Y: Any, a: Any, b: Any, *, lower_bounds: Any = None,
     pred_parts, done = [], 0
     bar = None
     if progress_enabled(progress):
-        import sys
-        from tqdm import tqdm
-        bar = tqdm(total=n, desc="OFO", unit="inst", leave=False, file=sys.stderr)
+        bar = progress_bar(total=n, desc="OFO", unit="inst")
     try:
         for chunk in stream:
             whole = as_spe(chunk, "spe")

@@ -22,7 +22,6 @@ once and solves a whole chunk of grid points' QPs side by side
 from __future__ import annotations
 
 import inspect
-import sys
 import warnings
 
 import numpy as np
@@ -30,7 +29,8 @@ import pandas as pd
 
 from .. import measures as _m
 from .._folds import Criterion, capturing, reemit
-from .._parallel import progress_enabled, run_tasks
+from .._parallel import run_tasks
+from .._progress import progress_bar, progress_enabled
 from .._validation import check_binary, check_choice, check_scalar, describe
 from ..exceptions import ConvergenceWarning, InvalidArgumentError, ResponseError
 from ..tuning import CvTuneResults, _grid_points, cv_tune, with_measure
@@ -426,9 +426,7 @@ def chapter8(formula: str, train: pd.DataFrame, test: pd.DataFrame, alphas=THESI
     out = []
     steps = alphas
     if show:
-        from tqdm import tqdm
-
-        steps = tqdm(alphas, desc="chapter8: fsvm over alpha", leave=False, file=sys.stderr)
+        steps = progress_bar(alphas, desc="chapter8: fsvm over alpha")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for alpha in steps:
