@@ -37,6 +37,7 @@ from .validate import ValidateResults, validate
 from . import costsensitive
 from .costsensitive import CostSensitiveResults, costsens, costsens_variants
 from . import extreme
+from .interop import to_statsmodels
 
 __all__ = [
     "__version__",
@@ -77,6 +78,7 @@ __all__ = [
     "f_curve",
     "prcurve",
     "datasets",
+    "to_statsmodels",
     "measures",
     "exceptions",
     "FmstatsError",

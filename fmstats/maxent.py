@@ -461,6 +461,12 @@ class MaxentResults(MaxentReport, ModelResults):
             kwargs["keep_data"] = False
         return fn(s.formula, data, **kwargs)
 
+    def to_statsmodels(self, cov_type: str | None = None):
+        """This model refitted by statsmodels' GLM; see :func:`fmstats.to_statsmodels`."""
+        from .interop import to_statsmodels
+
+        return to_statsmodels(self, cov_type)
+
     def __repr__(self) -> str:
         return (f"<{type(self).__name__} {self.model}: {self.formula!r}, n = {self.nobs}, "
                 f"deviance = {self.deviance:.4g}, converged = {self.converged}>")
