@@ -39,14 +39,10 @@ def demo(args) -> int:
 
 
 def datasets(args) -> int:
-    import fmstats as fm
+    """List the bundled data sets: shape, loader, source and licence."""
+    from fmstats._catalog import format_catalog
 
-    for name, loader in (("titanic", fm.datasets.load_titanic),
-                         ("adult (train)", lambda: fm.datasets.load_adult("train")),
-                         ("adult (test)", lambda: fm.datasets.load_adult("test")),
-                         ("yeast", fm.datasets.load_yeast)):
-        df = loader()
-        print(f"{name:15s} {df.shape[0]:>6d} rows x {df.shape[1]:>3d} columns")
+    print(format_catalog(), end="")
     return 0
 
 

@@ -35,10 +35,12 @@ from typing import Any, Iterable, NamedTuple
 import numpy as np
 import pandas as pd
 
+from ._catalog import list_datasets
 from ._validation import check_choice, check_probabilities, check_scalar, describe
 from .exceptions import DataError, InvalidArgumentError
 
 __all__ = [
+    "list_datasets",
     "load_titanic",
     "titanic_complete",
     "TITANIC_COLUMNS",
