@@ -1,0 +1,299 @@
+"""The package's architecture rules, checked by reading every module with ``ast``.
+
+Rules (ARCHITECTURE.md):
+
+* a module never imports another module's private (single-underscore) name, neither with
+  ``from fmstats.x import _name`` / ``from .x import _name`` nor as ``x._name`` on an
+  imported fmstats module; public names of underscore modules are fine;
+* no import cycle between modules (top-level and function-level imports both count;
+  a package ``__init__`` that only re-exports is not a node of the graph: an import of a
+  name from a package is followed to the submodule that defines it);
+* every module has at most 800 lines;
+* ``fmstats/maxent.py`` and ``fmstats/fmaxent.py`` import nothing from Dask or
+  out-of-core code.
+
+Each test prints every offender, so a failing run is the to-do list.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import fmstats
+
+PACKAGE_DIR = Path(fmstats.__file__).resolve().parent
+MAX_LINES = 800
+# modules that hold out-of-core (Dask) code; maxent.py / fmaxent.py may not import them
+OUT_OF_CORE = {"fmstats.outofcore", "fmstats.glm.dask"}
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE_DIR.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _collect_modules() -> dict[str, Path]:
+    return {
+        _module_name(p): p
+        for p in sorted(PACKAGE_DIR.rglob("*.py"))
+        if "__pycache__" not in p.parts
+    }
+
+
+MODULES = _collect_modules()
+PACKAGES = {name for name, p in MODULES.items() if p.name == "__init__.py"}
+TREES = {name: ast.parse(p.read_text(), filename=str(p)) for name, p in MODULES.items()}
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _resolve_from(module: str, node: ast.ImportFrom) -> str:
+    """The absolute module named by a (possibly relative) ``from ... import``."""
+    if node.level == 0:
+        return node.module or ""
+    base = module.split(".") if module in PACKAGES else module.split(".")[:-1]
+    if node.level > 1:
+        base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _package_exports(package: str) -> dict[str, str]:
+    """For a package ``__init__``: the submodule each re-exported name comes from."""
+    out: dict[str, str] = {}
+    for node in ast.walk(TREES[package]):
+        if isinstance(node, ast.ImportFrom):
+            target = _resolve_from(package, node)
+            for alias in node.names:
+                bound = alias.asname or alias.name
+                sub = f"{target}.{alias.name}"
+                out[bound] = sub if sub in MODULES else target
+    return out
+
+
+def _follow(target: str, name: str | None = None) -> str | None:
+    """The module an import of ``target`` (and optionally ``name`` from it) depends on.
+
+    A package is followed through its re-exports to the defining submodule; an import
+    of a bare package with no name gives no edge (``None``)."""
+    seen = set()
+    while target in PACKAGES and name is not None and (target, name) not in seen:
+        seen.add((target, name))
+        sub = f"{target}.{name}"
+        if sub in MODULES:
+            return sub
+        nxt = _package_exports(target).get(name)
+        if nxt is None or nxt == target:
+            return None
+        target = nxt
+        if target not in PACKAGES:
+            return target
+    if target in PACKAGES:
+        return None
+    return target if target in MODULES else None
+
+
+class _Imports:
+    """Imports of one module: fmstats edges, private-name offences, external roots."""
+
+    def __init__(self, module: str):
+        self.module = module
+        self.edges: set[str] = set()
+        self.private: list[str] = []
+        self.external: set[str] = set()
+        self.module_aliases: dict[str, str] = {}  # local name -> fmstats module
+
+    def _edge(self, target: str | None) -> None:
+        if target and target != self.module and target.startswith("fmstats"):
+            self.edges.add(target)
+
+    def add_import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if not alias.name.startswith("fmstats"):
+                self.external.add(alias.name)
+                continue
+            self._edge(_follow(alias.name))
+            if alias.asname:
+                self.module_aliases[alias.asname] = alias.name
+            else:
+                self.module_aliases.setdefault("fmstats", "fmstats")
+
+    def add_import_from(self, node: ast.ImportFrom) -> None:
+        target = _resolve_from(self.module, node)
+        if not target.startswith("fmstats"):
+            self.external.add(target)
+            return
+        for alias in node.names:
+            sub = f"{target}.{alias.name}"
+            if sub in MODULES:  # a module, not a name
+                self.module_aliases[alias.asname or alias.name] = sub
+                self._edge(_follow(sub))
+                continue
+            self._edge(_follow(target, alias.name))
+            if _is_private(alias.name) and target != self.module:
+                self.private.append(
+                    f"{self.module} (line {node.lineno}): from {target} import {alias.name}"
+                )
+
+    def _dotted(self, node: ast.expr) -> str | None:
+        if isinstance(node, ast.Name):
+            return self.module_aliases.get(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self._dotted(node.value)
+            if base is None:
+                return None
+            return f"{base}.{node.attr}"
+        return None
+
+
+def _scan(module: str) -> _Imports:
+    v = _Imports(module)
+    # imports first (anywhere in the module), so aliases are known to attribute access
+    for node in ast.walk(TREES[module]):
+        if isinstance(node, ast.Import):
+            v.add_import(node)
+        elif isinstance(node, ast.ImportFrom):
+            v.add_import_from(node)
+    for node in ast.walk(TREES[module]):
+        if isinstance(node, ast.Attribute):
+            base = v._dotted(node.value)
+            if base is not None and base in MODULES:
+                full = f"{base}.{node.attr}"
+                if full in MODULES:
+                    v._edge(_follow(full))
+                else:
+                    v._edge(_follow(base, node.attr))
+                    if _is_private(node.attr) and base != module:
+                        v.private.append(f"{module} (line {node.lineno}): {base}.{node.attr}")
+    return v
+
+
+SCANS = {name: _scan(name) for name in MODULES}
+
+
+def _graph() -> dict[str, set[str]]:
+    return {
+        m: {t for t in s.edges if t not in PACKAGES}
+        for m, s in SCANS.items()
+        if m not in PACKAGES
+    }
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle through every strongly connected component of more than one module."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+    counter = [0]
+
+    def strong(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                components.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            strong(v)
+
+    cycles = []
+    for comp in components:
+        members = set(comp)
+        start = comp[0]
+        # breadth-first search for the shortest path back to start inside the component
+        parent = {start: None}
+        queue = [start]
+        found = None
+        while queue and found is None:
+            nxt = []
+            for v in queue:
+                for w in sorted(graph[v] & members):
+                    if w == start:
+                        found = v
+                        break
+                    if w not in parent:
+                        parent[w] = v
+                        nxt.append(w)
+                if found is not None:
+                    break
+            queue = nxt
+        path = []
+        v = found
+        while v is not None:
+            path.append(v)
+            v = parent[v]
+        cycles.append(list(reversed(path)) + [start])
+    return cycles
+
+
+def test_scanner_sees_the_package():
+    # the walk must find the modules and their imports, or every other test passes vacuously
+    assert "fmstats.maxent" in MODULES and "fmstats.glm.irls" in MODULES
+    assert "fmstats.glm" in PACKAGES
+    assert "fmstats.exceptions" in SCANS["fmstats.maxent"].edges
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_private_cross_imports():
+    def line_no(text: str) -> int:
+        return int(text.split("(line ", 1)[1].split(")", 1)[0])
+
+    offenders = [
+        line for m in sorted(SCANS) for line in sorted(set(SCANS[m].private), key=line_no)
+    ]
+    print("\n".join(["private cross-imports:"] + offenders))
+    assert offenders == [], f"{len(offenders)} private cross-imports:\n" + "\n".join(offenders)
+
+
+def test_no_import_cycles():
+    cycles = _cycles(_graph())
+    text = [" -> ".join(c) for c in cycles]
+    print("\n".join(["import cycles:"] + text))
+    assert cycles == [], "import cycles:\n" + "\n".join(text)
+
+
+def test_modules_at_most_800_lines():
+    long = {
+        name: len(p.read_text().splitlines())
+        for name, p in MODULES.items()
+        if len(p.read_text().splitlines()) > MAX_LINES
+    }
+    print("modules over", MAX_LINES, "lines:", long)
+    assert long == {}
+
+
+@pytest.mark.parametrize("module", ["fmstats.maxent", "fmstats.fmaxent"])
+def test_maxent_cores_hold_no_out_of_core_code(module):
+    scan = SCANS[module]
+    bad = sorted(
+        {e for e in scan.external if e.split(".")[0] == "dask"}
+        | {e for e in scan.edges if e in OUT_OF_CORE}
+    )
+    source = MODULES[module].read_text()
+    assert bad == [], f"{module} imports out-of-core code: {bad}"
+    assert "dask" not in source.lower(), f"{module} mentions dask"
