@@ -22,10 +22,17 @@ def test_vignette_runs(path, monkeypatch, tmp_path):
         if cell["cell_type"] == "code":
             assert not cell.get("outputs"), f"{path.name}: outputs must be stripped in git"
     namespace: dict = {}
-    with warnings.catch_warnings(record=True):
-        # a vignette shows fmstats' warnings to its reader; here they must not abort the run
-        warnings.simplefilter("always")
-        for i, cell in enumerate(c for c in nb["cells"] if c["cell_type"] == "code"):
-            source = "".join(cell["source"])
+    stray = []
+    for i, cell in enumerate(c for c in nb["cells"] if c["cell_type"] == "code"):
+        source = "".join(cell["source"])
+        with warnings.catch_warnings(record=True) as caught:
+            # a vignette shows fmstats' warnings to its reader; here they must not abort the run
+            warnings.simplefilter("always")
             exec(compile(source, f"{path.name}[cell {i}]", "exec"), namespace)  # noqa: S102
+        expected = set(cell.get("metadata", {}).get("fmstats", {}).get("expected_warnings", []))
+        stray += [f"cell {i}: {w.category.__name__}: {w.message}" for w in caught
+                  if w.category.__name__ not in expected]
     assert namespace, "the vignette defined nothing"
+    # A warning in a vignette's output must be one the vignette is about: such a cell names
+    # it in its metadata {"fmstats": {"expected_warnings": ["SeparationWarning"]}}.
+    assert not stray, f"{path.name}: stray warnings in the output:\n" + "\n".join(stray)
