@@ -62,8 +62,9 @@ def test_ch9_test_gain_share_and_meeting_point(gains_2014):
     assert fr.loc[("A", 2014), "test_gain"] == pytest.approx(14 / 19, abs=ONE_ALPHA + 1e-9)
     assert fr.loc[("B", 2014), "test_gain"] == pytest.approx(17 / 19, abs=ONE_ALPHA + 1e-9)
     lost = gains_2014[gains_2014["test_gain"] <= 1e-4]
-    # every alpha where the maximiser does not gain lies in [0.55, 0.80] (measured 0.60-0.80)
-    assert lost["alpha"].between(0.55, 0.80).all()
+    # the alphas where the maximiser does not gain: measured 0.60-0.80 (+- one step of 0.05)
+    assert lost["alpha"].min() == pytest.approx(0.60, abs=0.051)
+    assert lost["alpha"].max() == pytest.approx(0.80, abs=0.051)
     # on this draw B gains more on test than A, as the thesis says (0.0501 vs 0.0420)
     mean = gains_2014.groupby("data")["test_gain"].mean()
     assert mean["A"] == pytest.approx(0.0420, abs=0.003)
@@ -87,7 +88,7 @@ def test_ch9_iterations_about_twenty(gains_2014):
     # best iterate 13-19 on draw 2014 (median 14-15); over 10 draws 12-20.
     it = gains_2014["best_iteration"]
     assert 12 <= it.median() <= 18
-    assert 10 <= it.min() and it.max() <= 25
+    assert 12 <= it.min() <= 14 and 18 <= it.max() <= 20      # 13 and 19, +- one iteration
 
 
 @pytest.fixture(scope="module")
@@ -159,7 +160,10 @@ def test_ch9_claims_over_ten_seeds():
     assert (m["B"] - m["A"]).mean() == pytest.approx(-0.0093, abs=0.004)
     assert int((m["B"] > m["A"]).sum()) == 2
     lost = g[g["test_gain"] <= 1e-4]
-    assert lost["alpha"].between(0.45, 0.85).all() and 0.55 <= lost["alpha"].median() <= 0.70
+    # measured 0.50-0.80 over the ten draws, median 0.65 (+- one step of 0.05)
+    assert lost["alpha"].min() == pytest.approx(0.50, abs=0.051)
+    assert lost["alpha"].max() == pytest.approx(0.80, abs=0.051)
+    assert 0.55 <= lost["alpha"].median() <= 0.70
     assert g["best_iteration"].max() <= 25 and g["best_iteration"].median() == 15
 
 
@@ -208,7 +212,8 @@ def test_ch8_vignette_03_prose_numbers():
     # same helper the vignette calls.  Band: +-0.01 on a mean over 9 alphas of 50-row test F.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        d = fsvm_minus_wsvm(vignette_chapter8())
+        res = vignette_chapter8()
+    d = fsvm_minus_wsvm(res)
     expect_test = {"A1": -0.060, "A2": 0.120, "B1": -0.019, "B2": 0.164}
     for name, v in expect_test.items():
         assert d.loc[(name, "test"), "mean"] == pytest.approx(v, abs=0.01), name
@@ -216,6 +221,11 @@ def test_ch8_vignette_03_prose_numbers():
     assert d.loc[("A2", "test"), "min"] > 0 and d.loc[("B2", "test"), "min"] > 0
     assert d.loc[("A2", "train"), "accuracy_svm_f_max"] == 0
     assert d.loc[("A2", "test"), "accuracy_svm_f_max"] == 0
+    assert d.loc[("A2", "train"), "mean"] == pytest.approx(-0.106, abs=0.01)
+    # B2 at alpha 0.1: accuracy-tuned 0.302 against the F-tuned weighted SVM's 0.824 (test)
+    t = res[(res.dataset == "B2") & (res.data == "test") & (res.alpha == 0.1)].set_index("model")
+    assert t.loc["wsvm, CV accuracy", "f"] == pytest.approx(0.302, abs=0.005)
+    assert t.loc["wsvm, CV F", "f"] == pytest.approx(0.824, abs=0.005)
 
 
 @pytest.mark.slow
