@@ -102,6 +102,8 @@ class MaxentReport:
         pw = self.prior_weights
         return float(pw.min()), float(pw.max())
 
+        if getattr(self, "stats", None) is not None:
+            return self.stats.prior_range()
     def _weights_text(self) -> str:
         parts = []
         s = self.settings.weights

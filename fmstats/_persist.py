@@ -5,7 +5,7 @@ Used by (each inherits :class:`Persistable`):
 * ``results.ModelResults``: maxent, umaxent, fmaxent, wsvm, fsvm, costsens and the Dask fits;
 * ``_tuned.Tuned``: cv_tune and tune_threshold;
 * ``bootstrap.BootstrapResults``, ``validate.ValidateResults``, ``qresample.ResampledF``;
-* ``multilabel.models._MultilabelResults``: br and pcc;
+* ``multilabel.models.MultilabelResults``: br and pcc;
 * ``extreme.plt.PLTResults``, ``extreme.thresholds.ThresholdFit`` (sto, fta, ofo) and
   ``extreme.spe.SPE``.
 

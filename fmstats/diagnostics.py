@@ -16,7 +16,7 @@ __all__ = ["influence", "plot_diagnostics"]
 
 
 def _check(results):
-    if hasattr(results, "stats"):
+    if getattr(results, "stats", None) is not None:
         raise InvalidArgumentError("influence: an out-of-core (Dask) fit keeps no rows; refit "
                                    "in memory for row diagnostics.")
 

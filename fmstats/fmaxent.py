@@ -44,12 +44,12 @@ from . import measures as _m
 from ._validation import check_choice, check_scalar, warn
 from .exceptions import (ConvergenceWarning, InvalidArgumentError, ResponseError,
                          SeparationWarning)
-from .glm.fweights import (TINY, Iterate, expected_f_weights, metric_sums,
-                           metrics_from_sums, noisy_f_weights, smoothed_noisy_counts,
+from .design import refit_weights
+from .fitdata import is_out_of_core, prepare
+from .glm.fweights import (expected_f_weights, noisy_f_weights, smoothed_noisy_counts,
                            standardised_ridge)
-from .glm.irls import SEPARATION_EPS, irls_coef, irls_evaluate, irls_logit
-from .formula import is_dask_frame
-from .maxent import MaxentResults, _prepare, refit_weights
+from .glm.irls import SEPARATION_EPS
+from .maxent import MaxentResults
 from .summary import Section
 
 __all__ = [
@@ -91,66 +91,9 @@ class _Outer:
     reason: str
 
 
-class _ArrayRows:
-    """The data of the outer loop in memory; :class:`fmstats.outofcore.DaskRows` is the same
-    interface over a Dask DataFrame, each method one or two passes over the data."""
-
-    def __init__(self, X, q, cw, threshold: float):
-        self.X, self.q, self.cw, self.threshold = X, q, cw, threshold
-        self.sum_q = float(np.dot(cw, q))
-        self.active = cw > 0
-
-    def has_positives(self) -> bool:
-        return bool(np.any((self.q > 0) & self.active))
-
-    def baseline(self, penalty, tol, max_iter) -> np.ndarray:
-        return irls_logit(self.X, self.q, self.cw, penalty=penalty, tol=tol, max_iter=max_iter).coef
-
-    def iterate(self, coef, alpha: float, epsilon: float | None) -> Iterate:
-        q, cw = self.q, self.cw
-        p = np.clip(expit(self.X @ coef), TINY, 1 - TINY)
-        pred = (p >= self.threshold).astype(float)
-        sums = metric_sums(q, p, pred, cw)
-        return Iterate(*metrics_from_sums(sums, alpha, self.sum_q), loglik=sums[5], p=p)
-
-    def smoothed_counts(self, it: Iterate, alpha: float, epsilon: float):
-        return smoothed_noisy_counts(self.q, it.p, self.cw, alpha, epsilon)
-
-    def fweights(self, it: Iterate, method, f, tp, alpha, epsilon, bounds):
-        """The F-weights at an iterate, scaled to mean 1 over the active rows, then clipped."""
-        if method == "expected":
-            fw = expected_f_weights(self.q, it.p, f, alpha)
-        else:
-            fw = noisy_f_weights(self.q, it.p, f, tp, alpha, epsilon)
-        fw = fw / np.mean(fw[np.isfinite(fw) & self.active])  # the scale does not change the fit
-        if bounds is not None:
-            fw = np.clip(fw, bounds[0], bounds[1])
-        return fw
-
-    def unit_weights(self):
-        return np.ones_like(self.q)
-
-    def column_variances(self) -> tuple[float, np.ndarray]:
-        """Total count weight and the weighted variance of each column (two passes)."""
-        cw = self.cw
-        total = float(cw.sum())
-        mean = (cw @ self.X) / total
-        return total, (cw @ (self.X - mean) ** 2) / total
-
-    def weight_range(self, fw) -> tuple[float, float]:
-        return float(fw.min()), float(fw.max())
-
-    def refit(self, fw, coef, *, penalty, tol, max_iter) -> np.ndarray:
-        return irls_coef(self.X, self.q, self.cw * fw, coef, penalty=penalty, tol=tol,
-                         max_iter=max_iter)
-
-    def evaluate(self, fw, coef, penalty):
-        return irls_evaluate(self.X, self.q, self.cw * fw, coef, penalty=penalty)
-
-
 def _outer_loop(data, start, *, alpha, method, epsilon, bounds, inner, max_outer, patience,
                 min_improvement, rel_improvement, select, penalty, tol, max_iter) -> _Outer:
-    """Algorithms 4.1 / 7.1 on ``data`` (:class:`_ArrayRows` or its Dask counterpart)."""
+    """Algorithms 4.1 / 7.1 on ``data``, a row source (:mod:`fmstats.glm.rowsource`)."""
     coef = start
     rows = []
     best = None  # (criterion, iteration, coef, weights): the best iterate, strictly
@@ -267,6 +210,8 @@ class FMaxentResults(MaxentResults):
     @cached_property
     def llf(self) -> float:
         """The (uncertain) log-likelihood of the returned coefficients with the count weights only."""
+        if self.stats is not None:
+            return self.stats.llf(self.fit_)
         mu = self.fit_.mu
         return float(np.dot(self.count_weights, self.y * np.log(mu) + (1 - self.y) * np.log1p(-mu)))
 
@@ -278,6 +223,8 @@ class FMaxentResults(MaxentResults):
     @property
     def fweights_range(self) -> tuple[float, float]:
         """Smallest and largest F-weight on the rows with positive weight."""
+        if self.stats is not None:
+            return self.stats.fweights_range
         fw = self.fweights[self.count_weights > 0]
         return float(fw.min()), float(fw.max())
 
@@ -579,8 +526,7 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=
     bootstrap_cov = cov_type == "bootstrap"
     if bootstrap_cov:
         check_scalar("B", B, low=2, integer=True)
-    dask_data = is_dask_frame(data)
-    if bootstrap_cov and dask_data:
+    if bootstrap_cov and is_out_of_core(data):
         raise InvalidArgumentError(
             "cov_type='bootstrap' refits the model B times and is not available for a Dask "
             "DataFrame; use cov_type='HC0' (approximate) out of core.")
@@ -598,10 +544,6 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=
         call_extra["shrinkage"] = float(shrinkage)
     if cov_type != "HC0":
         call_extra["cov_type"] = cov_type
-    if dask_data:
-        from .outofcore import DaskFMaxentResults, DaskRows, prepare_dask as prepare
-    else:
-        prepare = _prepare
     prep = prepare("fmaxent", formula, data, weights, penalty=penalty,
                    cov_type="HC0" if bootstrap_cov else cov_type,
                    dispersion="pearson", threshold=threshold, measure=fm, beta=None, alpha=None,
@@ -609,8 +551,7 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=
                    engine=engine, tol=tol, max_iter=max_iter, start=None,
                    call_extra=call_extra, extra=extra)
     resp = prep.frame.response
-    rows = (DaskRows(prep, float(threshold)) if dask_data
-            else _ArrayRows(prep.X, resp.y, prep.w, float(threshold)))
+    rows = prep.rows(float(threshold))   # a row source: in memory or chunks of a Dask frame
     if not rows.has_positives():
         raise ResponseError(f"the response '{resp.name}' has no positives; the F-measure is "
                             "undefined.")
@@ -655,13 +596,10 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=
              "without bound as the expected F approaches the F of hard predictions); predictions "
              "remain usable but standard errors do not (they print as NA). Raise `shrinkage` "
              f"(now {shrinkage:g}) to keep the coefficients finite.", SeparationWarning)
-    if dask_data:
-        return DaskFMaxentResults.create(prep, settings, fit, rows, outer=outer,
-                                         baseline_coef=base_coef, column_var=column_var)
-    res = FMaxentResults(settings=settings, call=prep.call, frame=prep.frame, X=prep.X,
-                         aliased=prep.aliased, prior_weights=prep.prior, fit=fit,
-                         fweights=outer.fweights, outer=outer, baseline_coef=base_coef,
-                         column_var=column_var)
+    res = FMaxentResults(settings=settings, call=prep.call, frame=prep.frame,
+                         aliased=prep.aliased, fit=fit, outer=outer, baseline_coef=base_coef,
+                         column_var=column_var,
+                         **prep.results_data(fit, rows=rows, fweights=outer.fweights))
     if not bootstrap_cov:
         return res
     from .bootstrap import bootstrap  # resampling sits on top of the models: import on use

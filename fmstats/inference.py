@@ -121,10 +121,17 @@ class AnovaTable(pd.DataFrame):
         return head + pd.DataFrame(self).to_html(float_format=lambda v: f"{v:.6g}", na_rep="")
 
 
-def _check_model(m, i: int):
-    from .maxent import MaxentResults
+def _is_binomial_glm(m) -> bool:
+    """A maxent/umaxent fit (or an F-maximiser, refused below): a binomial GLM with a deviance.
+    Judged by its attributes so this module, which sits above the models, need not import them."""
+    try:
+        return m.family in ("binomial", "quasibinomial") and hasattr(m, "fit_")
+    except Exception:
+        return False
 
-    if not isinstance(m, MaxentResults) or getattr(m, "fweights", None) is not None:
+
+def _check_model(m, i: int):
+    if not _is_binomial_glm(m) or getattr(m, "fweights", None) is not None:
         what = type(m).__name__
         if getattr(m, "fweights", None) is not None:
             raise ModelComparisonError(

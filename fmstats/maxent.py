@@ -18,65 +18,17 @@ import pandas as pd
 from scipy.special import expit, gammaln, xlogy
 
 from . import measures as _m
-from ._validation import check_choice, check_scalar, describe, prior_weights, warn
-from .exceptions import (
-    CollinearityWarning,
-    DataError,
-    DesignError,
-    InvalidArgumentError,
-    ResponseError,
-    WeightsError,
-)
-from .formula import ModelFrame, is_dask_frame, model_frame
-from .glm.irls import (SPREAD_RANGE, IrlsFit, check_weights_range, column_spread,
-                       has_intercept, independent_columns, irls_logit, rank_gram)
+from ._validation import check_choice, describe
+from .design import COV_TYPES, Settings, check_threshold, refit_weights
+from .exceptions import DataError, InvalidArgumentError
+from .fitdata import is_out_of_core, prepare
+from .formula import ModelFrame
+from .glm.irls import IrlsFit, has_intercept
 from ._maxent_report import MaxentReport
 from .results import ModelResults
 
 
-__all__ = ["maxent", "umaxent", "MaxentResults", "COV_TYPES"]
-
-COV_TYPES = ("nonrobust", "HC0", "HC1", "HC2", "HC3")
-
-
-@dataclass(frozen=True)
-class _Settings:
-    model: str
-    formula: str
-    weights: Any
-    penalty: float
-    cov_type: str
-    dispersion: Any
-    threshold: float
-    measure: Any
-    dependence: str
-    missing: str
-    collinear: str
-    engine: str | None
-    tol: float
-    max_iter: int
-    extra: dict = field(default_factory=dict)
-
-
-
-#: The recorded ``weights`` setting of a model fitted with weights given as an array.
-ARRAY_WEIGHTS = "<array>"
-
-
-def refit_weights(recorded, weights):
-    """The weights of a refit: new ``weights`` if given, else the recorded column name.
-
-    Weights given as an array belong to the old rows, so a refit of such a model
-    needs them again (for the new rows) and says so instead of guessing.
-    """
-    if weights is not None:
-        return weights
-    if isinstance(recorded, str) and recorded == ARRAY_WEIGHTS:
-        raise InvalidArgumentError(
-            "`weights`: this model was fitted with prior weights given as an array, which "
-            "belong to its own rows; pass `weights=` (an array for the new rows or a column "
-            "name) to refit it on other data.")
-    return recorded
+__all__ = ["maxent", "umaxent", "MaxentResults", "COV_TYPES", "refit_weights"]
 
 
 class MaxentResults(MaxentReport, ModelResults):
@@ -90,9 +42,9 @@ class MaxentResults(MaxentReport, ModelResults):
     ``refit()``.
     """
 
-    def __init__(self, *, settings: _Settings, call: str, frame: ModelFrame, X: np.ndarray,
+    def __init__(self, *, settings: Settings, call: str, frame: ModelFrame, X: np.ndarray,
                  aliased: np.ndarray, prior_weights: np.ndarray, fit: IrlsFit,
-                 fweights: np.ndarray | None = None):
+                 fweights: np.ndarray | None = None, stats=None):
         self.settings = settings
         self.call = call
         self.formula = settings.formula
@@ -107,11 +59,17 @@ class MaxentResults(MaxentReport, ModelResults):
         self.term_names = tuple(frame.column_names)
         self.aliased = aliased
         self.X = X
-        self._shape = None if X is None else tuple(X.shape)    # out-of-core fits: no X
-        self._has_intercept = None if X is None else bool(has_intercept(X))
+        # an out-of-core fit keeps sums over its rows (``stats``, fmstats.outofcore) instead of
+        # X, y and the weights; every row-level quantity then says so
+        self.stats = stats
+        if stats is None:
+            self._shape, self._has_intercept = tuple(X.shape), bool(has_intercept(X))
+        else:
+            self._shape = (fit.nobs, len(fit.coef))
+            self._has_intercept = bool(fit.has_intercept)
         self._kept = None        # what keep_data=False precomputed before dropping X
-        self.y = frame.response.y
-        self.trials = frame.response.trials
+        self.y = None if stats is not None else frame.response.y
+        self.trials = None if stats is not None else frame.response.trials
         self.prior_weights = prior_weights
         self.fweights = fweights
         self.fit_ = fit
@@ -123,13 +81,20 @@ class MaxentResults(MaxentReport, ModelResults):
     @cached_property
     def count_weights(self) -> np.ndarray:
         """Weight of each row in confusion counts: prior weights times trials (cbind)."""
+        self._row_level("count_weights")
         w = self.prior_weights
         return w * self.trials if self.trials is not None else w
 
     @cached_property
     def weights(self) -> np.ndarray:
         """Weights of the fitted likelihood: the count weights times any F-maximising weights."""
+        self._row_level("weights")
         return self.count_weights if self.fweights is None else self.count_weights * self.fweights
+
+    def _row_level(self, what: str, advice: str = "") -> None:
+        """Raise a DataError for a row-level quantity of a fit that keeps no rows."""
+        if self.stats is not None:
+            self.stats.unavailable(what, advice)
 
     @property
     def family(self) -> str:
@@ -157,6 +122,8 @@ class MaxentResults(MaxentReport, ModelResults):
     @cached_property
     def n_ok(self) -> int:
         """Rows with a positive weight (R's ``n.ok``)."""
+        if self.stats is not None:
+            return int(self.fit_.n_active)
         return int(np.count_nonzero(self.weights > 0))
 
     @property
@@ -200,14 +167,18 @@ class MaxentResults(MaxentReport, ModelResults):
     @cached_property
     def fitted_values(self) -> pd.Series:
         """Fitted probabilities of the positive class on the training rows."""
+        self._row_level("fitted_values", "use predict(ddf) for a lazy dask Series")
         return pd.Series(self.fit_.mu, index=self.index, name="fitted")
 
     @cached_property
     def linear_predictor(self) -> pd.Series:
+        self._row_level("linear_predictor", "use predict(ddf, type='link')")
         return pd.Series(self.fit_.eta, index=self.index, name="link")
 
     @cached_property
     def pearson_chi2(self) -> float:
+        if self.stats is not None:
+            return self.fit_.pearson_chi2
         mu = self.fit_.mu
         return float(np.sum(self.weights * (self.y - mu) ** 2 / (mu * (1 - mu))))
 
@@ -234,6 +205,8 @@ class MaxentResults(MaxentReport, ModelResults):
         labels it is the uncertain log-likelihood of thesis ch. 5 (no R analogue:
         R reports NA for quasibinomial fits).
         """
+        if self.stats is not None:
+            return self.stats.llf(self.fit_)
         ll = self.fit_.loglik
         if self.trials is not None:
             k = self.y * self.trials
@@ -258,10 +231,13 @@ class MaxentResults(MaxentReport, ModelResults):
     @cached_property
     def hat(self) -> pd.Series:
         """Diagonal of the weighted hat matrix W^1/2 X (X'WX)^-1 X' W^1/2 (R's hatvalues)."""
+        self._row_level("hat", "HC2/HC3 covariances were computed at fit time")
         h = self._kept["hat"] if self.X is None else self.fit_.leverage(self.X)   # centred
         return pd.Series(h, index=self.index, name="hat")
 
     def _cov_array(self, cov_type: str) -> np.ndarray:
+        if self.stats is not None:
+            return self.stats.cov(self, cov_type)
         if self.X is None:
             return self._kept["cov"][cov_type]
         bread = self.fit_.xtwx_inv
@@ -337,6 +313,10 @@ class MaxentResults(MaxentReport, ModelResults):
         delta method.  ``interval="confidence"`` adds ``conf_low``/``conf_high`` at ``level``,
         computed on the link scale and transformed (so always within [0, 1]).
         """
+        if self.stats is not None:   # out of core: a lazy series for new chunked data
+            lazy = self.stats.predict(self, newdata, type, threshold, missing, se_fit, interval)
+            if lazy is not None:
+                return lazy
         check_choice("type", type, ("response", "link", "class"))
         check_choice("missing", missing, ("drop", "raise"))
         if interval is not None:
@@ -359,7 +339,7 @@ class MaxentResults(MaxentReport, ModelResults):
         p = expit(eta)
         if type == "response":
             return pd.Series(p, index=index, name="response")
-        t = self.threshold if threshold is None else _check_threshold(threshold)
+        t = self.threshold if threshold is None else check_threshold(threshold)
         return pd.Series((p >= t).astype(np.int64), index=index, name="class")
 
     def _profile_conf_int(self, level: float) -> pd.DataFrame:
@@ -382,6 +362,7 @@ class MaxentResults(MaxentReport, ModelResults):
 
     def resid(self, type: str = "deviance") -> pd.Series:
         """Residuals on the training rows: deviance, pearson, response or working."""
+        self._row_level("resid()")
         check_choice("type", type, ("deviance", "pearson", "response", "working"))
         y, mu, w = self.y, self.fit_.mu, self.weights
         if type == "response":
@@ -404,6 +385,11 @@ class MaxentResults(MaxentReport, ModelResults):
         w = resp.trials if resp.trials is not None else np.ones(len(resp.y))
         return resp.y, w, X[:, ~self.aliased] @ self.fit_.coef
 
+    def _stored_cells(self, newdata, threshold):
+        """Out of core: the confusion and noisy counts summed over the training rows (or one
+        pass over chunked ``newdata``); ``None`` when the rows are at hand."""
+        return None if self.stats is None else self.stats.cells_for(self, newdata, threshold)
+
     def confusion(self, newdata: pd.DataFrame | None = None, threshold: float | None = None):
         """Confusion counts of the class predictions against the response.
 
@@ -411,8 +397,11 @@ class MaxentResults(MaxentReport, ModelResults):
         weights times trials); probabilistic labels count fractionally (q for
         positives, 1 - q for negatives).  Returns a :class:`fmstats.measures.Confusion`.
         """
+        cells = self._stored_cells(newdata, threshold)
+        if cells is not None:
+            return _m.Confusion(*(max(float(c), 0.0) for c in cells[:4]))
         y, w, eta = self._truth_and_weights(newdata)
-        t = self.threshold if threshold is None else _check_threshold(threshold)
+        t = self.threshold if threshold is None else check_threshold(threshold)
         pred = (expit(eta) >= t).astype(float)
         return _m.noisy_confusion(y, pred, dependence="independent", sample_weight=w)
 
@@ -428,9 +417,14 @@ class MaxentResults(MaxentReport, ModelResults):
         """Noisy F-measure (thesis §6.1) of the fitted probabilities against the labels."""
         fm = self.measure_ if (measure is None and beta is None and alpha is None) \
             else _m.as_fmeasure(measure, beta=beta, alpha=alpha)
+        dep = self.settings.dependence if dependence is None else dependence
+        cells = self._stored_cells(newdata, None)
+        if cells is not None:
+            check_choice("dependence", dep, ("correlated", "independent"))
+            k = 4 if dep == "correlated" else 8
+            return float(_m.Confusion(*(max(float(c), 0.0) for c in cells[k:k + 4])).f(fm))
         y, w, eta = self._truth_and_weights(newdata)
         p = expit(eta)
-        dep = self.settings.dependence if dependence is None else dependence
         return float(_m.noisy_f(y, p, measure=fm, dependence=dep, sample_weight=w))
 
     def resample_f(self, newdata: pd.DataFrame | None = None, *, B: int = 1000,
@@ -439,6 +433,8 @@ class MaxentResults(MaxentReport, ModelResults):
 
         See :func:`fmstats.qresample.resample_f`.
         """
+        if self.stats is not None:
+            self.stats.check_resample(newdata)
         from .qresample import resample_f
 
         return resample_f(self, newdata, B=B, random_state=random_state, **kwargs)
@@ -468,7 +464,8 @@ class MaxentResults(MaxentReport, ModelResults):
         return to_statsmodels(self, cov_type)
 
     def __repr__(self) -> str:
-        return (f"<{type(self).__name__} {self.model}: {self.formula!r}, n = {self.nobs}, "
+        where = " (out of core)" if self.stats is not None else ""
+        return (f"<{type(self).__name__}{where} {self.model}: {self.formula!r}, n = {self.nobs}, "
                 f"deviance = {self.deviance:.4g}, converged = {self.converged}>")
 
     def _repr_html_(self) -> str:
@@ -477,234 +474,18 @@ class MaxentResults(MaxentReport, ModelResults):
 
 # ---------------------------------------------------------------------------- fitting
 
-def _check_threshold(t):
-    return check_scalar("threshold", t, low=0, high=1)
-
-
-def _describe_data(data) -> str:
-    if isinstance(data, pd.DataFrame):
-        return f"<DataFrame {data.shape[0]} x {data.shape[1]}>"
-    if is_dask_frame(data):
-        return f"<Dask DataFrame, {data.npartitions} partitions x {len(data.columns)} columns>"
-    return describe(data)
-
-
-def _call(name, formula, data, weights, extra: dict) -> str:
-    parts = [f"formula = {formula!r}", f"data = {_describe_data(data)}"]
-    if weights is not None:
-        parts.append(f"weights = {weights!r}" if isinstance(weights, str) else "weights = <array>")
-    parts += [f"{k} = {v!r}" for k, v in extra.items()]
-    return f"{name}({', '.join(parts)})"
-
-
-def _prior_weights(weights, data: pd.DataFrame, frame: ModelFrame) -> np.ndarray:
-    """The checked prior weights of the frame's rows (a Series is aligned on ``data``'s index)."""
-    return prior_weights(weights, data, frame.rows)
-
-
-def _check_single_class(y: np.ndarray, w: np.ndarray, name: str) -> None:
-    active = w > 0
-    ya = y[active]
-    if np.all(ya == 0) or np.all(ya == 1):
-        _single_class_error(name, int(ya[0]))
-
-
-def _single_class_error(name: str, cls: int):
-    raise ResponseError(
-        f"the response '{name}' has a single class: every row with positive weight is "
-        f"{cls}; a classifier needs both classes."
-    )
-
-
-def _check_settings(model: str, formula, weights, *, penalty, cov_type, dispersion, threshold,
-                    measure, beta, alpha, dependence, missing, collinear, engine, tol, max_iter,
-                    extra=None) -> _Settings:
-    """Validate the arguments shared by all maxent models and pack them."""
-    check_choice("cov_type", cov_type, COV_TYPES)
-    check_choice("collinear", collinear, ("drop", "raise"))
-    check_choice("dependence", dependence, ("correlated", "independent"))
-    _check_threshold(threshold)
-    check_scalar("penalty", penalty, low=0)
-    check_scalar("tol", tol, low=0, low_open=True)
-    check_scalar("max_iter", max_iter, low=1, integer=True)
-    fm = _m.as_fmeasure(measure, beta=beta, alpha=alpha)
-    if not (isinstance(dispersion, str) and dispersion == "pearson"):
-        if isinstance(dispersion, str):
-            raise InvalidArgumentError(
-                f"`dispersion` must be 'pearson' or a positive number; got {dispersion!r}.")
-        check_scalar("dispersion", dispersion, low=0, low_open=True)
-    return _Settings(model=model, formula=formula, weights=weights if isinstance(weights, str)
-                     or weights is None else ARRAY_WEIGHTS, penalty=float(penalty),
-                     cov_type=cov_type, dispersion=dispersion, threshold=float(threshold),
-                     measure=fm, dependence=dependence, missing=missing, collinear=collinear,
-                     engine=engine, tol=float(tol), max_iter=int(max_iter),
-                     extra=dict(extra or {}))
-
-
-def _check_response_kind(model: str, resp) -> None:
-    if model == "maxent" and resp.kind == "probability":  # fmaxent and umaxent take q
-        raise ResponseError(
-            f"the response '{resp.name}' holds probabilities strictly between 0 and 1; maxent() "
-            "needs certain 0/1 labels (or cbind(yes, no) counts). Use umaxent() for "
-            "probabilistic labels."
-        )
-
-
-def _columns_to_keep(G: np.ndarray | None, names, collinear: str, *, X: np.ndarray | None = None,
-                     w: np.ndarray | None = None) -> np.ndarray:
-    """Non-aliased columns (R's NA coefficients): warn, or raise if asked.
-
-    Given the design ``X`` (and weights ``w``), the weights' and columns' ranges are checked
-    first, and aliasing is decided on the Gram matrix of the centred and scaled design
-    (:func:`fmstats.glm.irls.rank_gram`), so an offset column (a timestamp, x + 1e9) or a
-    tiny-scale one is not lost to rounding in X'WX; ``G`` = X'WX is the out-of-core input.
-    """
-    if X is not None:
-        if w is not None:
-            check_weights_range(w)
-        # spreads judged on <= ~4096 evenly spaced rows (a full scan costs ~10% of a fit);
-        # a value the sample misses and X'WX cannot hold is named by the full scan below
-        _check_column_spreads(X[::max(1, X.shape[0] // 4096)], names)
-        G = rank_gram(X, w)
-        if not np.all(np.isfinite(G)):
-            _check_column_spreads(X, names)
-            raise DesignError("X'WX of the design overflows double precision; rescale its "
-                              "largest columns or the weights.")
-    keep = independent_columns(G)
-    if not keep.all():
-        dropped = [n for n, k in zip(names, keep) if not k]
-        if collinear == "raise":
-            raise DesignError(
-                f"the design is rank deficient: column(s) {', '.join(map(repr, dropped))} are "
-                "constant or linear combinations of earlier columns (collinear='raise')."
-            )
-        warn(
-            f"dropped column(s) {', '.join(map(repr, dropped))}: constant or collinear with "
-            "earlier columns; their coefficients are reported as NA, as R does.",
-            CollinearityWarning,
-        )
-    return keep
-
-
-def _check_column_spreads(X: np.ndarray, names) -> None:
-    """Every design column finite and spreading within SPREAD_RANGE (else X'WX or the
-    coefficients' covariance over- or underflows): a DesignError naming the column."""
-    mid, half = column_spread(X)
-    lo, hi = SPREAD_RANGE
-    for name, c, h in zip(names, mid, half):
-        if not (np.isfinite(c) and np.isfinite(h)):
-            raise DesignError(
-                f"design column {name!r} has values whose range overflows double precision "
-                "(or that are not finite); rescale the variable it comes from.")
-        if h > 0 and not (lo <= h <= hi):
-            raise DesignError(
-                f"design column {name!r} spreads {h:.3g} (half its range, at least); columns "
-                f"must spread between {lo:g} and {hi:g}, or X'WX and the coefficients' "
-                "covariance are not representable in double precision: rescale it (e.g. "
-                f"divide by {h:.0e}).")
-
-
-def _penalty_and_start(names, keep: np.ndarray, penalty: float, start):
-    """The per-coefficient ridge penalty (intercept unpenalised) and the checked start."""
-    pen = np.zeros(int(keep.sum()))
-    if penalty:
-        kept_names = [n for n, k in zip(names, keep) if k]
-        pen[:] = penalty
-        pen[[i for i, n in enumerate(kept_names) if n in ("Intercept", "(Intercept)")]] = 0.0
-    if start is not None:
-        start = _check_start(start, names, keep)
-    return pen, start
-
-
-def _check_start(start, names, keep: np.ndarray) -> np.ndarray:
-    """Starting coefficients: one per coefficient (or per kept one), finite where used.
-
-    A Series indexed by the coefficient names (e.g. another fit's ``params``) is taken by
-    name; the values of aliased (dropped) columns are ignored, so they may be NaN.
-    """
-    names = list(names)
-    kept = [n for n, k in zip(names, keep) if k]
-    if isinstance(start, pd.Series) and set(names) <= set(start.index) \
-            and start.index.is_unique:
-        start = start.reindex(names)
-    try:
-        arr = np.asarray(start, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise InvalidArgumentError(
-            f"`start` must be numeric starting coefficients; got {describe(start)} ({exc})."
-        ) from None
-    if arr.shape not in ((len(names),), (len(kept),)):
-        raise InvalidArgumentError(
-            f"`start` must have one value per coefficient ({len(names)}: "
-            f"{', '.join(names[:10])}{', ...' if len(names) > 10 else ''})"
-            + (f" or per non-aliased coefficient ({len(kept)})" if len(kept) < len(names) else "")
-            + f"; got shape {arr.shape}.")
-    if arr.shape[0] == len(names):
-        arr = arr[keep]
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise InvalidArgumentError(
-            f"`start` must be finite; the value for coefficient '{kept[i]}' is {arr[i]} "
-            f"({int(bad.sum())} non-finite value(s)).")
-    return arr
-
-
-@dataclass(frozen=True)
-class _Prepared:
-    """A validated model frame ready for the numerical core."""
-
-    settings: _Settings
-    call: str
-    frame: ModelFrame
-    X: np.ndarray
-    aliased: np.ndarray
-    prior: np.ndarray
-    w: np.ndarray
-    penalty: np.ndarray
-    start: np.ndarray | None
-
-
-def _prepare(model: str, formula, data, weights, *, missing, collinear, engine, start,
-             call_extra, penalty, **kwargs) -> _Prepared:
-    """Validate arguments, build the design, weights and penalty (shared by all maxent models)."""
-    settings = _check_settings(model, formula, weights, missing=missing, collinear=collinear,
-                               engine=engine, penalty=penalty, **kwargs)
-    frame = model_frame(formula, data, missing=missing, engine=engine)
-    resp = frame.response
-    _check_response_kind(model, resp)
-    prior = _prior_weights(weights, data, frame)
-    w = prior * resp.trials if resp.trials is not None else prior
-    if not (w > 0).any():
-        raise WeightsError("every row has zero weight (prior weights times cbind trials).")
-    _check_single_class(resp.y, w, resp.name)
-
-    X = frame.X
-    keep = _columns_to_keep(None, frame.column_names, collinear, X=X, w=w)
-    if not keep.all():
-        X = np.ascontiguousarray(X[:, keep])
-    pen, start = _penalty_and_start(frame.column_names, keep, penalty, start)
-    call = _call(model, formula, data, weights, call_extra)
-    return _Prepared(settings=settings, call=call, frame=frame, X=X, aliased=~keep,
-                     prior=prior, w=w, penalty=pen, start=start)
-
-
 def _fit(model: str, formula, data, weights, keep_data: bool = True, **kwargs) -> MaxentResults:
     if not isinstance(keep_data, (bool, np.bool_)):
         raise InvalidArgumentError(f"`keep_data` must be True or False; got {describe(keep_data)}.")
-    if is_dask_frame(data):
-        from .outofcore import fit_dask
-
-        return fit_dask(model, formula, data, weights, **kwargs)
-    if not keep_data:
+    if not keep_data and not is_out_of_core(data):   # out of core keeps no rows anyway
         kwargs["extra"] = {**kwargs.get("extra", {}), "keep_data": False}
-    prep = _prepare(model, formula, data, weights, **kwargs)
+    prep = prepare(model, formula, data, weights, **kwargs)
     s = prep.settings
-    fit = irls_logit(prep.X, prep.frame.response.y, prep.w, start=prep.start, penalty=prep.penalty,
-                     tol=s.tol, max_iter=s.max_iter)
-    res = MaxentResults(settings=s, call=prep.call, frame=prep.frame, X=prep.X,
-                        aliased=prep.aliased, prior_weights=prep.prior, fit=fit)
-    return res if keep_data else res.without_design()
+    fit = prep.rows(s.threshold).fit(start=prep.start, penalty=prep.penalty, tol=s.tol,
+                                     max_iter=s.max_iter)
+    res = MaxentResults(settings=s, call=prep.call, frame=prep.frame, aliased=prep.aliased,
+                        fit=fit, **prep.results_data(fit))
+    return res if keep_data or res.stats is not None else res.without_design()
 
 
 def maxent(formula: str, data: pd.DataFrame, weights=None, *, penalty: float = 0.0,
@@ -727,7 +508,7 @@ def maxent(formula: str, data: pd.DataFrame, weights=None, *, penalty: float = 0
     weights : prior weights: a column name of ``data`` or an array with one value
         per row of ``data``; non-negative and finite.
     penalty : ridge penalty on the non-intercept coefficients (helps under separation).
-    cov_type : ``"nonrobust"`` (model-based) or sandwich ``"HC0"``..``"HC3"``.
+    cov_type : ``"nonrobust"`` (model-based) or sandwich ``"HC0"`` to ``"HC3"``.
     threshold : probability at or above which the predicted class is 1.
     measure, beta, alpha : the F-measure reported in the summary (default F1).
     missing : ``"drop"`` rows with missing values (with a warning) or ``"raise"``.

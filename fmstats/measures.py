@@ -181,9 +181,9 @@ class FMeasure:
             A float when all counts are scalars, else an array of their
             broadcast shape.
         """
-        zd = _check_zero_division(zero_division)
+        zd = check_zero_division(zero_division)
         tp, fp, fn = _check_counts(tp=tp, fp=fp, fn=fn)
-        return _ratio(tp, fp, fn, self.alpha, 1.0 - self.alpha, zd)
+        return ratio(tp, fp, fn, self.alpha, 1.0 - self.alpha, zd)
 
     def score(self, y_true: Any, y_pred: Any, sample_weight: Any = None,
               zero_division: float = 1.0) -> float:
@@ -218,7 +218,7 @@ def as_fmeasure(measure: FMeasure | None = None, beta: float | None = None,
 # ---------------------------------------------------------------------------
 # Small numerical helpers
 # ---------------------------------------------------------------------------
-def _check_zero_division(value: Any) -> float:
+def check_zero_division(value: Any) -> float:
     return float(check_scalar("zero_division", value, low=0, high=1))
 
 
@@ -250,7 +250,7 @@ def _check_counts(**counts: Any) -> list[np.ndarray]:
     return out
 
 
-def _ratio(tp, fp, fn, a: float, b: float, zero_division: float):
+def ratio(tp, fp, fn, a: float, b: float, zero_division: float):
     """TP / (TP + a FP + b FN), ``zero_division`` where the denominator is 0.
 
     (a, b) = (alpha, 1 - alpha) gives F, (1, 0) precision, (0, 1) recall and
@@ -262,6 +262,9 @@ def _ratio(tp, fp, fn, a: float, b: float, zero_division: float):
     out = np.divide(tp, den, out=np.full(np.broadcast(tp, den).shape, float(zero_division)),
                     where=pos)
     return float(out) if out.ndim == 0 else out
+
+
+_ratio = ratio  # old name, still used by fmstats._folds (H7); remove when it imports ratio
 
 
 _KIND_WEIGHTS = {"precision": (1.0, 0.0), "recall": (0.0, 1.0), "jaccard": (1.0, 1.0)}
@@ -324,17 +327,17 @@ class Confusion:
     @property
     def precision(self) -> float:
         """TP / (TP + FP); 1.0 when there are no predicted positives."""
-        return _ratio(self.tp, self.fp, self.fn, 1.0, 0.0, 1.0)
+        return ratio(self.tp, self.fp, self.fn, 1.0, 0.0, 1.0)
 
     @property
     def recall(self) -> float:
         """TP / (TP + FN); 1.0 when there are no true positives."""
-        return _ratio(self.tp, self.fp, self.fn, 0.0, 1.0, 1.0)
+        return ratio(self.tp, self.fp, self.fn, 0.0, 1.0, 1.0)
 
     @property
     def jaccard(self) -> float:
         """TP / (TP + FP + FN); 1.0 when all three are 0."""
-        return _ratio(self.tp, self.fp, self.fn, 1.0, 1.0, 1.0)
+        return ratio(self.tp, self.fp, self.fn, 1.0, 1.0, 1.0)
 
     @property
     def accuracy(self) -> float:
@@ -349,8 +352,8 @@ class Confusion:
           alpha: float | None = None, zero_division: float = 1.0) -> float:
         """F = TP / (TP + alpha FP + (1 - alpha) FN); ``zero_division`` if the denominator is 0."""
         m = as_fmeasure(measure, beta, alpha)
-        zd = _check_zero_division(zero_division)
-        return _ratio(self.tp, self.fp, self.fn, m.alpha, 1.0 - m.alpha, zd)
+        zd = check_zero_division(zero_division)
+        return ratio(self.tp, self.fp, self.fn, m.alpha, 1.0 - m.alpha, zd)
 
     def as_array(self) -> np.ndarray:
         """``[tp, fp, fn, tn]`` as a float array."""
@@ -461,7 +464,7 @@ def _is_matrix(x: Any) -> bool:
     return sp.issparse(x) or np.ndim(x) == 2
 
 
-def _label_matrix(name: str, value: Any):
+def label_matrix(name: str, value: Any):
     if sp.issparse(value):
         if value.ndim != 2:
             raise InvalidArgumentError(
@@ -495,8 +498,8 @@ class _LabelCounts:
     """Per-row (unweighted) and per-label (weighted) TP, FP, FN of two label matrices."""
 
     def __init__(self, y_true: Any, y_pred: Any, sample_weight: Any):
-        yt = _label_matrix("y_true", y_true)
-        yp = _label_matrix("y_pred", y_pred)
+        yt = label_matrix("y_true", y_true)
+        yp = label_matrix("y_pred", y_pred)
         if yt.shape != yp.shape:
             raise InvalidArgumentError(
                 f"`y_pred` must have the shape of `y_true` {yt.shape}; got {yp.shape}.")
@@ -528,11 +531,11 @@ class _LabelCounts:
     def average(self, kind: str | FMeasure, average: str | None, zero_division: float):
         a, b = _kind_weights(kind)
         if average in ("instance", "samples"):
-            per_row = np.asarray(_ratio(*self.row, a, b, zero_division))
+            per_row = np.asarray(ratio(*self.row, a, b, zero_division))
             return float(self.w @ per_row / self.w.sum())
         if average == "micro":
-            return _ratio(*(c.sum() for c in self.col), a, b, zero_division)
-        per_label = np.asarray(_ratio(*self.col, a, b, zero_division), dtype=float)
+            return ratio(*(c.sum() for c in self.col), a, b, zero_division)
+        per_label = np.asarray(ratio(*self.col, a, b, zero_division), dtype=float)
         if average == "macro":
             return float(per_label.mean())
         return per_label  # average is None
@@ -544,7 +547,7 @@ class _LabelCounts:
 
 def _score(kind: str | FMeasure, y_true, y_pred, sample_weight, zero_division, average):
     check_choice("average", average, _AVERAGES)
-    zd = _check_zero_division(zero_division)
+    zd = check_zero_division(zero_division)
     if _is_matrix(y_true) or _is_matrix(y_pred):
         if average == "binary":
             raise InvalidArgumentError(
@@ -559,7 +562,7 @@ def _score(kind: str | FMeasure, y_true, y_pred, sample_weight, zero_division, a
         )
     c = confusion(y_true, y_pred, sample_weight)
     a, b = _kind_weights(kind)
-    return _ratio(c.tp, c.fp, c.fn, a, b, zd)
+    return ratio(c.tp, c.fp, c.fn, a, b, zd)
 
 
 _AVERAGE_DOC = """
@@ -702,12 +705,12 @@ def pooled_cv_f(folds: Any, *, beta: float | None = None, alpha: float | None = 
     """
     m = as_fmeasure(measure, beta, alpha)
     check_choice("pooling", pooling, _POOLINGS)
-    zd = _check_zero_division(zero_division)
+    zd = check_zero_division(zero_division)
     counts = _fold_counts(folds)
     a, b = m.alpha, 1.0 - m.alpha
     if pooling == "tp_fp":
-        return _ratio(*counts.mean(axis=0), a, b, zd)
-    return float(np.mean(_ratio(counts[:, 0], counts[:, 1], counts[:, 2], a, b, zd)))
+        return ratio(*counts.mean(axis=0), a, b, zd)
+    return float(np.mean(ratio(counts[:, 0], counts[:, 1], counts[:, 2], a, b, zd)))
 
 
 # ---------------------------------------------------------------------------
@@ -756,7 +759,7 @@ def multiclass_micro_f(y_true: Any, y_pred: Any, default_class: Any, *,
     """
     m = as_fmeasure(measure, beta, alpha)
     check_choice("wrong_class", wrong_class, _WRONG_CLASS)
-    zd = _check_zero_division(zero_division)
+    zd = check_zero_division(zero_division)
     yt = _class_vector("y_true", y_true)
     check_nonempty("y_true", yt.shape[0])
     yp = _class_vector("y_pred", y_pred, yt.shape[0])
@@ -772,4 +775,4 @@ def multiclass_micro_f(y_true: Any, y_pred: Any, default_class: Any, *,
     tp = w @ (~wrong & ~dt)
     fn = w @ (wrong & ~dt)
     fp = w @ (wrong & ~dp) if wrong_class == "fn_fp" else w @ (dt & ~dp)
-    return _ratio(tp, fp, fn, m.alpha, 1.0 - m.alpha, zd)
+    return ratio(tp, fp, fn, m.alpha, 1.0 - m.alpha, zd)

@@ -263,7 +263,7 @@ def costsens(formula: str, data: pd.DataFrame, *, measure: Any = None, beta: flo
                       n_jobs=n_jobs, progress=progress)
     return CostSensitiveResults(**fitting.run(costs, thresholds), spec=spec, formula=formula,
                                 call=_call(formula, data, pb["fm"], settings), settings=settings,
-                                response_name=response_name)
+                                response_name=response_name, refit_with=costsens)
 
 
 def costsens_variants(formula: str, data: pd.DataFrame, newdata: pd.DataFrame | None = None, *,
@@ -315,7 +315,7 @@ def costsens_variants(formula: str, data: pd.DataFrame, newdata: pd.DataFrame | 
                 res = CostSensitiveResults(
                     **fitting.assemble(recs, costs, thr), spec=spec, formula=formula,
                     call=_call(formula, data, pb["fm"], settings), settings=settings,
-                    response_name=response_name)
+                    response_name=response_name, refit_with=costsens)
                 fits[(learner, res.variant)] = res
                 row = {"learner": learner, "variant": res.variant,
                        "t": res.best_cost if np.ndim(res.best_cost) == 0 else np.nan,

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize
 
-from ..glm.irls import _iterate
+from ..glm.irls import newton_iterate
 
 __all__ = ["LogitLearner", "SvmLearner", "LEARNERS"]
 
@@ -49,7 +49,7 @@ class LogitLearner:
     def fit(self, X, y, w, start):
         """Binary fit: returns ``(coef, converged, iterations)``."""
         pen = self._pen(X.shape[1])
-        coef, _, _, _, it, conv, _ = _iterate(X, y, w, start, pen, bool(np.any(pen > 0)),
+        coef, _, _, _, it, conv, _ = newton_iterate(X, y, w, start, pen, bool(np.any(pen > 0)),
                                               self.tol, self.max_iter)
         return coef, bool(conv), int(it)
 

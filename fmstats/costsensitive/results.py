@@ -227,9 +227,8 @@ class CostSensitiveResults(ModelResults):
         if self.formula is None:
             raise InvalidArgumentError(
                 "refit() needs a fit made from a formula; call costsens_arrays() again.")
-        from .api import costsens
-
-        return costsens(self.formula, data, **self.settings)
+        # ``refit_with`` is costsens itself, handed over by api.py (which imports this module)
+        return self.refit_with(self.formula, data, **self.settings)
 
     # ------------------------------------------------------------------ display
     def _selection_lines(self) -> list:

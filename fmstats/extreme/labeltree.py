@@ -23,12 +23,15 @@ __all__ = ["LabelTree", "label_tree", "TREES"]
 TREES = ("random", "balanced-kmeans")
 
 
-def _check_arity(arity: Any) -> int:
+def check_arity(arity: Any) -> int:
     if isinstance(arity, bool) or not isinstance(arity, (int, np.integer)) or arity < 2:
         raise InvalidArgumentError(
             f"`arity` (the number of children of a tree node) must be an integer >= 2; "
             f"got {describe(arity)}.")
     return int(arity)
+
+
+_check_arity = check_arity  # old name, still used by fmstats.extreme.plt; remove when it imports check_arity
 
 
 
@@ -230,7 +233,7 @@ def label_tree(m: int, arity: int = 2, tree: str = "random", *, X: Any = None, Y
         The permutation, or the k-means starting centres.
     """
     m = int(check_scalar("m", m, low=1, integer=True))
-    arity = _check_arity(arity)
+    arity = check_arity(arity)
     check_choice("tree", tree, TREES)
     rng = check_random_state(random_state)
     if tree == "random":

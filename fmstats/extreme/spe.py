@@ -34,7 +34,7 @@ from .._progress import progress_bar, progress_enabled
 from .._persist import Persistable
 from .._validation import check_scalar, describe, num, warn
 from ..exceptions import DataError, DataWarning, InvalidArgumentError, ResponseError
-from ..measures import _label_matrix
+from ..measures import label_matrix
 
 __all__ = ["SPE", "as_spe", "check_thresholds", "spe_from_scorer", "iter_spe"]
 
@@ -302,7 +302,7 @@ def as_spe(spe: Any, name: str = "spe") -> SPE:
 def check_label_matrix(Y: Any, shape: tuple[int, int] | None = None,
                        name: str = "Y") -> sp.csr_array:
     """A 0/1 label matrix (of the given shape) as a canonical CSR array."""
-    mat = sp.csr_array(_label_matrix(name, Y))
+    mat = sp.csr_array(label_matrix(name, Y))
     if shape is not None and mat.shape != tuple(shape):
         raise DataError(f"`{name}` must have the shape of the SPE {tuple(shape)}; got "
                         f"{mat.shape}.")

@@ -28,7 +28,7 @@ from .._progress import progress_bar, progress_enabled
 from .._persist import Persistable
 from .._validation import check_probabilities, describe, num
 from ..exceptions import DataError, InvalidArgumentError
-from ..measures import FMeasure, _check_zero_division, _ratio, as_fmeasure, f_score
+from ..measures import FMeasure, check_zero_division, ratio, as_fmeasure, f_score
 from .spe import (SPE, as_spe, check_label_matrix, check_thresholds, float_array, mask_entries,
                   per_label)
 
@@ -202,7 +202,7 @@ def _prepare(spe: Any, Y: Any, lower_bounds: Any):
 
 def _f(tp, pred, pos, fm: FMeasure, zd: float):
     """F from (possibly array) counts: the same arithmetic as :func:`f_score`."""
-    return _ratio(tp, pred - tp, pos - tp, fm.alpha, 1.0 - fm.alpha, zd)
+    return ratio(tp, pred - tp, pos - tp, fm.alpha, 1.0 - fm.alpha, zd)
 
 
 def _fit(method, thresholds, label_f, fm, zd, **extra) -> ThresholdFit:
@@ -350,7 +350,7 @@ def sto(spe: Any, Y: Any, *, beta: float | None = None, alpha: float | None = No
     (128 before issue 16), in half the time.
     """
     fm = as_fmeasure(measure, beta, alpha)
-    zd = _check_zero_division(zero_division)
+    zd = check_zero_division(zero_division)
     s, truth, positives, _ = _prepare(spe, Y, lower_bounds)
     mat, tau = s.matrix, s.thresholds
     m = s.shape[1]
@@ -429,7 +429,7 @@ def fta(spe: Any, Y: Any, candidates: Any, *, shared: bool = True,
         candidates.
     """
     fm = as_fmeasure(measure, beta, alpha)
-    zd = _check_zero_division(zero_division)
+    zd = check_zero_division(zero_division)
     if not isinstance(shared, (bool, np.bool_)):
         raise InvalidArgumentError(f"`shared` must be True or False; got {describe(shared)}.")
     c = _check_candidates(candidates)
@@ -615,7 +615,7 @@ def ofo(spe: Any, Y: Any, a: Any, b: Any, *, lower_bounds: Any = None,
         ``trace`` the macro-average of the online F after each instance.
     """
     fm = as_fmeasure(measure, beta, alpha)
-    zd = _check_zero_division(zero_division)
+    zd = check_zero_division(zero_division)
     if not isinstance(return_predictions, (bool, np.bool_)):
         raise InvalidArgumentError(
             f"`return_predictions` must be True or False; got {describe(return_predictions)}.")

@@ -5,7 +5,7 @@ across the columns).  Each evaluation of the model at a coefficient vector is on
 data: every block returns its X'WX, X'w(y - mu), deviance terms and a few sums as one flat
 vector, the vectors are added in a tree of tasks on the workers, and only the sum (a few p^2
 numbers) reaches the client, which does the Cholesky solve.  The Newton loop itself is
-:func:`fmstats.glm.irls._newton_loop`, shared with the in-memory core, so the start, the
+:func:`fmstats.glm.irls.newton_loop`, shared with the in-memory core, so the start, the
 step-halving, the stopping rule, the penalty and the warm start are the same code; only the
 order of the floating-point sums differs (results agree to ~1e-13, not bit for bit).
 
@@ -28,7 +28,7 @@ from scipy.special import expit, xlogy
 from threadpoolctl import threadpool_limits
 
 from ..exceptions import DataError, DesignError, InvalidArgumentError
-from .irls import (SEPARATION_EPS, SPREAD_RANGE, intercept_index, _newton_loop, _Point, _probs,
+from .irls import (SEPARATION_EPS, SPREAD_RANGE, intercept_index, newton_loop, Point, logit_probs,
                    column_spread, gram, independent_columns, information_inverse, warn_fit)
 
 #: An offset column (|centre| above this many times its spread, with an intercept) is refused
@@ -201,7 +201,7 @@ def _eval_block(X, y, w, coef, consts):
     """The model at ``coef`` on one block: X'WX, score, deviance and likelihood terms."""
     X, y, w = _rows(X, y, w)
     eta = X @ coef
-    mu = _probs(eta)
+    mu = logit_probs(eta)
     ww = w * mu * (1 - mu)
     mu_raw = expit(eta)
     sep = (w > 0) & ((mu_raw > 1 - SEPARATION_EPS) | (mu_raw < SEPARATION_EPS))
@@ -252,15 +252,15 @@ class _DaskProblem:
         v = self._pass(_start_block)
         return 2.0 * float(v[p * p + p]), v[:p * p].reshape(p, p), v[p * p:p * p + p]
 
-    def at(self, coef) -> _Point:
+    def at(self, coef) -> Point:
         p = self.p
         v = self._pass(_eval_block, coef=np.asarray(coef, dtype=float))
         a, b, loglik, pearson, n_sep = v[p * p + p:]
         dev = 2.0 * (self.sat - (a - b))
         ev = _Evaluation(v[:p * p].reshape(p, p), v[p * p:p * p + p], loglik, pearson, n_sep)
-        return _Point(coef, dev, None, ev)
+        return Point(coef, dev, None, ev)
 
-    def newton(self, pt: _Point):
+    def newton(self, pt: Point):
         return pt.extra.H.copy(), pt.extra.score.copy()
 
     def null_deviance(self) -> tuple[float, bool]:
@@ -391,7 +391,7 @@ def irls_logit_dask(X, y, weights=None, *, start: np.ndarray | None = None,
                     f"`X` is rank deficient: column(s) {np.flatnonzero(~keep).tolist()} are "
                     "constant or linear combinations of earlier columns; drop them first.")
         problem = _DaskProblem(X, y, w)
-        pt, it, converged, history = _newton_loop(problem, start, pen, penalised, tol, max_iter,
+        pt, it, converged, history = newton_loop(problem, start, pen, penalised, tol, max_iter,
                                                   max_halving)
     fit = _dask_fit(problem, pt, pt.dev, pen if penalised else None, it, converged, history, tol)
     if warn:

@@ -334,7 +334,7 @@ def _loglik(y, mu, w) -> float:
     return float(np.dot(w, xlogy(y, mu) + xlogy(1 - y, 1 - mu)))
 
 
-def _probs(eta: np.ndarray) -> np.ndarray:
+def logit_probs(eta: np.ndarray) -> np.ndarray:
     # R's binomial()$linkinv clamps at eps to keep the working weights positive.
     return np.clip(expit(eta), _EPS, 1 - _EPS)
 
@@ -382,13 +382,13 @@ def irls_logit(
     check_weights_range(w)
     sc = column_scaling(X, pen)
     if sc is None:
-        coef, eta, mu, dev, it, converged, history = _iterate(
+        coef, eta, mu, dev, it, converged, history = newton_iterate(
             X, y, w, start, pen, penalised, tol, max_iter, max_halving)
         return _finish(X, y, w, coef, eta, mu, dev, pen if penalised else None, it, converged,
                        history, tol, max_iter, warn)
     # offset or badly scaled columns: fit on X~ = (X - centre) / scale, transform back exactly
     Xs, pen_s, start_s = _scaled_problem(sc, X, pen, start)
-    coef, eta, mu, dev, it, converged, history = _iterate(
+    coef, eta, mu, dev, it, converged, history = newton_iterate(
         Xs, y, w, start_s, pen_s, penalised, tol, max_iter, max_halving)
     fit = _finish(Xs, y, w, coef, eta, mu, dev, pen_s if penalised else None, it, converged,
                   history, tol, max_iter, warn)
@@ -436,7 +436,7 @@ def _deviance_from_eta(y: np.ndarray, w: np.ndarray):
     return deviance
 
 
-class _Point:
+class Point:
     """The model evaluated at one coefficient vector (what the Newton loop needs of it)."""
 
     __slots__ = ("coef", "dev", "eta", "extra")
@@ -445,11 +445,11 @@ class _Point:
         self.coef, self.dev, self.eta, self.extra = coef, dev, eta, extra
 
 
-class _ArrayProblem:
+class ArrayProblem:
     """In-memory data of a fit: R's start, evaluations at coefficients, Newton systems.
 
     :mod:`fmstats.glm.dask` provides the same three methods over a dask array of rows, so
-    both run the one Newton loop :func:`_newton_loop` (same start, steps, stopping rule).
+    both run the one Newton loop :func:`newton_loop` (same start, steps, stopping rule).
     """
 
     def __init__(self, X, y, w):
@@ -467,19 +467,19 @@ class _ArrayProblem:
         ww = w * mu0 * (1 - mu0)
         return dev0, gram(X, ww), X.T @ (ww * eta0 + w * (y - mu0))
 
-    def at(self, coef) -> _Point:
+    def at(self, coef) -> Point:
         eta = self.X @ coef
-        return _Point(coef, self._deviance(eta), eta)
+        return Point(coef, self._deviance(eta), eta)
 
-    def newton(self, pt: _Point):
+    def newton(self, pt: Point):
         """(X'WX, X'w(y - mu)) at ``pt``: fresh arrays the caller may modify."""
         X, y, w = self.X, self.y, self.w
-        mu = _probs(pt.eta)
+        mu = logit_probs(pt.eta)
         ww = w * mu * (1 - mu)
         return gram(X, ww), X.T @ (w * (y - mu))
 
 
-def _newton_loop(problem, start, pen, penalised, tol, max_iter, max_halving=30):
+def newton_loop(problem, start, pen, penalised, tol, max_iter, max_halving=30):
     """The Newton/IRLS iterations on ``problem``; returns (point, iterations, converged, history)."""
     p = problem.p
 
@@ -541,11 +541,11 @@ def _newton_loop(problem, start, pen, penalised, tol, max_iter, max_halving=30):
     return pt, it, converged, history
 
 
-def _iterate(X, y, w, start, pen, penalised, tol, max_iter, max_halving=30):
+def newton_iterate(X, y, w, start, pen, penalised, tol, max_iter, max_halving=30):
     """The Newton/IRLS iterations; returns (coef, eta, mu, dev, iterations, converged, history)."""
-    pt, it, converged, history = _newton_loop(_ArrayProblem(X, y, w), start, pen, penalised,
+    pt, it, converged, history = newton_loop(ArrayProblem(X, y, w), start, pen, penalised,
                                               tol, max_iter, max_halving)
-    return pt.coef, pt.eta, _probs(pt.eta), pt.dev, it, converged, history
+    return pt.coef, pt.eta, logit_probs(pt.eta), pt.dev, it, converged, history
 
 
 def irls_coef(X: np.ndarray, y: np.ndarray, weights: np.ndarray, start: np.ndarray, *,
@@ -558,9 +558,9 @@ def irls_coef(X: np.ndarray, y: np.ndarray, weights: np.ndarray, start: np.ndarr
     pen = np.zeros(p) if penalty is None else penalty
     sc = column_scaling(X, pen)
     if sc is None:
-        return _iterate(X, y, weights, start, pen, bool(np.any(pen > 0)), tol, max_iter)[0]
+        return newton_iterate(X, y, weights, start, pen, bool(np.any(pen > 0)), tol, max_iter)[0]
     Xs, pen_s, start_s = _scaled_problem(sc, X, pen, start)
-    return sc.to_original(_iterate(Xs, y, weights, start_s, pen_s, bool(np.any(pen > 0)), tol,
+    return sc.to_original(newton_iterate(Xs, y, weights, start_s, pen_s, bool(np.any(pen > 0)), tol,
                                    max_iter)[0])
 
 
@@ -584,7 +584,7 @@ def irls_evaluate(X: np.ndarray, y: np.ndarray, weights: np.ndarray, coef: np.nd
     else:
         pen_s, coef_s = pen, coef
     eta = X @ coef_s
-    mu = _probs(eta)
+    mu = logit_probs(eta)
     dev = binomial_deviance(y, mu, w)
     fit = _finish(X, y, w, coef_s, eta, mu, dev, pen_s if penalised else None, 0, True,
                   [(dev, 0.0)], 0.0, 0, False)

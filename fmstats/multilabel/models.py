@@ -76,7 +76,7 @@ _NAME = re.compile(r"^[A-Za-z_.][A-Za-z0-9_.]*$")
 # ----------------------------------------------------------------------------------------
 # input checks
 # ----------------------------------------------------------------------------------------
-def _check_frame(data: Any, name: str) -> pd.DataFrame:
+def check_frame(data: Any, name: str) -> pd.DataFrame:
     if isinstance(data, dict):
         data = pd.DataFrame(data)
     if not isinstance(data, pd.DataFrame):
@@ -176,7 +176,7 @@ def _feature_matrix(data: pd.DataFrame, features: Sequence[str], name: str) -> n
     return np.ascontiguousarray(X)
 
 
-def _label_matrix(data: pd.DataFrame, labels: Sequence[str], name: str) -> np.ndarray:
+def label_matrix(data: pd.DataFrame, labels: Sequence[str], name: str) -> np.ndarray:
     missing = [c for c in labels if c not in data.columns]
     if missing:
         raise DataError(
@@ -242,12 +242,12 @@ def _check_cv(cv: Any, n: int):
     return int(cv)
 
 
-def _check_n_samples(n_samples: Any) -> int:
+def check_n_samples(n_samples: Any) -> int:
     check_scalar("n_samples", n_samples, low=1, integer=True)
     return int(n_samples)
 
 
-def _check_inference(inference: Any) -> str:
+def check_inference(inference: Any) -> str:
     if not isinstance(inference, str) or inference not in INFERENCES:
         raise InvalidArgumentError(
             f"`inference` must be one of {', '.join(map(repr, INFERENCES))}; got "
@@ -340,10 +340,10 @@ def _fit(kind: str, data: Any, labels: Any, features: Any, penalty: Any, penalti
     # R-style call order: br(formula, data)
     if isinstance(data, str) and isinstance(labels, pd.DataFrame):
         data, labels = labels, data
-    data = _check_frame(data, "data")
+    data = check_frame(data, "data")
     labels, features = _resolve_columns(data, labels, features)
     X = _feature_matrix(data, features, "data")
-    Y = _label_matrix(data, labels, "data")
+    Y = label_matrix(data, labels, "data")
     n, p = X.shape
     m = Y.shape[1]
     mode, fixed, grid = _check_penalties(penalty, penalties, m)
@@ -491,7 +491,7 @@ def _frame(H: np.ndarray, labels, index) -> pd.DataFrame:
     return pd.DataFrame(np.asarray(H, dtype=np.int64), index=index, columns=list(labels))
 
 
-class _MultilabelResults(Persistable):
+class MultilabelResults(Persistable):
     """What BR and PCC share: the fitted per-label logistic models and their settings.
 
     Attributes
@@ -556,7 +556,7 @@ class _MultilabelResults(Persistable):
                 f"{len(self.features)} features, {self.n_obs} rows; ridge penalty {how} "
                 f"(range {lam.min():.3g} .. {lam.max():.3g})>")
 
-    def refit(self, data) -> "_MultilabelResults":
+    def refit(self, data) -> "MultilabelResults":
         """The same model with the same settings on other data."""
         s = self.settings
         fn = pcc if isinstance(self, PCCResults) else br
@@ -569,7 +569,7 @@ class _MultilabelResults(Persistable):
 
     # -- prediction helpers ----------------------------------------------------------
     def _design(self, newdata) -> tuple[np.ndarray, pd.Index]:
-        newdata = _check_frame(newdata, "newdata")
+        newdata = check_frame(newdata, "newdata")
         X = _feature_matrix(newdata, self.features, "newdata")
         return (X - self.center) / self.scale, newdata.index
 
@@ -579,8 +579,8 @@ class _MultilabelResults(Persistable):
         return self._coef[0] + Z @ self._coef[1: 1 + p]
 
 
-class BRResults(_MultilabelResults):
-    """Binary relevance fit (see :func:`br` and :class:`_MultilabelResults`).
+class BRResults(MultilabelResults):
+    """Binary relevance fit (see :func:`br` and :class:`MultilabelResults`).
 
     Under BR the labels are independent given x, so its joint distribution is known exactly
     from the marginals: ``predict`` uses the exact GFM parameters of the independent model
@@ -600,7 +600,7 @@ class BRResults(_MultilabelResults):
 
     def sample(self, newdata, n_samples: int = 200, random_state=None) -> np.ndarray:
         """Label vectors drawn from the model: independent Bernoulli draws, (n, S, m) int8."""
-        S = _check_n_samples(n_samples)
+        S = check_n_samples(n_samples)
         rng = check_random_state(random_state)
         marg, _ = self._marginals(newdata)
         return _bernoulli(marg, S, rng)
@@ -616,12 +616,12 @@ class BRResults(_MultilabelResults):
         exact MEUF coincide up to ties.  With an integer ``n_samples`` P, p0 and the
         marginals are estimated from that many independent draws per instance instead.
         """
-        inference = _check_inference(inference)
+        inference = check_inference(inference)
         check_scalar("beta", beta, low=0)
         if n_samples is not None:
-            n_samples = _check_n_samples(n_samples)
+            n_samples = check_n_samples(n_samples)
         marg, index = self._marginals(newdata)
-        H = _br_infer(marg, inference, n_samples, random_state, beta)
+        H = br_infer(marg, inference, n_samples, random_state, beta)
         return _frame(H, self.labels, index)
 
 
@@ -630,25 +630,25 @@ def _bernoulli(marg: np.ndarray, S: int, rng: np.random.Generator) -> np.ndarray
     return (rng.random((n, S, m)) < marg[:, None, :]).astype(np.int8)
 
 
-def _br_infer(marg, inference, n_samples, random_state, beta):
+def br_infer(marg, inference, n_samples, random_state, beta):
     if n_samples is not None:
         samples = _bernoulli(marg, n_samples, check_random_state(random_state))
-        return _samples_infer(samples, inference, beta)
+        return samples_infer(samples, inference, beta)
     if inference in ("gfm", "gfm-t"):
         P, p0 = _independent().independent_P(marg)
         return _infer_joint(P, p0, inference, beta)
     return _infer_marginals(marg, inference, beta)
 
 
-def _samples_infer(samples, inference, beta):
+def samples_infer(samples, inference, beta):
     if inference in ("gfm", "gfm-t"):
         P, p0 = estimate_P(samples)
         return _infer_joint(P, p0, inference, beta)
     return _infer_marginals(samples.mean(axis=1), inference, beta)
 
 
-class PCCResults(_MultilabelResults):
-    """Probabilistic classifier chain fit (see :func:`pcc` and :class:`_MultilabelResults`).
+class PCCResults(MultilabelResults):
+    """Probabilistic classifier chain fit (see :func:`pcc` and :class:`MultilabelResults`).
 
     The chain's joint distribution is reached through ancestral sampling (:meth:`sample`):
     ``predict`` estimates P, p0 (for GFM, GFM-T) and the marginals (for the other rules)
@@ -686,7 +686,7 @@ class PCCResults(_MultilabelResults):
         return self._sample(newdata, n_samples, random_state)[0]
 
     def _sample(self, newdata, n_samples, random_state) -> tuple[np.ndarray, pd.Index]:
-        S = _check_n_samples(n_samples)
+        S = check_n_samples(n_samples)
         rng = check_random_state(random_state)
         base, index = self._base(newdata)
         return self._sample_base(base, S, rng), index
@@ -753,10 +753,10 @@ class PCCResults(_MultilabelResults):
         ``"gfm"`` / ``"gfm-t"`` use ``estimate_P`` of it, ``"meuf"``, ``"meuf-approx"``,
         ``"lewis"`` and ``"hamming"`` use the marginals estimated from the same sample.
         """
-        inference = _check_inference(inference)
+        inference = check_inference(inference)
         check_scalar("beta", beta, low=0)
         Y, index = self._sample(newdata, n_samples, random_state)
-        return _frame(_samples_infer(Y, inference, beta), self.labels, index)
+        return _frame(samples_infer(Y, inference, beta), self.labels, index)
 
 
 # ----------------------------------------------------------------------------------------

@@ -8,8 +8,8 @@ import pandas as pd
 
 from .._validation import check_scalar, describe
 from ..exceptions import InvalidArgumentError
-from .models import (INFERENCES, PCCResults, _MultilabelResults, _br_infer, _check_frame,
-                     _check_inference, _check_n_samples, _label_matrix, _samples_infer)
+from .models import (INFERENCES, PCCResults, MultilabelResults, br_infer, check_frame,
+                     check_inference, check_n_samples, label_matrix, samples_infer)
 
 __all__ = ["evaluate"]
 
@@ -42,19 +42,19 @@ def evaluate(results, newdata, inferences: Iterable[str] = INFERENCES, n_samples
         return pd.concat([evaluate(r, newdata, inferences, n_samples, random_state, beta)
                           .assign(model=name) for name, r in results.items()],
                          ignore_index=True)
-    if not isinstance(results, _MultilabelResults):
+    if not isinstance(results, MultilabelResults):
         raise InvalidArgumentError(
             f"`results` must be a br() or pcc() fit or a mapping of them; got "
             f"{describe(results)}.")
     if isinstance(inferences, str):
         inferences = [inferences]
-    inferences = [_check_inference(i) for i in inferences]
+    inferences = [check_inference(i) for i in inferences]
     if not inferences:
         raise InvalidArgumentError("`inferences` must name at least one inference method.")
-    S = _check_n_samples(n_samples)
+    S = check_n_samples(n_samples)
     check_scalar("beta", beta, low=0)
-    newdata = _check_frame(newdata, "newdata")
-    Y = _label_matrix(newdata, results.labels, "newdata")
+    newdata = check_frame(newdata, "newdata")
+    Y = label_matrix(newdata, results.labels, "newdata")
 
     t0 = time.perf_counter()
     if isinstance(results, PCCResults):
@@ -69,9 +69,9 @@ def evaluate(results, newdata, inferences: Iterable[str] = INFERENCES, n_samples
     for inf in inferences:
         t1 = time.perf_counter()
         if model == "PCC":
-            H = _samples_infer(samples, inf, beta)
+            H = samples_infer(samples, inf, beta)
         else:
-            H = _br_infer(marg, inf, None, None, beta)
+            H = br_infer(marg, inf, None, None, beta)
         own = time.perf_counter() - t1
         rows.append(dict(
             model=model, inference=inf,

@@ -21,7 +21,7 @@ from .._validation import check_choice, check_scalar, describe, prior_weights, w
 from ..exceptions import (ConvergenceWarning, DegenerateFitWarning, InvalidArgumentError,
                           ResponseError)
 from ..formula import model_frame
-from ..maxent import _call
+from ..design import model_call
 from ..results import ModelResults
 from ..summary import Section, Summary
 from .cobyla import (
@@ -51,7 +51,7 @@ _PREDICT_TYPES = ("class", "response", "decision", "link")
 
 # ----------------------------------------------------------------------------- data
 @dataclass(frozen=True)
-class _SvmData:
+class SvmData:
     """A validated model frame: design without the intercept column, labels, weights."""
 
     frame: Any
@@ -71,7 +71,7 @@ class _SvmData:
         return float(self.weights[self.y == 0].sum())
 
 
-def _svm_data(formula, data, weights, missing, engine) -> _SvmData:
+def svm_data(formula, data, weights, missing, engine) -> SvmData:
     frame = model_frame(formula, data, missing=missing, engine=engine)
     resp = frame.response
     if resp.kind != "binary":
@@ -97,8 +97,11 @@ def _svm_data(formula, data, weights, missing, engine) -> _SvmData:
                 f"the {label} class of '{resp.name}' has {k} row(s) with positive weight; an "
                 "SVM needs at least 2 rows in each class.")
     X = np.ascontiguousarray(np.delete(frame.X, pos[0], axis=1))
-    return _SvmData(frame=frame, X=X, y=y, ypm=np.where(y == 1, 1.0, -1.0), weights=w,
+    return SvmData(frame=frame, X=X, y=y, ypm=np.where(y == 1, 1.0, -1.0), weights=w,
                     term_names=names, intercept_pos=pos[0])
+
+
+_svm_data = svm_data  # old name, still used by fmstats.svm.tuning; remove when it imports svm_data
 
 
 def _check_cost(name, value):
@@ -128,7 +131,7 @@ class _SvmResults(ModelResults):
 
     title = "Linear SVM"
 
-    def __init__(self, *, settings: dict, call: str, sd: _SvmData, w: np.ndarray, b: float):
+    def __init__(self, *, settings: dict, call: str, sd: SvmData, w: np.ndarray, b: float):
         fr = sd.frame
         self.settings = dict(settings)
         self.call = call
@@ -383,7 +386,7 @@ def wsvm(formula: str, data: pd.DataFrame, weights=None, *, C_pos: float = 1.0,
     C_pos, C_neg = _check_cost("C_pos", C_pos), _check_cost("C_neg", C_neg)
     check_scalar("tol", tol, low=0, low_open=True)
     fm = _m.as_fmeasure(measure, beta=beta, alpha=alpha)
-    sd = _svm_data(formula, data, weights, missing, engine)
+    sd = svm_data(formula, data, weights, missing, engine)
     fit = wsvm_fit(sd.X, sd.ypm, C_pos, C_neg, sample_weight=sd.weights, tol=tol)
     if not fit.converged:
         warn(f"wsvm: {fit.message}; the hyperplane may be inaccurate. Standardise the "
@@ -392,7 +395,7 @@ def wsvm(formula: str, data: pd.DataFrame, weights=None, *, C_pos: float = 1.0,
                     weights_column=weights if isinstance(weights, str) else None,
                     C_pos=C_pos, C_neg=C_neg,
                     measure=fm, tol=float(tol), missing=missing, engine=engine)
-    call = _call("wsvm", formula, data, weights, {"C_pos": C_pos, "C_neg": C_neg})
+    call = model_call("wsvm", formula, data, weights, {"C_pos": C_pos, "C_neg": C_neg})
     return WsvmResults(settings=settings, call=call, sd=sd, fit=fit)
 
 
@@ -516,7 +519,7 @@ class FsvmResults(_SvmResults):
                 f"converged = {self.converged}>")
 
 
-def _to_internal(vec, sd: _SvmData, name: str) -> np.ndarray:
+def _to_internal(vec, sd: SvmData, name: str) -> np.ndarray:
     """A vector in ``params`` order (intercept at its design position) -> (w, b)."""
     v = np.asarray(vec, dtype=float).ravel()
     k = len(sd.term_names)
@@ -527,7 +530,7 @@ def _to_internal(vec, sd: _SvmData, name: str) -> np.ndarray:
     return np.r_[np.delete(v, sd.intercept_pos), v[sd.intercept_pos]]
 
 
-def _start_point(start, start_C, sd: _SvmData):
+def _start_point(start, start_C, sd: SvmData):
     """(w, b) to start from and a description."""
     if start is None:
         cp, cn = (sd.m_neg / 10, sd.m_pos / 10) if start_C is None else start_C
@@ -721,7 +724,7 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
     if start_C is not None and not (isinstance(start_C, (tuple, list)) and len(start_C) == 2):
         raise InvalidArgumentError(f"`start_C` must be a pair (C_pos, C_neg); got "
                                    f"{describe(start_C)}.")
-    sd = _svm_data(formula, data, weights, missing, engine)
+    sd = svm_data(formula, data, weights, missing, engine)
     C_arg, C_pos_arg, C_neg_arg = C, C_pos, C_neg
     if objective == "fmeasure":
         C = sd.m_pos if C is None else _check_cost("C", C)
@@ -789,6 +792,6 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
                                ("C", C), ("a", a), ("method", method),
                                ("objective", objective if objective != "fmeasure" else None),
                                ("C_pos", C_pos), ("C_neg", C_neg)) if v is not None}
-    call = _call("fsvm", formula, data, weights, extra)
+    call = model_call("fsvm", formula, data, weights, extra)
     return FsvmResults(settings=settings, used=used, call=call, sd=sd, w=wb[:-1], b=wb[-1], xi=xi,
                        run=run, start_wb=wb0)

@@ -1,0 +1,146 @@
+"""The row source of :mod:`fmstats.glm.rowsource` on dask arrays (out of core).
+
+Every method is one or two passes over the row blocks (:func:`fmstats.glm.dask.block_sums`);
+only sums of a few numbers per block reach the client.  Built by :mod:`fmstats.outofcore`
+for a Dask DataFrame; used by the maxent and fmaxent cores through the row-source interface.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit
+
+from .dask import block_sums, irls_evaluate_dask, irls_logit_dask, map_rows
+from .fweights import (TINY, Iterate, expected_f_weights, metric_sums, metrics_from_sums,
+                       noisy_f_weights, smoothed_from_sums, smoothed_sums)
+
+__all__ = ["DaskRows"]
+
+
+@dataclass(frozen=True)
+class _DaskWeights:
+    """F-weights clip(raw / mean) as a persisted dask array ``raw`` and the scalars."""
+
+    raw: object
+    mean: float
+    bounds: tuple | None
+    range: tuple
+    active_range: tuple
+
+
+def _iterate_block(X, q, cw, coef, threshold, epsilon):
+    X = np.require(X, dtype=float, requirements=["A", "C"])
+    cw = np.ones(len(q)) if cw is None else cw
+    p = np.clip(expit(X @ coef), TINY, 1 - TINY)
+    pred = (p >= threshold).astype(float)
+    out = metric_sums(q, p, pred, cw)
+    if epsilon is not None:
+        out += list(smoothed_sums(q, p, cw, epsilon))
+    return np.asarray(out)
+
+
+def _colsum_block(X, cw):
+    X = np.require(X, dtype=float, requirements=["A", "C"])
+    cw = np.ones(X.shape[0]) if cw is None else cw
+    return np.concatenate([[cw.sum()], cw @ X])
+
+
+def _centred_sq_block(X, cw, mean):
+    X = np.require(X, dtype=float, requirements=["A", "C"])
+    cw = np.ones(X.shape[0]) if cw is None else cw
+    return cw @ (X - mean) ** 2
+
+
+def _raw_fweights_block(X, q, coef, method, f, tp, alpha, epsilon):
+    X = np.require(X, dtype=float, requirements=["A", "C"])
+    p = np.clip(expit(X @ coef), TINY, 1 - TINY)
+    if method == "expected":
+        return expected_f_weights(q, p, f, alpha)
+    return noisy_f_weights(q, p, f, tp, alpha, epsilon)
+
+
+def _norm_block(raw, cw):
+    """Sum and count of the finite weights on active rows; min and max, overall and active."""
+    act = np.ones(len(raw), dtype=bool) if cw is None else cw > 0
+    ok = np.isfinite(raw) & act
+    ra = raw[act]
+    return np.array([float(np.sum(raw[ok])), float(np.count_nonzero(ok)),
+                     -np.min(raw, initial=np.inf), np.max(raw, initial=-np.inf),
+                     -np.min(ra, initial=np.inf), np.max(ra, initial=-np.inf)])
+
+
+def _weights_block(raw, cw, mean, bounds):
+    fw = raw / mean
+    if bounds is not None:
+        fw = np.clip(fw, bounds[0], bounds[1])
+    return fw if cw is None else cw * fw
+
+
+class DaskRows:
+    """A row source on persisted dask arrays (the interface of :mod:`fmstats.glm.rowsource`):
+    a fit is iterations + 1 passes; per outer iteration of the F-maximiser one pass for the
+    metrics, one for the raw F-weights (persisted) and their normalisation, then the
+    warm-started IRLS.  ``sum_q`` is sum cw q, known from the checks pass."""
+
+    def __init__(self, X, q, cw, threshold: float, sum_q: float):
+        self.X, self.q, self.cw = X, q, cw
+        self.threshold = threshold
+        self.sum_q = sum_q
+
+    def has_positives(self) -> bool:
+        return True  # the out-of-core checks reject a response without positives (single class)
+
+    def fit(self, *, start=None, penalty, tol, max_iter):
+        return irls_logit_dask(self.X, self.q, self.cw, start=start, penalty=penalty, tol=tol,
+                               max_iter=max_iter, persist=False)
+
+    def baseline(self, penalty, tol, max_iter) -> np.ndarray:
+        return self.fit(penalty=penalty, tol=tol, max_iter=max_iter).coef
+
+    def iterate(self, coef, alpha, epsilon) -> Iterate:
+        v = block_sums(_iterate_block, self.X, self.q, self.cw, coef=coef,
+                       threshold=self.threshold, epsilon=epsilon)
+        return Iterate(*metrics_from_sums(v[:6], alpha, self.sum_q), loglik=float(v[5]),
+                        coef=coef, smoothed=tuple(v[6:10]) if epsilon is not None else None)
+
+    def smoothed_counts(self, it: Iterate, alpha, epsilon):
+        return smoothed_from_sums(it.smoothed, alpha)
+
+    def fweights(self, it: Iterate, method, f, tp, alpha, epsilon, bounds) -> _DaskWeights:
+        raw = map_rows(_raw_fweights_block, self.X, self.q, coef=it.coef, method=method, f=f,
+                       tp=tp, alpha=alpha, epsilon=epsilon).persist()
+        s, n, lo, hi, alo, ahi = block_sums(_norm_block, raw, self.cw, n_max=4)
+        mean = s / n
+
+        def scaled(x):
+            x = x / mean
+            return float(np.clip(x, *bounds)) if bounds is not None else float(x)
+
+        return _DaskWeights(raw=raw, mean=mean, bounds=bounds, range=(scaled(-lo), scaled(hi)),
+                            active_range=(scaled(-alo), scaled(ahi)))
+
+    def unit_weights(self):
+        return None
+
+    def column_variances(self) -> tuple[float, np.ndarray]:
+        """Total count weight and weighted column variances: two passes (mean, then centred)."""
+        v = block_sums(_colsum_block, self.X, self.cw)
+        total, mean = float(v[0]), v[1:] / v[0]
+        return total, block_sums(_centred_sq_block, self.X, self.cw, mean=mean) / total
+
+    def weight_range(self, fw: _DaskWeights) -> tuple[float, float]:
+        return fw.range
+
+    def weights(self, fw: _DaskWeights | None):
+        """The fit's weights cw * fw, lazily (``None`` for all-one weights)."""
+        if fw is None:
+            return self.cw
+        return map_rows(_weights_block, fw.raw, self.cw, mean=fw.mean, bounds=fw.bounds)
+
+    def refit(self, fw, coef, *, penalty, tol, max_iter) -> np.ndarray:
+        return irls_logit_dask(self.X, self.q, self.weights(fw), start=coef, penalty=penalty,
+                               tol=tol, max_iter=max_iter, warn=False).coef
+
+    def evaluate(self, fw, coef, penalty):
+        return irls_evaluate_dask(self.X, self.q, self.weights(fw), coef, penalty=penalty)

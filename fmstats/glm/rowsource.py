@@ -1,0 +1,94 @@
+"""Row sources: the data a maxent-family core iterates over, in memory or in chunks.
+
+The IRLS fit of :func:`fmstats.maxent.maxent` and the outer loop of the F-maximiser
+(:func:`fmstats.fmaxent.fmaxent`) see their data only through this interface, so the same
+code fits a design held in memory (:class:`ArrayRows`, here) and one held in chunks of a Dask
+DataFrame (:class:`fmstats.glm.daskrows.DaskRows`, each method one or two passes that sum
+per-chunk results: X'WX, scores, metric counts)::
+
+    fit(start=, penalty=, tol=, max_iter=)      IRLS fit with the count weights (IrlsFit-like)
+    has_positives()                             some active row has q > 0
+    baseline(penalty, tol, max_iter) -> coef    the unweighted fit's coefficients
+    iterate(coef, alpha, epsilon) -> Iterate    F-measure sums at coef (fmstats.glm.fweights)
+    smoothed_counts(it, alpha, epsilon)         smoothed noisy counts (tp, ., f)
+    fweights(it, method, f, tp, alpha, epsilon, bounds)   F-weights, mean 1, clipped
+    unit_weights()                              the weights of iteration 0
+    column_variances() -> (total, var)          weighted column variances (shrinkage)
+    weight_range(fw) -> (min, max)
+    refit(fw, coef, penalty=, tol=, max_iter=)  warm-started IRLS with weights cw * fw
+    evaluate(fw, coef, penalty)                 the fit at coef (covariance, deviance)
+
+Used by :mod:`fmstats.design` (which builds an :class:`ArrayRows`), :mod:`fmstats.maxent` and
+:mod:`fmstats.fmaxent`.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit
+
+from .fweights import (TINY, Iterate, expected_f_weights, metric_sums, metrics_from_sums,
+                       noisy_f_weights, smoothed_noisy_counts)
+from .irls import irls_coef, irls_evaluate, irls_logit
+
+__all__ = ["ArrayRows"]
+
+
+class ArrayRows:
+    """A row source in memory: the design X, response q and count weights cw as arrays."""
+
+    def __init__(self, X, q, cw, threshold: float):
+        self.X, self.q, self.cw, self.threshold = X, q, cw, threshold
+        self.sum_q = float(np.dot(cw, q))
+        self.active = cw > 0
+
+    def has_positives(self) -> bool:
+        return bool(np.any((self.q > 0) & self.active))
+
+    def fit(self, *, start=None, penalty, tol, max_iter):
+        """The weighted IRLS fit of q on X with the count weights."""
+        return irls_logit(self.X, self.q, self.cw, start=start, penalty=penalty, tol=tol,
+                          max_iter=max_iter)
+
+    def baseline(self, penalty, tol, max_iter) -> np.ndarray:
+        return self.fit(penalty=penalty, tol=tol, max_iter=max_iter).coef
+
+    def iterate(self, coef, alpha: float, epsilon: float | None) -> Iterate:
+        q, cw = self.q, self.cw
+        p = np.clip(expit(self.X @ coef), TINY, 1 - TINY)
+        pred = (p >= self.threshold).astype(float)
+        sums = metric_sums(q, p, pred, cw)
+        return Iterate(*metrics_from_sums(sums, alpha, self.sum_q), loglik=sums[5], p=p)
+
+    def smoothed_counts(self, it: Iterate, alpha: float, epsilon: float):
+        return smoothed_noisy_counts(self.q, it.p, self.cw, alpha, epsilon)
+
+    def fweights(self, it: Iterate, method, f, tp, alpha, epsilon, bounds):
+        """The F-weights at an iterate, scaled to mean 1 over the active rows, then clipped."""
+        if method == "expected":
+            fw = expected_f_weights(self.q, it.p, f, alpha)
+        else:
+            fw = noisy_f_weights(self.q, it.p, f, tp, alpha, epsilon)
+        fw = fw / np.mean(fw[np.isfinite(fw) & self.active])  # the scale does not change the fit
+        if bounds is not None:
+            fw = np.clip(fw, bounds[0], bounds[1])
+        return fw
+
+    def unit_weights(self):
+        return np.ones_like(self.q)
+
+    def column_variances(self) -> tuple[float, np.ndarray]:
+        """Total count weight and the weighted variance of each column (two passes)."""
+        cw = self.cw
+        total = float(cw.sum())
+        mean = (cw @ self.X) / total
+        return total, (cw @ (self.X - mean) ** 2) / total
+
+    def weight_range(self, fw) -> tuple[float, float]:
+        return float(fw.min()), float(fw.max())
+
+    def refit(self, fw, coef, *, penalty, tol, max_iter) -> np.ndarray:
+        return irls_coef(self.X, self.q, self.cw * fw, coef, penalty=penalty, tol=tol,
+                         max_iter=max_iter)
+
+    def evaluate(self, fw, coef, penalty):
+        return irls_evaluate(self.X, self.q, self.cw * fw, coef, penalty=penalty)
