@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .summary import Section, Summary
+from .summary import Section, Summary, format_numbers
 
 __all__ = ["MaxentReport", "COV_LABEL"]
 
@@ -38,11 +38,14 @@ class MaxentReport:
         sections = []
         disp = (f"(Dispersion parameter for {self.family} family taken to be "
                 f"{self.dispersion:.6g})")
+        devs = format_numbers([self.null_deviance, self.deviance], digits=5)  # R: digits + 1
+        dfs = [str(d).rjust(len(str(max(self.df_null, self.df_resid))))
+               for d in (self.df_null, self.df_resid)]
         dev_lines = [
             disp,
             "",
-            f"    Null deviance: {self.null_deviance:.2f}  on {self.df_null}  degrees of freedom",
-            f"Residual deviance: {self.deviance:.2f}  on {self.df_resid}  degrees of freedom",
+            f"    Null deviance: {devs[0]}  on {dfs[0]}  degrees of freedom",
+            f"Residual deviance: {devs[1]}  on {dfs[1]}  degrees of freedom",
         ]
         if self.n_dropped:
             dev_lines.append(f"  ({self.n_dropped} observations deleted due to missingness)")

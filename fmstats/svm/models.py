@@ -241,12 +241,10 @@ class _SvmResults(ModelResults):
         return self.measure()
 
     # ------------------------------------------------------------------ reporting
-    def _coef_section(self) -> Section:
-        # (label, value) lines rather than a table: Summary renders these in text, HTML and
-        # LaTeX alike (an SVM has no standard errors for the usual coefficient table)
-        lines = [(str(t), f"{v:.6g}") for t, v in self.params.items()]
-        return Section("Coefficients (hyperplane x'w + b = 0; b is the unpenalised intercept):",
-                       lines)
+    def _coef_table(self) -> pd.DataFrame:
+        # estimates only: an SVM has no standard errors (Summary prints the columns present)
+        return pd.DataFrame({"term": [str(t) for t in self.params.index],
+                             "estimate": self.params.to_numpy(dtype=float)})
 
     def _f_section(self) -> Section:
         fm = self.measure_
@@ -268,9 +266,11 @@ class _SvmResults(ModelResults):
                                           f"{int((self.y == 0).sum())}")]
 
     def _summary(self, fit_lines: list, detail_lines: list) -> Summary:
-        sections = [self._coef_section(), Section("Fit:", fit_lines), self._f_section(),
+        sections = [Section("Fit:", fit_lines), self._f_section(),
                     Section("Model details:", detail_lines + self._data_lines())]
-        return Summary(title=self.title, call=self.call, coef_table=None, sections=sections)
+        return Summary(title=self.title, call=self.call, coef_table=self._coef_table(),
+                       coef_note="(hyperplane x'w + b = 0; b is the unpenalised intercept)",
+                       sections=sections)
 
     def _repr_html_(self) -> str:
         return self.summary()._repr_html_()
