@@ -17,10 +17,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fmstats.extreme import sto
+from fmstats.extreme import label_priors, precision_at_k, sto
+from fmstats.datasets import load_debtags
 from fmstats.extreme.experiments import (absent_label_breakdown, best_label_threshold,
-                                         debtags_split, run_protocol, shared_threshold_scan,
-                                         synthetic_split)
+                                         debtags_split, run_protocol, selected_thresholds,
+                                         shared_threshold_scan, split_rows, synthetic_split)
 
 pytestmark = pytest.mark.reference
 
@@ -37,7 +38,10 @@ def synthetic():
 def test_synthetic_selected_rows(synthetic):
     # vignette 07: STO c = 1000 (validation 0.94, test 0.64), FTA c = 2 (0.804 / 0.773),
     # OFO c = 2 (0.856 / 0.780), threshold ½ (0.804 / 0.773)
-    _, _, best = synthetic
+    split, _, best = synthetic
+    # "only about 28,000 of the 100,000 labels occur among the 20,000 test instances"
+    assert split.Y_test.shape == (20_000, 100_000)
+    assert int((label_priors(split.Y_test) > 0).sum()) == 27_852
     expect = {"sto": (1000, 0.9425, 0.6436), "fta": (2, 0.8038, 0.7728),
               "ofo": (2, 0.8558, 0.7802), "fixed": (np.nan, 0.8038, 0.7728)}
     for m, (c, v, t) in expect.items():
@@ -141,6 +145,27 @@ def test_debtags_protocol_reproduces_vignette_07():
     split = debtags_split(0)
     table, best = run_protocol(split)
     best = best.set_index("method")
+    # the split: 4,848 validation packages, half of the tags (49.6 %) with at most five
+    # positives there, median 6
+    pos = np.asarray(split.Y_val.sum(axis=0)).ravel()
+    assert split.Y_val.shape[0] == 4848 and np.median(pos) == 6
+    assert (pos <= 5).mean() == pytest.approx(0.496, abs=0.001)
+    # the PLT's P@1/3/5 on the test packages: 88.32 / 60.35 / 44.41 %
+    X, Y, _, _ = load_debtags()
+    test_rows = split_rows(X.shape[0], 0)[2]
+    pk = precision_at_k(Y[test_rows], split.model.predict_topk(X[test_rows], k=5), k=(1, 3, 5))
+    np.testing.assert_allclose([pk[1], pk[3], pk[5]], [0.8832, 0.6035, 0.4441], atol=0.003)
+    # OFO's selected thresholds: 10/50/90 % quantiles 0.010 / 0.019 / 0.102
+    theta = selected_thresholds(split, "ofo", best.loc["ofo", "c"])
+    np.testing.assert_allclose(np.quantile(theta, [0.1, 0.5, 0.9]), [0.010, 0.019, 0.102],
+                               atol=0.002)
+    # theta = 1e-4 (FTA, c = 10,000) predicts 178 tags per package
+    fta_rows = table[table.method == "fta"].set_index("c")
+    assert fta_rows.loc[10000, "test_predicted_per_instance"] == pytest.approx(177.8, abs=0.5)
+    # FTA and OFO: validation - test 0.03-0.05 (measured 0.053 and 0.031)
+    gap = best["valid_macro_f"] - best["test_macro_f"]
+    assert gap["fta"] == pytest.approx(0.053, abs=0.003)
+    assert gap["ofo"] == pytest.approx(0.031, abs=0.003)
     expect = {"sto": (10000, 0.2536), "fta": (20, 0.2396), "ofo": (100, 0.2724),
               "fixed": (None, 0.1051)}
     for m, (c, t) in expect.items():
