@@ -25,8 +25,11 @@ from .datasets import make_thesis_noisy_data
 from .glm.fweights import noisy_f_weights
 from .maxent import umaxent
 
-__all__ = ["ALPHAS", "chapter9_gains", "claim_fractions", "thesis_inner_loop",
-           "inner_comparison"]
+__all__ = ["ALPHAS", "chapter9_gains", "claim_fractions", "titanic_split", "TITANIC_FORMULA",
+           "sweep_gains", "thesis_inner_loop", "inner_comparison"]
+
+#: The thesis's Titanic model (§9.1): class, sex, their interaction, age, siblings/spouses.
+TITANIC_FORMULA = "q ~ C(pclass) * sex + age + sibsp"
 
 #: The alpha grid of the chapter-9 sweeps (fmstats' ``sweep`` default).
 ALPHAS = tuple(float(a) for a in np.round(np.arange(0.05, 0.951, 0.05), 2))
@@ -68,6 +71,28 @@ def claim_fractions(gains: pd.DataFrame, tol: float = 1e-4) -> pd.DataFrame:
     cols = ["train_gain", "test_gain", "resample_gain"]
     return (gains.assign(**{c: gains[c] > tol for c in cols})
             .groupby(["data", "seed"])[cols].mean())
+
+
+def titanic_split(random_state: int = 9):
+    """Vignette 02's Titanic data (Figs. 9.10-9.11): complete rows, Beta label noise ``q``.
+
+    ``thesis_label_noise(survived, random_state)`` blurs the labels; 246 rows drawn with
+    the same seed are the test set.  Returns ``(train, test)``.
+    """
+    from .datasets import thesis_label_noise, titanic_complete
+
+    titanic = titanic_complete()
+    titanic["q"] = thesis_label_noise(titanic["survived"], random_state=random_state)
+    rng = np.random.default_rng(random_state)
+    is_test = np.zeros(len(titanic), bool)
+    is_test[rng.choice(len(titanic), size=246, replace=False)] = True
+    return titanic[~is_test], titanic[is_test]
+
+
+def sweep_gains(table: pd.DataFrame, value: str = "noisy_f") -> pd.DataFrame:
+    """From a :func:`fmstats.sweep` table: ``fmaxent - baseline`` of ``value`` per data and alpha."""
+    wide = table.pivot_table(index=["data", "alpha"], columns="model", values=value)
+    return (wide["fmaxent"] - wide["baseline"]).unstack("data")
 
 
 # ----------------------------------------------------------------------------- Fig. 9.9
