@@ -90,7 +90,7 @@ def titanic_split(random_state: int = 9):
 
 
 def sweep_gains(table: pd.DataFrame, value: str = "noisy_f") -> pd.DataFrame:
-    """From a :func:`fmstats.sweep` table: ``fmaxent - baseline`` of ``value`` per data and alpha."""
+    """From a :func:`fmstats.sweep` table: ``fmaxent - baseline`` of ``value`` per data, alpha."""
     wide = table.pivot_table(index=["data", "alpha"], columns="model", values=value)
     return (wide["fmaxent"] - wide["baseline"]).unstack("data")
 
