@@ -9,29 +9,28 @@ default.  Both are fitted by :func:`fmstats.glm.irls.irls_logit`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit, gammaln, xlogy
+from scipy.special import expit, gammaln
 
 from . import measures as _m
 from ._validation import check_choice, describe
 from .design import COV_TYPES, Settings, check_threshold, refit_weights
-from .exceptions import DataError, InvalidArgumentError
+from .exceptions import InvalidArgumentError
 from .fitdata import is_out_of_core, prepare
 from .formula import ModelFrame
 from .glm.irls import IrlsFit, has_intercept
 from ._maxent_report import MaxentReport
+from ._maxent_rows import MaxentRows
 from .results import ModelResults
 
 
 __all__ = ["maxent", "umaxent", "MaxentResults", "COV_TYPES", "refit_weights"]
 
 
-class MaxentResults(MaxentReport, ModelResults):
+class MaxentResults(MaxentReport, MaxentRows, ModelResults):
     """A fitted weighted (``maxent``) or uncertain (``umaxent``) maximum-entropy model.
 
     Main attributes: ``params``, ``bse``, ``tvalues``, ``pvalues``,
@@ -78,24 +77,6 @@ class MaxentResults(MaxentReport, ModelResults):
         self.threshold = settings.threshold
 
     # ------------------------------------------------------------------ basic quantities
-    @cached_property
-    def count_weights(self) -> np.ndarray:
-        """Weight of each row in confusion counts: prior weights times trials (cbind)."""
-        self._row_level("count_weights")
-        w = self.prior_weights
-        return w * self.trials if self.trials is not None else w
-
-    @cached_property
-    def weights(self) -> np.ndarray:
-        """Weights of the fitted likelihood: the count weights times any F-maximising weights."""
-        self._row_level("weights")
-        return self.count_weights if self.fweights is None else self.count_weights * self.fweights
-
-    def _row_level(self, what: str, advice: str = "") -> None:
-        """Raise a DataError for a row-level quantity of a fit that keeps no rows."""
-        if self.stats is not None:
-            self.stats.unavailable(what, advice)
-
     @property
     def family(self) -> str:
         return "quasibinomial" if self._estimate_dispersion else "binomial"
@@ -165,24 +146,6 @@ class MaxentResults(MaxentReport, ModelResults):
         return pd.DataFrame({"iteration": np.arange(len(h)), "deviance": h[:, 0], "step": h[:, 1]})
 
     @cached_property
-    def fitted_values(self) -> pd.Series:
-        """Fitted probabilities of the positive class on the training rows."""
-        self._row_level("fitted_values", "use predict(ddf) for a lazy dask Series")
-        return pd.Series(self.fit_.mu, index=self.index, name="fitted")
-
-    @cached_property
-    def linear_predictor(self) -> pd.Series:
-        self._row_level("linear_predictor", "use predict(ddf, type='link')")
-        return pd.Series(self.fit_.eta, index=self.index, name="link")
-
-    @cached_property
-    def pearson_chi2(self) -> float:
-        if self.stats is not None:
-            return self.fit_.pearson_chi2
-        mu = self.fit_.mu
-        return float(np.sum(self.weights * (self.y - mu) ** 2 / (mu * (1 - mu))))
-
-    @cached_property
     def dispersion(self) -> float:
         """1 for binomial; Pearson chi^2 / df_resid for quasibinomial (as R's summary.glm)."""
         d = self.settings.dispersion
@@ -228,33 +191,6 @@ class MaxentResults(MaxentReport, ModelResults):
         return -2.0 * self.llf + np.log(self.n_ok) * self.rank
 
     # ------------------------------------------------------------------ covariance
-    @cached_property
-    def hat(self) -> pd.Series:
-        """Diagonal of the weighted hat matrix W^1/2 X (X'WX)^-1 X' W^1/2 (R's hatvalues)."""
-        self._row_level("hat", "HC2/HC3 covariances were computed at fit time")
-        h = self._kept["hat"] if self.X is None else self.fit_.leverage(self.X)   # centred
-        return pd.Series(h, index=self.index, name="hat")
-
-    def _cov_array(self, cov_type: str) -> np.ndarray:
-        if self.stats is not None:
-            return self.stats.cov(self, cov_type)
-        if self.X is None:
-            return self._kept["cov"][cov_type]
-        bread = self.fit_.xtwx_inv
-        if cov_type == "nonrobust":
-            return self.dispersion * bread
-        score = self.weights * (self.y - self.fit_.mu)
-        e2 = score ** 2
-        if cov_type in ("HC2", "HC3"):
-            one_minus_h = 1.0 - self.hat.to_numpy()
-            power = 1 if cov_type == "HC2" else 2
-            e2 = e2 / np.where(one_minus_h > 0, one_minus_h, np.inf) ** power
-        cov = self.fit_.sandwich(self.X, e2)   # bread @ X'diag(e2)X @ bread, accurately
-        if cov_type == "HC1":
-            n = self.nobs
-            cov *= n / (n - self.rank)
-        return cov
-
     def se_unusable(self, cov_type: str | None = None) -> str | None:
         """Why standard errors cannot be used: fitted probabilities of 0 or 1 (separation)."""
         if self.separated:
@@ -274,29 +210,6 @@ class MaxentResults(MaxentReport, ModelResults):
         return pd.DataFrame(self._cov_array(cov_type), index=names, columns=names)
 
     # ------------------------------------------------------------------ prediction
-    def without_design(self) -> "MaxentResults":
-        """Drop the design matrix X (``keep_data=False``), keeping every covariance type and
-        the hat values precomputed; the fit still summarises, predicts new data, scores
-        its training rows (from the stored linear predictor) and refits."""
-        self._kept = {"hat": self.fit_.leverage(self.X),
-                      "cov": {ct: self._cov_array(ct) for ct in COV_TYPES}}
-        self.X = None
-        return self
-
-    def require_design(self, what: str):
-        raise DataError(
-            f"{what} needs the design matrix, which this fit does not keep (keep_data=False); "
-            "refit with keep_data=True (or, where the call takes one, pass `newdata`: the "
-            "training rows give the same answer).")
-
-    def _design(self, newdata, missing="drop"):
-        if newdata is None:
-            if self.X is None:
-                self.require_design("this call on the training rows")
-            return self.X, self.index
-        X, index = self.spec.build(newdata, missing=missing)
-        return X[:, ~self.aliased], index
-
     def predict(self, newdata: pd.DataFrame | None = None, type: str = "response",
                 threshold: float | None = None, missing: str = "drop", se_fit: bool = False,
                 interval: str | None = None, level: float = 0.95):
@@ -347,49 +260,7 @@ class MaxentResults(MaxentReport, ModelResults):
 
         return profile_conf_int(self, level)
 
-    def influence(self) -> pd.DataFrame:
-        """Leverage, standardised and studentised residuals and Cook's distance per row (R's
-        ``influence.measures``); see :func:`fmstats.diagnostics.influence`."""
-        from .diagnostics import influence
-
-        return influence(self)
-
-    def plot_diagnostics(self, fig=None):
-        """R's four diagnostic panels (``plot.lm``); see :func:`fmstats.diagnostics.plot_diagnostics`."""
-        from .diagnostics import plot_diagnostics
-
-        return plot_diagnostics(self, fig=fig)
-
-    def resid(self, type: str = "deviance") -> pd.Series:
-        """Residuals on the training rows: deviance, pearson, response or working."""
-        self._row_level("resid()")
-        check_choice("type", type, ("deviance", "pearson", "response", "working"))
-        y, mu, w = self.y, self.fit_.mu, self.weights
-        if type == "response":
-            r = y - mu
-        elif type == "working":
-            r = (y - mu) / (mu * (1 - mu))
-        elif type == "pearson":
-            r = np.sqrt(w) * (y - mu) / np.sqrt(mu * (1 - mu))
-        else:
-            d = 2 * w * (xlogy(y, y) - xlogy(y, mu) + xlogy(1 - y, 1 - y) - xlogy(1 - y, 1 - mu))
-            r = np.sign(y - mu) * np.sqrt(np.maximum(d, 0))
-        return pd.Series(r, index=self.index, name=f"resid_{type}")
-
     # ------------------------------------------------------------------ performance
-    def _truth_and_weights(self, newdata):
-        """Labels, count weights and linear predictor on ``newdata`` (default: training rows)."""
-        if newdata is None:
-            return self.y, self.count_weights, self.fit_.eta
-        resp, X, _ = self.spec.build_with_response(newdata, missing="drop")
-        w = resp.trials if resp.trials is not None else np.ones(len(resp.y))
-        return resp.y, w, X[:, ~self.aliased] @ self.fit_.coef
-
-    def _stored_cells(self, newdata, threshold):
-        """Out of core: the confusion and noisy counts summed over the training rows (or one
-        pass over chunked ``newdata``); ``None`` when the rows are at hand."""
-        return None if self.stats is None else self.stats.cells_for(self, newdata, threshold)
-
     def confusion(self, newdata: pd.DataFrame | None = None, threshold: float | None = None):
         """Confusion counts of the class predictions against the response.
 
@@ -405,18 +276,10 @@ class MaxentResults(MaxentReport, ModelResults):
         pred = (expit(eta) >= t).astype(float)
         return _m.noisy_confusion(y, pred, dependence="independent", sample_weight=w)
 
-    def measure(self, newdata: pd.DataFrame | None = None, measure=None, *, beta=None,
-                alpha=None, threshold: float | None = None) -> float:
-        """F-measure of the class predictions on ``newdata`` (default: training data)."""
-        fm = self.measure_ if (measure is None and beta is None and alpha is None) \
-            else _m.as_fmeasure(measure, beta=beta, alpha=alpha)
-        return float(self.confusion(newdata, threshold).f(fm))
-
     def noisy_f(self, newdata: pd.DataFrame | None = None, measure=None, *, beta=None,
                 alpha=None, dependence: str | None = None) -> float:
         """Noisy F-measure (thesis §6.1) of the fitted probabilities against the labels."""
-        fm = self.measure_ if (measure is None and beta is None and alpha is None) \
-            else _m.as_fmeasure(measure, beta=beta, alpha=alpha)
+        fm = self.resolve_measure(measure, beta, alpha)
         dep = self.settings.dependence if dependence is None else dependence
         cells = self._stored_cells(newdata, None)
         if cells is not None:
@@ -468,9 +331,6 @@ class MaxentResults(MaxentReport, ModelResults):
         return (f"<{type(self).__name__}{where} {self.model}: {self.formula!r}, n = {self.nobs}, "
                 f"deviance = {self.deviance:.4g}, converged = {self.converged}>")
 
-    def _repr_html_(self) -> str:
-        return self.summary()._repr_html_()
-
 
 # ---------------------------------------------------------------------------- fitting
 
@@ -520,6 +380,21 @@ def maxent(formula: str, data: pd.DataFrame, weights=None, *, penalty: float = 0
         covariance type and the hat values instead, so the results still summarise, predict
         and score new data and refit, at a fraction of the memory (n = 2e6, p = 50: X alone is
         763 MiB); profile intervals, ``anova`` and the fast bootstrap then need a refit.
+
+    Examples
+    --------
+    >>> import fmstats as fm
+    >>> titanic = fm.datasets.titanic_complete()
+    >>> fit = fm.maxent("survived ~ C(pclass) + sex + age", titanic)
+    >>> print(fit.params.round(3).to_string())
+    term
+    Intercept         3.522
+    C(pclass)[T.2]   -1.281
+    C(pclass)[T.3]   -2.290
+    sex[T.male]      -2.498
+    age              -0.034
+    >>> print(f"{fit.deviance:.2f}")
+    982.45
     """
     extra = {k: v for k, v in (("penalty", penalty), ("cov_type", cov_type)) if v not in (0, 0.0, "nonrobust")}
     return _fit("maxent", formula, data, weights, keep_data=keep_data, penalty=penalty,
@@ -547,6 +422,17 @@ def umaxent(formula: str, data: pd.DataFrame, weights=None, *, dispersion="pears
     quasibinomial; a number fixes it (1 gives binomial-style standard errors).
     ``dependence`` selects the noisy F-measure reported in the summary.
     Other arguments as in :func:`maxent`.
+
+    Examples
+    --------
+    >>> import fmstats as fm
+    >>> d = fm.datasets.make_thesis_noisy_data("A", random_state=1)
+    >>> fit = fm.umaxent("q ~ x1 + x2", d[d.split == "train"])
+    >>> print(fit.params.round(3).to_string())
+    term
+    Intercept   -0.051
+    x1           0.854
+    x2          -0.367
     """
     extra = {k: v for k, v in (("dispersion", dispersion), ("penalty", penalty),
                                ("cov_type", cov_type))

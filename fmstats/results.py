@@ -6,9 +6,17 @@ Every fmstats model returns a results object that
 * answers ``tidy()`` (one DataFrame: term, estimate, std_error, statistic,
   p_value, conf_low, conf_high) from which ``summary()`` formats its table;
 * speaks the protocol used by tuning and bootstrap: ``refit(data)``,
-  ``predict(newdata, type=...)``, ``measure(newdata)``;
+  ``predict(newdata, type=...)``, ``confusion(newdata)``, ``measure(newdata)``;
 * draws its score curves (:class:`fmstats.scorecurves.ScoreCurves`): ``f_curve()``,
-  ``plot_pr()``, ``plot_roc()``, ``roc_auc()``.
+  ``plot_pr()``, ``plot_roc()``, ``roc_auc()``;
+* saves and loads itself (``save(path)``, ``Cls.load(path)``; :mod:`fmstats._persist`) and
+  shows its summary in a notebook (``_repr_html_``).
+
+What is shared is implemented here once: the coefficient table (standard errors, Wald
+statistics, p-values, intervals, ``tidy``), ``measure`` (the F-measure of ``confusion``
+under the fit's measure ``measure_`` or the one asked for), ``_repr_html_``, pickling and
+persistence.  A family implements what differs: ``params``, ``cov_params``, ``predict``,
+``confusion``, ``refit`` and ``summary``.
 
 Results are immutable after construction; derived statistics are
 ``functools.cached_property`` values computed on first use.
@@ -23,6 +31,7 @@ from scipy import stats
 
 from ._persist import Persistable
 from ._validation import check_choice, check_scalar
+from .measures import as_fmeasure
 from .scorecurves import ScoreCurves
 
 __all__ = ["ModelResults"]
@@ -37,6 +46,8 @@ class ModelResults(Persistable, ScoreCurves):
     """
 
     use_t: bool = False
+    #: the fit's F-measure (a :class:`fmstats.measures.FMeasure`), set by the family
+    measure_ = None
 
     # ------------------------------------------------------------------ coefficient table
     @property
@@ -143,8 +154,28 @@ class ModelResults(Persistable, ScoreCurves):
     def predict(self, newdata=None, type: str = "response"):  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def measure(self, newdata=None):  # pragma: no cover - abstract
+    def confusion(self, newdata=None, **kwargs):  # pragma: no cover - abstract
+        """Confusion counts (:class:`fmstats.measures.Confusion`) of the class predictions."""
         raise NotImplementedError
+
+    def summary(self):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def resolve_measure(self, measure=None, beta=None, alpha=None):
+        """The F-measure asked for (``measure``, ``beta`` or ``alpha``), else the fit's own."""
+        if measure is None and beta is None and alpha is None:
+            return self.measure_
+        return as_fmeasure(measure, beta=beta, alpha=alpha)
+
+    def measure(self, newdata=None, measure=None, *, beta=None, alpha=None, **kwargs) -> float:
+        """F-measure of the class predictions on ``newdata`` (default: the training data),
+        under the fit's measure or the one given; other keywords (e.g. ``threshold``) go to
+        :meth:`confusion`."""
+        return float(self.confusion(newdata, **kwargs).f(self.resolve_measure(measure, beta,
+                                                                               alpha)))
+
+    def _repr_html_(self) -> str:
+        return self.summary()._repr_html_()
 
     # ------------------------------------------------------------------ persistence
     def __getstate__(self):

@@ -302,9 +302,6 @@ class CostSensitiveResults(ModelResults):
         return (f"<CostSensitiveResults {self.measure_name}, {self.variant}, "
                 f"learner={self.learner}: validation F = {self.validation_f:.4f}>")
 
-    def _repr_html_(self) -> str:
-        return self.summary()._repr_html_()
-
     def plot(self, ax=None):
         """Validation F against the cost level t, with the line F = t (Proposition 2: the
         best classifier is found at the level t equal to its own F)."""

@@ -229,13 +229,6 @@ class _SvmResults(ModelResults):
             y, X, w = resp.y, np.delete(X, self.intercept_pos, axis=1), None
         return _m.confusion(y, (X @ self.w + self.b > 0).astype(float), sample_weight=w)
 
-    def measure(self, newdata: pd.DataFrame | None = None, measure=None, *, beta=None,
-                alpha=None) -> float:
-        """F-measure of the predicted classes (default: the fit's measure, training data)."""
-        fm = self.measure_ if (measure is None and beta is None and alpha is None) \
-            else _m.as_fmeasure(measure, beta=beta, alpha=alpha)
-        return float(self.confusion(newdata).f(fm))
-
     @property
     def training_f(self) -> float:
         return self.measure()
@@ -271,9 +264,6 @@ class _SvmResults(ModelResults):
         return Summary(title=self.title, call=self.call, coef_table=self._coef_table(),
                        coef_note="(hyperplane x'w + b = 0; b is the unpenalised intercept)",
                        sections=sections)
-
-    def _repr_html_(self) -> str:
-        return self.summary()._repr_html_()
 
 
 # ----------------------------------------------------------------------------- wsvm
