@@ -127,6 +127,22 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
     Returns
     -------
     BootstrapResults
+
+    Examples
+    --------
+    >>> import fmstats as fm
+    >>> titanic = fm.datasets.titanic_complete()
+    >>> fit = fm.maxent("survived ~ C(pclass) + sex + age", titanic)
+    >>> boot = fm.bootstrap(fit, B=50, random_state=0)
+    >>> print(boot.tidy()[["term", "estimate", "std_error", "conf_low", "conf_high"]]
+    ...       .round(3).to_string(index=False))
+              term  estimate  std_error  conf_low  conf_high
+         Intercept     3.522      0.317     2.981      4.183
+    C(pclass)[T.2]    -1.281      0.216    -1.725     -0.964
+    C(pclass)[T.3]    -2.290      0.259    -2.954     -1.869
+       sex[T.male]    -2.498      0.147    -2.779     -2.255
+               age    -0.034      0.005    -0.042     -0.022
+       training F1     0.728      0.016     0.700      0.752
     """
     check_scalar("B", B, low=2, integer=True)
     check_choice("ci", ci, CIS)

@@ -325,6 +325,12 @@ def load_adult(split: str = "train") -> pd.DataFrame:
     ------
     InvalidArgumentError
         If ``split`` is not one of the allowed values.
+
+    Examples
+    --------
+    >>> adult = load_adult()
+    >>> adult.shape, round(float(adult["age"].mean()), 2)
+    ((32561, 15), 38.58)
     """
     check_choice("split", split, ("train", "test", "both"))
     if split != "both":
@@ -607,6 +613,12 @@ def make_thesis_svm_data(name: str, random_state: Any = None, *, n_train=None,
     ------
     InvalidArgumentError
         For an unknown ``name`` or a bad ``random_state``.
+
+    Examples
+    --------
+    >>> d = make_thesis_svm_data("A1", random_state=0)
+    >>> d.split.value_counts().to_dict(), round(float(d.x1.mean()), 3)
+    ({'train': 400, 'test': 50}, 0.737)
     """
     name = _check_name(name, tuple(THESIS_SVM_DESIGNS))
     design = dict(THESIS_SVM_DESIGNS[name])
@@ -666,6 +678,12 @@ def make_thesis_noisy_data(name: str, random_state: Any = None) -> pd.DataFrame:
     See Also
     --------
     make_votes : integer annotator counts drawn from ``q``.
+
+    Examples
+    --------
+    >>> d = make_thesis_noisy_data("A", random_state=1)
+    >>> d.split.value_counts().to_dict(), round(float(d.q.mean()), 3)
+    ({'train': 1000, 'test': 100}, 0.557)
     """
     name = _check_name(name, tuple(THESIS_NOISY_DESIGNS))
     rng = _check_random_state(random_state)

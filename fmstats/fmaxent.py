@@ -165,7 +165,7 @@ class FMaxentResults(MaxentResults):
     """
 
     use_t = False
-    #: Standardised coefficients (|b_j| * sd(x_j)) above this are reported as large.
+    #: Standardised coefficients (``|b_j| * sd(x_j)``) above this are reported as large.
     LARGE_STD_COEF = 10.0
 
     def __init__(self, *, outer: _Outer, baseline_coef: np.ndarray,
@@ -235,7 +235,7 @@ class FMaxentResults(MaxentResults):
 
     @cached_property
     def std_coef(self) -> pd.Series:
-        """|coefficient| times the weighted SD of its column: the change in log-odds per SD."""
+        """``|coefficient|`` times the weighted SD of its column: the change in log-odds per SD."""
         sd = np.sqrt(self.column_var)
         names = [t for t, a in zip(self.term_names, self.aliased) if not a]
         return pd.Series(np.abs(self.fit_.coef) * sd, index=names, name="std_coef")
@@ -505,6 +505,8 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=
     >>> fit = fm.fmaxent("y_ml ~ x1 + x2", d[d.split == "train"], alpha=0.3)
     >>> bool(fit.params.abs().max() < 50), fit.settings.extra["weight_bounds"]
     (True, (0.01, 10.0))
+    >>> print(f"{fit.measure(d[d.split == 'test']):.3f}")
+    0.747
     """
     fm = _m.as_fmeasure(measure, beta=beta, alpha=alpha)
     if not 0 < fm.alpha < 1:
@@ -618,6 +620,23 @@ def sweep(formula: str, data: pd.DataFrame, newdata: pd.DataFrame | None = None,
     DataFrame with columns alpha, beta, model ("baseline"/"fmaxent"), data
     ("train"/"test"), f (F of the predicted classes; fractional counts for probabilistic
     labels), noisy_f (correlated).  Plot it with :func:`fmstats.plotting.plot_sweep`.
+
+    Examples
+    --------
+    >>> import fmstats as fm
+    >>> d = fm.datasets.make_thesis_noisy_data("A", random_state=1)
+    >>> train, test = d[d.split == "train"], d[d.split == "test"]
+    >>> table = fm.sweep("y_ml ~ x1 + x2", train, test, alphas=[0.2, 0.8])
+    >>> print(table.round(3).to_string(index=False))
+     alpha  beta    model  data     f  noisy_f
+       0.2   2.0 baseline train 0.732    0.612
+       0.2   2.0 baseline  test 0.698    0.622
+       0.2   2.0  fmaxent train 0.851    0.847
+       0.2   2.0  fmaxent  test 0.822    0.821
+       0.8   0.5 baseline train 0.705    0.612
+       0.8   0.5 baseline  test 0.638    0.583
+       0.8   0.5  fmaxent train 0.707    0.702
+       0.8   0.5  fmaxent  test 0.658    0.649
     """
     from .maxent import maxent, umaxent
 

@@ -251,6 +251,10 @@ def anova(*models, test: str | None = None, dispersion: float | None = None) -> 
     >>> tab = fm.anova(m0, m1)
     >>> list(tab.columns)
     ['resid_df', 'resid_dev', 'df', 'deviance', 'p_value']
+    >>> print(tab.round(2).to_string())
+       resid_df  resid_dev   df  deviance  p_value
+    1    1042.0    1013.80  NaN       NaN      NaN
+    2    1039.0     931.99  3.0     81.81      0.0
     """
     if not models:
         raise InvalidArgumentError("anova needs at least one fitted model.")

@@ -1,7 +1,7 @@
 """F-measures and related classification measures.
 
 One F-measure, two parameterisations (DESIGN.md section 1)
----------------------------------------------------------
+----------------------------------------------------------
 With confusion counts TP, FP, FN (and TN), the F-measure with weight
 ``alpha`` in (0, 1] on precision is
 
@@ -427,7 +427,7 @@ def noisy_confusion(q: Any, p: Any, dependence: str = "correlated",
 
     * ``dependence="correlated"`` (eq. 6.1, the strongest dependence):
       TP = sum w min(q, p), FN = sum w max(0, q - p), FP = sum w max(0, p - q),
-      TN = sum w min(1 - q, 1 - p).  Then accuracy = 1 - weighted mean |q - p|.
+      TN = sum w min(1 - q, 1 - p).  Then accuracy = 1 - weighted mean ``|q - p|``.
     * ``dependence="independent"``: TP = sum w q p, FN = sum w q (1-p),
       FP = sum w (1-q) p, TN = sum w (1-q)(1-p).
 

@@ -86,6 +86,15 @@ def resample_f(results, newdata: pd.DataFrame | None = None, *, B: int = 1000,
     """
     check_scalar("B", B, low=2, integer=True)
     needed = ("fit_", "X", "y", "aliased", "threshold", "prior_weights", "spec", "measure_")
+
+    Examples
+    --------
+    >>> import fmstats as fm
+    >>> d = fm.datasets.make_thesis_noisy_data("A", random_state=1)
+    >>> fit = fm.umaxent("q ~ x1 + x2", d[d.split == "train"])
+    >>> fit_f = fm.resample_f(fit, d[d.split == "test"], B=200, random_state=0)
+    >>> fit_f  # doctest: +ELLIPSIS
+    <ResampledF F1: mean 0.6629, sd 0.0360, 95% range [0.5930, ...>
     if any(not hasattr(results, a) for a in needed) or not hasattr(results.fit_, "coef"):
         raise InvalidArgumentError(
             "`results` must be a fitted maxent, umaxent or fmaxent model: resample_f() "

@@ -179,6 +179,15 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     ThresholdedResults
     """
     check_protocol(results, "predict", *(("refit",) if refit_folds else ()))
+
+    Examples
+    --------
+    >>> import fmstats as fm
+    >>> titanic = fm.datasets.titanic_complete()
+    >>> fit = fm.maxent("survived ~ C(pclass) + sex + age", titanic)
+    >>> tuned = fm.tune_threshold(fit, titanic, beta=2, cv=3, random_state=0)
+    >>> tuned
+    <ThresholdedResults threshold 0.2893 on response of MaxentResults: CV F2 = 0.7879>
     crit = Criterion(measure, beta, alpha, pooling)
     check_n_jobs(n_jobs)
     progress_enabled(progress)

@@ -198,6 +198,18 @@ class with_measure:  # lower case: used like a function, with_measure(fsvm, alph
                 alpha=0.3)
     """
 
+
+    Examples
+    --------
+    >>> import fmstats as fm
+    >>> titanic = fm.datasets.titanic_complete()
+    >>> fmaxent_03 = fm.with_measure(fm.fmaxent, alpha=0.3)
+    >>> fmaxent_03
+    with_measure(fmaxent, alpha=0.3)
+    >>> tuned = fm.cv_tune(fmaxent_03, "survived ~ C(pclass) + sex + age", titanic,
+    ...                    {"shrinkage": [1e-4, 1.0]}, cv=3, random_state=0)
+    >>> tuned.best_params, round(tuned.best_score, 3)
+    ({'shrinkage': 0.0001}, 0.728)
     def __init__(self, model_fn, measure=None, *, beta=None, alpha=None):
         if not callable(model_fn):
             raise InvalidArgumentError(f"`model_fn` must be a model function such as "
@@ -278,6 +290,19 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
                                    f"got {describe(model_fn)}.")
     crit = Criterion(measure, beta, alpha, pooling)
     check_choice("on_error", on_error, ("record", "raise"))
+
+    Examples
+    --------
+    >>> import fmstats as fm
+    >>> titanic = fm.datasets.titanic_complete()
+    >>> tuned = fm.cv_tune(fm.maxent, "survived ~ C(pclass) + sex + age", titanic,
+    ...                    {"threshold": [0.2, 0.5]}, cv=3, random_state=0, beta=2)
+    >>> tuned.best_params
+    {'threshold': 0.2}
+    >>> print(tuned.tidy()[["threshold", "f", "rank"]].round(3).to_string(index=False))
+     threshold     f  rank
+           0.2 0.779     1
+           0.5 0.713     2
     check_n_jobs(n_jobs)
     progress_enabled(progress)
     points = _grid_points(grid)

@@ -139,6 +139,16 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
         :func:`fmstats.bootstrap.bootstrap`).
     fast : weighted refits of maxent/umaxent (default: whenever they apply).
     random_state, n_jobs, progress : as in :func:`fmstats.bootstrap.bootstrap`.
+
+    Examples
+    --------
+    >>> import fmstats as fm
+    >>> titanic = fm.datasets.titanic_complete()
+    >>> fit = fm.maxent("survived ~ C(pclass) + sex + age", titanic)
+    >>> v = fm.validate(fit, B=30, random_state=0)
+    >>> print(v.tidy()[["measure", "apparent", "corrected"]].round(3).to_string(index=False))
+    measure  apparent  corrected
+         F1     0.728      0.728
     """
     check_scalar("B", B, low=2, integer=True)
     check_choice("method", method, METHODS)

@@ -248,6 +248,15 @@ def costsens(formula: str, data: pd.DataFrame, *, measure: Any = None, beta: flo
     Returns
     -------
     CostSensitiveResults
+
+    Examples
+    --------
+    >>> import fmstats as fm
+    >>> titanic = fm.datasets.titanic_complete()
+    >>> fit = fm.costsens("survived ~ C(pclass) + sex + age", titanic, beta=2, grid=5,
+    ...                   random_state=0)
+    >>> fit
+    <CostSensitiveResults f, CS&T, learner=logit: validation F = 0.7871>
     """
     settings = dict(measure=measure if isinstance(measure, str) else None, labels=labels,
                     default_class=default_class, learner=learner, costs=costs,
@@ -279,6 +288,19 @@ def costsens_variants(formula: str, data: pd.DataFrame, newdata: pd.DataFrame | 
     Returns ``(table, fits)``: a DataFrame with one row per learner and variant (t,
     threshold, validation F and, with ``newdata``, the measure on it) and a dict
     ``{(learner, variant): CostSensitiveResults}``.
+
+    Examples
+    --------
+    >>> import fmstats as fm
+    >>> titanic = fm.datasets.titanic_complete()
+    >>> table, fits = fm.costsens_variants("survived ~ C(pclass) + sex + age", titanic, beta=2,
+    ...                                    grid=5, random_state=0)
+    >>> print(table.round(3).to_string(index=False))
+    learner variant     t  threshold  validation_f
+      logit       - 2.500      0.000         0.670
+      logit       T 2.500     -2.259         0.781
+      logit      CS 0.833      0.000         0.769
+      logit    CS&T 0.833      0.333         0.787
     """
     for k in ("costs", "thresholds", "learner"):
         if k in kwargs:

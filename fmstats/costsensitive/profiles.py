@@ -17,8 +17,8 @@ measure                       a(t)                                   b(t)
 ============================  =====================================  ============================
 ``"f"`` (binary F_beta)       (1+b2-t, t) on (FN_1, FP_1), 0 else    (1+b2)(t-1) P_1
 ``"micro_f"`` (multilabel)    1+b2-t on every FN_k, t on every FP_k  (1+b2)(t-1) sum_k P_k
-``"multiclass_f"``            t on FN_1 (default class 1), 1+b2-t on (1+b2)(t-1)(1-P_1)
-                              FN_k (k >= 2), 0 on FP_k
+``"multiclass_f"``            t on FN_1 (default class 1),           (1+b2)(t-1)(1-P_1)
+                              1+b2-t on FN_k (k >= 2), 0 on FP_k
 ``"jaccard"`` (binary)        (1, t) on (FN_1, FP_1)                 (t-1) P_1
 ``"micro_jaccard"``           1 on every FN_k, t on every FP_k       (t-1) sum_k P_k
 ``"multiclass_jaccard"``      t on FN_1, 1 on FN_k (k >= 2)          (t-1)(1-P_1)
@@ -136,7 +136,16 @@ def profile_value(measure: str, e: Any, priors: Any, *, beta: float = 1.0) -> np
 
 
 def cost_vector(measure: str, t: float, priors: Any, *, beta: float = 1.0) -> np.ndarray:
-    """The cost vector a(t) of Propositions 4, 6, 7 and Remark 2 (see the module table)."""
+    """The cost vector a(t) of Propositions 4, 6, 7 and Remark 2 (see the module table).
+
+    Examples
+    --------
+    >>> from fmstats.costsensitive import cost_vector
+    >>> cost_vector("f", 0.5, [0.3])
+    array([1.5, 0.5])
+    >>> cost_vector("f", 0.5, [0.3], beta=2)
+    array([4.5, 0.5])
+    """
     measure = _check_measure(measure)
     beta = _check_beta(beta)
     t = float(check_scalar("t", t))

@@ -250,6 +250,19 @@ def plt(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "random",
         raise DataError("`Y` has no positive entry: every label is empty, there is nothing "
                         "to learn.")
     arity = _check_arity(arity)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fmstats.extreme import plt, precision_at_k
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 5))
+    >>> Y = (X[:, :4] + 0.5 * rng.normal(size=(300, 4)) > 0.8).astype(int)
+    >>> model = plt(X, Y, arity=2, random_state=0)
+    >>> model  # doctest: +ELLIPSIS
+    <PLTResults: 4 labels, 7 nodes (random tree, arity 2, height 2), 5 features, 35 weights, ...>
+    >>> print(f"{precision_at_k(Y, model.predict_topk(X, k=1), k=1):.3f}")
+    0.547
     if isinstance(node_learner, str):
         check_choice("node_learner", node_learner, ("logistic",))
         learner = None
@@ -605,7 +618,7 @@ class PLTResults(Persistable):
 # Precision@k
 # ---------------------------------------------------------------------------
 def precision_at_k(Y: Any, topk: Any, k: Any = (1, 3, 5)) -> float | dict[int, float]:
-    """Precision@k: the mean over instances of |top-k labels ∩ true labels| / k.
+    """Precision@k: the mean over instances of ``|top-k labels ∩ true labels| / k``.
 
     Parameters
     ----------
@@ -623,6 +636,15 @@ def precision_at_k(Y: Any, topk: Any, k: Any = (1, 3, 5)) -> float | dict[int, f
     """
     Y = check_label_matrix(Y)
     n, m = Y.shape
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fmstats.extreme import precision_at_k
+    >>> Y = np.array([[1, 0, 1], [0, 1, 0]])
+    >>> topk = np.array([[0, 2], [0, 1]])   # label indices, best first
+    >>> precision_at_k(Y, topk, k=(1, 2))
+    {1: 0.5, 2: 0.75}
     pred = np.asarray(topk.labels if isinstance(topk, TopK) else topk)
     if pred.ndim != 2 or pred.shape[0] != n or not np.issubdtype(pred.dtype, np.integer):
         raise InvalidArgumentError(

@@ -169,6 +169,26 @@ def compare_thresholds(spe_val: Any, Y_val: Any, spe_test: Any, Y_test: Any,
         (validation estimates per instance above the SPE thresholds the method
         needs: max(1/c, lower) for STO and FTA, lower for OFO, the threshold
         itself for "fixed") and ``test_predicted_per_instance``.
+
+    Examples
+    --------
+    >>> from fmstats.extreme import make_extreme_spe, compare_thresholds
+    >>> spe_val, Y_val = make_extreme_spe(300, 40, 6, random_state=0)
+    >>> spe_test, Y_test = make_extreme_spe(300, 40, 6, random_state=1)
+    >>> table = compare_thresholds(spe_val, Y_val, spe_test, Y_test, c_grid=(10, 5, 2))
+    >>> print(table[["method", "c", "valid_macro_f", "test_macro_f"]].round(3)
+    ...       .to_string(index=False))
+    method    c  valid_macro_f  test_macro_f
+       sto 10.0          0.642         0.491
+       sto  5.0          0.616         0.508
+       sto  2.0          0.364         0.335
+       fta 10.0          0.477         0.458
+       fta  5.0          0.531         0.501
+       fta  2.0          0.345         0.358
+       ofo 10.0          0.520         0.500
+       ofo  5.0          0.512         0.509
+       ofo  2.0          0.517         0.525
+     fixed  NaN          0.345         0.358
     """
     fm = as_fmeasure(measure, beta, alpha)
     sv, st = as_spe(spe_val, "spe_val"), as_spe(spe_test, "spe_test")

@@ -179,6 +179,18 @@ class SPE(Persistable):
         Canonical (sorted indices, no duplicates) float64 CSR array.
     thresholds : ndarray of shape (m,)
         Read-only.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from fmstats.extreme import SPE
+    >>> spe = SPE(sp.csr_array(np.array([[0.9, 0.0, 0.3], [0.1, 0.6, 0.0]])), thresholds=0.05)
+    >>> spe
+    SPE(2 instances x 3 labels, 4 estimates, 2 per instance, thresholds 0.05)
+    >>> spe.predict(0.5).toarray()
+    array([[1., 0., 0.],
+           [0., 1., 0.]])
     """
 
     matrix: sp.csr_array

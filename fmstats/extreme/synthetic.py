@@ -34,7 +34,7 @@ def make_extreme_spe(n: int, m: int, nnz_per_row: int = 50, *, threshold: Any = 
     Label j has popularity proportional to (j + 1)^-exponent (a power law; label 0
     is the most frequent).  For each instance, ``nnz_per_row`` labels are drawn
     from the popularity (duplicates merged, so a few rows have fewer) and get an
-    estimate p ~ Beta(*beta_params); the label is then positive with probability
+    estimate p ~ ``Beta(*beta_params)``; the label is then positive with probability
     p, so the estimates are calibrated: P(y = 1 | p) = p.  Optionally
     Poisson(``hidden_per_row``) further positives per instance, drawn from the
     popularity among the labels not scored, model positives the estimator misses

@@ -74,7 +74,7 @@ def noisy_f_weights(q: np.ndarray, p: np.ndarray, f: float, tp: float, alpha: fl
 
     Raw (6.9): p(1-p)/(p-q) * F/TP * [alpha F 1{p >= q} - (1 - alpha F) 1{p <= q}].  At p = q
     exactly the raw weight is unbounded and returned as ``inf`` (clip it with bounds).
-    Smoothed (7.1): the indicators become g2'(p - q) and 1 - g1'(p - q); for |p - q| < epsilon
+    Smoothed (7.1): the indicators become g2'(p - q) and 1 - g1'(p - q); for ``|p - q| < epsilon``
     the weight is p(1-p) F (1 - alpha F) / (epsilon TP) (p <= q) or
     p(1-p) alpha F^2 / (epsilon TP) (p > q), so it is bounded by p(1-p) F / (epsilon TP).
     """

@@ -14,7 +14,7 @@ Each iteration is a Newton (= IRLS, canonical link) step
 
 with X'WX formed by one BLAS ``syrk`` call, solved by Cholesky, and halved
 while the (penalised) deviance increases.  Convergence follows R's
-``glm.fit``: |dev - dev_old| / (|dev| + 0.1) < tol.
+``glm.fit``: ``|dev - dev_old| / (|dev| + 0.1) < tol``.
 """
 from __future__ import annotations
 
@@ -159,7 +159,7 @@ def independent_columns(G: np.ndarray, tol: float = 1e-7) -> np.ndarray:
 #: Largest prior weight the core accepts: squares of weights (sandwich meats, Pearson sums)
 #: must stay finite, and R's start mu = (w y + 1/2) / (w + 1) needs w well below 1/eps.
 MAX_WEIGHT = 1e150
-#: A design column must spread (largest |x - centre|) within this range, so that X'WX and its
+#: A design column must spread (largest ``|x - centre|``) within this range, so that X'WX and its
 #: inverse, the coefficients' covariance (~ 1 / (n spread^2)), are representable doubles.
 SPREAD_RANGE = (1e-150, 1e150)
 #: Centre a column when its centre exceeds this many times its spread (an offset column:

@@ -253,6 +253,14 @@ def meuf(marginals, *, exact: bool = True, beta: float = 1.0):
     expected_f : float or (n,) array
         E[F_beta(y, H)] under independence; with ``exact=False`` the approximated value that
         was maximised.
+
+    Examples
+    --------
+    >>> from fmstats.multilabel import meuf
+    >>> q = [0.45, 0.4, 0.35, 0.05]
+    >>> H, expected_f = meuf(q)
+    >>> H, round(float(expected_f), 4)
+    (array([1, 1, 1, 0], dtype=int8), 0.5063)
     """
     if not isinstance(exact, (bool, np.bool_)):
         raise InvalidArgumentError(f"`exact` must be True or False; got {describe(exact)}.")
@@ -290,6 +298,13 @@ def lewis(marginals, *, beta: float = 1.0) -> np.ndarray:
     -------
     H : (m,) or (n, m) int8 array
         Ties as in :func:`meuf`.
+
+    Examples
+    --------
+    >>> from fmstats.multilabel import lewis
+    >>> q = [0.45, 0.4, 0.35, 0.05]
+    >>> lewis(q)
+    array([1, 1, 1, 0], dtype=int8)
     """
     beta = _check_beta(beta)
     b2 = beta * beta
@@ -335,6 +350,14 @@ def multinomial_rule(marginals, *, beta: float = 1.0) -> np.ndarray:
     ------
     DataError
         If some instance's marginals do not sum to 1 (within 1e-9).
+
+    Examples
+    --------
+    >>> from fmstats.multilabel import multinomial_rule
+    >>> multinomial_rule([0.5, 0.3, 0.2])
+    array([1, 1, 0], dtype=int8)
+    >>> multinomial_rule([0.5, 0.3, 0.2], beta=3)
+    array([1, 1, 1], dtype=int8)
     """
     beta = _check_beta(beta)
     b2 = beta * beta

@@ -214,6 +214,16 @@ def gfm(P, p0, *, beta: float = 1.0, max_memory: float = MAX_MEMORY):
     (H, expected_f) : H the 0/1 predictions, (m,) or (n, m) int8; expected_f the expected
     F_beta of H, a float or (n,) array.  Ties are broken deterministically: fewer positive
     labels first, then lower label indices.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fmstats.multilabel import estimate_P, gfm
+    >>> samples = np.array([[1, 1, 0], [1, 0, 0], [1, 1, 0], [0, 0, 1], [1, 1, 1]])
+    >>> P, p0 = estimate_P(samples)
+    >>> H, expected_f = gfm(P, p0)
+    >>> H, round(float(expected_f), 4)
+    (array([1, 1, 1], dtype=int8), 0.72)
     """
     check_scalar("beta", beta, low=0)
     max_memory = _check_max_memory(max_memory)
@@ -228,6 +238,15 @@ def gfm_threshold(P, p0, *, beta: float = 1.0, max_memory: float = MAX_MEMORY):
     The labels are ranked by their marginals (ties by lower index) and the best k is
     found with the same expected-F values as GFM, restricted to the top-k-marginal sets.
     Returns ``(H, expected_f)`` like :func:`gfm`; ``max_memory`` as there.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fmstats.multilabel import estimate_P, gfm_threshold
+    >>> samples = np.array([[1, 1, 0], [1, 0, 0], [1, 1, 0], [0, 0, 1], [1, 1, 1]])
+    >>> H, expected_f = gfm_threshold(*estimate_P(samples))
+    >>> H, round(float(expected_f), 4)
+    (array([1, 1, 1], dtype=int8), 0.72)
     """
     check_scalar("beta", beta, low=0)
     max_memory = _check_max_memory(max_memory)
@@ -248,6 +267,18 @@ def estimate_P(samples) -> tuple[np.ndarray, np.ndarray]:
     -------
     (P, p0) : P[..., i, s-1] = share of samples with y_i = 1 and s_y = s; p0 = share of
     all-zero samples.  Batched like the input.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fmstats.multilabel import estimate_P
+    >>> P, p0 = estimate_P(np.array([[1, 1, 0], [1, 0, 0], [1, 1, 0], [0, 0, 0]]))
+    >>> P
+    array([[0.25, 0.5 , 0.  ],
+           [0.  , 0.5 , 0.  ],
+           [0.  , 0.  , 0.  ]])
+    >>> p0
+    0.25
     """
     if sp.issparse(samples):
         if samples.ndim != 2:
@@ -281,7 +312,15 @@ def estimate_P(samples) -> tuple[np.ndarray, np.ndarray]:
 
 
 def hamming(marginals) -> np.ndarray:
-    """The Hamming-loss minimiser: h_i = 1 where the marginal p_i >= 1/2."""
+    """The Hamming-loss minimiser: h_i = 1 where the marginal p_i >= 1/2.
+
+    Examples
+    --------
+    >>> from fmstats.multilabel import hamming
+    >>> q = [0.45, 0.4, 0.35, 0.05]
+    >>> hamming(q)
+    array([0, 0, 0, 0], dtype=int8)
+    """
     p = np.asarray(marginals, dtype=float)
     bad = ~np.isfinite(p) | (p < 0) | (p > 1)
     if bad.any():

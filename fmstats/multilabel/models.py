@@ -439,6 +439,21 @@ def br(data, labels=None, features=None, *, penalty="cv", penalties=DEFAULT_PENA
     -----
     A label that is constant in the training data gets an intercept-only model at the
     logit of (sum y + 1/2) / (n + 1), so its probability stays inside (0, 1).
+
+    Examples
+    --------
+    >>> import fmstats as fm
+    >>> yeast = fm.datasets.load_yeast()
+    >>> train, test = yeast.iloc[917:1217], yeast.iloc[:200]
+    >>> from fmstats.multilabel import br
+    >>> model = br("Class1 + Class2 + Class3 ~ Att1 + Att2 + Att3", train, penalty=1.0)
+    >>> model  # doctest: +ELLIPSIS
+    <BRResults: binary relevance, 3 labels, 3 features, ...>
+    >>> print(model.predict_marginals(test.head(3)).round(3))
+       Class1  Class2  Class3
+    0   0.297   0.423   0.453
+    1   0.310   0.441   0.439
+    2   0.273   0.306   0.343
     """
     return _fit("br", data, labels, features, penalty, penalties, cv, random_state, n_jobs)
 
@@ -455,6 +470,21 @@ def pcc(data, labels=None, features=None, *, penalty="cv", penalties=DEFAULT_PEN
     Returns
     -------
     PCCResults
+
+    Examples
+    --------
+    >>> import fmstats as fm
+    >>> yeast = fm.datasets.load_yeast()
+    >>> train, test = yeast.iloc[917:1217], yeast.iloc[:200]
+    >>> from fmstats.multilabel import pcc
+    >>> model = pcc("Class1 + Class2 + Class3 ~ Att1 + Att2 + Att3", train, penalty=1.0)
+    >>> model  # doctest: +ELLIPSIS
+    <PCCResults: probabilistic classifier chain, 3 labels, 3 features, ...>
+    >>> print(model.predict(test.head(3), inference="gfm", random_state=0))
+       Class1  Class2  Class3
+    0       0       1       1
+    1       1       1       1
+    2       1       1       1
     """
     return _fit("pcc", data, labels, features, penalty, penalties, cv, random_state, n_jobs)
 

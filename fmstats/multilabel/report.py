@@ -35,6 +35,19 @@ def evaluate(results, newdata, inferences: Iterable[str] = INFERENCES, n_samples
     ``hamming_loss``, ``time_s`` (inference time: drawing the sample for PCC or computing
     the marginals for BR, plus the method itself) and ``method_time_s`` (the method alone).
     Instance-wise and macro F count an empty truth predicted empty as 1.
+
+    Examples
+    --------
+    >>> import fmstats as fm
+    >>> yeast = fm.datasets.load_yeast()
+    >>> train, test = yeast.iloc[917:1217], yeast.iloc[:200]
+    >>> from fmstats.multilabel import pcc, evaluate
+    >>> model = pcc("Class1 + Class2 + Class3 ~ Att1 + Att2 + Att3", train, penalty=1.0)
+    >>> table = evaluate(model, test, inferences=["hamming", "gfm"], n_samples=50)
+    >>> print(table[["inference", "instance_f", "macro_f"]].round(3).to_string(index=False))
+    inference  instance_f  macro_f
+      hamming       0.393    0.189
+          gfm       0.450    0.531
     """
     from ..measures import f_score, hamming_loss
 

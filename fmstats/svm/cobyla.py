@@ -2,10 +2,10 @@
 
 With the smooth step s(xi; a) = 2 (1/(1 + e^{-a xi}) - 1/2) = tanh(a xi / 2):
 
-* ``"count"``    f = 1/2 w'w + C_+ sum_{y=+1} s(xi_i) + C_- sum_{y=-1} s(xi_i)           (3.4)
-* ``"fmeasure"`` f = 1/2 w'w + C (alpha S_- + (1 - alpha) S_+) / (m_+ - S_+)               (3.6)
+* ``"count"``    ``f = 1/2 w'w + C_+ sum_{y=+1} s(xi_i) + C_- sum_{y=-1} s(xi_i)``       (3.4)
+* ``"fmeasure"`` ``f = 1/2 w'w + C (alpha S_- + (1 - alpha) S_+) / (m_+ - S_+)``           (3.6)
 
-where S_+ and S_- are the (weighted) sums of s(xi_i) over the positive and negative rows
+where ``S_+`` and ``S_-`` are the (weighted) sums of s(xi_i) over the positive and negative rows
 and alpha is the weight on precision (the thesis's beta).  Two formulations:
 
 * ``primal``  -- over (w, b, xi) with the m margin constraints
@@ -156,8 +156,8 @@ class SvmObjective:
 def thesis_bounds(w: np.ndarray, b: float, xi: np.ndarray | None = None):
     """Box bounds of the thesis's R code, derived from the start (w, b, xi).
 
-    w_j in [-max_j ceil|w_j|, max_j ceil|w_j|], b in [-ceil|b|, ceil|b|] and
-    xi_i in [0, ceil(max xi)].  A zero width (w = 0, b = 0 or xi = 0 exactly) is
+    ``w_j in [-max_j ceil|w_j|, max_j ceil|w_j|]``, ``b in [-ceil|b|, ceil|b|]`` and
+    ``xi_i in [0, ceil(max xi)]``.  A zero width (w = 0, b = 0 or xi = 0 exactly) is
     widened to 1 so that the box has an interior.  Returns (lower, upper) over (w, b)
     when ``xi`` is None, else over (w, b, xi).
     """

@@ -372,6 +372,17 @@ def wsvm(formula: str, data: pd.DataFrame, weights=None, *, C_pos: float = 1.0,
         (default F1).
     tol : relative tolerance of the interior-point method.
     missing, engine : as in :func:`fmstats.maxent.maxent`.
+
+    Examples
+    --------
+    >>> import fmstats as fm
+    >>> d = fm.datasets.make_thesis_svm_data("A1", random_state=0)
+    >>> fit = fm.wsvm("y ~ x1 + x2", d[d.split == "train"], C_pos=1.0, C_neg=0.5)
+    >>> print(fit.params.round(3).to_string())
+    term
+    Intercept    0.294
+    x1           1.132
+    x2          -0.463
     """
     C_pos, C_neg = _check_cost("C_pos", C_pos), _check_cost("C_neg", C_neg)
     check_scalar("tol", tol, low=0, low_open=True)
@@ -648,8 +659,8 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
     C_pos, C_neg : costs of the counting objective (default (m-, m+)/10).
     start : None (the weighted SVM, costs ``start_C``, default (m-, m+)/10), a fitted
         ``wsvm``/``fsvm`` result, or coefficients in ``params`` order.
-    bounds : ``"thesis"`` (the R code's box: |w_j| <= max ceil|w_j0|, |b| <= ceil|b0|,
-        0 <= xi <= ceil max xi0; a zero width becomes 1), None (only xi >= 0), or a pair
+    bounds : ``"thesis"`` (the R code's box: ``|w_j| <= max ceil|w_j0|``, ``|b| <= ceil|b0|``,
+        ``0 <= xi <= ceil max xi0``; a zero width becomes 1), None (only xi >= 0), or a pair
         (lower, upper) in ``params`` order.
     algorithm : NLopt local derivative-free algorithm (without ``LN_``), or a sequence of
         them used in turn by the restarts: ``"COBYLA"`` (the thesis's, and the only one for
@@ -676,6 +687,19 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
     :class:`~fmstats.exceptions.ConvergenceWarning`; the best feasible point evaluated
     is returned, never worse than the start.
     """
+
+    Examples
+    --------
+    >>> import fmstats as fm
+    >>> d = fm.datasets.make_thesis_svm_data("B1", random_state=0, n_train=(60, 20))
+    >>> fit = fm.fsvm("y ~ x1 + x2", d[d.split == "train"], alpha=0.5, a=5)
+    >>> print(fit.params.round(2).to_string())
+    term
+    Intercept    2.00
+    x1          -2.00
+    x2           1.14
+    >>> print(f"{fit.measure(d[d.split == 'test']):.3f}")
+    0.868
     check_choice("method", method, ("reduced", "primal"))
     check_choice("objective", objective, ("fmeasure", "count"))
     algorithm_arg, restarts_arg = algorithm, restarts

@@ -5,7 +5,7 @@ The primal problem
     min_{w, b, xi}  1/2 w'w + sum_i c_i xi_i
     s.t.            y_i (x_i'w + b) >= 1 - xi_i,   xi_i >= 0,
 
-with c_i = C_+ or C_- by class (times an optional sample weight), is solved by a
+with ``c_i = C_+`` or ``C_-`` by class (times an optional sample weight), is solved by a
 primal-dual interior-point method (Mehrotra predictor-corrector) that exploits
 the structure of the linear SVM: every Newton step reduces to one
 (n+1) x (n+1) positive definite system Z' D Z + diag(1, ..., 1, 0) with
@@ -99,7 +99,7 @@ def as_pm1(y) -> np.ndarray:
 
 
 def class_costs(ypm: np.ndarray, C_pos: float, C_neg: float, sample_weight=None) -> np.ndarray:
-    """c_i = C_+ for positives, C_- for negatives, times the sample weights (eq. 3.2)."""
+    """``c_i = C_+`` for positives, ``C_-`` for negatives, times the sample weights (eq. 3.2)."""
     c = np.where(ypm > 0, float(C_pos), float(C_neg))
     if sample_weight is not None:
         c = c * np.asarray(sample_weight, dtype=float)

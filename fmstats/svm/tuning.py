@@ -273,6 +273,17 @@ def tune_wsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measur
         (a heat map over the grid).
     """
     fm = _fmeasure(measure, beta, alpha)
+
+    Examples
+    --------
+    >>> import fmstats as fm
+    >>> from fmstats.svm import tune_wsvm
+    >>> d = fm.datasets.make_thesis_svm_data("A1", random_state=0, n_train=(40, 40))
+    >>> tuned = tune_wsvm("y ~ x1 + x2", d[d.split == "train"], n_values=3, random_state=0)
+    >>> {k: round(v, 4) for k, v in tuned.best_params.items()}
+    {'C_pos': 0.1768, 'C_neg': 0.0884}
+    >>> print(f"{tuned.best_score:.3f}")
+    0.655
     crit = _criterion(criterion, fm)
     _check_fit_args(wsvm, fit_args, _WSVM_RESERVED)
     rows = _svm_rows(formula, data, fit_args)
@@ -325,6 +336,18 @@ def tune_fsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measur
         recompute them from new data).
     """
     fm = _fmeasure(measure, beta, alpha)
+
+    Examples
+    --------
+    >>> import fmstats as fm
+    >>> from fmstats.svm import tune_fsvm
+    >>> d = fm.datasets.make_thesis_svm_data("B1", random_state=0, n_train=(90, 30))
+    >>> tuned = tune_fsvm("y ~ x1 + x2", d[d.split == "train"], alpha=0.5, a_grid=(1.0, 5.0),
+    ...                   random_state=0)
+    >>> tuned.best_params
+    {'a': 1.0}
+    >>> print(f"{tuned.best_score:.3f}")
+    0.667
     crit = _criterion(criterion, fm)
     _check_fit_args(fsvm, fit_args, _FSVM_RESERVED)
     points = _a_points(a_grid)
