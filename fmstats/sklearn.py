@@ -1,0 +1,473 @@
+"""scikit-learn estimators for the fmstats models: fit arrays, go into a ``Pipeline``.
+
+:class:`MaxentClassifier`, :class:`FMaxentClassifier`, :class:`WsvmClassifier` and
+:class:`FsvmClassifier` wrap :func:`fmstats.maxent`, :func:`fmstats.fmaxent`,
+:func:`fmstats.wsvm` and :func:`fmstats.fsvm`.  ``fit`` validates the arrays the
+scikit-learn way, hands them to the formula function as a DataFrame with columns
+``x0, x1, ...`` and the formula ``y ~ x0 + x1 + ...`` (so the estimators are fitted by the
+very same numerical cores and checks as the formula interface, with the same defaults), and
+keeps the fitted model as ``result_``: its ``summary()``, ``tidy()`` and the rest stay
+available.  The estimators take the formula functions' parameters under the same names.
+
+Labels: any two classes (strings, integers, booleans); ``classes_`` holds them sorted and
+``classes_[1]`` is the positive class, whose F-measure the F-maximisers maximise (as
+scikit-learn's ``pos_label`` defaults).  More than two classes raise a
+:class:`~fmstats.exceptions.ResponseError`.
+
+Needs scikit-learn >= 1.6 (``pip install fmstats[sklearn]``); ``import fmstats`` does not
+import scikit-learn, ``import fmstats.sklearn`` does.
+
+Examples
+--------
+>>> import numpy as np
+>>> from sklearn.model_selection import cross_val_score
+>>> from fmstats.sklearn import FMaxentClassifier, MaxentClassifier
+>>> rng = np.random.default_rng(0)
+>>> X = rng.normal(size=(300, 2))
+>>> y = np.where(X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=300) > 1.2, "yes", "no")
+>>> clf = MaxentClassifier().fit(X, y)
+>>> clf.classes_.tolist(), clf.coef_.shape
+(['no', 'yes'], (1, 2))
+>>> bool(np.allclose(clf.coef_.ravel(), clf.result_.params.iloc[1:]))
+True
+>>> f2 = FMaxentClassifier(beta=2).fit(X, y)
+>>> bool((f2.predict(X) == "yes").sum() > (clf.predict(X) == "yes").sum())
+True
+>>> scores = cross_val_score(FMaxentClassifier(beta=2), X, y == "yes", cv=3, scoring="f1")
+>>> scores.shape
+(3,)
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit, log_expit
+
+try:
+    from sklearn.base import BaseEstimator, ClassifierMixin
+    from sklearn.utils.multiclass import type_of_target
+    from sklearn.utils.validation import check_is_fitted, validate_data
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "fmstats.sklearn needs scikit-learn >= 1.6, which is not installed (or too old): "
+        "pip install fmstats[sklearn]") from exc
+
+from ._validation import describe
+from .exceptions import DataError, ResponseError, WeightsError
+from .fmaxent import DEFAULT_EPSILON, DEFAULT_SHRINKAGE, fmaxent
+from .maxent import maxent
+from .svm.models import fsvm, wsvm
+
+__all__ = ["MaxentClassifier", "FMaxentClassifier", "WsvmClassifier", "FsvmClassifier",
+           "design_frame", "expected_failed_checks"]
+
+_INTERCEPT_NAMES = ("Intercept", "(Intercept)")
+#: Name of the response column in the frame handed to the formula functions.
+RESPONSE = "y"
+
+
+def design_frame(X: np.ndarray, y01: np.ndarray) -> tuple[str, pd.DataFrame]:
+    """The formula ``y ~ x0 + x1 + ...`` (up to ``x{p-1}``) and the DataFrame that carries ``X`` and the
+    0/1 labels ``y01`` to the formula functions (column ``x{j}`` is ``X[:, j]``)."""
+    names = [f"x{j}" for j in range(X.shape[1])]
+    frame = pd.DataFrame(X, columns=names, copy=False)
+    frame[RESPONSE] = y01
+    return f"{RESPONSE} ~ " + " + ".join(names), frame
+
+
+def expected_failed_checks(estimator) -> dict[str, str]:
+    """The checks of :func:`sklearn.utils.estimator_checks.check_estimator` that ``estimator``
+    fails by design, each with the reason: its class's ``EXPECTED_FAILED_CHECKS``.
+
+    Pass it as ``expected_failed_checks=`` to ``parametrize_with_checks`` (or call it for
+    ``check_estimator``); scikit-learn >= 1.6 has no estimator tag for expected failures.
+    """
+    return dict(getattr(estimator, "EXPECTED_FAILED_CHECKS", {}))
+
+
+_SVM_WEIGHT_CHECK = (
+    "fmstats' SVMs need two rows with positive weight in each class (fmstats.svm.models "
+    "raises a ResponseError otherwise); the check's weighted data have a single negative row "
+    "(of weight > 1) where its repeated data have copies of it. With that rule relaxed to one "
+    "row the check passes (measured), and on data with two rows per class weights are "
+    "repeated rows (tests/test_sklearn.py).")
+
+
+class _FmstatsClassifier(ClassifierMixin, BaseEstimator):
+    """Shared fit/predict plumbing; subclasses name their formula function (``_fit_model``)
+    and how many iterations it took (``_n_iter``)."""
+
+    #: check_estimator checks failed by design -> reason (see :func:`expected_failed_checks`).
+    EXPECTED_FAILED_CHECKS: dict = {}
+
+    # ------------------------------------------------------------------ input checks
+    def _check_X(self, X, reset: bool) -> np.ndarray:
+        try:
+            return validate_data(self, X, reset=reset, dtype=np.float64)
+        except ValueError as exc:   # scikit-learn's message, as an fmstats error
+            raise DataError(f"`X`: {exc}") from exc
+
+    def _check_y(self, y) -> np.ndarray:
+        """Labels -> 0/1 codes, setting ``classes_``."""
+        kind = type_of_target(y, input_name="y")
+        if kind not in ("binary", "multiclass"):
+            raise ResponseError(
+                f"Unknown label type: `y` must hold class labels (two classes: strings, "
+                f"integers or booleans); got {kind!r} values such as {describe(y[:3])}.")
+        classes, codes = np.unique(y, return_inverse=True)
+        if len(classes) > 2:
+            shown = ", ".join(map(repr, classes[:5].tolist())) + (", ..." if len(classes) > 5
+                                                                   else "")
+            raise ResponseError(
+                f"Only binary classification is supported. The target `y` has {len(classes)} "
+                f"classes ({shown}); {type(self).__name__} separates a positive class from a "
+                "negative one (use sklearn.multiclass.OneVsRestClassifier around it).")
+        if len(classes) < 2:
+            raise ResponseError(
+                f"`y` has one class only ({classes[0]!r}); {type(self).__name__} needs two "
+                "classes to train.")
+        self.classes_ = classes
+        return codes.astype(np.int64)
+
+    @staticmethod
+    def _check_weights(sample_weight, n: int, y01: np.ndarray) -> np.ndarray | None:
+        if sample_weight is None:
+            return None
+        if isinstance(sample_weight, numbers.Number):
+            sample_weight = np.full(n, sample_weight)
+        try:
+            w = np.asarray(sample_weight, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise WeightsError("`sample_weight` must be non-negative numbers, one per row of "
+                               f"`X`; got {describe(sample_weight)}.") from None
+        if w.shape != (n,):
+            raise WeightsError(f"`sample_weight` must have shape ({n},), one weight per row of "
+                               f"`X`; got shape {w.shape}.")
+        if not np.all(np.isfinite(w)) or np.any(w < 0):
+            raise WeightsError("`sample_weight` must be finite and non-negative; got "
+                               f"{float(w[~(np.isfinite(w) & (w >= 0))][0])!r}.")
+        if not np.any(w > 0):
+            raise WeightsError("`sample_weight` must not be all zero: at least one row of each "
+                               "class needs a positive weight.")
+        for cls in (0, 1):
+            if not np.any(w[y01 == cls] > 0):
+                raise ResponseError(
+                    "`sample_weight` leaves one class only: every row of class "
+                    f"{cls} has weight 0, and the classifier needs two classes to train.")
+        return w
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model to ``X`` (n_samples, n_features) and two-class labels ``y``.
+
+        ``sample_weight`` (non-negative, one per row) are the formula functions' prior
+        weights: an integer weight counts a row that many times.
+        """
+        try:
+            X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
+        except ValueError as exc:   # scikit-learn's message, as an fmstats error
+            raise DataError(f"`X`, `y`: {exc}") from exc
+        y01 = self._check_y(y)
+        w = self._check_weights(sample_weight, X.shape[0], y01)
+        formula, frame = design_frame(X, y01)
+        res = self._fit_model(formula, frame, w)
+        coef = _coefficients(res, X.shape[1])
+        self.result_ = res
+        self.n_iter_ = int(self._n_iter(res))
+        self.intercept_ = np.array([coef[0]])
+        self.coef_ = coef[1:][None, :]
+        return self
+
+    # ------------------------------------------------------------------ predict
+    def decision_function(self, X) -> np.ndarray:
+        """``x'coef_ + intercept_`` for each row: the log-odds of ``classes_[1]`` (maxent
+        models) or the SVM's decision value (positive class where > 0)."""
+        check_is_fitted(self)
+        X = self._check_X(X, reset=False)
+        return X @ self.coef_[0] + self.intercept_[0]
+
+    def predict(self, X) -> np.ndarray:
+        """The predicted class of each row (an element of ``classes_``)."""
+        positive = self._positive(self.decision_function(X))
+        return self.classes_[positive.astype(np.int64)]
+
+    def _positive(self, decision: np.ndarray) -> np.ndarray:
+        return decision > 0
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+def _coefficients(res, p: int) -> np.ndarray:
+    """(intercept, coef of x0..x{p-1}) from a fitted formula model; aliased (dropped) columns
+    are 0, which gives the same predictions as leaving them out."""
+    params = res.params
+    out = np.zeros(p + 1)
+    for name, value in params.items():
+        if not np.isfinite(value):
+            continue
+        if name in _INTERCEPT_NAMES:
+            out[0] = value
+        else:
+            out[1 + int(str(name)[1:])] = value
+    return out
+
+
+class _ProbabilisticMixin:
+    """``predict_proba`` of the maxent models: p = expit(log-odds), class 1 at p >= threshold."""
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Probabilities of ``classes_[0]`` and ``classes_[1]`` (columns), per row."""
+        eta = self.decision_function(X)
+        return np.column_stack([expit(-eta), expit(eta)])
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Logarithms of :meth:`predict_proba`, computed without underflow."""
+        eta = self.decision_function(X)
+        return np.column_stack([log_expit(-eta), log_expit(eta)])
+
+    def _positive(self, decision: np.ndarray) -> np.ndarray:
+        # as the formula models' predict(type="class"): class 1 where p >= threshold
+        return expit(decision) >= self.threshold
+
+
+class MaxentClassifier(_ProbabilisticMixin, _FmstatsClassifier):
+    """Weighted maximum-entropy (logistic regression) classifier: :func:`fmstats.maxent`.
+
+    Maximises the (sample-weighted) log-likelihood, by the IRLS of R's ``glm``; with
+    ``penalty=0`` the coefficients are those of an unpenalised logistic regression.
+
+    Parameters
+    ----------
+    penalty : float, default 0
+        Ridge penalty on the coefficients (not the intercept).
+    threshold : float, default 0.5
+        ``predict`` gives ``classes_[1]`` where its probability is at least this.
+    collinear : {"drop", "raise"}, default "drop"
+        Aliased (linearly dependent) columns get coefficient 0, with a
+        :class:`~fmstats.exceptions.CollinearityWarning`, or raise.
+    tol, max_iter : float, int
+        IRLS convergence tolerance and iteration cap.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two labels, sorted; ``classes_[1]`` is the positive class.
+    coef_ : ndarray of shape (1, n_features)
+    intercept_ : ndarray of shape (1,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when ``X`` was a DataFrame with string column names.
+    n_iter_ : int
+        IRLS iterations (:class:`FMaxentClassifier`: outer reweighting iterations;
+        :class:`WsvmClassifier`: interior-point iterations; :class:`FsvmClassifier`: NLopt
+        objective evaluations).
+    result_ : fmstats.MaxentResults
+        The fitted formula model (``summary()``, ``tidy()``, ``conf_int()``, ...); its terms
+        ``x0, x1, ...`` are the columns of ``X``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fmstats.sklearn import MaxentClassifier
+    >>> X = np.array([[0.], [1.], [2.], [3.], [4.], [5.]])
+    >>> clf = MaxentClassifier().fit(X, [0, 0, 1, 0, 1, 1])
+    >>> clf.predict([[0.5], [4.5]]).tolist()
+    [0, 1]
+    >>> clf.predict_proba([[2.5]]).round(3).tolist()
+    [[0.5, 0.5]]
+    """
+
+    def __init__(self, penalty: float = 0.0, threshold: float = 0.5, collinear: str = "drop",
+                 tol: float = 1e-8, max_iter: int = 25):
+        self.penalty = penalty
+        self.threshold = threshold
+        self.collinear = collinear
+        self.tol = tol
+        self.max_iter = max_iter
+
+    EXPECTED_FAILED_CHECKS = {
+        "check_sample_weight_equivalence_on_dense_data":
+            "the check's data (15 rows, 30 columns) are separable, so the unpenalised "
+            "maximum-likelihood estimate does not exist: IRLS stops after max_iter steps along "
+            "a diverging path whose start (R's mustart (w y + 1/2) / (w + 1)) differs between "
+            "a weighted and a repeated row. With penalty > 0 the check passes, and where the "
+            "estimate exists weights are repeated rows (both in tests/test_sklearn.py)."}
+
+    def _fit_model(self, formula, frame, w):
+        return maxent(formula, frame, w, **self.get_params())
+
+    @staticmethod
+    def _n_iter(res) -> int:
+        return res.iterations
+
+
+class FMaxentClassifier(_ProbabilisticMixin, _FmstatsClassifier):
+    """F-measure maximising maximum-entropy classifier: :func:`fmstats.fmaxent`.
+
+    Reweights the rows of a logistic regression until the expected F-measure of
+    ``classes_[1]`` is maximal (thesis Algorithm 4.1), so its predictions trade precision for
+    recall as the F-measure asks: with ``beta=2`` it predicts more positives than
+    :class:`MaxentClassifier`.  Give ``alpha`` (weight on precision) or ``beta``, not both;
+    default F1.  The other parameters, and their defaults, are those of
+    :func:`fmstats.fmaxent` (see there for what each does and why the defaults are these).
+
+    Attributes
+    ----------
+    classes_, coef_, intercept_, n_features_in_, feature_names_in_, n_iter_
+        As in :class:`MaxentClassifier`.
+    result_ : fmstats.FMaxentResults
+        The fitted formula model (learning curve ``history``, ``summary()``, ...).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.metrics import fbeta_score
+    >>> from fmstats.sklearn import FMaxentClassifier
+    >>> rng = np.random.default_rng(1)
+    >>> X = rng.normal(size=(400, 3))
+    >>> y = (X @ [1.0, -1.0, 0.5] + rng.logistic(size=400) > 2).astype(int)
+    >>> clf = FMaxentClassifier(beta=2).fit(X, y)
+    >>> round(clf.result_.settings.measure.alpha, 3)    # F2: alpha = 1 / (1 + beta^2)
+    0.2
+    >>> bool(fbeta_score(y, clf.predict(X), beta=2) > 0.6)
+    True
+    """
+
+    def __init__(self, alpha=None, beta=None, method=None, epsilon=DEFAULT_EPSILON,
+                 weight_bounds="auto", shrinkage=DEFAULT_SHRINKAGE, inner="full",
+                 max_outer=100, patience=5, min_improvement=1e-8, rel_improvement=0.01,
+                 select="target", penalty=0.0, threshold=0.5, collinear="drop", tol=1e-8,
+                 max_iter=25):
+        self.alpha = alpha
+        self.beta = beta
+        self.method = method
+        self.epsilon = epsilon
+        self.weight_bounds = weight_bounds
+        self.shrinkage = shrinkage
+        self.inner = inner
+        self.max_outer = max_outer
+        self.patience = patience
+        self.min_improvement = min_improvement
+        self.rel_improvement = rel_improvement
+        self.select = select
+        self.penalty = penalty
+        self.threshold = threshold
+        self.collinear = collinear
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def _fit_model(self, formula, frame, w):
+        return fmaxent(formula, frame, w, **self.get_params())
+
+    @staticmethod
+    def _n_iter(res) -> int:
+        return len(res.history) - 1     # outer (reweighting) iterations
+
+
+class WsvmClassifier(_FmstatsClassifier):
+    """Class-weighted linear soft-margin SVM, solved exactly: :func:`fmstats.wsvm`.
+
+    Parameters
+    ----------
+    C_pos, C_neg : float, default 1
+        Costs of margin violations of rows of ``classes_[1]`` and ``classes_[0]``
+        (``sample_weight`` multiplies them).  The heuristic (3.3) is C_pos / C_neg = m- / m+.
+    tol : float, default 1e-10
+        Relative tolerance of the interior-point method.
+
+    Attributes
+    ----------
+    classes_, coef_, intercept_, n_features_in_, feature_names_in_, n_iter_
+        As in :class:`MaxentClassifier`; ``coef_`` is w, ``intercept_`` is b.
+    result_ : fmstats.WsvmResults
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fmstats.sklearn import WsvmClassifier
+    >>> X = np.array([[0., 0.], [1., 0.], [0., 1.], [3., 3.], [4., 3.], [3., 4.]])
+    >>> svm = WsvmClassifier(C_pos=10, C_neg=10).fit(X, ["a", "a", "a", "b", "b", "b"])
+    >>> svm.predict([[0.5, 0.5], [3.5, 3.5]]).tolist()
+    ['a', 'b']
+    >>> svm.decision_function([[1., 0.], [3., 3.]]).round(6).tolist()  # on the margins
+    [-1.0, 1.0]
+    """
+
+    def __init__(self, C_pos: float = 1.0, C_neg: float = 1.0, tol: float = 1e-10):
+        self.C_pos = C_pos
+        self.C_neg = C_neg
+        self.tol = tol
+
+    EXPECTED_FAILED_CHECKS = {"check_sample_weight_equivalence_on_dense_data": _SVM_WEIGHT_CHECK}
+
+    def _fit_model(self, formula, frame, w):
+        return wsvm(formula, frame, w, **self.get_params())
+
+    @staticmethod
+    def _n_iter(res) -> int:
+        return res.fit_.iterations      # interior-point iterations
+
+
+class FsvmClassifier(_FmstatsClassifier):
+    """F-measure maximising linear SVM (thesis (3.6)): :func:`fmstats.fsvm`.
+
+    Give ``alpha`` or ``beta`` (default F1); ``C`` weighs the F term (default: the number of
+    positive rows), ``a`` is the slope of the step approximation (default 5 for the default
+    ``method="reduced"``).  The other parameters, and their defaults, are those of
+    :func:`fmstats.fsvm` (``objective="count"`` with ``C_pos``/``C_neg`` gives the
+    misclassification-counting SVM (3.4)).
+
+    Attributes
+    ----------
+    classes_, coef_, intercept_, n_features_in_, feature_names_in_, n_iter_
+        As in :class:`WsvmClassifier`.
+    result_ : fmstats.FsvmResults
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fmstats.sklearn import FsvmClassifier
+    >>> rng = np.random.default_rng(2)
+    >>> X = rng.normal(size=(200, 2))
+    >>> y = (X[:, 0] - X[:, 1] + rng.normal(scale=0.5, size=200) > 1).astype(int)
+    >>> svm = FsvmClassifier(beta=1).fit(X, y)
+    >>> bool(svm.score(X, y) > 0.8), svm.coef_.shape
+    (True, (1, 2))
+    """
+
+    def __init__(self, alpha=None, beta=None, C=None, a=None, method="reduced",
+                 objective="fmeasure", C_pos=None, C_neg=None, start_C=None, bounds="thesis",
+                 algorithm=None, maxeval=500, ftol_rel=1e-4, xtol_rel=0.0, initial_step=None,
+                 restarts=None, constraint_tol=0.0, degenerate=None):
+        self.alpha = alpha
+        self.beta = beta
+        self.C = C
+        self.a = a
+        self.method = method
+        self.objective = objective
+        self.C_pos = C_pos
+        self.C_neg = C_neg
+        self.start_C = start_C
+        self.bounds = bounds
+        self.algorithm = algorithm
+        self.maxeval = maxeval
+        self.ftol_rel = ftol_rel
+        self.xtol_rel = xtol_rel
+        self.initial_step = initial_step
+        self.restarts = restarts
+        self.constraint_tol = constraint_tol
+        self.degenerate = degenerate
+
+    EXPECTED_FAILED_CHECKS = {"check_sample_weight_equivalence_on_dense_data": _SVM_WEIGHT_CHECK}
+
+    def _fit_model(self, formula, frame, w):
+        return fsvm(formula, frame, w, **self.get_params())
+
+    @staticmethod
+    def _n_iter(res) -> int:
+        return res.nevals               # NLopt objective evaluations
