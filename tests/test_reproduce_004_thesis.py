@@ -171,10 +171,11 @@ def test_ch9_claims_over_ten_seeds():
     assert fr.loc["A", ("resample_gain", "mean")] == pytest.approx(0.953, abs=0.02)
     assert fr.loc["B", ("resample_gain", "mean")] == pytest.approx(0.937, abs=0.02)
     # "even better on B" does not hold on average: mean test gain B - A = -0.009 (sd 0.011
-    # over the 10 draws; B ahead on 2 of 10)
+    # over the 10 draws; B ahead only on draw 2014, by 0.008)
     m = g.groupby(["data", "seed"])["test_gain"].mean().unstack(0)
     assert (m["B"] - m["A"]).mean() == pytest.approx(-0.0093, abs=0.004)
-    assert int((m["B"] > m["A"]).sum()) == 2
+    assert (m["B"] - m["A"]).max() == pytest.approx(0.0081, abs=0.003)
+    assert (m["B"] - m["A"]).drop(2014).max() <= 1e-3
     lost = g[g["test_gain"] <= 1e-4]
     # measured 0.50-0.80 over the ten draws, median 0.65 (+- one step of 0.05)
     assert lost["alpha"].min() == pytest.approx(0.50, abs=0.051)
