@@ -366,8 +366,10 @@ class BootstrapResults(Persistable):
 
     def plot(self, kind: str = "forest", terms=None, ax=None):
         """``"hist"``: a histogram of each term's replicates with the estimate and CI;
-        ``"forest"``: bootstrap CI beside the model's Wald CI for every term."""
-        from .plotting import _axes, _pyplot
+        ``"forest"``: bootstrap CI beside the model's Wald CI for every term, the model's
+        coefficients and the other statistics (training F, ...) on separate panels, each
+        with its own scale.  ``ax``: one axes per panel (a sequence when there are two)."""
+        from .plotting import new_axes, pyplot, readable_ticks
 
         check_choice("kind", kind, ("forest", "hist"))
         terms = list(self.estimate.index if terms is None else terms)
@@ -377,22 +379,52 @@ class BootstrapResults(Persistable):
                                        f"{list(self.estimate.index)}.")
         tid = self.tidy().set_index("term").loc[terms]
         if kind == "forest":
-            fig, ax = _axes(ax, figsize=(6.0, 0.45 * len(terms) + 1.2))
-            y = np.arange(len(terms))[::-1]
-            ax.hlines(y + 0.12, tid["conf_low"], tid["conf_high"], color="tab:blue",
-                      label=f"bootstrap {self.ci} CI")
-            ax.hlines(y - 0.12, tid["model_conf_low"], tid["model_conf_high"], color="tab:grey",
-                      label="Wald CI (model)")
-            ax.plot(tid["estimate"], y, "ko", ms=4, label="estimate")
-            ax.set_yticks(y, terms)
-            ax.axvline(0, color="lightgrey", lw=0.8, zorder=0)
-            ax.legend(fontsize="small")
-            fig.tight_layout()
+            coef = set(self.model_table["term"]) if self.model_table is not None else set()
+            groups = [g for g in ([t for t in terms if t in coef],
+                                  [t for t in terms if t not in coef]) if g]
+            logit = self.model_call.split("(")[0] in ("maxent", "umaxent", "fmaxent")
+            coef_label = "coefficient (log-odds scale)" if logit else "coefficient"
+            if ax is None:
+                fig, axes = pyplot().subplots(
+                    len(groups), 1, squeeze=False, figsize=(6.0, 0.45 * len(terms) + 1.6
+                                                           + 0.9 * len(groups)),
+                    gridspec_kw={"height_ratios": [len(g) + 1 for g in groups]})
+                axes = list(axes[:, 0])
+            else:
+                axes = list(np.atleast_1d(ax))
+                if len(axes) != len(groups):
+                    raise InvalidArgumentError(
+                        f"`ax` must hold {len(groups)} axes (one per panel: coefficients, "
+                        f"other statistics); got {describe(ax)}.")
+                fig = axes[0].figure
+            for a, group in zip(axes, groups):
+                is_coef = group[0] in coef
+                part = tid.loc[group]
+                y = np.arange(len(group))[::-1]
+                a.hlines(y + 0.12, part["conf_low"], part["conf_high"], color="tab:blue",
+                         label=f"bootstrap {self.ci} CI")
+                a.hlines(y - 0.12, part["model_conf_low"], part["model_conf_high"],
+                         color="tab:grey", label="Wald CI (model)")
+                a.plot(part["estimate"], y, "ko", ms=4, label="estimate")
+                a.set_yticks(y, group)
+                a.set_ylim(-0.6, len(group) - 0.4)
+                if is_coef:
+                    a.axvline(0, color="lightgrey", lw=0.8, zorder=0)
+                a.set_xlabel(coef_label if is_coef else "statistic value (its own scale)")
+                a.set_ylabel("term" if is_coef else "statistic")
+                a.set_title(("Coefficients" if is_coef else "Other statistics")
+                            + f": {100 * self.level:g}% intervals", fontsize="medium")
+            handles, names = axes[0].get_legend_handles_labels()
+            fig.legend(handles, names, loc="lower center", ncol=3, fontsize="small",
+                       frameon=False)
+            readable_ticks(fig)
+            fig.tight_layout(rect=(0, 0.07, 1, 1))
             return fig
-        plt = _pyplot()
+        plt = pyplot()
         cols = min(3, len(terms))
         rows = math.ceil(len(terms) / cols)
-        fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.4 * rows), squeeze=False)
+        fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.5 * rows + 0.6),
+                                 squeeze=False)
         for a, term in zip(axes.ravel(), terms):
             r = finite_values(self.replicates[term])
             a.hist(r, bins=min(50, max(10, r.size // 20)), color="tab:blue", alpha=0.7)
@@ -400,7 +432,12 @@ class BootstrapResults(Persistable):
             for c in ("conf_low", "conf_high"):
                 a.axvline(tid.loc[term, c], color="tab:red", linestyle="--")
             a.set_title(term, fontsize="small")
+            a.set_xlabel("replicate value", fontsize="small")
+            a.set_ylabel("replicates", fontsize="small")
         for a in axes.ravel()[len(terms):]:
             a.set_visible(False)
+        fig.suptitle(f"Bootstrap replicates (B = {self.B}): estimate (black), "
+                     f"{self.ci} {100 * self.level:g}% CI (red)", fontsize="medium")
+        readable_ticks(fig)
         fig.tight_layout()
         return fig

@@ -67,11 +67,9 @@ def plot_diagnostics(results, fig=None):
     standardised Pearson residuals vs leverage with Cook's distance contours at 0.5 and 1.
     The three most extreme rows are labelled by their index in every panel.
     """
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise InvalidArgumentError(
-            "plot_diagnostics needs matplotlib: pip install 'fmstats[plot]'") from None
+    from .plotting import pyplot, readable_ticks
+
+    plt = pyplot()
     infl = influence(results)
     eta = results.linear_predictor.to_numpy()
     dres = results.resid("deviance").to_numpy()
@@ -131,6 +129,7 @@ def plot_diagnostics(results, fig=None):
     label_top(ax, h, sp, infl["cooks_distance"].to_numpy())
     ax.set(xlabel="Leverage", ylabel="Std. Pearson resid.", title="Residuals vs Leverage")
     fig.suptitle(f"{results.formula}", fontsize=10)
+    readable_ticks(fig)
     fig.tight_layout()
     return fig
 

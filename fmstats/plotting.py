@@ -1,4 +1,19 @@
-"""Matplotlib figures (matplotlib is imported lazily: install the ``plot`` extra)."""
+"""Matplotlib figures (matplotlib is imported lazily: install the ``plot`` extra), and the
+helpers every plot in fmstats uses so that figures read alike.
+
+Public helpers (used by the ``plot*`` functions and methods of fmstats.bootstrap,
+fmstats.diagnostics, fmstats.qresample, fmstats.threshold, fmstats.tuning, fmstats.svm,
+fmstats.costsensitive and this module):
+
+* :func:`pyplot` -- ``matplotlib.pyplot``, or a clear error naming the ``plot`` extra;
+* :func:`new_axes` -- the axes to draw on (the caller's, or a new figure's);
+* :func:`format_tick` / :func:`tick_labels` -- tick text with at most 3 significant digits,
+  ``2^k`` for a grid of powers of two;
+* :func:`readable_ticks` -- those formatters on every numeric axis of a figure;
+* :func:`scale_label` -- an axis label that names its scale (``"C (log2 scale)"``);
+* :func:`alpha_to_beta` / :func:`beta_to_alpha` -- the two parametrisations of an F-measure,
+  beta = sqrt((1 - alpha) / alpha), for secondary axes.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -7,10 +22,13 @@ import pandas as pd
 from . import prcurve as _pr
 from .exceptions import InvalidArgumentError
 
-__all__ = ["plot_history", "plot_sweep", "plot_pr", "plot_roc"]
+__all__ = ["plot_history", "plot_sweep", "plot_pr", "plot_roc", "pyplot", "new_axes",
+           "format_tick", "tick_labels", "readable_ticks", "scale_label", "alpha_to_beta",
+           "beta_to_alpha", "powers_of_two"]
 
 
-def _pyplot():
+def pyplot():
+    """``matplotlib.pyplot``; a clear :class:`InvalidArgumentError` when matplotlib is missing."""
     try:
         import matplotlib.pyplot as plt
     except ImportError:  # pragma: no cover - depends on the environment
@@ -19,17 +37,132 @@ def _pyplot():
     return plt
 
 
-def _axes(ax, figsize=(6.0, 3.6)):
+def new_axes(ax=None, figsize=(6.0, 3.6)):
+    """``(figure, axes)``: the given axes and its figure, or a new figure of ``figsize``."""
     if ax is not None:
         return ax.figure, ax
-    plt = _pyplot()
-    return plt.subplots(figsize=figsize)
+    return pyplot().subplots(figsize=figsize)
+
+
+def format_tick(v: float) -> str:
+    """A tick value with at most 3 significant digits: ``0.0884``, ``1250``, ``2.5e-05``.
+
+    Fixed notation between 1e-3 and 1e5, scientific (``1.5e+06``) outside; no trailing zeros.
+
+    Examples
+    --------
+    >>> [format_tick(v) for v in (0.0883883, 1250.0, 0.5, -3.0, 2.5e-05, 0.0)]
+    ['0.0884', '1250', '0.5', '-3', '2.5e-05', '0']
+    """
+    v = float(v)
+    if not np.isfinite(v):
+        return str(v)
+    if v == 0:
+        return "0"
+    r = float(f"{v:.3g}")
+    if 1e-3 <= abs(r) < 1e5:
+        return np.format_float_positional(r, trim="-")
+    return f"{r:.3g}"
+
+
+def powers_of_two(values) -> bool:
+    """True for at least three positive values that are 2^k (k a multiple of 1/2) with a
+    constant step in k -- a grid such as ``2.0 ** np.arange(-5, 6)``."""
+    try:
+        v = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    if v.size < 3 or not np.all(np.isfinite(v)) or np.any(v <= 0):
+        return False
+    k = np.log2(np.sort(v))
+    if not np.allclose(2 * k, np.round(2 * k), atol=1e-9):
+        return False
+    return bool(np.allclose(np.diff(k), np.diff(k)[0], atol=1e-9) and np.diff(k)[0] > 0)
+
+
+def _two_power(v: float) -> str:
+    k = np.round(2 * np.log2(v)) / 2
+    return f"$2^{{{k:g}}}$"
+
+
+def tick_labels(values) -> list[str]:
+    """Labels of categorical ticks (grid values): ``2^k`` for a grid of powers of two, else at
+    most 3 significant digits; non-numbers as text.
+
+    Examples
+    --------
+    >>> tick_labels([2 ** -3.5, 2 ** -2.5, 2 ** -1.5])
+    ['$2^{-3.5}$', '$2^{-2.5}$', '$2^{-1.5}$']
+    >>> tick_labels([0.1, 0.3333333, "l1"])
+    ['0.1', '0.333', 'l1']
+    """
+    values = list(values)
+    if powers_of_two(values):
+        return [_two_power(float(v)) for v in values]
+    return [format_tick(v) if isinstance(v, (int, float, np.integer, np.floating))
+            and not isinstance(v, bool) else str(v) for v in values]
+
+
+def scale_label(quantity: str, values=None, scale: str | None = None) -> str:
+    """``quantity`` with its scale: ``"C (log2 scale)"`` for powers of two, ``"(log scale)"`` for
+    ``scale="log"`` or positive values spanning a factor of 100 or more."""
+    if values is not None and powers_of_two(values):
+        return f"{quantity} (log2 scale)"
+    if scale == "log":
+        return f"{quantity} (log scale)"
+    if values is not None:
+        try:
+            v = np.asarray(values, dtype=float)
+        except (TypeError, ValueError):
+            return quantity
+        if v.size and np.all(v > 0) and v.max() / v.min() >= 100:
+            return f"{quantity} (log scale)"
+    return quantity
+
+
+def readable_ticks(fig):
+    """Tick text of every numeric axis of ``fig`` through :func:`format_tick` (linear axes) or
+    ``2^k`` (log axes of base 2); axes with their own tick labels are left alone.  Returns fig."""
+    from matplotlib.ticker import FuncFormatter, LogFormatter, NullFormatter, ScalarFormatter
+
+    three = FuncFormatter(lambda v, pos: format_tick(v))
+    two = FuncFormatter(lambda v, pos: _two_power(v) if v > 0 else "")
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            fmt = axis.get_major_formatter()
+            scale = axis.get_scale()
+            if scale == "linear" and isinstance(fmt, ScalarFormatter):
+                axis.set_major_formatter(three)
+            elif scale == "log" and isinstance(fmt, LogFormatter) and \
+                    getattr(axis.get_transform(), "base", 10) == 2:
+                axis.set_major_formatter(two)
+                axis.set_minor_formatter(NullFormatter())
+            elif scale == "log" and isinstance(fmt, LogFormatter):
+                # plain numbers where matplotlib would print 2.6 x 10^2 (its choice of which
+                # ticks get a label is kept)
+                for fmt_, setter in ((fmt, axis.set_major_formatter),
+                                     (axis.get_minor_formatter(), axis.set_minor_formatter)):
+                    setter(FuncFormatter(lambda v, pos, f=fmt_: format_tick(v) if f(v, pos)
+                                         else ""))
+    return fig
+
+
+def alpha_to_beta(alpha):
+    """beta = sqrt((1 - alpha) / alpha) of an F-measure weight alpha in (0, 1] (vectorised)."""
+    a = np.clip(np.asarray(alpha, dtype=float), 1e-12, 1.0)
+    return np.sqrt((1.0 - a) / a)
+
+
+def beta_to_alpha(beta):
+    """alpha = 1 / (1 + beta^2), the inverse of :func:`alpha_to_beta` (vectorised)."""
+    b = np.clip(np.asarray(beta, dtype=float), 0.0, None)
+    return 1.0 / (1.0 + b * b)
 
 
 def plot_history(history: pd.DataFrame, best: int | None = None, target_label: str = "target",
                  ax=None):
     """Learning curve of an F-maximiser: target and training F per outer iteration."""
-    fig, ax = _axes(ax)
+    fig, ax = new_axes(ax)
     ax.plot(history["iteration"], history["target"], marker=".", label=target_label)
     if "training_f" in history and not history["training_f"].equals(history["target"]):
         ax.plot(history["iteration"], history["training_f"], marker=".", alpha=0.7,
@@ -37,8 +170,13 @@ def plot_history(history: pd.DataFrame, best: int | None = None, target_label: s
     if best is not None:
         ax.axvline(best, color="grey", linestyle=":", label=f"returned iterate ({best})")
     ax.set_xlabel("outer iteration (0 = unweighted fit)")
-    ax.set_ylabel("F")
+    ax.set_ylabel("F (training data)")
+    ax.set_title("F-maximiser: learning curve", fontsize="medium")
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend(fontsize="small")
+    readable_ticks(fig)
     fig.tight_layout()
     return fig
 
@@ -46,11 +184,12 @@ def plot_history(history: pd.DataFrame, best: int | None = None, target_label: s
 def plot_sweep(table: pd.DataFrame, measure: str = "f", ax=None):
     """F (or noisy F) over alpha for the baseline and the maximiser, train and test.
 
-    ``table`` is the output of :func:`fmstats.fmaxent.sweep`; the top axis shows beta.
+    ``table`` is the output of :func:`fmstats.fmaxent.sweep`; the top axis shows
+    beta = sqrt((1 - alpha) / alpha), the same F-measure's other parameter.
     """
     if measure not in ("f", "noisy_f"):
         raise InvalidArgumentError(f"`measure` must be 'f' or 'noisy_f'; got {measure!r}.")
-    fig, ax = _axes(ax)
+    fig, ax = new_axes(ax)
     styles = {"train": "-", "test": "--"}
     colours = {"baseline": "tab:grey", "fmaxent": "tab:blue"}
     for (model, data), part in table.groupby(["model", "data"], sort=False):
@@ -59,7 +198,21 @@ def plot_sweep(table: pd.DataFrame, measure: str = "f", ax=None):
                 label=f"{'F-maximiser' if model == 'fmaxent' else 'unweighted'} ({data})")
     ax.set_xlabel("alpha (weight on precision; the thesis's beta)")
     ax.set_ylabel("noisy F" if measure == "noisy_f" else "F")
+    top = ax.secondary_xaxis("top", functions=(alpha_to_beta, beta_to_alpha))
+    top.set_xlabel("beta of F_beta = sqrt((1 - alpha) / alpha)")
+    a = np.asarray(table["alpha"], dtype=float)
+    a = np.unique(a[np.isfinite(a) & (a > 0)])
+    if a.size:
+        from matplotlib.ticker import FixedLocator, FuncFormatter
+
+        betas = np.unique(np.round(alpha_to_beta(a), 2))
+        pick = np.unique(np.linspace(0, betas.size - 1, min(6, betas.size)).round().astype(int))
+        top.xaxis.set_major_locator(FixedLocator(betas[pick]))
+        top.xaxis.set_major_formatter(FuncFormatter(lambda v, pos: format_tick(v)))
+    ax.set_title(f"{'Noisy F' if measure == 'noisy_f' else 'F'} over the F-measure's weight",
+                 fontsize="medium")
     ax.legend(fontsize="small")
+    readable_ticks(fig)
     fig.tight_layout()
     return fig
 
@@ -92,7 +245,7 @@ def plot_pr(curve: pd.DataFrame, measure, *, best: int, own: int | None, own_lab
     from .measures import as_fmeasure
 
     measure = as_fmeasure(measure)
-    fig, ax = _axes(ax, figsize=(6.0, 6.2))
+    fig, ax = new_axes(ax, figsize=(6.0, 6.2))
     rec, prec = curve["recall"].to_numpy(), curve["precision"].to_numpy()
     for k, fv in enumerate(sorted(float(v) for v in iso_f)):
         r = np.linspace(_pr.iso_f_recall_start(fv, measure), 1.0, 200)
@@ -127,6 +280,7 @@ def plot_pr(curve: pd.DataFrame, measure, *, best: int, own: int | None, own_lab
             f"alpha = {measure.alpha:.3g})"
     ax.set_title(title + (f"\n{data_label}" if data_label else ""), fontsize="medium")
     _legend_below(ax)
+    readable_ticks(fig)
     fig.tight_layout()
     return fig
 
@@ -149,7 +303,7 @@ def plot_roc(curve: pd.DataFrame, measure, *, best: int, own: int | None, own_la
     measure = as_fmeasure(measure)
     roc = _pr.roc_from_curve(curve)
     auc = _pr.auc_of(roc)
-    fig, ax = _axes(ax, figsize=(5.6, 6.2))
+    fig, ax = new_axes(ax, figsize=(5.6, 6.2))
     ax.plot([0, 1], [0, 1], ls=":", color="0.6", lw=1, label="chance (AUC = 0.5)")
     ax.plot(roc["fpr"], roc["tpr"], color="tab:blue", lw=1.6, label=f"ROC curve (AUC = {auc:.3f})")
     fpr, tpr = roc["fpr"].to_numpy()[1:], roc["tpr"].to_numpy()[1:]
@@ -168,5 +322,6 @@ def plot_roc(curve: pd.DataFrame, measure, *, best: int, own: int | None, own_la
     ax.set_ylabel("true positive rate = recall")
     ax.set_title("ROC" + (f", {data_label}" if data_label else ""), fontsize="medium")
     _legend_below(ax)
+    readable_ticks(fig)
     fig.tight_layout()
     return fig

@@ -55,14 +55,17 @@ class ResampledF(Persistable):
 
     def plot(self, ax=None):
         """Histogram of the resampled F with its mean."""
-        from .plotting import _axes
+        from .plotting import new_axes, readable_ticks
 
-        fig, ax = _axes(ax)
+        fig, ax = new_axes(ax)
         ax.hist(self.values, bins=min(50, max(10, self.B // 20)), color="tab:blue", alpha=0.7)
         ax.axvline(self.mean, color="black", linestyle="--", label=f"mean {self.mean:.3f}")
         ax.set_xlabel(f"{self.measure.name} of the predicted classes")
-        ax.set_ylabel("label draws")
+        ax.set_ylabel("label draws (count)")
+        ax.set_title(f"{self.measure.name} over B = {self.B} label draws from q",
+                     fontsize="medium")
         ax.legend(fontsize="small")
+        readable_ticks(fig)
         fig.tight_layout()
         return fig
 
@@ -83,9 +86,6 @@ def resample_f(results, newdata: pd.DataFrame | None = None, *, B: int = 1000,
     threshold : class threshold (default: the model's).
     max_cells : draws are made in chunks of at most this many B x n cells (an integer of at
         least n: one label vector).
-    """
-    check_scalar("B", B, low=2, integer=True)
-    needed = ("fit_", "X", "y", "aliased", "threshold", "prior_weights", "spec", "measure_")
 
     Examples
     --------
@@ -95,6 +95,9 @@ def resample_f(results, newdata: pd.DataFrame | None = None, *, B: int = 1000,
     >>> fit_f = fm.resample_f(fit, d[d.split == "test"], B=200, random_state=0)
     >>> fit_f  # doctest: +ELLIPSIS
     <ResampledF F1: mean 0.6629, sd 0.0360, 95% range [0.5930, ...>
+    """
+    check_scalar("B", B, low=2, integer=True)
+    needed = ("fit_", "X", "y", "aliased", "threshold", "prior_weights", "spec", "measure_")
     if any(not hasattr(results, a) for a in needed) or not hasattr(results.fit_, "coef"):
         raise InvalidArgumentError(
             "`results` must be a fitted maxent, umaxent or fmaxent model: resample_f() "

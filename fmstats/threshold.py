@@ -423,19 +423,21 @@ class ThresholdedResults(Tuned, ScoreCurves):
 
     def plot(self, ax=None):
         """The criterion, precision and recall against the threshold."""
-        from .plotting import _axes
+        from .plotting import new_axes, readable_ticks
 
         crit = self._spec["measure"]
         c = self._curve[np.isfinite(self._curve["threshold"])]
-        fig, ax = _axes(ax)
+        fig, ax = new_axes(ax)
         for col, style in ((crit.column, "-"), ("precision", "--"), ("recall", ":")):
             label = f"CV {crit.name} ({crit.pooling})" if col == crit.column else col
             ax.step(c["threshold"], c[col], style, where="post", label=label)
         ax.axvline(self.threshold, color="grey", linestyle="-.",
                    label=f"tuned threshold {self.threshold:.3g}")
         ax.set_xlabel(f"threshold on predict(type='{self.score_type}')")
-        ax.set_ylabel("held-out value")
+        ax.set_ylabel("held-out value (0 to 1)")
+        ax.set_title(f"Cross-validated threshold ({len(self.folds)} folds)", fontsize="medium")
         ax.legend(fontsize="small")
+        readable_ticks(fig)
         fig.tight_layout()
         return fig
 

@@ -180,10 +180,6 @@ def _check_names(model_fn, names: list, fixed: dict) -> None:
                 f"take; valid names: {', '.join(valid)}.")
 
 
-def _tick(v) -> str:
-    return f"{v:g}" if isinstance(v, (int, float)) else str(v)
-
-
 # ----------------------------------------------------------------------------- cv_tune
 class with_measure:  # lower case: used like a function, with_measure(fsvm, alpha=0.3)
     """``model_fn`` with its own F-measure bound, for :func:`fmstats.tuning.cv_tune`.
@@ -513,7 +509,7 @@ class CvTuneResults(Tuned):
         With more than two varying parameters, name ``x`` (and ``y``): the plot is
         the slice through the best point (the other parameters at their best values).
         """
-        from .plotting import _axes
+        from .plotting import new_axes, powers_of_two, readable_ticks, scale_label, tick_labels
 
         t, crit = self._table, self._spec["measure"]
         varying = [n for n in self.param_names if t[n].nunique(dropna=False) > 1]
@@ -537,7 +533,7 @@ class CvTuneResults(Tuned):
             if n not in axes_names:
                 keep &= (t[n] == best[n]).to_numpy() | (t[n].isna() & pd.isna(best[n])).to_numpy()
         part = t[keep]
-        fig, ax = _axes(ax)
+        fig, ax = new_axes(ax)
         label = f"CV {crit.name} ({crit.pooling})"
         if len(axes_names) == 1:
             n = axes_names[0]
@@ -547,26 +543,33 @@ class CvTuneResults(Tuned):
             ax.fill_between(xs, part["fold_min"], part["fold_max"], alpha=0.2,
                             label="range over folds")
             vals = part[n].to_numpy()
-            if pd.api.types.is_numeric_dtype(part[n]) and vals.min() > 0 and \
-                    vals.max() / vals.min() >= 100:
+            numeric = pd.api.types.is_numeric_dtype(part[n])
+            if numeric and powers_of_two(vals):
+                ax.set_xscale("log", base=2)
+            elif numeric and vals.min() > 0 and vals.max() / vals.min() >= 100:
                 ax.set_xscale("log")
-            ax.axvline(best[n] if pd.api.types.is_numeric_dtype(part[n]) else str(best[n]),
+            ax.axvline(best[n] if numeric else str(best[n]),
                        color="grey", linestyle=":", label="best")
-            ax.set_xlabel(n)
+            ax.set_xlabel(scale_label(n, vals if numeric else None, ax.get_xscale()))
             ax.set_ylabel(label)
+            ax.set_title(f"{label} over {n}", fontsize="medium")
             ax.legend(fontsize="small")
         else:
             grid = part.pivot_table(index=axes_names[1], columns=axes_names[0],
                                     values=crit.column, aggfunc="mean", dropna=False)
             im = ax.imshow(grid.to_numpy(dtype=float), origin="lower", aspect="auto",
                            cmap="viridis")
-            ax.set_xticks(range(grid.shape[1]), list(map(_tick, grid.columns)), rotation=45)
-            ax.set_yticks(range(grid.shape[0]), list(map(_tick, grid.index)))
+            ax.set_xticks(range(grid.shape[1]), tick_labels(grid.columns),
+                          rotation=45 if grid.shape[1] > 6 else 0)
+            ax.set_yticks(range(grid.shape[0]), tick_labels(grid.index))
             ax.plot(list(grid.columns).index(best[axes_names[0]]),
-                    list(grid.index).index(best[axes_names[1]]), "r*", markersize=12)
-            ax.set_xlabel(axes_names[0])
-            ax.set_ylabel(axes_names[1])
+                    list(grid.index).index(best[axes_names[1]]), "r*", markersize=12,
+                    label="best")
+            ax.set_xlabel(scale_label(axes_names[0], list(grid.columns)))
+            ax.set_ylabel(scale_label(axes_names[1], list(grid.index)))
+            ax.set_title(f"{label} over the grid (red star: best)", fontsize="medium")
             fig.colorbar(im, ax=ax, label=label)
+        readable_ticks(fig)
         fig.tight_layout()
         return fig
 

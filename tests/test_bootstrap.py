@@ -335,7 +335,9 @@ def test_plots(titanic_fit):
 
     b = bootstrap(titanic_fit, 30, random_state=1, progress=False)
     fig = b.plot()
-    assert len(fig.axes[0].get_yticklabels()) == len(b.estimate)
+    # coefficients and the training F on separate panels (issue 18)
+    assert len(fig.axes) == 2
+    assert sum(len(a.get_yticklabels()) for a in fig.axes) == len(b.estimate)
     fig2 = b.plot("hist", terms=["age", "sex[T.male]"])
     assert sum(a.get_visible() for a in fig2.axes) == 2
     plt.close("all")

@@ -305,9 +305,9 @@ class CostSensitiveResults(ModelResults):
     def plot(self, ax=None):
         """Validation F against the cost level t, with the line F = t (Proposition 2: the
         best classifier is found at the level t equal to its own F)."""
-        from ..plotting import _axes
+        from ..plotting import new_axes, readable_ticks
 
-        fig, ax = _axes(ax)
+        fig, ax = new_axes(ax)
         c = self.curve
         if self.measure_name == "macro_f":
             for lab, part in c.groupby("label", sort=False):
@@ -322,6 +322,7 @@ class CostSensitiveResults(ModelResults):
                       f"validation {MEASURE_TITLES[self.measure_name]}")
         ax.set_title(f"costsens {self.variant}, learner {self.learner}")
         ax.legend(fontsize="x-small", ncol=2 if self.measure_name == "macro_f" else 1)
+        readable_ticks(fig)
         fig.tight_layout()
         return fig
 

@@ -491,14 +491,14 @@ def plot_chapter8(table: pd.DataFrame, axes=None, title: str | None = None):
     ``table`` is the output of :func:`chapter8`; ``axes`` a pair of matplotlib axes
     (default a new 1 x 2 figure).  Returns the figure.
     """
-    from ..plotting import _pyplot
+    from ..plotting import pyplot, readable_ticks
 
     need = {"alpha", "model", "data", "f"}
     if not isinstance(table, pd.DataFrame) or not need <= set(table.columns):
         raise InvalidArgumentError(f"`table` must be the DataFrame of chapter8() (columns "
                                    f"{', '.join(sorted(need))}); got {describe(table)}.")
     if axes is None:
-        fig, axes = _pyplot().subplots(1, 2, figsize=(9.0, 3.4), sharey=True)
+        fig, axes = pyplot().subplots(1, 2, figsize=(9.0, 3.4), sharey=True)
     elif len(axes) != 2:
         raise InvalidArgumentError(f"`axes` must be two axes (training, test); got "
                                    f"{describe(axes)}.")
@@ -511,7 +511,8 @@ def plot_chapter8(table: pd.DataFrame, axes=None, title: str | None = None):
         ax.set_xlabel("alpha (weight on precision; the thesis's beta)")
         ax.set_title(f"{'Training' if name == 'train' else 'Test'} set"
                      + (f": {title}" if title else ""), fontsize="medium")
-    axes[0].set_ylabel("F")
+        ax.set_ylabel("F")
     axes[0].legend(fontsize="small")
+    readable_ticks(fig)
     fig.tight_layout()
     return fig
