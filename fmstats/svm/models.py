@@ -9,7 +9,6 @@ speak the package protocol: ``predict``, ``confusion``, ``measure``, ``refit``,
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -17,13 +16,13 @@ import numpy as np
 import pandas as pd
 
 from .. import measures as _m
-from .._validation import check_choice, check_scalar, describe, prior_weights, warn
+from .._validation import check_choice, check_scalar, describe, warn
 from ..exceptions import (ConvergenceWarning, DegenerateFitWarning, InvalidArgumentError,
                           ResponseError)
-from ..formula import model_frame
 from ..design import model_call
 from ..results import ModelResults
 from ..summary import Section, Summary
+from .data import SvmData, svm_data
 from .cobyla import (
     CONSTRAINED_ALGORITHMS,
     NLOPT_ALGORITHMS,
@@ -45,60 +44,10 @@ DEFAULT_A = 5.0
 #: The thesis's slope a (section 8.2), the default of ``method="primal"``.
 THESIS_A = 1.0
 
-_INTERCEPT_NAMES = ("Intercept", "(Intercept)")
 _PREDICT_TYPES = ("class", "response", "decision", "link")
 
 
 # ----------------------------------------------------------------------------- data
-@dataclass(frozen=True)
-class SvmData:
-    """A validated model frame: design without the intercept column, labels, weights."""
-
-    frame: Any
-    X: np.ndarray             # (m, n) without intercept
-    y: np.ndarray             # 0/1
-    ypm: np.ndarray           # -1/+1
-    weights: np.ndarray       # prior weights of the used rows
-    term_names: tuple         # all design columns, intercept included
-    intercept_pos: int
-
-    @property
-    def m_pos(self) -> float:
-        return float(self.weights[self.y == 1].sum())
-
-    @property
-    def m_neg(self) -> float:
-        return float(self.weights[self.y == 0].sum())
-
-
-def svm_data(formula, data, weights, missing, engine) -> SvmData:
-    frame = model_frame(formula, data, missing=missing, engine=engine)
-    resp = frame.response
-    if resp.kind != "binary":
-        raise ResponseError(
-            f"the response '{resp.name}' must be two-valued (0/1, boolean or a two-level "
-            f"factor) for an SVM; got {resp.kind} values. Threshold probabilities first.")
-    names = tuple(frame.column_names)
-    pos = [i for i, nm in enumerate(names) if nm in _INTERCEPT_NAMES]
-    if not pos:
-        raise InvalidArgumentError(
-            f"the formula {formula!r} has no intercept, but the SVM always fits an unpenalised "
-            "offset b; remove '- 1' / '0 +' from the formula.")
-    if len(names) == 1:
-        raise InvalidArgumentError(
-            f"`formula` {formula!r} has no predictors: an SVM needs at least one column "
-            "besides the intercept (e.g. 'y ~ x1 + x2').")
-    w = prior_weights(weights, data, frame.rows)
-    y = resp.y.astype(float)
-    for label, cls in (("positive", 1.0), ("negative", 0.0)):
-        k = int(np.count_nonzero((y == cls) & (w > 0)))
-        if k < 2:
-            raise ResponseError(
-                f"the {label} class of '{resp.name}' has {k} row(s) with positive weight; an "
-                "SVM needs at least 2 rows in each class.")
-    X = np.ascontiguousarray(np.delete(frame.X, pos[0], axis=1))
-    return SvmData(frame=frame, X=X, y=y, ypm=np.where(y == 1, 1.0, -1.0), weights=w,
-                    term_names=names, intercept_pos=pos[0])
 
 
 _svm_data = svm_data  # old name, still used by fmstats.svm.tuning; remove when it imports svm_data
