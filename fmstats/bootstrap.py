@@ -53,7 +53,7 @@ from ._validation import check_choice, check_scalar, describe
 from .bootci import (basic_interval, bca_interval, check_level, finite_values,
                      jackknife_acceleration, percentile_interval)
 from .exceptions import InvalidArgumentError, ResamplingWarning
-from .summary import SIGNIF_LEGEND, Section, Summary
+from .summary import SIGNIF_LEGEND, Section, Summary, format_numbers
 
 __all__ = ["bootstrap", "BootstrapResults", "ResamplingWarning", "DegenerateReplicateWarning",
            "percentile_interval", "basic_interval", "bca_interval", "jackknife_acceleration",
@@ -219,8 +219,10 @@ class _BootSummary(Summary):
                   "Boot low", "Boot high", ""]
         cols = ["estimate", "model_std_error", "std_error", "bias", "model_conf_low",
                 "model_conf_high", "conf_low", "conf_high"]
-        rows = [[str(r["term"])] + [("NA" if not np.isfinite(r[c]) else f"{r[c]:.5g}")
-                                    for c in cols] + [""] for _, r in t.iterrows()]
+        # each column in R's common layout (4 significant digits, decimal points aligned)
+        cells = [[c.strip() for c in format_numbers(t[c].to_numpy(dtype=float), digits=4)]
+                 for c in cols]
+        rows = [[str(term), *(col[i] for col in cells), ""] for i, term in enumerate(t["term"])]
         return header, rows
 
     def __str__(self) -> str:
