@@ -62,6 +62,11 @@ class CostSensitiveResults(ModelResults):
     def __init__(self, **kw):
         self.__dict__.update(kw)
 
+    @property
+    def measure_(self):
+        """The fit's F-measure (the protocol's name for ``fmeasure``)."""
+        return self.fmeasure
+
     # ------------------------------------------------------------------ tables
     @cached_property
     def coef(self):
@@ -213,8 +218,7 @@ class CostSensitiveResults(ModelResults):
         Empty denominators follow :mod:`fmstats.measures` (``zero_division=1``: a label with
         neither truth nor predictions has F = 1 in the macro mean).
         """
-        fm = self.fmeasure if (measure is None and beta is None and alpha is None) \
-            else _m.as_fmeasure(measure, beta=beta, alpha=alpha)
+        fm = self.resolve_measure(measure, beta, alpha)
         truth, pred = self._truth(newdata, y)
         if self.kind == "multiclass":
             return float(_m.multiclass_micro_f(truth, pred, self.default_index, measure=fm,
