@@ -66,8 +66,9 @@ def format_tick(v: float) -> str:
 
 
 def powers_of_two(values) -> bool:
-    """True for at least three positive values that are 2^k (k a multiple of 1/2) with a
-    constant step in k -- a grid such as ``2.0 ** np.arange(-5, 6)``."""
+    """True for at least three positive values that are 2^k (k a multiple of 1/2) on a
+    regular grid in k (steps that are multiples of the smallest one) -- a grid such as
+    ``2.0 ** np.arange(-5, 6)`` or a subset of one."""
     try:
         v = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
@@ -77,7 +78,11 @@ def powers_of_two(values) -> bool:
     k = np.log2(np.sort(v))
     if not np.allclose(2 * k, np.round(2 * k), atol=1e-9):
         return False
-    return bool(np.allclose(np.diff(k), np.diff(k)[0], atol=1e-9) and np.diff(k)[0] > 0)
+    step = np.diff(np.unique(np.round(2 * k) / 2))
+    if step.size < 2:
+        return False
+    ratio = step / step.min()
+    return bool(np.allclose(ratio, np.round(ratio), atol=1e-9))
 
 
 def _two_power(v: float) -> str:

@@ -274,6 +274,11 @@ def test_tick_helpers():
     assert plotting.tick_labels([0.125, 0.25, 0.5, 1.0]) == \
         ["$2^{-3}$", "$2^{-2}$", "$2^{-1}$", "$2^{0}$"]
     assert plotting.tick_labels([0.1, 0.2, 0.4]) == ["0.1", "0.2", "0.4"]   # not powers of 2
+    # a subset of a log2 grid (the thesis's C values 2^-3.5, ..., 2^6 in steps of 2^0.5)
+    from fmstats.svm.tuning import THESIS_C_VALUES
+
+    assert plotting.tick_labels(THESIS_C_VALUES[::3])[:2] == ["$2^{-3.5}$", "$2^{-2}$"]
+    assert not plotting.powers_of_two([1.0, 2.0])            # two values are not a grid
     assert plotting.scale_label("C", [1, 10, 1000]) == "C (log scale)"
     assert plotting.scale_label("C", [2.0 ** k for k in range(4)]) == "C (log2 scale)"
     assert plotting.scale_label("alpha", [0.1, 0.5]) == "alpha"
