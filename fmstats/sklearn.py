@@ -61,20 +61,19 @@ from .maxent import maxent
 from .svm.models import fsvm, wsvm
 
 __all__ = ["MaxentClassifier", "FMaxentClassifier", "WsvmClassifier", "FsvmClassifier",
-           "design_frame", "expected_failed_checks"]
+           "expected_failed_checks"]
 
 _INTERCEPT_NAMES = ("Intercept", "(Intercept)")
-#: Name of the response column in the frame handed to the formula functions.
-RESPONSE = "y"
 
 
-def design_frame(X: np.ndarray, y01: np.ndarray) -> tuple[str, pd.DataFrame]:
-    """The formula ``y ~ x0 + x1 + ...`` (up to ``x{p-1}``) and the DataFrame that carries ``X`` and the
-    0/1 labels ``y01`` to the formula functions (column ``x{j}`` is ``X[:, j]``)."""
+def _design_frame(X: np.ndarray, y01: np.ndarray) -> tuple[str, pd.DataFrame]:
+    """The formula ``y ~ x0 + x1 + ...`` (one term per column of ``X``) and the DataFrame
+    that carries ``X`` (column ``x{j}`` is ``X[:, j]``) and the 0/1 labels ``y01`` to the
+    formula functions."""
     names = [f"x{j}" for j in range(X.shape[1])]
     frame = pd.DataFrame(X, columns=names, copy=False)
-    frame[RESPONSE] = y01
-    return f"{RESPONSE} ~ " + " + ".join(names), frame
+    frame["y"] = y01
+    return "y ~ " + " + ".join(names), frame
 
 
 def expected_failed_checks(estimator) -> dict[str, str]:
@@ -87,17 +86,17 @@ def expected_failed_checks(estimator) -> dict[str, str]:
     return dict(getattr(estimator, "EXPECTED_FAILED_CHECKS", {}))
 
 
-_SVM_WEIGHT_CHECK = (
+_SVM_WEIGHT_CHECK = {"check_sample_weight_equivalence_on_dense_data": (
     "fmstats' SVMs need two rows with positive weight in each class (fmstats.svm.models "
     "raises a ResponseError otherwise); the check's weighted data have a single negative row "
     "(of weight > 1) where its repeated data have copies of it. With that rule relaxed to one "
     "row the check passes (measured), and on data with two rows per class weights are "
-    "repeated rows (tests/test_sklearn.py).")
+    "repeated rows (tests/test_sklearn.py).")}
 
 
 class _FmstatsClassifier(ClassifierMixin, BaseEstimator):
-    """Shared fit/predict plumbing; subclasses name their formula function (``_fit_model``)
-    and how many iterations it took (``_n_iter``)."""
+    """Shared fit/predict plumbing; subclasses name their formula function (``_formula_fn``,
+    called with the estimator's parameters) and how many iterations it took (``_n_iter``)."""
 
     #: check_estimator checks failed by design -> reason (see :func:`expected_failed_checks`).
     EXPECTED_FAILED_CHECKS: dict = {}
@@ -171,8 +170,8 @@ class _FmstatsClassifier(ClassifierMixin, BaseEstimator):
             raise DataError(f"`X`, `y`: {exc}") from exc
         y01 = self._check_y(y)
         w = self._check_weights(sample_weight, X.shape[0], y01)
-        formula, frame = design_frame(X, y01)
-        res = self._fit_model(formula, frame, w)
+        formula, frame = _design_frame(X, y01)
+        res = type(self)._formula_fn(formula, frame, w, **self.get_params())
         coef = _coefficients(res, X.shape[1])
         self.result_ = res
         self.n_iter_ = int(self._n_iter(res))
@@ -298,8 +297,7 @@ class MaxentClassifier(_ProbabilisticMixin, _FmstatsClassifier):
             "a weighted and a repeated row. With penalty > 0 the check passes, and where the "
             "estimate exists weights are repeated rows (both in tests/test_sklearn.py)."}
 
-    def _fit_model(self, formula, frame, w):
-        return maxent(formula, frame, w, **self.get_params())
+    _formula_fn = staticmethod(maxent)
 
     @staticmethod
     def _n_iter(res) -> int:
@@ -361,8 +359,7 @@ class FMaxentClassifier(_ProbabilisticMixin, _FmstatsClassifier):
         self.tol = tol
         self.max_iter = max_iter
 
-    def _fit_model(self, formula, frame, w):
-        return fmaxent(formula, frame, w, **self.get_params())
+    _formula_fn = staticmethod(fmaxent)
 
     @staticmethod
     def _n_iter(res) -> int:
@@ -403,10 +400,8 @@ class WsvmClassifier(_FmstatsClassifier):
         self.C_neg = C_neg
         self.tol = tol
 
-    EXPECTED_FAILED_CHECKS = {"check_sample_weight_equivalence_on_dense_data": _SVM_WEIGHT_CHECK}
-
-    def _fit_model(self, formula, frame, w):
-        return wsvm(formula, frame, w, **self.get_params())
+    EXPECTED_FAILED_CHECKS = _SVM_WEIGHT_CHECK
+    _formula_fn = staticmethod(wsvm)
 
     @staticmethod
     def _n_iter(res) -> int:
@@ -463,10 +458,8 @@ class FsvmClassifier(_FmstatsClassifier):
         self.constraint_tol = constraint_tol
         self.degenerate = degenerate
 
-    EXPECTED_FAILED_CHECKS = {"check_sample_weight_equivalence_on_dense_data": _SVM_WEIGHT_CHECK}
-
-    def _fit_model(self, formula, frame, w):
-        return fsvm(formula, frame, w, **self.get_params())
+    EXPECTED_FAILED_CHECKS = _SVM_WEIGHT_CHECK
+    _formula_fn = staticmethod(fsvm)
 
     @staticmethod
     def _n_iter(res) -> int:

@@ -90,7 +90,7 @@ def test_integer_weights_are_repeated_rows(est):
     assert np.array_equal(ones.decision_function(X), clone(est).fit(X, y).decision_function(X))
 
 
-# ----------------------------------------------------------------------------- same core as the formula functions
+# ----------------------------------------------------------- same core as the formula functions
 @pytest.fixture(scope="module")
 def frame():
     rng = np.random.default_rng(3)
@@ -112,8 +112,7 @@ def test_same_fit_as_formula_function(est, frame):
     np.testing.assert_array_equal(clf.intercept_, [res.params["Intercept"]])
     np.testing.assert_array_equal(clf.coef_, [res.params[["age", "dose"]].to_numpy()])
     assert list(clf.feature_names_in_) == ["age", "dose"] and clf.n_features_in_ == 2
-    link = res.predict(frame, type="link" if isinstance(clf, fsk._ProbabilisticMixin)
-                       else "decision")
+    link = res.predict(frame, type="link" if hasattr(clf, "predict_proba") else "decision")
     np.testing.assert_allclose(clf.decision_function(X), link, rtol=1e-12, atol=1e-12)
     np.testing.assert_array_equal(clf.predict(X), res.predict(frame, type="class"))
     if hasattr(clf, "predict_proba"):
@@ -135,7 +134,7 @@ def test_threshold_moves_predictions_not_probabilities(frame):
     assert lo.predict(X).sum() > mid.predict(X).sum()
 
 
-# ----------------------------------------------------------------------------- labels and bad input
+# ------------------------------------------------------------------------- labels and bad input
 @pytest.mark.parametrize("labels, positive", [(["no", "yes"], "yes"), ([False, True], True),
                                               ([-1, 1], 1), ([2, 7], 7)])
 def test_two_labels_of_any_kind(labels, positive, frame):
@@ -199,7 +198,7 @@ def test_module_examples_run():
     assert result.attempted >= 20 and result.failed == 0
 
 
-# ----------------------------------------------------------------------------- Adult: Pipeline + GridSearchCV
+# --------------------------------------------------------------- Adult: Pipeline + GridSearchCV
 NUM = ["age", "education_num", "hours_per_week"]
 LOG = ["capital_gain", "capital_loss"]     # heavy-tailed, with a censoring code 99999
 CAT = ["marital_status", "occupation", "relationship", "race", "sex", "native_country"]
