@@ -170,7 +170,9 @@ def test_module_plot_functions(fits):
     check_figure(plotting.plot_pr(curve, None, best=best_row(curve), own=1, own_label="p >= 0.5"))
     check_figure(plotting.plot_roc(curve, None, best=best_row(curve), own=None, own_label="-"))
     check_figure(plotting.plot_history(fits["fmaxent"].outer_history, best=2))
-    check_figure(fm.diagnostics.plot_diagnostics(f))
+    from fmstats.diagnostics import plot_diagnostics
+
+    check_figure(plot_diagnostics(f))
 
 
 @pytest.mark.parametrize("model", ["maxent", "fmaxent", "wsvm", "umaxent"])
