@@ -284,3 +284,9 @@ def test_tick_helpers():
     assert plotting.scale_label("C", [1, 10, 1000]) == "C (log scale)"
     assert plotting.scale_label("C", [2.0 ** k for k in range(4)]) == "C (log2 scale)"
     assert plotting.scale_label("alpha", [0.1, 0.5]) == "alpha"
+
+
+def test_docstring_examples():
+    import doctest
+
+    assert doctest.testmod(plotting).failed == 0

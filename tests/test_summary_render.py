@@ -260,3 +260,11 @@ def test_svm_summary_has_estimate_column_only(summaries):
     assert header.split() == ["Estimate"]
     assert SIGNIF_LEGEND not in str(summaries["wsvm"])
     assert "Coefficients: (hyperplane x'w + b = 0" in str(summaries["wsvm"])
+
+
+def test_docstring_examples():
+    import doctest
+
+    import fmstats.summary
+
+    assert doctest.testmod(fmstats.summary).failed == 0
