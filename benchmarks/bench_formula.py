@@ -39,6 +39,9 @@ more stable statistic; raise ``--repeat`` for a steadier median).  BLAS/OpenMP t
 ``threadpoolctl.threadpool_limits(--threads)`` (default: all usable cores),
 the same for everyone.  Nothing is asserted; the script always exits 0.
 
+Last, ``fm.maxent`` from a formula against the IRLS core on the prebuilt arrays (n rows,
+p = 20; issue 21 item 4), interleaved, ratio of the bests printed with PASS/FAIL.
+
 Equality check: the two fmstats engines' matrices are compared column by
 column *by name* (same set of names, max |difference| of the values), and
 it is reported whether the column *order* is the same too.
@@ -231,8 +234,62 @@ def main(argv=None) -> int:
     s3, o3, d3 = compare_by_name(Xp, np_, Xq, nq)
     print(f"  fmstats(patsy) vs raw patsy:         same names {s3}, same order {o3}, "
           f"max |difference| {d3:.3g}")
+    print()
+    maxent_vs_core(args.n, args.repeat, args.threads, args.seed)
     print(f"load at end: {os.getloadavg()}")
     return 0
+
+
+MAXENT_P = 20   # intercept + 15 numeric columns + 4 dummies of a 5-level factor
+
+
+def maxent_vs_core(n: int, repeat: int, threads: int, seed: int) -> None:
+    """maxent() from a formula against the IRLS core on the prebuilt arrays (issue 21, item 4).
+
+    Data: 15 N(0, 1) columns, a 5-level Categorical and a logistic 0/1 response; p = 20.
+    Contenders, interleaved in a fresh random order every repeat: ``fm.maxent(formula, df)``
+    (design, checks, fit, results) and ``irls_logit(X, y)`` on the design built beforehand.
+    Target: the ratio of the minima <= 1.25.
+    """
+    import numpy as np
+    import pandas as pd
+    from threadpoolctl import threadpool_limits
+
+    import fmstats as fm
+    from fmstats.formula import model_frame
+    from fmstats.glm.irls import irls_logit
+
+    rng = np.random.default_rng(seed)
+    k = MAXENT_P - 5
+    df = pd.DataFrame({f"x{j}": rng.standard_normal(n) for j in range(k)})
+    df["g"] = pd.Categorical.from_codes(rng.integers(0, 5, n), categories=list("abcde"))
+    eta = df[[f"x{j}" for j in range(k)]].to_numpy() @ rng.normal(0, 0.3, k)
+    df["y"] = (rng.random(n) < 1 / (1 + np.exp(-eta))).astype(int)
+    formula = "y ~ " + " + ".join(f"x{j}" for j in range(k)) + " + g"
+    mf = model_frame(formula, df)
+    X, y = mf.X, mf.response.y
+    cands = {"fmstats maxent(formula, df)": lambda: fm.maxent(formula, df),
+             "irls_logit(X, y) on prebuilt arrays": lambda: irls_logit(X, y)}
+    times = {key: [] for key in cands}
+    shuffler = random.Random(seed)
+    with threadpool_limits(limits=threads):
+        fm.maxent(formula, df.iloc[:2000])
+        for _ in range(repeat):
+            order = list(cands)
+            shuffler.shuffle(order)
+            for key in order:
+                gc.collect()
+                t0 = time.perf_counter()
+                cands[key]()
+                times[key].append(time.perf_counter() - t0)
+    print(f"maxent from a formula vs the core, n = {n:,}, p = {X.shape[1]}, {threads} thread(s), "
+          f"{repeat} interleaved repeats:")
+    for key, ts in times.items():
+        print(f"  {key:38s} best {min(ts):.3f} s, median {_common.median(ts):.3f} s")
+    best = [min(ts) for ts in times.values()]
+    ratio = best[0] / best[1]
+    print(f"  maxent / core = {ratio:.2f} on bests (target <= 1.25: "
+          f"{'PASS' if ratio <= 1.25 else 'FAIL'})")
 
 
 if __name__ == "__main__":

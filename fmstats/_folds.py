@@ -32,7 +32,9 @@ from . import measures as _m
 from ._validation import check_choice, check_random_state, check_scalar, describe, warn
 from .exceptions import (DataError, EmptyFoldWarning, FmstatsError,
                          FormulaError, InvalidArgumentError, ResponseError)
-from .formula import _check_frame, _nonfinite_mask, _parse_response, _response, split_formula
+from ._missing import nonfinite_mask
+from ._response import response as response_of
+from .formula import check_frame, parse_response, split_formula
 
 __all__ = ["ResponseRows", "response_rows", "Folds", "make_folds", "Criterion",
            "capturing", "reemit", "warn_empty_folds",
@@ -68,13 +70,13 @@ def response_rows(formula: Any, data: Any) -> ResponseRows:
     if not isinstance(formula, str):
         raise FormulaError(f"`formula` must be a string such as 'y ~ x1 + x2'; got "
                            f"{describe(formula)}.")
-    data = _check_frame(data, "data")
+    data = check_frame(data, "data")
     lhs, _ = split_formula(formula)
-    kind, cols, expr = _parse_response(lhs, data)
-    ok = ~_nonfinite_mask(data[cols]) if cols else np.ones(len(data), dtype=bool)
+    kind, cols, expr = parse_response(lhs, data)
+    ok = ~nonfinite_mask(data[cols]) if cols else np.ones(len(data), dtype=bool)
     if not ok.any():
         raise DataError(f"the response '{lhs}' is missing on every row of `data`.")
-    resp = _response(kind, cols, expr, data.loc[ok], lhs)
+    resp = response_of(kind, cols, expr, data.loc[ok], lhs)
     y = np.full(len(data), np.nan)
     w = np.zeros(len(data))
     y[ok] = resp.y
@@ -285,8 +287,8 @@ class Criterion:
         """
         total = counts.sum(axis=0)
         tp, fp, fn = total[..., 0], total[..., 1], total[..., 2]
-        out = {"precision": _m._ratio(tp, fp, fn, 1.0, 0.0, 1.0),
-               "recall": _m._ratio(tp, fp, fn, 0.0, 1.0, 1.0)}
+        out = {"precision": _m.ratio(tp, fp, fn, 1.0, 0.0, 1.0),
+               "recall": _m.ratio(tp, fp, fn, 0.0, 1.0, 1.0)}
         if self.pooling == "tp_fp":
             out.update(f=_f(total, self.fmeasure.alpha), accuracy=_accuracy(total))
         else:
@@ -297,7 +299,7 @@ class Criterion:
 
 def _f(counts: np.ndarray, alpha: float) -> np.ndarray:
     """F = TP / (TP + alpha FP + (1 - alpha) FN) (1 where the denominator is 0)."""
-    return np.asarray(_m._ratio(counts[..., 0], counts[..., 1], counts[..., 2], alpha,
+    return np.asarray(_m.ratio(counts[..., 0], counts[..., 1], counts[..., 2], alpha,
                                 1.0 - alpha, 1.0), dtype=float)
 
 

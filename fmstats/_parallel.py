@@ -8,6 +8,8 @@ order in which workers finish.  Progress bars follow the rule of ``_progress``
 """
 from __future__ import annotations
 
+import os
+from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
@@ -36,13 +38,37 @@ def check_n_jobs(n_jobs: Any) -> int | None:
     return int(check_scalar("n_jobs", n_jobs, low=1, integer=True))
 
 
-def _run_one(fn: Callable, args: Sequence, blas_threads: int | None):
+#: The BLAS limit set in this worker process (by pid: a forked child starts afresh).
+_WORKER_LIMIT: dict = {}
+
+
+def _limit_blas(blas_threads: int) -> None:
+    """Limit BLAS in this worker process for good, once (threadpoolctl re-scans the loaded
+    libraries on every call, ~2 ms: too much to pay around every fit)."""
+    pid = os.getpid()
+    if _WORKER_LIMIT.get(pid) != blas_threads:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=blas_threads, user_api="blas")
+        _WORKER_LIMIT[pid] = blas_threads
+
+
+def _run_one(fn: Callable, args: Sequence, blas_threads: int | None, parent: int):
+    if blas_threads is not None and os.getpid() != parent:
+        _limit_blas(blas_threads)        # a worker process: once for all its tasks
+    return fn(*args)
+
+
+@contextmanager
+def _limited_here(blas_threads: int | None):
+    """One BLAS limit around all the tasks that run in this process (n_jobs=1, threads)."""
     if blas_threads is None:
-        return fn(*args)
+        yield
+        return
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=blas_threads, user_api="blas"):
-        return fn(*args)
+        yield
 
 
 def run_tasks(fn: Callable, tasks: Iterable[Sequence], *, n_jobs: int | None = None,
@@ -51,8 +77,9 @@ def run_tasks(fn: Callable, tasks: Iterable[Sequence], *, n_jobs: int | None = N
     """Run ``fn(*task)`` for every task and return the results in task order.
 
     ``fn`` must be a module-level function (picklable) for parallel backends.
-    BLAS is limited to ``blas_threads`` inside each task: parallelism comes from
-    running tasks side by side, not from threads inside one fit.
+    BLAS is limited to ``blas_threads`` while the tasks run: parallelism comes from
+    running tasks side by side, not from threads inside one fit.  The limit is set once
+    per run in this process and once per worker process (where it stays), not per task.
     """
     from joblib import Parallel, delayed
 
@@ -63,7 +90,9 @@ def run_tasks(fn: Callable, tasks: Iterable[Sequence], *, n_jobs: int | None = N
     total = len(tasks) if total is None else total
     show = progress_enabled(progress)
     parallel = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator")
-    results = parallel(delayed(_run_one)(fn, tuple(t), blas_threads) for t in tasks)
-    if show:
-        results = progress_bar(results, total=total, desc=desc)
-    return list(results)
+    parent = os.getpid()
+    with _limited_here(blas_threads):
+        results = parallel(delayed(_run_one)(fn, tuple(t), blas_threads, parent) for t in tasks)
+        if show:
+            results = progress_bar(results, total=total, desc=desc)
+        return list(results)

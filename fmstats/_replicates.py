@@ -19,9 +19,10 @@ import pandas as pd
 from scipy.special import expit
 
 from . import measures as _m
+from ._design_cache import DesignMatrix
 from ._parallel import check_n_jobs, progress_enabled, run_tasks
 from ._separation import no_finite_mle, suspect
-from ._training import array_weights, training_frame
+from ._training import array_weights, training_design, training_frame
 from ._validation import check_choice, describe, warn
 from .exceptions import DataError, InvalidArgumentError, ResamplingWarning, ResponseError
 
@@ -75,7 +76,7 @@ def run(engine, job: str, items: list, n_jobs, progress, desc: str) -> list:
     from joblib import effective_n_jobs
 
     jobs = max(1, effective_n_jobs(check_n_jobs(n_jobs)))
-    # in one process chunks only feed the progress bar (each costs a threadpool_limits call)
+    # in one process chunks only feed the progress bar
     n_chunks = min(len(items), (50 if progress_enabled(progress) else 1) if jobs == 1
                    else 8 * jobs)
     bounds = np.linspace(0, len(items), n_chunks + 1).round().astype(int)
@@ -206,23 +207,34 @@ class _RefitEngine(Draws):
     statistic: Callable | None = None
     columns: pd.Index = None
     response: tuple = ()                 # ("column", name) or ("cbind", yes, no)
+    design: DesignMatrix = None          # the design of ``frame``, built once
 
     def fit(self, draw: dict):
         w = self.weights
+        kwargs = {} if w is None else {"weights": w}
         if "idx" in draw:
             # rows in training order: a replicate depends on the counts only, not on the
             # order of the draws (which matters to order-dependent refits such as CV folds)
             idx = np.sort(draw["idx"])
-            sub = self.frame.iloc[idx].reset_index(drop=True)
-            w = None if w is None else w[idx]
+            if w is not None:
+                kwargs["weights"] = w[idx]
+            with self.design.rows(idx, reset_index=True) as sub:   # rows of the design
+                return self.results.refit(sub, **kwargs)
+        sub = self.frame.copy()
+        if "labels" in draw:
+            sub[self.response[1]] = draw["labels"]
         else:
-            sub = self.frame.copy()
-            if "labels" in draw:
-                sub[self.response[1]] = draw["labels"]
-            else:
-                sub[self.response[1]] = draw["yes"]
-                sub[self.response[2]] = self.trials - draw["yes"]
-        return self.results.refit(sub) if w is None else self.results.refit(sub, weights=w)
+            sub[self.response[1]] = draw["yes"]
+            sub[self.response[2]] = self.trials - draw["yes"]
+        if set(self.response[1:]) & set(self.design_columns):
+            return self.results.refit(sub, **kwargs)      # the design uses the labels
+        with self.design.rows(np.arange(self.n), frame=sub):
+            return self.results.refit(sub, **kwargs)
+
+    @property
+    def design_columns(self) -> tuple:
+        spec = self.design.spec
+        return () if spec is None else spec.variables
 
     def stat(self, fit, draw) -> np.ndarray:
         s = as_series(self.statistic(fit) if self.statistic else default_statistic(fit))
@@ -233,7 +245,8 @@ class _RefitEngine(Draws):
         return s.reindex(self.columns).to_numpy(dtype=float)
 
     def classes(self, fit) -> np.ndarray:
-        return fit.predict(self.frame, type="class").to_numpy(dtype=float)
+        with self.design.rows(np.arange(self.n), frame=self.frame):
+            return fit.predict(self.frame, type="class").to_numpy(dtype=float)
 
     def flags(self, fit) -> tuple:
         """(no finite MLE, converged) of a refitted model (of its base model for tuned ones)."""
@@ -317,9 +330,9 @@ def _label_probabilities(results, frame, type_):
                             "q) votes and needs whole-number counts.")
     cols = ()
     if frame is not None:
-        from .formula import _parse_response
+        from .formula import parse_response
 
-        kind, names, _ = _parse_response(results.spec.lhs, frame)
+        kind, names, _ = parse_response(results.spec.lhs, frame)
         if kind == "expr":
             raise InvalidArgumentError(
                 f"type='labels_from_q' writes the drawn labels into the response column, but "
@@ -343,7 +356,11 @@ def make_engine(results, *, type_, data, statistic, fast, columns=None):
         raise InvalidArgumentError("fast=True computes coefficients and the training F only; a "
                                    "callable `statistic` needs full refits: use fast=False.")
     use_fast = can and statistic is None and fast is not False
-    frame = None if use_fast and data is None else training_frame(results, data)
+    frame = design = None
+    if use_fast:
+        frame = None if data is None else training_frame(results, data)
+    else:
+        frame, design = training_design(results, data)
     q = trials = None
     cols = ()
     if type_ == "labels_from_q":
@@ -374,8 +391,9 @@ def make_engine(results, *, type_, data, statistic, fast, columns=None):
         return engine, True
     w = array_weights(results)
     src = getattr(results, "base", None) or getattr(results, "best_model", None) or results
-    return _RefitEngine(**base, results=results, se0=_model_se(src), frame=frame, weights=w, statistic=statistic,
-                        columns=columns, response=cols), False
+    return _RefitEngine(**base, results=results, se0=_model_se(src), frame=frame, weights=w,
+                        statistic=statistic, columns=columns, response=cols,
+                        design=design), False
 
 
 

@@ -15,7 +15,8 @@ import pandas as pd
 from ._validation import describe
 from .exceptions import DataError, InvalidArgumentError
 
-__all__ = ["training_frame", "prior_weights", "array_weights", "ARRAY_WEIGHTS_LABEL"]
+__all__ = ["training_frame", "training_design", "prior_weights", "array_weights",
+           "ARRAY_WEIGHTS_LABEL"]
 
 #: How maxent, umaxent, fmaxent, wsvm and fsvm record weights given as an array.
 ARRAY_WEIGHTS_LABEL = "<array>"
@@ -23,7 +24,7 @@ ARRAY_WEIGHTS_LABEL = "<array>"
 _INTERCEPTS = ("Intercept", "(Intercept)")
 
 
-def training_frame(results, data, *, what: str = "resampling") -> pd.DataFrame:
+def training_frame(results, data, *, what: str = "resampling", design=None) -> pd.DataFrame:
     """The rows the model was fitted on, checked against what the results object stores.
 
     ``data`` defaults to ``results.training_data`` where the model keeps it.  When the
@@ -31,7 +32,9 @@ def training_frame(results, data, *, what: str = "resampling") -> pd.DataFrame:
     dropped for missing values are left out, in the fit's order) and, when it stores its
     design and labels (``spec``, ``X``, ``y``), both are rebuilt from ``data`` and
     compared: a flipped response or other rows raise a :class:`DataError` naming the
-    first difference.  ``what`` names the caller in the messages.
+    first difference.  ``what`` names the caller in the messages.  ``design`` (a function
+    of the rows, returning a :class:`fmstats._design_cache.DesignMatrix`) builds the design
+    of the rows once for the caller, and the comparison takes it from there.
     """
     if data is None:
         data = getattr(results, "training_data", None)
@@ -56,7 +59,13 @@ def training_frame(results, data, *, what: str = "resampling") -> pd.DataFrame:
     frame = data.loc[index]
     spec, y = getattr(results, "spec", None), getattr(results, "y", None)
     if spec is not None and y is not None:
-        resp, X, _ = spec.build_with_response(frame, missing="raise")
+        if design is None:
+            resp, X, _ = spec.build_with_response(frame, missing="raise")
+        else:
+            frame = frame.reset_index(drop=True)
+            cache = design(frame)
+            with cache.rows(np.arange(len(frame)), frame=frame):
+                resp, X, _ = spec.build_with_response(frame, missing="raise")
         X = X[:, ~results.aliased] if hasattr(results, "aliased") else X
         stored = getattr(results, "X", None)
         if stored is not None and stored.shape[1] == X.shape[1] - 1:
@@ -72,6 +81,25 @@ def training_frame(results, data, *, what: str = "resampling") -> pd.DataFrame:
             raise DataError(f"`data` does not match the data the model was fitted on: {where} "
                             f"({what} needs the data the model was fitted on).")
     return frame
+
+
+def training_design(results, data, *, what: str = "resampling"):
+    """(the checked training rows numbered 0..n-1, their design built once): the
+    :class:`~fmstats._design_cache.DesignMatrix` that also served the check of ``data``."""
+    from ._design_cache import DesignMatrix, model_engine
+
+    built = []
+
+    def design_of(frame):
+        built.append(DesignMatrix(getattr(results, "formula", None), frame,
+                                  engine=model_engine(results)))
+        return built[-1]
+
+    frame = training_frame(results, data, what=what, design=design_of)
+    if built and built[0].data is frame:
+        return frame, built[0]
+    frame = frame.reset_index(drop=True)
+    return frame, design_of(frame)
 
 
 def prior_weights(results) -> np.ndarray | None:

@@ -48,6 +48,12 @@ class Tuned(Persistable):
         return self._spec["measure"].fmeasure
 
     @property
+    def design_note(self) -> str | None:
+        """How the fold fits got their design: built once on all rows (their rows taken from
+        it) or rebuilt for every fold, with the reason (e.g. a stateful transform)."""
+        return self._spec.get("design_note")
+
+    @property
     def folds(self) -> tuple:
         """The (train, test) position arrays, usable as ``cv=`` elsewhere."""
         return self._folds.pairs

@@ -34,34 +34,26 @@ from ._coerce import (
     drop_unused_categories,
     engine_frame,
     factor_only_columns,
-    is_text,
-    merge_text_stats,
     numeric_columns,
-    object_note,
-    object_states,
-    text_stats,
-    text_verdict,
 )
-from ._missing import drop_missing as _drop_missing
-from ._missing import nonfinite_mask as _nonfinite_mask
 from ._missing import report_missing as _report_missing
 from ._response import Response
-from ._response import binary_from_series as _binary_from_series
-from ._response import eval_expr as _eval_expr
 from ._response import response as _response
+from ._row_registry import lookup as _registered
 from ._rsyntax import R_FUNCTIONS, r_power
-from ._validation import check_choice, describe, num
+from ._validation import check_choice, describe
 from .exceptions import (
     DataError,
     FmstatsError,
     FormulaError,
     InvalidArgumentError,
-    ResponseError,
     UnseenLevelError,
-    WeightsError,
 )
 
-__all__ = ["DesignSpec", "ModelFrame", "model_frame", "ENGINES", "DEFAULT_ENGINE"]
+__all__ = ["DesignSpec", "ModelFrame", "model_frame", "ENGINES", "DEFAULT_ENGINE", "check_frame",
+           "parse_response", "split_formula", "formula_names", "expand_dot", "stateful_transform",
+           "used_variables", "design_and_spec", "categorical_states", "factor_column",
+           "is_dask_frame"]
 
 ENGINES = ("formulaic", "patsy")
 DEFAULT_ENGINE = "formulaic"
@@ -117,11 +109,12 @@ class DesignSpec:
         when fitting).  Any failure of the engine is a :class:`DataError`.
         """
         data = _check_frame(data, "newdata")
+        hit = _registered(data)
         _check_columns(data, self.variables, self.rhs, "newdata")
         check_unique_columns(data, self.variables, "newdata")
         data = coerce_columns(data, self.numeric, "newdata", text=False)
         check_numeric_columns(data, self.numeric, "newdata")
-        data = _drop_missing(data, list(self.variables), missing, "newdata")
+        data, keep = _drop_rows(data, list(self.variables), missing, "newdata")
         for col, seen in self.levels.items():
             vals = pd.unique(data[col]).tolist()
             unseen = [v for v in vals if v not in seen]
@@ -135,6 +128,10 @@ class DesignSpec:
                 data = data.assign(**{col: data[col].cat.set_categories(list(seen))})
         if len(data) == 0:
             return np.empty((0, len(self.column_names))), data.index
+        if hit is not None:   # rows of a design built once (fmstats._design_cache)
+            X = hit.owner.spec_rows(self, _kept(hit.positions, keep))
+            if X is not None:
+                return X, data.index
         data = engine_frame(data)
         try:
             if self.engine == "patsy":
@@ -144,9 +141,9 @@ class DesignSpec:
                                                   return_type="matrix")[0]
                 X = np.asarray(mat, dtype=float)
             else:
-                mm = self.engine_spec.get_model_matrix(data, output="numpy", na_action="raise",
+                mm = self.engine_spec.get_model_matrix(data, output="pandas", na_action="raise",
                                                        context=_formulaic_context())
-                X = np.asarray(mm, dtype=float)
+                X = _row_major(mm)
         except FmstatsError:
             raise
         except Exception as exc:  # the engines raise many types
@@ -162,6 +159,19 @@ class DesignSpec:
             raise DataError("the stored design produced a different number of columns")
         return X, data.index
 
+
+    def data_dependent(self) -> str | None:
+        """Why the design of a subset of rows may differ from those rows of this design
+        (None when it cannot): a stateful transform (means, knots, norms learnt from the
+        data) or a categorical term that is not a data column (its levels are not known
+        per row).  A factor column's levels are the other dependence; callers check them."""
+        transform = stateful_transform(self.rhs)
+        if transform is not None:
+            return f"the formula uses the stateful transform {transform}()"
+        for expr in categorical_states(self.engine, self.engine_spec):
+            if factor_column(expr) not in self.levels:
+                return f"the categorical term {expr!r} is not a column of the data"
+        return None
 
     def term_slices(self) -> list[tuple[str, slice]]:
         """The model terms in design order, each with its slice of design columns.
@@ -182,13 +192,24 @@ class DesignSpec:
         stored at fit time, so the positive class stays the same.
         """
         data = _check_frame(data, "newdata")
+        hit = _registered(data)
+        if hit is not None and self is hit.owner.spec:   # the same rows, the same answer
+            return hit.owner.remembered(data, ("response", missing),
+                                        lambda: self._with_response(data, missing, hit))
+        return self._with_response(data, missing, hit)
+
+    def _with_response(self, data, missing, hit):
         kind, cols, expr = _parse_response(self.lhs, data)
         check_unique_columns(data, cols, "newdata")
         numeric = list(self.numeric) + (cols if self.response_levels is None else [])
         data = coerce_columns(data, numeric, "newdata", text=False)
-        data = _drop_missing(data, list(dict.fromkeys(cols + list(self.variables))), missing,
-                             "newdata")
+        data, keep = _drop_rows(data, list(dict.fromkeys(cols + list(self.variables))), missing,
+                                "newdata")
         response = _response(kind, cols, expr, data, self.lhs, levels=self.response_levels)
+        if hit is not None and len(data):   # rows of a design built once
+            X = hit.owner.spec_rows(self, _kept(hit.positions, keep))
+            if X is not None:
+                return response, X, data.index
         X, index = self.build(data, missing="raise")
         return response, X, index
 
@@ -210,7 +231,37 @@ class ModelFrame:
 
 # --------------------------------------------------------------------------- parsing
 
-def _check_frame(data, name: str) -> pd.DataFrame:
+def _drop_rows(data: pd.DataFrame, columns: list, missing: str, arg: str):
+    """``data`` without its rows with missing values in ``columns`` (warned about or raised,
+    as :func:`fmstats._missing.drop_missing`) and the boolean mask of the kept rows (None
+    when every row is kept): one scan of the columns."""
+    if not columns:
+        return data, None
+    masks = {c: _missing_values(data[c]) for c in columns}
+    bad = np.logical_or.reduce(list(masks.values()))
+    if not bad.any():
+        return data, None
+    per_col = {c: int(m.sum()) for c, m in masks.items()}
+    _report_missing(int(bad.sum()), len(data), per_col, missing, arg)
+    return data.loc[~bad], ~bad
+
+
+def _missing_values(s: pd.Series) -> np.ndarray:
+    """Missing or non-finite entries of a column (the rule of ``_missing.nonfinite_mask``)."""
+    if pd.api.types.is_float_dtype(s.dtype):
+        return ~np.isfinite(s.to_numpy(dtype=float, na_value=np.nan))
+    if pd.api.types.is_integer_dtype(s.dtype) and not isinstance(s.dtype, pd.api.extensions.ExtensionDtype):
+        return np.zeros(len(s), dtype=bool)     # numpy integers cannot be missing
+    return s.isna().to_numpy()
+
+
+def _kept(positions: np.ndarray, keep) -> np.ndarray:
+    return positions if keep is None else positions[keep]
+
+
+def check_frame(data, name: str) -> pd.DataFrame:
+    """``data`` as a DataFrame with at least one row (a dict is converted); else an
+    InvalidArgumentError or DataError naming the argument ``name``."""
     if not isinstance(data, pd.DataFrame):
         if isinstance(data, dict):
             data = pd.DataFrame(data)
@@ -304,7 +355,8 @@ def _check_columns(data: pd.DataFrame, names, formula: str, arg: str = "data") -
         )
 
 
-def _used_variables(rhs: str, data: pd.DataFrame) -> list[str]:
+def used_variables(rhs: str, data: pd.DataFrame) -> list[str]:
+    """The columns of ``data`` that a right-hand side uses (unknown names raise)."""
     names = formula_names(rhs)
     unknown = [n for n in names if n not in data.columns and n not in _ENGINE_NAMES]
     if unknown:
@@ -321,7 +373,10 @@ _ENGINE_NAMES = {"np", "C", "factor", "I", "Q", "center", "scale", "standardize"
                  "Poly", "True", "False", "None", "pi", "contr", "lag"} | set(R_FUNCTIONS)
 
 
-def _parse_response(lhs: str, data: pd.DataFrame) -> tuple[str, list[str], str | None]:
+_check_frame = check_frame   # the old private spelling
+
+
+def parse_response(lhs: str, data: pd.DataFrame) -> tuple[str, list[str], str | None]:
     """Return (kind, columns, expression) where kind is 'cbind', 'column' or 'expr'."""
     m = _CBIND.match(lhs)
     if m:
@@ -341,6 +396,9 @@ def _parse_response(lhs: str, data: pd.DataFrame) -> tuple[str, list[str], str |
     return "expr", [n for n in names if n in data.columns], lhs
 
 
+_parse_response = parse_response   # the old private spelling
+
+
 def _split_args(text: str) -> list[str]:
     out, depth, cur = [], 0, ""
     for ch in text:
@@ -358,6 +416,30 @@ def _split_args(text: str) -> list[str]:
 
 
 # --------------------------------------------------------------------------- engines
+
+#: Rows per block when stacking design columns into a row-major matrix (~1 MiB at p = 16).
+_STACK_ROWS = 8192
+
+
+def _row_major(frame: pd.DataFrame) -> np.ndarray:
+    """The columns of the engine's output as one C-ordered float matrix.
+
+    Writing whole columns into a row-major matrix strides through all of its memory once
+    per column (numpy.stack(axis=1), formulaic's output="numpy": 1.9 s at 1e6 x 20 here);
+    filling it in blocks of rows keeps each block in cache (0.55 s).  The values are the
+    engine's, converted to float64 as ``np.asarray(..., dtype=float)`` would.
+    """
+    cols = [frame.iloc[:, j].to_numpy() for j in range(frame.shape[1])]
+    # numbers are cast block by block while filling (no float copy of every dummy column)
+    cols = [c if c.dtype.kind in "biuf" else np.asarray(c, dtype=float) for c in cols]
+    n = frame.shape[0]
+    X = np.empty((n, len(cols)))
+    for start in range(0, n, _STACK_ROWS):
+        block = X[start:start + _STACK_ROWS]
+        for j, c in enumerate(cols):
+            block[:, j] = c[start:start + _STACK_ROWS]
+    return X
+
 
 def _formulaic_context():
     from formulaic.transforms import C as fC
@@ -385,11 +467,12 @@ def _build(engine: str, rhs: str, data: pd.DataFrame):
             return np.asarray(mat, dtype=float), names, mat.design_info
         from formulaic import model_matrix
 
-        mm = model_matrix(rhs, data, output="numpy", na_action="raise",
+        # the columns as a DataFrame (no copy), stacked row-major here (see _row_major)
+        mm = model_matrix(rhs, data, output="pandas", na_action="raise",
                           context=_formulaic_context())
         spec = mm.model_spec
         names = tuple(spec.column_names)
-        return np.asarray(mm, dtype=float), names, spec
+        return _row_major(mm), names, spec
     except FmstatsError:
         raise
     except Exception as exc:
@@ -403,7 +486,7 @@ def _build(engine: str, rhs: str, data: pd.DataFrame):
 _FACTOR_EXPR = re.compile(r"^(?:C|factor)\(\s*`?([A-Za-z_][\w.]*)`?\s*(?:,.*)?\)$", re.S)
 
 
-def _categorical_states(engine: str, engine_spec) -> dict:
+def categorical_states(engine: str, engine_spec) -> dict:
     """The engine's categorical terms (expression -> levels)."""
     if engine == "patsy":
         return {f.code: info.categories for f, info in engine_spec.factor_infos.items()
@@ -412,7 +495,7 @@ def _categorical_states(engine: str, engine_spec) -> dict:
             in engine_spec.encoder_state.items() if st.get("categories") is not None}
 
 
-def _factor_column(expr: str) -> str:
+def factor_column(expr: str) -> str:
     """The data column behind a categorical term ``col``, ``C(col, ...)`` or ``factor(col)``."""
     m = _FACTOR_EXPR.match(expr.strip())
     return expr.strip().strip("`") if m is None else m.group(1)
@@ -425,8 +508,8 @@ def _categorical_levels(engine: str, engine_spec, variables: list[str]) -> dict:
     engine has already found its levels, so no second pass over the data is needed.
     """
     levels: dict = {}
-    for expr, cats in _categorical_states(engine, engine_spec).items():
-        col = _factor_column(expr)
+    for expr, cats in categorical_states(engine, engine_spec).items():
+        col = factor_column(expr)
         if col in variables:
             known = set(levels.get(col, ()))
             levels[col] = tuple(levels.get(col, ())) + tuple(
@@ -434,7 +517,7 @@ def _categorical_levels(engine: str, engine_spec, variables: list[str]) -> dict:
     return levels
 
 
-def _design_and_spec(engine, rhs, lhs, frame, variables, response_levels):
+def design_and_spec(engine, rhs, lhs, frame, variables, response_levels):
     """Design matrix of ``frame`` and the :class:`DesignSpec` that rebuilds it."""
     X, names, engine_spec = _build(engine, rhs, frame)
     levels = _categorical_levels(engine, engine_spec, variables)
@@ -465,24 +548,36 @@ def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
     check_choice("engine", engine, ENGINES)
     check_choice("missing", missing, ("drop", "raise"))
     data = _check_frame(data, "data")
+    hit = _registered(data)
+    if hit is not None:   # rows of a design built once: the same frame gives the same answer
+        return hit.owner.remembered(data, ("model_frame", formula, missing, engine),
+                                    lambda: _model_frame(formula, data, missing, engine, hit))
+    return _model_frame(formula, data, missing, engine, None)
+
+
+def _model_frame(formula, data, missing, engine, hit) -> ModelFrame:
     lhs, rhs = split_formula(formula)
     kind, resp_cols, expr = _parse_response(lhs, data)
     rhs = expand_dot(rhs, data.columns, resp_cols, engine)
-    variables = _used_variables(rhs, data)
+    variables = used_variables(rhs, data)
     n_input = len(data)
     used = list(dict.fromkeys(resp_cols + variables))
     check_unique_columns(data, used, "data")
     factor_only = factor_only_columns(rhs, variables, formula_names)
     data = coerce_columns(data, [c for c in used if c not in factor_only], "data")
-    frame = _drop_missing(data, used, missing, "data")
-    rows = (np.arange(n_input) if len(frame) == n_input
-            else np.flatnonzero(~_nonfinite_mask(data[used])))
+    frame, keep = _drop_rows(data, used, missing, "data")   # one scan for missing values
+    rows = np.arange(n_input) if keep is None else np.flatnonzero(keep)
     if len(frame) == 0:
         raise DataError(f"no rows of `data` remain after dropping the {n_input} row(s) with "
                         f"missing values in the model's columns.")
     response = _response(kind, resp_cols, expr, frame, lhs)
-    frame = drop_unused_categories(frame, variables)
-    X, spec = _design_and_spec(engine, rhs, lhs, frame, variables, response.levels)
+    cached = None if hit is None else hit.owner.design_rows(
+        rhs, engine, variables, response.levels, hit.positions[rows])
+    if cached is not None:   # rows of a design built once (fmstats._design_cache)
+        X, spec = cached
+    else:
+        frame = drop_unused_categories(frame, variables)
+        X, spec = design_and_spec(engine, rhs, lhs, frame, variables, response.levels)
     names = spec.column_names
     return ModelFrame(
         formula=formula, response=response, X=np.ascontiguousarray(X), column_names=names,
@@ -491,34 +586,14 @@ def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
     )
 
 
-# --------------------------------------------------------------------------- Dask DataFrames
-
 #: Transforms whose state (means, knots, norms) an engine learns from the data: they would be
 #: learnt from a sample, not the whole Dask DataFrame, so out-of-core fits refuse them.
-_STATEFUL = re.compile(r"\b(center|scale|standardize|poly|bs|cr|cs|cc|te|lag)\s*\(")
-_FACTOR_CALL = re.compile(r"\b(?:C|factor)\(\s*`?([A-Za-z_][\w.]*)`?")
-_SAMPLE_ROWS = 5
-
-
-@dataclass(frozen=True)
-class DaskModelFrame:
-    """The Dask counterpart of :class:`ModelFrame`.
-
-    ``response.y``/``response.trials``, ``X`` and ``prior`` are dask arrays with one row block
-    per non-empty partition (known sizes); there is no row index.  ``prior`` holds the
-    ``weights`` column (or is ``None``).
-    """
-
-    formula: str
-    response: Response
-    X: Any
-    prior: Any
-    column_names: tuple[str, ...]
-    spec: DesignSpec
-    n_input: int
-    n_dropped: int
-    npartitions: int
-    index = None  # rows stay in the partitions
+_STATEFUL = re.compile(r"\b(center|scale|standardize|poly|bs|cr|cs|cc|te|ns|lag|spline\w*)\s*\(")
+def stateful_transform(rhs: str) -> str | None:
+    """The first stateful transform (``center``, ``scale``, ``poly``, splines...) called in a
+    formula side, or None: its state is learnt from the data it is applied to."""
+    m = _STATEFUL.search(rhs)
+    return None if m is None else m.group(1)
 
 
 def is_dask_frame(data) -> bool:
@@ -530,257 +605,3 @@ def is_dask_frame(data) -> bool:
     import dask.dataframe as dd
 
     return isinstance(data, dd.DataFrame)
-
-
-def _is_factor_dtype(dtype) -> bool:
-    return not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
-
-
-def _first_bad(values: np.ndarray, bad: np.ndarray, index: pd.Index):
-    """(count, index label of the first, its value) of the flagged entries."""
-    i = int(np.flatnonzero(bad)[0])
-    label = index[i]
-    return int(bad.sum()), label.item() if isinstance(label, np.generic) else label, \
-        float(values[i])
-
-
-def _partition_numbers(part: pd.DataFrame, objects, numeric=None) -> pd.DataFrame:
-    """A partition with its object columns of numbers as float (``numeric``: those known to
-    hold numbers over all partitions)."""
-    if not objects:
-        return part
-    part = coerce_columns(part, objects, "data", text=False, note=False)
-    if numeric:
-        part = part.astype({c: float for c in numeric})
-    return part
-
-
-def _scan_partition(part: pd.DataFrame, i: int, used, variables, factors, categoricals,
-                    resp_kind, resp_cols, resp_expr, weights, objects=(), texts=()) -> dict:
-    """Per-partition facts for :func:`dask_model_frame`: counts, levels, response range."""
-    part = _partition_numbers(part, objects)
-    bad = _nonfinite_mask(part[used])
-    out = {"n": len(part), "missing": {c: int(_nonfinite_mask(part[[c]]).sum()) for c in used}
-           if bad.any() else {}}
-    if weights is not None:
-        wv = part[weights].to_numpy(dtype=float, na_value=np.nan)
-        out["w_nonfinite"] = _first_bad(wv, ~np.isfinite(wv), part.index) \
-            if not np.isfinite(wv).all() else None
-        out["w_negative"] = _first_bad(wv, wv < 0, part.index) if (wv < 0).any() else None
-    clean = part.loc[~bad] if bad.any() else part
-    out["n_clean"] = len(clean)
-    out["sample"] = clean[list(variables)].head(_SAMPLE_ROWS)
-    out["levels"] = {c: list(pd.unique(clean[c].to_numpy())) for c in factors
-                     if c not in categoricals}
-    out["categories"] = {c: list(part[c].cat.categories) for c in categoricals}
-    out["used_categories"] = {c: set(clean[c].cat.remove_unused_categories().cat.categories)
-                              for c in categoricals}
-    out["objects"] = object_states(clean, objects)
-    out["text"] = {c: text_stats(clean[c]) for c in texts if is_text(clean[c])}
-    if resp_kind != "cbind":
-        s = clean[resp_cols[0]] if resp_kind == "column" else _eval_expr(resp_expr, clean)
-        if _is_factor_dtype(s.dtype):
-            out["resp_values"] = list(pd.unique(s.to_numpy()))
-            if isinstance(s.dtype, pd.CategoricalDtype):
-                out["resp_categories"] = list(s.cat.categories)
-        else:
-            y = s.to_numpy(dtype=float)
-            out["resp_out"] = _first_bad(y, (y < 0) | (y > 1), clean.index) \
-                if ((y < 0) | (y > 1)).any() else None
-            out["resp_01"] = bool(np.all((y == 0) | (y == 1)))
-    return out
-
-
-def _union(lists) -> list:
-    seen: dict = {}
-    for lst in lists:
-        for v in lst:
-            seen.setdefault(v, None)
-    return list(seen)
-
-
-def _build_partition(part: pd.DataFrame, used, spec: DesignSpec, kind, cols, expr, lhs,
-                     levels, weights, numeric=()):
-    """(X, y, trials, prior weights) of one partition, without its incomplete rows."""
-    part = _partition_numbers(part, numeric, numeric)
-    bad = _nonfinite_mask(part[used])
-    clean = part.loc[~bad] if bad.any() else part
-    resp = _response(kind, cols, expr, clean, lhs, levels=levels)
-    X, _ = spec.build(clean, missing="raise")
-    prior = None if weights is None else clean[weights].to_numpy(dtype=float)
-    return X, resp.y, resp.trials, prior
-
-
-def _check_dask_weights(scans, weights: str) -> None:
-    for key, rule in (("w_nonfinite", "finite"), ("w_negative", "non-negative")):
-        hits = [s[key] for s in scans if s[key] is not None]
-        if hits:
-            raise WeightsError(
-                f"`weights (column '{weights}')` must be {rule}; got "
-                f"{sum(h[0] for h in hits)} value(s) that are not, the first at row "
-                f"{hits[0][1]!r} ({num(hits[0][2])}).")
-
-
-def _dask_levels(meta: pd.DataFrame, scans, factors, categoricals) -> dict:
-    """Levels of every factor column over all partitions (declared categories are checked)."""
-    levels = {c: _union(s["levels"][c] for s in scans) for c in factors if c not in categoricals}
-    for c in categoricals:
-        declared = meta[c].cat.categories
-        if len(declared) and not declared.equals(pd.Index(["__UNKNOWN_CATEGORIES__"])):
-            for i, s in enumerate(scans):
-                extra = [v for v in s["categories"][c] if v not in set(declared)]
-                if extra:
-                    raise UnseenLevelError(
-                        f"column '{c}' of partition {i} of `data` has level {extra[0]!r}, which "
-                        f"its declared categories do not include (known levels: "
-                        f"{', '.join(map(repr, declared))}); fix the partition or the meta, "
-                        "e.g. with `data.categorize()`.")
-            levels[c] = list(declared)
-        else:  # unknown categories: their union, in order of appearance
-            levels[c] = _union(s["categories"][c] for s in scans)
-        # like model_frame (R's drop.unused.levels): only the categories that occur
-        occurring = set().union(*(s["used_categories"][c] for s in scans))
-        levels[c] = [v for v in levels[c] if v in occurring]
-    return levels
-
-
-def _dask_object_numbers(scans, objects) -> list:
-    """The object columns that hold numbers in every partition (warned about once); a column
-    holding numbers in some partitions and text in others raises."""
-    numeric = []
-    for c in objects:
-        states = {s["objects"][c] for s in scans} - {"none"}
-        if states == {"numbers"}:
-            numeric.append(c)
-            object_note(c, "data", "numbers", np.dtype(float))
-        elif len(states) > 1:
-            which = [i for i, s in enumerate(scans) if s["objects"][c] == "text"]
-            raise DataError(
-                f"column '{c}' of `data` holds numbers in some partitions and text in others "
-                f"(text in partition(s) {', '.join(map(str, which[:5]))}); a column must hold "
-                f"numbers or text, not both. Fix those values, or write C({c}) to use the "
-                "column as a factor.")
-    return numeric
-
-
-def _prototype(meta: pd.DataFrame, scans, variables, levels: dict) -> pd.DataFrame:
-    """A small frame on which the engine learns the design: real rows (valid for numeric
-    transforms) with every level of every factor column."""
-    sample = next(s["sample"] for s in scans if len(s["sample"]))
-    n = max([len(sample), 2] + [len(v) for v in levels.values()])
-    proto = sample.iloc[np.arange(n) % len(sample)].reset_index(drop=True)
-    for c, lv in levels.items():
-        vals = [lv[i % len(lv)] for i in range(n)]
-        if isinstance(meta[c].dtype, pd.CategoricalDtype):
-            proto[c] = pd.Categorical(vals, categories=lv)
-        else:
-            proto[c] = pd.Series(vals, dtype=meta[c].dtype if lv else object)
-    return proto
-
-
-def dask_model_frame(formula: str, data, *, missing: str = "drop", engine: str | None = None,
-                     weights: str | None = None) -> DaskModelFrame:
-    """:func:`model_frame` for a Dask DataFrame: a lazy design, built partition by partition.
-
-    One pass over ``data`` counts the rows with missing values, collects the levels of the
-    factor columns (strings, booleans, categoricals, ``C(x)``) and the range of the response;
-    the engine then learns the design on a small prototype frame holding every level, and
-    the design is rebuilt on each partition from that spec (so the columns equal those of
-    :func:`model_frame` on the whole data).  Categoricals with known categories keep them
-    (a partition holding another level raises :class:`UnseenLevelError`); unknown
-    categories become their union.  Stateful transforms (``center``, ``scale``, ``poly``,
-    splines) are refused: they would be learnt from the prototype, not from the data.
-    """
-    import dask
-    import dask.array as da
-    from dask import delayed
-
-    engine = DEFAULT_ENGINE if engine is None else engine
-    check_choice("engine", engine, ENGINES)
-    check_choice("missing", missing, ("drop", "raise"))
-    meta = data._meta
-    lhs, rhs = split_formula(formula)
-    m = _STATEFUL.search(rhs)
-    if m:
-        raise InvalidArgumentError(
-            f"`formula` uses the stateful transform {m.group(1)}(), whose state would not be "
-            "learnt from the whole Dask DataFrame; compute the column beforehand (e.g. with "
-            "data.assign(...)) or fit in memory.")
-    kind, resp_cols, expr = _parse_response(lhs, meta)
-    rhs = expand_dot(rhs, [c for c in meta.columns if c != weights], resp_cols, engine)
-    variables = _used_variables(rhs, meta)
-    if weights is not None and weights not in meta.columns:
-        raise WeightsError(f"`weights` names column {weights!r}, which is not in `data`.")
-    used = list(dict.fromkeys(resp_cols + variables))
-    check_unique_columns(meta, used, "data")
-    called = set(_FACTOR_CALL.findall(rhs))
-    factor_only = factor_only_columns(rhs, variables, formula_names)
-    objects = [c for c in used if meta[c].dtype == object and c not in factor_only]
-    texts = [c for c in used if c not in factor_only
-             and (meta[c].dtype == object or isinstance(meta[c].dtype, pd.StringDtype))]
-    factors = [c for c in variables if c in called or _is_factor_dtype(meta[c].dtype)]
-    categoricals = [c for c in factors if isinstance(meta[c].dtype, pd.CategoricalDtype)]
-    parts = data.to_delayed()
-    scan = delayed(_scan_partition, pure=False)
-    scans = dask.compute(*[scan(part, i, used, variables, factors, categoricals, kind, resp_cols,
-                                expr, weights, objects, texts) for i, part in enumerate(parts)])
-    numeric = _dask_object_numbers(scans, objects)
-    factors = [c for c in factors if c not in numeric or c in called]
-    n_input = sum(s["n"] for s in scans)
-    n_clean = sum(s["n_clean"] for s in scans)
-    if weights is not None:
-        _check_dask_weights(scans, weights)
-    if n_clean < n_input:
-        per_col = {c: sum(s["missing"].get(c, 0) for s in scans) for c in used}
-        _report_missing(n_input - n_clean, n_input, per_col, missing, "data")
-    if n_clean == 0:
-        raise DataError(f"no rows of `data` remain after dropping the {n_input} row(s) with "
-                        f"missing values in the model's columns.")
-    levels = _dask_levels(meta, scans, factors, categoricals)
-    for c in texts:  # the rules of model_frame for text that reads as numbers
-        stats = [s["text"][c] for s in scans if c in s["text"]]
-        if stats and c not in numeric:
-            text_verdict(c, "data", merge_text_stats(stats), len(levels.get(c, ())) or None)
-
-    resp_levels, resp_kind = None, "counts"
-    if kind != "cbind":
-        first = next(s for s in scans if s["n_clean"])
-        if "resp_values" in first:
-            values = _union(s.get("resp_values", ()) for s in scans)
-            if "resp_categories" in first:
-                values = pd.Categorical(values, categories=_union(s["resp_categories"]
-                                                                  for s in scans))
-            _, resp_levels = _binary_from_series(pd.Series(values), lhs)
-            resp_kind = "binary"
-        else:
-            out = [s["resp_out"] for s in scans if s["resp_out"] is not None]
-            if out:
-                raise ResponseError(
-                    f"the response '{lhs}' must be 0/1 labels or probabilities in [0, 1]; row "
-                    f"{out[0][1]!r} holds {num(out[0][2])} ({sum(o[0] for o in out)} value(s) "
-                    "outside [0, 1]).")
-            resp_kind = "binary" if all(s["resp_01"] for s in scans) else "probability"
-
-    proto = _prototype(meta, scans, variables, levels)
-    _, spec = _design_and_spec(engine, rhs, lhs, proto, variables, resp_levels)
-    strays = [e for e in _categorical_states(engine, spec.engine_spec)
-              if _factor_column(e) not in levels]
-    if strays:
-        raise InvalidArgumentError(
-            f"`formula` term {strays[0]!r} is categorical but not a column of `data`: its levels "
-            "cannot be collected out of core; add it as a column (data.assign(...)) first.")
-    p = len(spec.column_names)
-    build = delayed(_build_partition, pure=False)
-    blocks = [(build(part, used, spec, kind, resp_cols, expr, lhs, resp_levels, weights, numeric),
-               s["n_clean"]) for part, s in zip(parts, scans) if s["n_clean"]]
-
-    def stack(i, shape):
-        return da.concatenate([da.from_delayed(b[i], shape=(k,) + shape, dtype=float)
-                               for b, k in blocks])
-
-    response = Response(name=lhs, kind=resp_kind, y=stack(1, ()),
-                        trials=stack(2, ()) if kind == "cbind" else None, levels=resp_levels)
-    return DaskModelFrame(formula=formula, response=response, X=stack(0, (p,)),
-                          prior=stack(3, ()) if weights is not None else None,
-                          column_names=spec.column_names, spec=spec, n_input=n_input,
-                          n_dropped=n_input - n_clean, npartitions=len(parts))

@@ -1,7 +1,7 @@
 """Out-of-core ``maxent``, ``umaxent`` and ``fmaxent``: a Dask DataFrame as a row source.
 
 :func:`fmstats.fitdata.prepare` routes here when ``data`` is a ``dask.dataframe.DataFrame``.
-The design is built partition by partition (:func:`fmstats.formula.dask_model_frame`), kept
+The design is built partition by partition (:func:`fmstats.daskframe.dask_model_frame`), kept
 in (worker) memory with ``persist``, checked with the rules of :mod:`fmstats.design`, and
 handed to the model cores as a :class:`fmstats.glm.daskrows.DaskRows` row source; the
 coefficients, standard errors, deviances and iteration counts equal the in-memory fit's (to
@@ -33,7 +33,8 @@ from ._validation import check_choice
 from .design import (Settings, check_response_kind, check_settings, check_threshold,
                      columns_to_keep, model_call, penalty_and_start, single_class_error)
 from .exceptions import DataError, InvalidArgumentError, MissingDataWarning, WeightsError
-from .formula import DaskModelFrame, dask_model_frame, is_dask_frame
+from .daskframe import DaskModelFrame, dask_model_frame
+from .formula import is_dask_frame
 from .glm.dask import block_sums, refuse_offset_columns
 from .glm.daskrows import DaskRows
 from .glm.irls import gram, logit_probs

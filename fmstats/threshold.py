@@ -11,12 +11,13 @@ import pandas as pd
 from . import measures as _m
 from ._folds import (Criterion, capturing, fixed_seed, kept_cv, make_folds, reemit,
                      response_rows, warn_empty_folds)
+from ._design_cache import DesignMatrix, predict_rows, refit_rows
 from ._parallel import check_n_jobs, progress_enabled, run_tasks
-from ._training import array_weights, prior_weights, training_frame
+from ._training import array_weights, prior_weights, training_design, training_frame
 from ._tuned import Tuned, call_text, check_protocol, data_text, fn_name
 from ._validation import check_choice, describe
 from .exceptions import FmstatsError, InvalidArgumentError
-from .formula import _check_frame
+from .formula import check_frame
 from .scorecurves import ScoreCurves
 from .summary import Section, Summary
 
@@ -28,16 +29,16 @@ def _scores(results, newdata, score_type: str) -> pd.Series:
     return results.predict(newdata, type=score_type)
 
 
-def _refit_and_score(results, data, train, test, score_type, weights) -> tuple:
+def _refit_and_score(results, design: DesignMatrix, train, test, score_type, weights) -> tuple:
     # array prior weights belong to the rows: the training fold's go to its refit
-    fit = (results.refit(data.iloc[train]) if weights is None
-           else results.refit(data.iloc[train], weights=weights[train]))
-    s = _scores(fit, data.iloc[test].reset_index(drop=True), score_type)
+    fit = (refit_rows(design, results, train) if weights is None
+           else refit_rows(design, results, train, weights=weights[train]))
+    s = predict_rows(design, fit, test, type=score_type)
     return test[s.index.to_numpy()], s.to_numpy(dtype=float)
 
 
-def _threshold_task(results, data, train, test, score_type, weights):
-    return capturing(_refit_and_score, results, data, train, test, score_type, weights)
+def _threshold_task(results, design, train, test, score_type, weights):
+    return capturing(_refit_and_score, results, design, train, test, score_type, weights)
 
 
 # ----------------------------------------------------------------------------- thresholds
@@ -88,8 +89,8 @@ def _midpoint(t: np.ndarray, j: int) -> float:
 _TYPES = ("response", "decision", "link")
 
 
-def _score_type(results, data: pd.DataFrame, score_type):
-    """Resolve ``type`` and score all rows.
+def _score_type(results, data: pd.DataFrame, score_type) -> str:
+    """Resolve ``type`` (scoring rows only for a model of unknown kind).
 
     The default is the model's own score: the score-curve hook ``_score_type`` of
     fmstats models (probabilities for the maxent family, decision values for the SVMs,
@@ -110,9 +111,9 @@ def _score_type(results, data: pd.DataFrame, score_type):
                 f"`type`: predict(type='response') of {type(results).__name__} is the class "
                 "(0/1: it has no probabilities), and thresholding classes cannot tune "
                 "anything; use type='decision' (its decision values, the default).")
-        return score_type, _scores(results, data, score_type)
+        return score_type
     if own is not _UNKNOWN:
-        return own, _scores(results, data, own)
+        return own
     errors = []
     for candidate in ("response", "decision"):
         try:
@@ -122,10 +123,11 @@ def _score_type(results, data: pd.DataFrame, score_type):
             continue
         if candidate == "response" and np.isin(s.to_numpy(dtype=float), (0.0, 1.0)).all():
             try:   # classes, not scores: decision values if the model has them
-                return "decision", _scores(results, data, "decision")
+                _scores(results, data, "decision")
+                return "decision"
             except FmstatsError:
                 pass
-        return candidate, s
+        return candidate
     raise errors[0]
 
 
@@ -177,8 +179,6 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     Returns
     -------
     ThresholdedResults
-    """
-    check_protocol(results, "predict", *(("refit",) if refit_folds else ()))
 
     Examples
     --------
@@ -188,6 +188,8 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     >>> tuned = fm.tune_threshold(fit, titanic, beta=2, cv=3, random_state=0)
     >>> tuned
     <ThresholdedResults threshold 0.2893 on response of MaxentResults: CV F2 = 0.7879>
+    """
+    check_protocol(results, "predict", *(("refit",) if refit_folds else ()))
     crit = Criterion(measure, beta, alpha, pooling)
     check_n_jobs(n_jobs)
     progress_enabled(progress)
@@ -199,19 +201,23 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
                 f"({describe(results)} does not keep it).")
     # the rows the model was fitted on, checked as bootstrap() and validate() check them,
     # in the fit's order (so that the prior weights line up); positions index the predictions
-    data = training_frame(results, _check_frame(data, "data"), what="tune_threshold()")
-    data = data.reset_index(drop=True)
     formula = getattr(results, "formula", None)
+    data = check_frame(data, "data")
+    design = None      # the design of the training rows, built once (only when refitting)
+    if refit_folds:
+        data, design = training_design(results, data, what="tune_threshold()")
+    else:
+        data = training_frame(results, data, what="tune_threshold()").reset_index(drop=True)
     response = response_rows(formula, data)
     weights = _row_weights(results, len(data))
-    score_type, all_scores = _score_type(results, data, type)
+    score_type = _score_type(results, data, type)
     seed = fixed_seed(random_state)
     folds = make_folds(response, cv, repeats=repeats, random_state=seed)
     warn_empty_folds(folds, response, pooling)
     if refit_folds:
         aw = array_weights(results)
         aw = aw if aw is not None and len(aw) == len(data) else None
-        out = run_tasks(_threshold_task, [(results, data, tr, te, score_type, aw)
+        out = run_tasks(_threshold_task, [(results, design, tr, te, score_type, aw)
                                           for tr, te in folds.pairs],
                         n_jobs=n_jobs, progress=progress,
                         desc=f"tune_threshold: {len(folds)} folds")
@@ -224,6 +230,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
         reemit([w for _, _, ws in out for w in ws], len(folds), "fold refits of tune_threshold")
         held = [v for v, _, _ in out]
     else:
+        all_scores = _scores(results, data, score_type)
         s_all = pd.Series(all_scores.to_numpy(dtype=float), index=all_scores.index.to_numpy())
         held = [(te[np.isin(te, s_all.index)], s_all.reindex(te).dropna().to_numpy())
                 for _, te in folds.pairs]
@@ -236,7 +243,8 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     curve = _threshold_curve(cv_scores, crit)
     best = int(np.argmax(curve[crit.column].to_numpy()))
     spec = dict(cv=kept_cv(cv), repeats=repeats, measure=crit, refit_folds=refit_folds,
-                type=type, random_state=seed)
+                type=type, random_state=seed,
+                design_note=None if design is None else design.note)
     call = call_text("tune_threshold", {
         "results": f"<{fn_name(results)}>", "data": data_text(data),
         "cv": cv if isinstance(cv, (int, np.integer)) else folds.description,
@@ -356,7 +364,7 @@ class ThresholdedResults(Tuned, ScoreCurves):
         ``confusion()`` on its training rows).
         """
         data = (self.training_data if newdata is None
-                else _check_frame(newdata, "newdata").reset_index(drop=True))
+                else check_frame(newdata, "newdata").reset_index(drop=True))
         response = response_rows(self.formula, data)
         w = response.w * self._prior() if newdata is None else response.w
         cls = self.predict(data, type="class")
@@ -412,6 +420,7 @@ class ThresholdedResults(Tuned, ScoreCurves):
                     ("Held-out scores", "from the model refitted on each training fold"
                      if self._spec["refit_folds"] else "from the model fitted on all rows "
                      "(refit_folds=False: optimistic)"),
+                    ("Design", self._spec.get("design_note") or "not refitted"),
                     ("Search", f"exact over all {len(self._curve)} cuts of the pooled held-out "
                                "scores; the threshold is the midpoint between the lowest score "
                                "classed positive and the highest classed negative")]

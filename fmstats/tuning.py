@@ -28,7 +28,6 @@ of fits that raised them), so the same warnings appear whatever ``n_jobs`` is.
 from __future__ import annotations
 
 import inspect
-import itertools
 import warnings
 from typing import Callable
 
@@ -36,13 +35,15 @@ import numpy as np
 import pandas as pd
 
 from . import measures as _m
+from ._grid import check_names, grid_points
 from ._folds import (Criterion, Folds, capturing, fixed_seed, kept_cv, make_folds, reemit,
                      response_rows, warn_empty_folds)
+from ._design_cache import DesignMatrix
 from ._parallel import check_n_jobs, progress_enabled, run_tasks
 from ._validation import check_choice, describe, warn
 from .exceptions import DataError, EmptyFoldWarning, FitFailedWarning, InvalidArgumentError
 from ._tuned import Tuned, call_text, data_text, fn_name
-from .formula import _check_frame
+from .formula import check_frame
 from .summary import Section, Summary
 from .threshold import ThresholdedResults, tune_threshold
 
@@ -72,8 +73,8 @@ def _row_weights(weights, data: pd.DataFrame) -> np.ndarray | None:
 
 
 def _weighted_counts(fit, formula, test: pd.DataFrame, w: np.ndarray) -> np.ndarray:
-    """tp, fp, fn, tn of ``fit``'s classes on ``test``, rows weighted by ``w`` (times trials)."""
-    test = test.reset_index(drop=True)
+    """tp, fp, fn, tn of ``fit``'s classes on ``test`` (numbered 0..k-1), rows weighted by
+    ``w`` (times trials)."""
     response = response_rows(formula, test)
     cls = fit.predict(test, type="class")
     rows = cls.index.to_numpy()
@@ -84,100 +85,29 @@ def _weighted_counts(fit, formula, test: pd.DataFrame, w: np.ndarray) -> np.ndar
     return np.array([c.tp, c.fp, c.fn, c.tn])
 
 
-def _fit_and_count(model_fn, formula, data, train, test, params, fixed) -> np.ndarray:
+def _fit_and_count(model_fn, formula, design: DesignMatrix, train, test, params,
+                   fixed) -> np.ndarray:
     kwargs = {**params, **fixed}
+    data = design.data
     w = _row_weights(kwargs.get("weights"), data)
     if w is not None and not isinstance(kwargs["weights"], str):
         kwargs["weights"] = w[train]       # array weights belong to the rows: the fold's share
-    fit = model_fn(formula, data.iloc[train], **kwargs)
+    with design.rows(train) as sub:        # the fold's design: rows of the one built once
+        fit = model_fn(formula, sub, **kwargs)
     if not callable(getattr(fit, "confusion", None)):
         raise _ProtocolError(
             f"`model_fn` ({fn_name(model_fn)}) must return a fitted model with confusion() and "
             f"predict() methods; it returned {describe(fit)} for the grid point {params}.")
     if w is not None:   # held-out rows count with their prior weights, as measure() does
-        return _weighted_counts(fit, formula, data.iloc[test], w[test])
-    c = fit.confusion(data.iloc[test])
+        with design.rows(test, reset_index=True) as held:
+            return _weighted_counts(fit, formula, held, w[test])
+    with design.rows(test) as held:
+        c = fit.confusion(held)
     return np.array([c.tp, c.fp, c.fn, c.tn])
 
 
-def _cv_task(model_fn, formula, data, train, test, params, fixed):
-    return capturing(_fit_and_count, model_fn, formula, data, train, test, params, fixed)
-
-
-# ----------------------------------------------------------------------------- checks
-def _plain(v):
-    return v.item() if isinstance(v, np.generic) else v
-
-
-def _grid_points(grid) -> list[dict]:
-    """A dict of lists (Cartesian product), a list of dicts, or a DataFrame -> list of dicts."""
-    if isinstance(grid, pd.DataFrame):
-        points = [{k: _plain(v) for k, v in row.items() if not _is_missing(v)}
-                  for row in grid.to_dict("records")]
-    elif isinstance(grid, dict):
-        if not grid:
-            raise InvalidArgumentError(
-                "`grid` is an empty dict; give lists of values, e.g. {'penalty': [0, 1]} (use "
-                "grid=[{}] to cross-validate the model without tuning).")
-        for key, values in grid.items():
-            if isinstance(values, (str, bytes)) or np.ndim(values) != 1 or len(values) == 0:
-                raise InvalidArgumentError(
-                    f"`grid[{key!r}]` must be a non-empty list of values; got {describe(values)}.")
-        keys = list(grid)
-        points = [dict(zip(keys, map(_plain, combo)))
-                  for combo in itertools.product(*(list(grid[k]) for k in keys))]
-    elif isinstance(grid, (list, tuple)):
-        bad = [p for p in grid if not isinstance(p, dict)]
-        if bad:
-            raise InvalidArgumentError(
-                f"`grid` as a list must hold dicts of parameter values; got {describe(bad[0])}.")
-        points = [dict(p) for p in grid]
-    else:
-        raise InvalidArgumentError(
-            "`grid` must be a dict of lists, a list of dicts or a DataFrame; got "
-            f"{describe(grid)}.")
-    if not points:
-        raise InvalidArgumentError("`grid` is empty; give at least one grid point.")
-    for p in points:
-        bad_keys = [k for k in p if not isinstance(k, str) or k in _TABLE_COLUMNS]
-        if bad_keys:
-            raise InvalidArgumentError(
-                "`grid` parameter names must be strings other than the result columns "
-                f"({', '.join(_TABLE_COLUMNS)}); got {describe(bad_keys[0])}.")
-    return points
-
-
-_TABLE_COLUMNS = ("f", "precision", "recall", "accuracy", "fold_mean", "fold_sd", "fold_min",
-                  "fold_max", "n_folds", "n_failed", "rank")
-
-
-def _is_missing(v) -> bool:
-    return v is None or (isinstance(v, float) and np.isnan(v))
-
-
-def _check_names(model_fn, names: list, fixed: dict) -> None:
-    both = sorted(set(names) & set(fixed))
-    if both:
-        raise InvalidArgumentError(
-            f"parameter(s) {', '.join(map(repr, both))} are both in `grid` and fixed keyword "
-            "arguments; give each in one place.")
-    try:
-        params = list(inspect.signature(model_fn).parameters.values())
-    except (TypeError, ValueError):  # builtins and some C callables: cannot check
-        return
-    if any(p.kind is p.VAR_KEYWORD for p in params):
-        return
-    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY,
-                                                       p.POSITIONAL_OR_KEYWORD)]
-    valid = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-             and p.name not in positional[:2]]
-    fn_name = getattr(model_fn, "__name__", "model_fn")
-    for where, keys in (("`grid`", names), ("the fixed keyword arguments", list(fixed))):
-        unknown = [k for k in keys if k not in valid]
-        if unknown:
-            raise InvalidArgumentError(
-                f"{where} name(s) {', '.join(map(repr, unknown))}, which {fn_name}() does not "
-                f"take; valid names: {', '.join(valid)}.")
+def _cv_task(model_fn, formula, design, train, test, params, fixed):
+    return capturing(_fit_and_count, model_fn, formula, design, train, test, params, fixed)
 
 
 # ----------------------------------------------------------------------------- cv_tune
@@ -192,8 +122,6 @@ class with_measure:  # lower case: used like a function, with_measure(fsvm, alph
 
         cv_tune(with_measure(fsvm, alpha=0.3), "y ~ x1 + x2", train, {"a": [1, 10]},
                 alpha=0.3)
-    """
-
 
     Examples
     --------
@@ -206,6 +134,8 @@ class with_measure:  # lower case: used like a function, with_measure(fsvm, alph
     ...                    {"shrinkage": [1e-4, 1.0]}, cv=3, random_state=0)
     >>> tuned.best_params, round(tuned.best_score, 3)
     ({'shrinkage': 0.0001}, 0.728)
+    """
+
     def __init__(self, model_fn, measure=None, *, beta=None, alpha=None):
         if not callable(model_fn):
             raise InvalidArgumentError(f"`model_fn` must be a model function such as "
@@ -250,7 +180,10 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
         An int k gives stratified k-fold splits on the response, shuffled with
         ``random_state``; a scikit-learn-style splitter (``split(X, y)``, called
         with the 0/1 strata as y) or explicit index pairs are used as given.
-        Every grid point uses the same splits.
+        Every grid point uses the same splits.  The design is built once on all rows and
+        every fold fit and held-out prediction takes its rows (identical to rebuilding it
+        per fold); a formula with a stateful transform (``center``, ``scale``, ``poly``,
+        splines) is rebuilt per fold, as R would (``summary()`` says which).
     repeats : int
         Repeated stratified k-fold (integer ``cv`` only): ``repeats * k`` splits.
     measure, beta, alpha : the criterion: an :class:`~fmstats.measures.FMeasure`
@@ -274,18 +207,13 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
     Notes
     -----
     A model function may fit the whole grid itself: if it has a method
-    ``cv_counts(formula, data, points, pairs, fixed, *, n_jobs, progress)``, that is
+    ``cv_counts(formula, design, points, pairs, fixed, *, n_jobs, progress)`` (``design``:
+    the :class:`~fmstats._design_cache.DesignMatrix` of ``data``), that is
     called instead of one fit per (grid point, fold), and must return, for every
     (point, fold) in point-major order, what a single fit's task returns: the counts
     (tp, fp, fn, tn) or None, the FmstatsError or None, and the list of caught
     (warning category, message) pairs (:func:`fmstats.svm.tune_wsvm` uses this to
     solve the whole grid of a fold as one batched QP on one design).
-    """
-    if not callable(model_fn):
-        raise InvalidArgumentError(f"`model_fn` must be a model function such as fmstats.maxent; "
-                                   f"got {describe(model_fn)}.")
-    crit = Criterion(measure, beta, alpha, pooling)
-    check_choice("on_error", on_error, ("record", "raise"))
 
     Examples
     --------
@@ -299,26 +227,36 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
      threshold     f  rank
            0.2 0.779     1
            0.5 0.713     2
+    """
+    if not callable(model_fn):
+        raise InvalidArgumentError(f"`model_fn` must be a model function such as fmstats.maxent; "
+                                   f"got {describe(model_fn)}.")
+    crit = Criterion(measure, beta, alpha, pooling)
+    check_choice("on_error", on_error, ("record", "raise"))
     check_n_jobs(n_jobs)
     progress_enabled(progress)
-    points = _grid_points(grid)
+    points = grid_points(grid)
     names = list(dict.fromkeys(k for p in points for k in p))
-    _check_names(model_fn, names, fixed)
-    data = _check_frame(data, "data")
+    check_names(model_fn, names, fixed)
+    data = check_frame(data, "data")
     response = response_rows(formula, data)
     seed = fixed_seed(random_state)
     folds = make_folds(response, cv, repeats=repeats, random_state=seed)
     warn_empty_folds(folds, response, pooling)
 
+    design = DesignMatrix(formula, data, engine=fixed.get("engine"))
     batched = getattr(model_fn, "cv_counts", None)
     if callable(batched):   # the model fits the whole grid itself (tune_wsvm's batched QP)
-        out = batched(formula, data, points, folds.pairs, fixed, n_jobs=n_jobs,
+        out = batched(formula, design, points, folds.pairs, fixed, n_jobs=n_jobs,
                       progress=progress)
     else:
-        tasks = [(model_fn, formula, data, tr, te, p, fixed) for p in points
-                 for tr, te in folds.pairs]
-        out = run_tasks(_cv_task, tasks, n_jobs=n_jobs, progress=progress,
-                        desc=f"cv_tune: {len(points)} points x {len(folds)} folds")
+        # fold by fold: a fold's frames and design rows then serve all its grid points
+        tasks = [(model_fn, formula, design, tr, te, p, fixed) for tr, te in folds.pairs
+                 for p in points]
+        by_fold = run_tasks(_cv_task, tasks, n_jobs=n_jobs, progress=progress,
+                            desc=f"cv_tune: {len(points)} points x {len(folds)} folds")
+        out = [by_fold[k * len(points) + g] for g in range(len(points))
+               for k in range(len(folds))]       # point-major, as the table reads them
     G, K = len(points), len(folds)
     values, errors, caught = zip(*out)
     counts = np.array([np.full(4, np.nan) if v is None else v for v in values])
@@ -331,7 +269,7 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
     reemit([w for ws in caught for w in ws], G * K, "fold fits of cv_tune")
     spec = dict(model_fn=model_fn, formula=formula, grid=points, names=names, cv=kept_cv(cv),
                 repeats=repeats, measure=crit, refit=refit, on_error=on_error,
-                random_state=seed, fixed=fixed)
+                random_state=seed, fixed=fixed, design_note=design.note)
     res = CvTuneResults._build(spec, names, folds, counts.reshape(G, K, 4), errors, data)
     if first is not None:
         n_bad = int(sum(e is not None for e in errors))
@@ -483,6 +421,7 @@ class CvTuneResults(Tuned):
         lines = [("Measure", crit.text(len(self.folds))),
                  ("Folds", f"{self._folds.description}; the same splits for every grid point"
                            f" (random_state = {self._spec['random_state']})"),
+                 ("Design", self._spec.get("design_note") or "rebuilt for every fold"),
                  ("Grid", f"{len(t)} points over {', '.join(self.param_names) or '(none)'}; "
                           f"{int((t['n_failed'] > 0).sum())} with failed fits")]
         best = [(k, v) for k, v in self.best_params.items()] or ["(no parameters)"]

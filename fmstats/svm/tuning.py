@@ -33,8 +33,9 @@ from .._parallel import run_tasks
 from .._progress import progress_bar, progress_enabled
 from .._validation import check_binary, check_choice, check_scalar, describe
 from ..exceptions import ConvergenceWarning, InvalidArgumentError, ResponseError
-from ..tuning import CvTuneResults, _grid_points, cv_tune, with_measure
-from .models import _svm_data, fsvm, wsvm
+from .._grid import grid_points
+from ..tuning import CvTuneResults, cv_tune, with_measure
+from .models import fsvm, svm_data, wsvm
 from .qp import wsvm_grid
 
 __all__ = ["thesis_grid", "THESIS_C_VALUES", "THESIS_A_GRID", "DEFAULT_A_GRID", "THESIS_ALPHAS",
@@ -109,7 +110,7 @@ def _check_fit_args(fn, fit_args: dict, reserved: dict) -> None:
 
 def _svm_rows(formula, data, fit_args):
     """The model frame the fits will see (validates the response and the classes)."""
-    return _svm_data(formula, data, fit_args.get("weights"), fit_args.get("missing", "drop"),
+    return svm_data(formula, data, fit_args.get("weights"), fit_args.get("missing", "drop"),
                      fit_args.get("engine"))
 
 
@@ -139,7 +140,7 @@ _FSVM_RESERVED = {**_SHARED_RESERVED,
 
 
 def _wsvm_points(grid, y, n_values) -> list[dict]:
-    points = thesis_grid(y, n_values) if grid is None else _grid_points(grid)
+    points = thesis_grid(y, n_values) if grid is None else grid_points(grid)
     for i, p in enumerate(points):
         bad = [k for k in p if k not in ("C_pos", "C_neg")]
         if bad:
@@ -165,13 +166,15 @@ def _a_points(a_grid) -> list[dict]:
 WSVM_CHUNK = 512
 
 
-def _fold_design(formula, data, train, test, fit_args) -> tuple:
-    """The arrays a fold's fits need, built once per fold as ``wsvm`` and its
-    ``confusion`` would build them on every fit (same checks, errors and warnings)."""
+def _fold_design(formula, design, train, test, fit_args) -> tuple:
+    """The arrays a fold's fits need, taken once per fold as ``wsvm`` and its
+    ``confusion`` would take them on every fit (same checks, errors and warnings), from
+    the rows of the design built once (:mod:`fmstats._design_cache`)."""
     check_scalar("tol", fit_args.get("tol", 1e-10), low=0, low_open=True)
-    sd = _svm_rows(formula, data.iloc[train], fit_args)
-    held = data.iloc[test].reset_index(drop=True)
-    resp, X, rows = sd.frame.spec.build_with_response(held, missing="drop")
+    with design.rows(train) as sub:
+        sd = _svm_rows(formula, sub, fit_args)
+    with design.rows(test, reset_index=True) as held:
+        resp, X, rows = sd.frame.spec.build_with_response(held, missing="drop")
     if resp.kind != "binary":
         raise ResponseError(f"the response '{resp.name}' of `newdata` must be two-valued; "
                             f"got {resp.kind} values.")
@@ -201,15 +204,15 @@ def _grid_counts(design, costs, tol) -> list:
             for g, f in enumerate(fits)]
 
 
-def _wsvm_chunk(formula, data, train, test, fixed, costs) -> list:
+def _wsvm_chunk(formula, design, train, test, fixed, costs) -> list:
     """Worker: a chunk of grid points on one fold; per point, what ``capturing`` returns
     for a single fit ((tp, fp, fn, tn) or None, error or None, warnings).  The design is
     built here (in parallel), once per chunk."""
-    design, error, caught = capturing(_fold_design, formula, data, train, test, fixed)
+    arrays, error, caught = capturing(_fold_design, formula, design, train, test, fixed)
     if error is not None:
         return [(None, error, caught)] * len(costs)
     return [(v, e, caught + w)
-            for v, e, w in _grid_counts(design, costs, fixed.get("tol", 1e-10))]
+            for v, e, w in _grid_counts(arrays, costs, fixed.get("tol", 1e-10))]
 
 
 class _WsvmGrid(with_measure):
@@ -224,12 +227,12 @@ class _WsvmGrid(with_measure):
     def __init__(self, fm: _m.FMeasure):
         super().__init__(wsvm, fm)
 
-    def cv_counts(self, formula, data, points, pairs, fixed, *, n_jobs, progress) -> list:
+    def cv_counts(self, formula, design, points, pairs, fixed, *, n_jobs, progress) -> list:
         costs = np.array([[p.get("C_pos", 1.0), p.get("C_neg", 1.0)] for p in points],
                          dtype=float)
         G, K = len(points), len(pairs)
         parts = np.array_split(np.arange(G), -(-G // WSVM_CHUNK))
-        tasks = [(formula, data, train, test, fixed, costs[idx])
+        tasks = [(formula, design, train, test, fixed, costs[idx])
                  for train, test in pairs for idx in parts]
         results = run_tasks(_wsvm_chunk, tasks, n_jobs=n_jobs, progress=progress,
                             desc=f"tune_wsvm: {G} points x {K} folds in {len(tasks)} tasks")
@@ -271,8 +274,6 @@ def tune_wsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measur
         ``best_params``, ``tidy()`` (one row per grid point), ``best_model`` (the
         weighted SVM refitted on all of ``data``, reporting the tuned F), ``plot()``
         (a heat map over the grid).
-    """
-    fm = _fmeasure(measure, beta, alpha)
 
     Examples
     --------
@@ -284,6 +285,8 @@ def tune_wsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measur
     {'C_pos': 0.1768, 'C_neg': 0.0884}
     >>> print(f"{tuned.best_score:.3f}")
     0.655
+    """
+    fm = _fmeasure(measure, beta, alpha)
     crit = _criterion(criterion, fm)
     _check_fit_args(wsvm, fit_args, _WSVM_RESERVED)
     rows = _svm_rows(formula, data, fit_args)
@@ -334,8 +337,6 @@ def tune_fsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measur
         refitted on all of ``data`` with the best a.  Its ``refit(newdata)`` reruns the
         tuning with the same ``C`` and ``start_C`` values (call ``tune_fsvm`` again to
         recompute them from new data).
-    """
-    fm = _fmeasure(measure, beta, alpha)
 
     Examples
     --------
@@ -348,6 +349,8 @@ def tune_fsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measur
     {'a': 1.0}
     >>> print(f"{tuned.best_score:.3f}")
     0.667
+    """
+    fm = _fmeasure(measure, beta, alpha)
     crit = _criterion(criterion, fm)
     _check_fit_args(fsvm, fit_args, _FSVM_RESERVED)
     points = _a_points(a_grid)

@@ -1,0 +1,178 @@
+"""The design built once per tuning call (fmstats._design_cache) against the per-fold rebuild.
+
+The reference is the rebuild path (``reuse_designs(False)``: every fold fit and held-out
+prediction rebuilds its design from the formula, the behaviour that the other test modules
+check against R, scikit-learn and statsmodels).  Both paths must give the same numbers
+(1e-12), and the design must really be built once (the engine is counted), so the equality
+is not vacuous.  Folds that lose a factor level and stateful formulas must rebuild.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fmstats as fm
+from fmstats import formula as formula_module
+from fmstats._design_cache import REBUILT, REUSED, DesignMatrix, reuse_designs
+
+TOL = 1e-12
+FORMULA = "income ~ age + education_num + hours_per_week + C(sex) + C(race) + workclass"
+
+
+@pytest.fixture(scope="module")
+def adult() -> pd.DataFrame:
+    d = fm.datasets.load_adult("train")
+    d = d[~d["workclass"].isin(["Without-pay", "Never-worked"])]     # levels of < 20 rows
+    rows = np.random.default_rng(7).choice(len(d), 3000, replace=False)
+    return d.iloc[np.sort(rows)].copy()        # keeps missing workclass values (dropped)
+
+
+@pytest.fixture
+def engine_calls(monkeypatch):
+    """How often the formula engine is called (to learn a design or to apply one)."""
+    calls = []
+    real = formula_module.engine_frame
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(formula_module, "engine_frame", counting)
+    return calls
+
+
+def both(fn):
+    """fn() with designs built once and with the per-fold rebuild; warnings silenced."""
+    out = []
+    for reuse in (True, False):
+        with reuse_designs(reuse), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out.append(fn())
+    return out
+
+
+def quiet(fn, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args, **kwargs)
+
+
+def assert_frames_equal(a: pd.DataFrame, b: pd.DataFrame):
+    assert list(a.columns) == list(b.columns)
+    for c in a.columns:
+        x, y = a[c].to_numpy(), b[c].to_numpy()
+        if np.issubdtype(np.asarray(x).dtype, np.number):
+            np.testing.assert_allclose(x.astype(float), y.astype(float), rtol=0, atol=TOL)
+        else:
+            assert list(x) == list(y), c
+
+
+def test_design_rows_equal_the_engine_on_subsets(adult):
+    d = DesignMatrix(FORMULA, adult)
+    assert d.usable and d.note == REUSED
+    rows = np.sort(np.random.default_rng(1).choice(len(adult), 1000, replace=False))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = formula_module.model_frame(FORMULA, adult.iloc[rows])
+        with d.rows(rows) as sub:
+            got = formula_module.model_frame(FORMULA, sub)
+    assert got.spec is d.spec                       # taken from the design, not rebuilt
+    assert got.column_names == ref.column_names
+    np.testing.assert_array_equal(got.X, ref.X)     # bit for bit
+    np.testing.assert_array_equal(got.response.y, ref.response.y)
+    assert list(got.index) == list(ref.index) and got.n_dropped == ref.n_dropped > 0
+
+
+def test_cv_tune_maxent_equals_rebuild(adult, engine_calls):
+    def run():
+        engine_calls.clear()
+        r = fm.cv_tune(fm.maxent, FORMULA, adult, {"penalty": [0.0, 1.0, 10.0]}, cv=4,
+                       random_state=3)
+        return r, len(engine_calls)
+
+    (a, calls_a), (b, calls_b) = both(run)
+    assert calls_a == 2      # the design of all rows, then the refit of the best point
+    assert calls_b == 2 * 3 * 4 + 1    # a fit and a prediction per (point, fold)
+    assert_frames_equal(a.tidy(), b.tidy())
+    assert_frames_equal(a.fold_results, b.fold_results)
+    np.testing.assert_allclose(a.best_model.params, b.best_model.params, rtol=0, atol=TOL)
+    assert a._spec["design_note"] == REUSED
+    assert "built once" in str(a.summary())
+
+
+def test_tune_threshold_maxent_and_fmaxent_equal_rebuild(adult, engine_calls):
+    for model in (quiet(fm.maxent, FORMULA, adult), quiet(fm.fmaxent, FORMULA, adult, beta=1)):
+        def run():
+            engine_calls.clear()
+            return fm.tune_threshold(model, adult, cv=5, random_state=0), len(engine_calls)
+
+        (a, calls_a), (b, calls_b) = both(run)
+        # rebuilding: the check of `data` against the model, then a fit and a prediction per fold
+        assert calls_a == 1 and calls_b == 1 + 2 * 5, (calls_a, calls_b)
+        assert a.threshold == pytest.approx(b.threshold, abs=TOL)
+        assert_frames_equal(a.tidy(), b.tidy())
+        assert_frames_equal(a.cv_scores, b.cv_scores)
+
+
+def test_wsvm_tuners_equal_rebuild(adult, engine_calls):
+    f = "I(income == '>50K') ~ age + education_num + C(sex) + workclass"
+    data = adult.iloc[:600]
+
+    def batched():
+        engine_calls.clear()
+        r = fm.svm.tune_wsvm(f, data, grid={"C_pos": [0.5, 2.0], "C_neg": [0.5]}, cv=3,
+                             random_state=1)
+        return r, len(engine_calls)
+
+    (a, calls_a), (b, calls_b) = both(batched)
+    # the tuner's check of the data, the design (or per fold: the fit and the held-out rows),
+    # the refit of the best point
+    assert calls_a == 3 and calls_b == 1 + 3 * 2 + 1, (calls_a, calls_b)
+    assert_frames_equal(a.tidy(), b.tidy())
+    np.testing.assert_allclose(a.best_model.params, b.best_model.params, rtol=0, atol=TOL)
+    a, b = both(lambda: fm.cv_tune(fm.wsvm, f, data, {"C_pos": [1.0, 4.0]}, cv=3,
+                                   random_state=2))
+    assert_frames_equal(a.tidy(), b.tidy())
+    assert_frames_equal(a.fold_results, b.fold_results)
+
+
+def test_bootstrap_and_validate_refit_paths_equal_rebuild(adult, engine_calls):
+    data = adult.iloc[:800]
+    fit = quiet(fm.maxent, FORMULA, data)
+
+    def boot():
+        engine_calls.clear()
+        return fm.bootstrap(fit, B=6, fast=False, data=data, random_state=4), len(engine_calls)
+
+    (a, calls_a), (b, calls_b) = both(boot)
+    assert calls_a == 1 and calls_b == 1 + 6      # rebuilding: the check of `data`, 6 refits
+    np.testing.assert_allclose(a.replicates.to_numpy(), b.replicates.to_numpy(), rtol=0,
+                               atol=TOL, equal_nan=True)
+    ffit = quiet(fm.fmaxent, FORMULA, data, beta=1)
+    va, vb = both(lambda: fm.validate(ffit, B=5, data=data, random_state=5))
+    assert_frames_equal(va.table.reset_index(), vb.table.reset_index())
+
+
+def test_fold_without_a_level_and_stateful_formulas_rebuild(adult, engine_calls):
+    data = adult.iloc[:400].copy()
+    data["rare"] = np.where(np.arange(len(data)) < 3, "r", "common")   # 3 rows of a level
+    f = "income ~ age + education_num + rare"
+    a, b = both(lambda: fm.cv_tune(fm.maxent, f, data, {"penalty": [1.0]}, cv=5,
+                                   random_state=6))
+    assert_frames_equal(a.tidy(), b.tidy())
+    assert_frames_equal(a.fold_results, b.fold_results)
+
+    stateful = "income ~ center(age) + education_num"
+    d = DesignMatrix(stateful, data)
+    assert not d.usable and d.note.startswith(REBUILT) and "center()" in d.note
+    engine_calls.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = fm.cv_tune(fm.maxent, stateful, data, {"penalty": [0.0, 1.0]}, cv=3,
+                       random_state=0)
+    assert len(engine_calls) > 2 * 3          # every fold fit and prediction rebuilds
+    assert "center()" in r._spec["design_note"] and "rebuilt" in str(r.summary())
+    assert DesignMatrix("income ~ C(age > 40) + education_num", data).usable is False
