@@ -9,6 +9,7 @@ import scipy.sparse as sp
 from scipy.special import expit
 
 from fmstats.exceptions import ConvergenceWarning, DataError, FmstatsError, InvalidArgumentError
+from fmstats.extreme.nodesolver import fit_logistic_blocks
 from fmstats.extreme.plt import (LabelTree, TopK, label_tree, logistic_l2, plt,
                                  precision_at_k)
 from fmstats.extreme.spe import SPE
@@ -108,6 +109,55 @@ def test_logistic_l2_equals_sklearn_with_unpenalised_intercept():
     assert b == pytest.approx(ref.intercept_[0], abs=1e-7)
 
 
+
+def test_block_solver_equals_sklearn_lbfgs_for_every_problem():
+    """Several units solved together (one with a constant child, one without rows, units
+    converging at different speeds so that finished ones leave the design) against
+    scikit-learn's lbfgs on each problem alone (same objective: unpenalised intercept)."""
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(7)
+    X = sp.random(400, 30, density=0.3, random_state=7, format="csr")
+    rows_list = [np.arange(400), np.sort(rng.choice(400, 120, replace=False)),
+                 np.sort(rng.choice(400, 25, replace=False)), np.zeros(0, dtype=np.int64)]
+    B = rng.normal(size=(3, 30, 3)) * np.array([0.5, 3.0, 1.0])[:, None, None]
+    targets = [(rng.random((r.size, 3)) < expit(X[r] @ B[min(u, 2)])).astype(np.uint8)
+               for u, r in enumerate(rows_list)]
+    targets[1][:, 2] = 1
+    fit = fit_logistic_blocks(X, rows_list, targets, C=3.0, tol=1e-10, max_iter=100)
+    checked = 0
+    for u, rows in enumerate(rows_list):
+        for c in range(3):
+            z = targets[u][:, c]
+            if z.size == 0 or z.min() == z.max():
+                assert fit.intercept[u][c] == (np.inf if z.size and z[0] else -np.inf)
+                assert np.all(fit.coef[u][:, c] == 0) and fit.converged[u][c]
+                continue
+            ref = LogisticRegression(C=3.0, solver="lbfgs", tol=1e-12, max_iter=10000).fit(
+                X[rows].toarray(), z)
+            w = np.zeros(30)
+            w[fit.cols[u]] = fit.coef[u][:, c]
+            assert fit.converged[u][c] and fit.n_iter[u][c] > 0
+            np.testing.assert_allclose(w, ref.coef_[0], atol=1e-5)
+            assert fit.intercept[u][c] == pytest.approx(ref.intercept_[0], abs=1e-5)
+            checked += 1
+    assert checked == 8
+    assert len({int(fit.n_iter[u][c]) for u in range(3) for c in range(2)}) > 1
+
+
+@pytest.mark.parametrize("tree,max_leaves", [("random", 1), ("balanced-kmeans", 4)])
+def test_block_solver_gives_the_trust_ncg_model(data, tree, max_leaves):
+    X, Y = data
+    kw = dict(tree=tree, max_leaves=max_leaves, C=2.0, tol=TOL, random_state=2, progress=False)
+    a = plt(X, Y, **kw)
+    b = plt(X, Y, solver="block", **kw)
+    assert b.converged.all() and b.settings["solver"] == "block"
+    np.testing.assert_array_equal(np.isinf(a.intercepts), np.isinf(b.intercepts))
+    fin = np.isfinite(a.intercepts)
+    np.testing.assert_allclose(b.intercepts[fin], a.intercepts[fin], atol=1e-6)
+    np.testing.assert_allclose(b.weights.toarray(), a.weights.toarray(), atol=1e-6)
+    np.testing.assert_allclose(b.predict_marginals(X), a.predict_marginals(X), atol=1e-6)
+
 # ---------------------------------------------------------------------------
 # prediction: threshold pruning (Algorithm 4) and top-k
 # ---------------------------------------------------------------------------
@@ -203,6 +253,31 @@ def test_balanced_kmeans_tree_separates_label_groups():
     first = {c: [j for j in range(m) if tree.path(j)[1] == c] for c in (1, 2)}
     assert {tuple(sorted(group[v])) for v in first.values()} == {(0, 0, 0, 0), (1, 1, 1, 1)}
 
+
+
+@pytest.mark.parametrize("tree,max_leaves", [("random", 5), ("balanced-kmeans", 4),
+                                             ("balanced-kmeans", 100)])
+def test_max_leaves_makes_pre_leaves(data, tree, max_leaves):
+    """Sets of at most max_leaves labels become one node with a leaf per label; above
+    that, nodes split into `arity` parts."""
+    X, Y = data
+    m = Y.shape[1]
+    T = label_tree(m, 2, tree, X=X, Y=Y, random_state=1, max_leaves=max_leaves)
+    assert sorted(T.label[T.label >= 0].tolist()) == list(range(m))
+    for t in np.flatnonzero(T.n_children > 0):
+        kids = np.arange(T.child_start[t], T.child_start[t] + T.n_children[t])
+        below = sum(1 for j in range(m) if t in T.path(j))
+        if below <= max_leaves:
+            assert np.all(T.label[kids] >= 0) and kids.size == below
+        else:
+            assert kids.size == 2 and np.all(T.label[kids] < 0)
+    def height(size):  # parts of equal size within one
+        return 1 if size <= max(2, max_leaves) else 1 + height(-(-size // 2))
+
+    assert T.height == height(m)
+    res = plt(X, Y, tree=tree, max_leaves=max_leaves, C=2.0, tol=TOL, random_state=1,
+              progress=False)
+    assert res.tree.n_nodes == T.n_nodes and res.converged.all()
 
 # ---------------------------------------------------------------------------
 # special nodes, learners, warnings
@@ -302,6 +377,7 @@ def test_empty_label_set_raises(data):
     ({"tree": "kmeans"}, "`tree`"), ({"C": 0.0}, "`C`"), ({"tol": -1.0}, "`tol`"),
     ({"max_iter": 0}, "`max_iter`"), ({"node_learner": "svm"}, "`node_learner`"),
     ({"weight_threshold": -0.1}, "`weight_threshold`"), ({"random_state": -3}, "random_state"),
+    ({"solver": "lbfgs"}, "`solver`"), ({"max_leaves": 0}, "`max_leaves`"),
 ])
 def test_bad_arguments_raise(data, kwargs, match):
     X, Y = data

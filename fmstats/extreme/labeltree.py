@@ -31,9 +31,6 @@ def check_arity(arity: Any) -> int:
     return int(arity)
 
 
-_check_arity = check_arity  # old name, still used by fmstats.extreme.plt; remove when it imports check_arity
-
-
 
 # ---------------------------------------------------------------------------
 # the label tree
@@ -123,9 +120,10 @@ class LabelTree:
 
 
 def _tree_from_splits(labels: np.ndarray, arity: int,
-                      split: Callable[[np.ndarray], list[np.ndarray]]) -> LabelTree:
-    """Breadth-first construction: a set of more than ``arity`` labels is split into
-    ``arity`` parts by ``split``; smaller sets get one leaf per label."""
+                      split: Callable[[np.ndarray], list[np.ndarray]],
+                      max_leaves: int = 1) -> LabelTree:
+    """Breadth-first construction: a set of more than ``max(arity, max_leaves)`` labels
+    is split into ``arity`` parts by ``split``; smaller sets get one leaf per label."""
     parent, child_start, n_children, label, depth = [], [], [], [], []
     queue = deque([(np.asarray(labels), -1, 0)])
     while queue:
@@ -140,7 +138,8 @@ def _tree_from_splits(labels: np.ndarray, arity: int,
             label.append(int(part[0]))
             n_children.append(0)
             continue
-        parts = [part[i:i + 1] for i in range(part.size)] if part.size <= arity else split(part)
+        parts = [part[i:i + 1] for i in range(part.size)] if part.size <= max(arity, max_leaves) \
+            else split(part)
         label.append(-1)
         n_children.append(len(parts))
         queue.extend((p, t, d + 1) for p in parts)
@@ -213,7 +212,7 @@ def _kmeans_split(centroids: sp.csr_matrix, arity: int, rng: np.random.Generator
 
 def label_tree(m: int, arity: int = 2, tree: str = "random", *, X: Any = None, Y: Any = None,
                random_state: Any = None, kmeans_max_iter: int = 50,
-               kmeans_tol: float = 1e-4) -> LabelTree:
+               kmeans_tol: float = 1e-4, max_leaves: int = 1) -> LabelTree:
     """Build a label tree over ``m`` labels.
 
     Parameters
@@ -231,13 +230,20 @@ def label_tree(m: int, arity: int = 2, tree: str = "random", *, X: Any = None, Y
         size (within one).
     random_state : None, int or numpy.random.Generator
         The permutation, or the k-means starting centres.
+    max_leaves : int, default 1
+        A set of at most ``max(arity, max_leaves)`` labels is not split further: its
+        node gets one leaf child per label (a "pre-leaf"; napkinXC's ``max_leaves``,
+        100 by default there).  1 gives a tree in which every inner node has at most
+        ``arity`` children.
     """
     m = int(check_scalar("m", m, low=1, integer=True))
     arity = check_arity(arity)
     check_choice("tree", tree, TREES)
+    max_leaves = int(check_scalar("max_leaves", max_leaves, low=1, integer=True))
     rng = check_random_state(random_state)
     if tree == "random":
-        return _tree_from_splits(rng.permutation(m), arity, lambda s: np.array_split(s, arity))
+        return _tree_from_splits(rng.permutation(m), arity, lambda s: np.array_split(s, arity),
+                                 max_leaves)
     if X is None or Y is None:
         raise InvalidArgumentError('`tree="balanced-kmeans"` needs the training data `X` and `Y`.')
     max_iter = int(check_scalar("kmeans_max_iter", kmeans_max_iter, low=1, integer=True))
@@ -245,4 +251,5 @@ def label_tree(m: int, arity: int = 2, tree: str = "random", *, X: Any = None, Y
     cent = sp.csr_matrix(sp.csr_matrix(Y, dtype=np.float64).T @ sp.csr_matrix(X, dtype=np.float64))
     norms = np.sqrt(np.asarray(cent.multiply(cent).sum(axis=1)).ravel())
     cent = sp.csr_matrix(sp.diags(np.where(norms > 0, 1 / np.where(norms > 0, norms, 1), 0)) @ cent)
-    return _tree_from_splits(np.arange(m), arity, _kmeans_split(cent, arity, rng, max_iter, tol))
+    return _tree_from_splits(np.arange(m), arity, _kmeans_split(cent, arity, rng, max_iter, tol),
+                             max_leaves)

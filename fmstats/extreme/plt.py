@@ -39,7 +39,8 @@ from .._parallel import check_n_jobs, run_tasks
 from .._persist import Persistable
 from .._validation import check_choice, check_scalar, describe, num, warn
 from ..exceptions import ConvergenceWarning, DataError, InvalidArgumentError
-from .labeltree import LabelTree, _check_arity, label_tree
+from .labeltree import LabelTree, check_arity, label_tree
+from .nodesolver import fit_logistic_blocks, row_entries
 from .spe import SPE, check_label_matrix, check_thresholds
 
 __all__ = ["plt", "PLTResults", "TopK", "precision_at_k", "logistic_l2", "LabelTree",
@@ -61,7 +62,9 @@ def logistic_l2(X: sp.csr_matrix, z: np.ndarray, C: float = 1.0, tol: float = 1e
     Newton method with conjugate gradients on Hessian-vector products
     (scipy's ``trust-ncg``; liblinear's TRON works the same way).  Stops when the
     Euclidean norm of the gradient is below ``tol``.  Returns
-    ``(w, b, n_iter, converged)``.
+    ``(w, b, n_iter, converged)``.  :func:`plt` uses it node by node with
+    ``solver="trust-ncg"``; ``solver="block"`` solves the same problems for many nodes
+    at once (:func:`~fmstats.extreme.nodesolver.fit_logistic_blocks`).
     """
     n, p = X.shape
     lam = 1.0 / (C * n)
@@ -102,7 +105,8 @@ def logistic_l2(X: sp.csr_matrix, z: np.ndarray, C: float = 1.0, tol: float = 1e
 
 
 def _fit_node(Xn: sp.csr_matrix, z: np.ndarray, learner, C, tol, max_iter):
-    """One node: a constant model when ``z`` has one class (or no rows), else the learner."""
+    """One node: a constant model when ``z`` has one class (or no rows), else
+    :func:`logistic_l2` (``learner`` None) or the learner's fit."""
     if z.size == 0 or z.min() == z.max():
         b = np.inf if z.size and z[0] == 1 else -np.inf
         return np.zeros(Xn.shape[1]), b, 0, True
@@ -123,19 +127,56 @@ def _compress_columns(Xp: sp.csr_matrix) -> tuple[np.ndarray, sp.csr_matrix]:
                                shape=(Xp.shape[0], cols.size))
 
 
-def _train_units(X, units, learner, C, tol, max_iter, weight_threshold):
-    """Worker: the children of several parents.  A unit is (children, rows, Z) with Z
-    the 0/1 targets (len(rows), len(children)); the root is a unit of its own."""
+_BLOCK_ELEMENTS = 3_000_000  # (rows + stored entries) x children per call of the block solver
+
+
+def _logistic_chunks(units: list) -> list[list]:
+    """Units grouped by their number of children, in order, in chunks small enough that
+    the block solver's dense (rows x children) and (columns x children) arrays stay small."""
+    chunks: list[list] = []
+    for k in sorted({len(u[0]) for u in units}):
+        current, size = [], 0
+        for u in (u for u in units if len(u[0]) == k):
+            cost = (u[2].shape[0] + u[3]) * k
+            if current and size + cost > _BLOCK_ELEMENTS:
+                chunks.append(current)
+                current, size = [], 0
+            current.append(u)
+            size += cost
+        chunks.append(current)
+    return chunks
+
+
+def _train_units(X, units, learner, block, C, tol, max_iter, weight_threshold):
+    """Worker: the children of several parents.  A unit is (children, rows, Z, nnz) with
+    Z the 0/1 targets (len(rows), len(children)) and nnz the stored entries of its rows;
+    the root is a unit of its own (rows None: all).  With ``block``, the logistic nodes
+    are fitted by the block solver, many units per call; otherwise node by node."""
     out = []
-    for nodes, rows, Z in units:
+
+    def emit(node, cols, w, b, it, ok):
+        keep = np.abs(w) > weight_threshold if weight_threshold > 0 else w != 0
+        out.append((int(node), cols[keep].astype(np.int32), w[keep], float(b), int(it),
+                    bool(ok)))
+
+    if block:
+        for chunk in _logistic_chunks(units):
+            fit = fit_logistic_blocks(
+                X, [np.arange(X.shape[0]) if u[1] is None else u[1] for u in chunk],
+                [u[2] for u in chunk], C, tol, max_iter)
+            for i, u in enumerate(chunk):
+                for c, node in enumerate(u[0]):
+                    emit(node, fit.cols[i], fit.coef[i][:, c], fit.intercept[i][c],
+                         fit.n_iter[i][c], fit.converged[i][c])
+        return out
+    for nodes, rows, Z, _ in units:
         if Z.shape[0] == 0 or np.all(Z.min(axis=0) == Z.max(axis=0)):  # constants only
             cols, Xn = np.zeros(0, np.int64), sp.csr_matrix((Z.shape[0], 0))
         else:
             cols, Xn = _compress_columns(X[rows] if rows is not None else X)
         for c, node in enumerate(nodes):
-            w, b, it, ok = _fit_node(Xn, Z[:, c].astype(np.float64), learner, C, tol, max_iter)
-            keep = np.abs(w) > weight_threshold if weight_threshold > 0 else w != 0
-            out.append((int(node), cols[keep].astype(np.int32), w[keep], b, it, ok))
+            emit(node, cols, *_fit_node(Xn, Z[:, c].astype(np.float64), learner, C, tol,
+                                        max_iter))
     return out
 
 
@@ -187,10 +228,11 @@ def _check_features(X: Any, n_features: int | None = None, name: str = "X") -> s
 # training (Algorithm 3)
 # ---------------------------------------------------------------------------
 def plt(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "random",
-        node_learner: str | Callable = "logistic", C: float = 1.0, tol: float = 1e-5,
+        node_learner: str | Callable = "logistic", solver: str = "trust-ncg",
+        C: float = 1.0, tol: float = 1e-5,
         max_iter: int = 100, weight_threshold: float = 0.0, kmeans_max_iter: int = 50,
-        random_state: Any = None, n_jobs: int | None = None, progress: Any = None
-        ) -> "PLTResults":
+        max_leaves: int = 1, random_state: Any = None, n_jobs: int | None = None,
+        progress: Any = None) -> "PLTResults":
     """Train a probabilistic label tree (Algorithm 3).
 
     Parameters
@@ -208,6 +250,15 @@ def plt(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "random",
         callable ``f(X_node, z) -> (coef, intercept)`` receives the CSR rows reaching
         the node restricted to their non-zero columns (float64) and 0/1 targets with
         both classes present; it must be picklable when ``n_jobs`` is not 1.
+    solver : {"trust-ncg", "block"}, default "trust-ncg"
+        How logistic nodes are fitted (same objective, same stopping rule):
+        ``"trust-ncg"`` node by node (:func:`logistic_l2`); ``"block"`` all nodes
+        with the same number of siblings together, sharing every sparse product
+        (:func:`~fmstats.extreme.nodesolver.fit_logistic_blocks`).  Measured on
+        debtags (80 %, random binary tree, C = 1, one thread, CPU seconds on a loaded
+        machine): trust-ncg 6.7 s vs block 14.8 s on 4,800 rows, trust-ncg 28.2 s on
+        24,240 rows (napkinXC 10.6 s); the block solver's dense work over the
+        columns of every unit outweighs the Python overhead it removes.
     C : float, default 1.0
         Inverse L2 penalty of the logistic node classifiers (scikit-learn's ``C``).
     tol, max_iter
@@ -219,6 +270,9 @@ def plt(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "random",
         (0 keeps all non-zero weights; napkinXC drops below 0.1).
     kmeans_max_iter : int, default 50
         Iterations per split of ``tree="balanced-kmeans"``.
+    max_leaves : int, default 1
+        Sets of at most this many labels are not split: their node gets one leaf per
+        label (see :func:`label_tree`).
     random_state : None, int or numpy.random.Generator
         The random tree, or the k-means starting centres.  Training itself is
         deterministic and does not depend on ``n_jobs``.
@@ -239,17 +293,6 @@ def plt(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "random",
     targets are equal (or there is no row), the node is the constant 1 or 0
     (intercept +-inf).  Only the columns with a non-zero value among a node's rows
     enter its problem; the other weights are exactly 0 at the optimum.
-    """
-    X = _check_features(X)
-    Y = sp.csr_matrix(check_label_matrix(Y))
-    n, m = Y.shape
-    if X.shape[0] != n:
-        raise DataError(f"`X` and `Y` must have the same number of rows; got {X.shape[0]} "
-                        f"and {n}.")
-    if Y.nnz == 0:
-        raise DataError("`Y` has no positive entry: every label is empty, there is nothing "
-                        "to learn.")
-    arity = _check_arity(arity)
 
     Examples
     --------
@@ -263,9 +306,21 @@ def plt(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "random",
     <PLTResults: 4 labels, 7 nodes (random tree, arity 2, height 2), 5 features, 35 weights, ...>
     >>> print(f"{precision_at_k(Y, model.predict_topk(X, k=1), k=1):.3f}")
     0.547
+    """
+    X = _check_features(X)
+    Y = sp.csr_matrix(check_label_matrix(Y))
+    n, m = Y.shape
+    if X.shape[0] != n:
+        raise DataError(f"`X` and `Y` must have the same number of rows; got {X.shape[0]} "
+                        f"and {n}.")
+    if Y.nnz == 0:
+        raise DataError("`Y` has no positive entry: every label is empty, there is nothing "
+                        "to learn.")
+    arity = check_arity(arity)
     if isinstance(node_learner, str):
         check_choice("node_learner", node_learner, ("logistic",))
         learner = None
+        check_choice("solver", solver, ("trust-ncg", "block"))
     elif callable(node_learner):
         learner = node_learner
     else:
@@ -276,17 +331,17 @@ def plt(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "random",
     max_iter = int(check_scalar("max_iter", max_iter, low=1, integer=True))
     weight_threshold = float(check_scalar("weight_threshold", weight_threshold, low=0))
     n_jobs = check_n_jobs(n_jobs)
-    settings = dict(arity=arity, tree=tree, node_learner=node_learner, C=C, tol=tol,
-                    max_iter=max_iter, weight_threshold=weight_threshold,
-                    kmeans_max_iter=kmeans_max_iter, random_state=random_state,
-                    n_jobs=n_jobs, progress=progress)
+    settings = dict(arity=arity, tree=tree, node_learner=node_learner, solver=solver, C=C,
+                    tol=tol, max_iter=max_iter, weight_threshold=weight_threshold,
+                    kmeans_max_iter=kmeans_max_iter, max_leaves=max_leaves,
+                    random_state=random_state, n_jobs=n_jobs, progress=progress)
     if isinstance(tree, LabelTree):
         if tree.n_labels != m:
             raise DataError(f"`tree` has {tree.n_labels} leaves but `Y` has {m} labels.")
         T = tree
     elif isinstance(tree, str):
         T = label_tree(m, arity, tree, X=X, Y=Y, random_state=random_state,
-                       kmeans_max_iter=kmeans_max_iter)
+                       kmeans_max_iter=kmeans_max_iter, max_leaves=max_leaves)
     else:
         raise InvalidArgumentError(f'`tree` must be "random", "balanced-kmeans" or a '
                                    f"LabelTree; got {describe(tree)}.")
@@ -298,21 +353,24 @@ def plt(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "random",
     row_nnz = np.diff(X.indptr)
     root_z = np.zeros((n, 1), dtype=np.uint8)
     root_z[Z.indices[Z.indptr[0]:Z.indptr[1]], 0] = 1
-    units.append((np.array([0]), None, root_z))
+    units.append((np.array([0]), None, root_z, X.nnz))
     costs.append(float(X.nnz))
     for p in np.flatnonzero(T.n_children > 0):
         rows = Z.indices[Z.indptr[p]:Z.indptr[p + 1]]
         kids = np.arange(T.child_start[p], T.child_start[p] + T.n_children[p])
         targets = np.stack([np.isin(rows, Z.indices[Z.indptr[c]:Z.indptr[c + 1]],
                                     assume_unique=True) for c in kids], axis=1)
-        units.append((kids, rows, targets.astype(np.uint8)))
-        costs.append(float(row_nnz[rows].sum()) * kids.size + 1.0)
+        nnz = int(row_nnz[rows].sum())
+        units.append((kids, rows, targets.astype(np.uint8), nnz))
+        costs.append(float(nnz) * kids.size + 1.0)
     from joblib import effective_n_jobs
 
     workers = effective_n_jobs(n_jobs) if n_jobs is not None else effective_n_jobs()
     batches = _batches(units, np.asarray(costs), max(1, min(len(units), 8 * workers)))
     done = run_tasks(_train_units,
-                     [(X, b, learner, C, tol, max_iter, weight_threshold) for b in batches],
+                     [(X, b, learner, learner is None and solver == "block", C, tol, max_iter,
+                       weight_threshold)
+                      for b in batches],
                      n_jobs=n_jobs, progress=progress, desc="PLT nodes", blas_threads=1)
     fitted = sorted((r for batch in done for r in batch), key=lambda r: r[0])
     sizes = np.array([r[1].size for r in fitted])
@@ -333,16 +391,6 @@ def plt(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "random",
 # ---------------------------------------------------------------------------
 # sparse kernels for prediction
 # ---------------------------------------------------------------------------
-def _row_entries(X: sp.csr_matrix, rows: np.ndarray):
-    """(local row, column, value) of the stored entries of ``X[rows]``, without scipy's
-    fancy indexing (which rescans the whole index array on every call)."""
-    starts = X.indptr[rows]
-    lens = X.indptr[rows + 1] - starts
-    before = np.cumsum(lens) - lens
-    pos = np.repeat(starts - before, lens) + np.arange(int(lens.sum()))
-    return np.repeat(np.arange(rows.size), lens), X.indices[pos], X.data[pos]
-
-
 def _dot_rows(rl, cols, vals, n_rows, w_idx, w_val, scratch):
     """Dot products of rows (given as entries) with one sparse weight vector."""
     if w_idx.size == 0 or cols.size == 0:
@@ -444,7 +492,7 @@ class PLTResults(Persistable):
         for u, lo, hi in zip(uniq, starts, ends):
             cs, nc = int(T.child_start[u]), int(T.n_children[u])
             group = order[lo:hi]
-            rl, cols, vals = _row_entries(X, rows[group])
+            rl, cols, vals = row_entries(X, rows[group])
             S = np.empty((hi - lo, nc))
             for c in range(nc):
                 a, z = W.indptr[cs + c], W.indptr[cs + c + 1]
@@ -633,9 +681,6 @@ def precision_at_k(Y: Any, topk: Any, k: Any = (1, 3, 5)) -> float | dict[int, f
     Returns
     -------
     float for an integer ``k``, else a dict ``{k: P@k}``.
-    """
-    Y = check_label_matrix(Y)
-    n, m = Y.shape
 
     Examples
     --------
@@ -645,6 +690,9 @@ def precision_at_k(Y: Any, topk: Any, k: Any = (1, 3, 5)) -> float | dict[int, f
     >>> topk = np.array([[0, 2], [0, 1]])   # label indices, best first
     >>> precision_at_k(Y, topk, k=(1, 2))
     {1: 0.5, 2: 0.75}
+    """
+    Y = check_label_matrix(Y)
+    n, m = Y.shape
     pred = np.asarray(topk.labels if isinstance(topk, TopK) else topk)
     if pred.ndim != 2 or pred.shape[0] != n or not np.issubdtype(pred.dtype, np.integer):
         raise InvalidArgumentError(
