@@ -264,9 +264,6 @@ def ratio(tp, fp, fn, a: float, b: float, zero_division: float):
     return float(out) if out.ndim == 0 else out
 
 
-_ratio = ratio  # old name, still used by fmstats._folds (H7); remove when it imports ratio
-
-
 _KIND_WEIGHTS = {"precision": (1.0, 0.0), "recall": (0.0, 1.0), "jaccard": (1.0, 1.0)}
 
 

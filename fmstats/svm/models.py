@@ -47,12 +47,7 @@ THESIS_A = 1.0
 _PREDICT_TYPES = ("class", "response", "decision", "link")
 
 
-# ----------------------------------------------------------------------------- data
-
-
-_svm_data = svm_data  # old name, still used by fmstats.svm.tuning; remove when it imports svm_data
-
-
+# ----------------------------------------------------------------------------- arguments
 def _check_cost(name, value):
     return float(check_scalar(name, value, low=0, low_open=True))
 
