@@ -631,7 +631,6 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
     Stopping at ``maxeval`` (or any non-success NLopt code) emits a
     :class:`~fmstats.exceptions.ConvergenceWarning`; the best feasible point evaluated
     is returned, never worse than the start.
-    """
 
     Examples
     --------
@@ -645,6 +644,7 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
     x2           1.14
     >>> print(f"{fit.measure(d[d.split == 'test']):.3f}")
     0.868
+    """
     check_choice("method", method, ("reduced", "primal"))
     check_choice("objective", objective, ("fmeasure", "count"))
     algorithm_arg, restarts_arg = algorithm, restarts
