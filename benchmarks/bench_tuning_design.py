@@ -109,10 +109,12 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
     _common.print_header("Tuning on a design built once vs hand loops on prebuilt arrays",
-                         ["numpy", "pandas", "scikit-learn", "formulaic", "threadpoolctl"], 1,
+                         ["numpy", "pandas", "sklearn", "formulaic", "threadpoolctl"], 1,
                          [f"load:     {os.getloadavg()}"])
     raw = fm.datasets.load_adult("train")
-    mf0 = model_frame(ADULT, raw.iloc[:50])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mf0 = model_frame(ADULT, raw.iloc[:50])
     data = raw.dropna(subset=list(dict.fromkeys(["income", *mf0.spec.variables]))
                       ).reset_index(drop=True)
     mf = model_frame(ADULT, data)

@@ -48,7 +48,7 @@ import pandas as pd
 
 from ._row_registry import registered
 from .exceptions import FmstatsError
-from .formula import DEFAULT_ENGINE, model_frame, split_formula, stateful_transform
+from .formula import DEFAULT_ENGINE, model_frame, remembered, split_formula, stateful_transform
 
 __all__ = ["DesignMatrix", "model_engine", "refit_rows", "predict_rows", "reuse_designs", "REUSED", "REBUILT"]
 
@@ -153,24 +153,18 @@ class DesignMatrix:
         self._frames[key] = frame             # most recent last
         while len(self._frames) > self.MEMO_FRAMES:
             old = self._frames.pop(next(iter(self._frames)))
-            self._memo = {k: v for k, v in self._memo.items() if v[0] is not old}
+            self._memo.pop(id(old), None)
         return frame
 
     def remembered(self, frame, key, build):
         """``build()``, or what it returned for this registered ``frame`` and ``key`` before
         (with its warnings emitted again, so that every fit warns as a rebuild would)."""
-        k = (id(frame), key)
-        got = self._memo.get(k)
-        if got is None or got[0] is not frame:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                value = build()
-            got = (frame, value, [(w.message, w.category) for w in caught])
+        entry = self._memo.get(id(frame))
+        if entry is None or entry[0] is not frame:
+            entry = (frame, {})
             if any(f is frame for f in self._frames.values()):
-                self._memo[k] = got
-        for message, category in got[2]:
-            warnings.warn(message, category, stacklevel=3)
-        return got[1]
+                self._memo[id(frame)] = entry
+        return remembered(entry[1], key, build)
 
     def design_rows(self, rhs, engine, variables, response_levels, positions):
         """(X, spec) of the rows ``positions`` for ``model_frame``; None if they may differ."""

@@ -286,7 +286,9 @@ def prepare(model: str, formula, data, weights, *, missing, collinear, engine, s
     check_single_class(resp.y, w, resp.name)
 
     X = frame.X
-    keep = columns_to_keep(None, frame.column_names, collinear, X=X, w=w)
+    # one check per design and weights (a fold's frame serves each point of a tuning grid)
+    keep = frame.remember(("columns_to_keep", collinear, w.tobytes()), lambda: columns_to_keep(
+        None, frame.column_names, collinear, X=X, w=w))
     if not keep.all():
         X = np.ascontiguousarray(X[:, keep])
     pen, start = penalty_and_start(frame.column_names, keep, penalty, start)

@@ -21,6 +21,7 @@ import io
 import keyword
 import re
 import tokenize
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,7 +54,7 @@ from .exceptions import (
 __all__ = ["DesignSpec", "ModelFrame", "model_frame", "ENGINES", "DEFAULT_ENGINE", "check_frame",
            "parse_response", "split_formula", "formula_names", "expand_dot", "stateful_transform",
            "used_variables", "design_and_spec", "categorical_states", "factor_column",
-           "is_dask_frame"]
+           "is_dask_frame", "remembered"]
 
 ENGINES = ("formulaic", "patsy")
 DEFAULT_ENGINE = "formulaic"
@@ -227,6 +228,27 @@ class ModelFrame:
     rows: np.ndarray          # positions (0-based) of the used rows in the input frame
     n_input: int
     n_dropped: int
+    #: answers computed from this frame (e.g. the aliased columns), kept for the fits that
+    #: share it: :mod:`fmstats._design_cache` hands one frame to every grid point of a fold
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def remember(self, key, build):
+        """``build()`` the first time for ``key``; its value (and warnings) after that."""
+        return remembered(self.memo, key, build)
+
+
+def remembered(memo: dict, key, build):
+    """``build()`` once per ``key`` of ``memo``: later calls return its value and emit the
+    warnings it emitted again (so that every caller warns as a fresh computation would)."""
+    got = memo.get(key)
+    if got is None:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            value = build()
+        got = memo[key] = (value, [(w.message, w.category) for w in caught])
+    for message, category in got[1]:
+        warnings.warn(message, category, stacklevel=3)
+    return got[0]
 
 
 # --------------------------------------------------------------------------- parsing

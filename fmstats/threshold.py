@@ -169,6 +169,10 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
 
     Notes
     -----
+    The design of ``data`` is built once; every fold refit and held-out prediction takes its
+    rows (:mod:`fmstats._design_cache`; identical to rebuilding it per fold).  A formula with
+    a stateful transform (``center``, ``scale``, ``poly``, splines) is rebuilt per fold, as R
+    would; ``design_note`` of the result says which.
     ``data`` is checked against the model as :func:`fmstats.bootstrap` checks it (the
     same rows, response and design; :class:`~fmstats.exceptions.DataError` otherwise).
     Held-out rows count with the model's prior weights (times ``cbind`` trials), and

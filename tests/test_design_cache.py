@@ -44,13 +44,16 @@ def engine_calls(monkeypatch):
     return calls
 
 
-def both(fn):
-    """fn() with designs built once and with the per-fold rebuild; warnings silenced."""
+def both(fn, caught=None):
+    """fn() with designs built once and with the per-fold rebuild; the warnings of each
+    run are appended to ``caught`` (a list) as sorted (category, message) lists."""
     out = []
     for reuse in (True, False):
-        with reuse_designs(reuse), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with reuse_designs(reuse), warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
             out.append(fn())
+        if caught is not None:
+            caught.append(sorted((w.category.__name__, str(w.message)) for w in rec))
     return out
 
 
@@ -93,7 +96,9 @@ def test_cv_tune_maxent_equals_rebuild(adult, engine_calls):
                        random_state=3)
         return r, len(engine_calls)
 
-    (a, calls_a), (b, calls_b) = both(run)
+    caught = []
+    (a, calls_a), (b, calls_b) = both(run, caught)
+    assert caught[0] == caught[1] and caught[0]   # the same warnings (missing workclass)
     assert calls_a == 2      # the design of all rows, then the refit of the best point
     assert calls_b == 2 * 3 * 4 + 1    # a fit and a prediction per (point, fold)
     assert_frames_equal(a.tidy(), b.tidy())

@@ -60,3 +60,28 @@ def test_bad_random_state(bad):
 def test_progress_bar_writes_to_stderr(capsys):
     run_tasks(_square, [(i,) for i in range(3)], n_jobs=1, progress=True, desc="refits")
     assert "refits" in capsys.readouterr().err
+
+
+def _blas_threads(_):
+    from threadpoolctl import threadpool_info
+
+    return sorted({p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"})
+
+
+def test_blas_is_limited_once_per_run_not_per_task(monkeypatch):
+    import threadpoolctl
+
+    calls = []
+    real = threadpoolctl.threadpool_limits
+
+    def counting(*args, **kwargs):
+        calls.append(kwargs.get("limits"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(threadpoolctl, "threadpool_limits", counting)
+    out = run_tasks(_blas_threads, [(i,) for i in range(12)], n_jobs=1)
+    assert calls == [1]                                  # one call for 12 tasks (was 12)
+    assert all(t in ([1], []) for t in out)             # and every task ran with BLAS at 1
+    calls.clear()
+    run_tasks(_square, [(i,) for i in range(5)], n_jobs=1, blas_threads=None)
+    assert calls == []
