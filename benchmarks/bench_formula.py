@@ -5,6 +5,7 @@ Run from the repository root::
     PYTHONPATH=. python benchmarks/bench_formula.py             # n = 1_000_000, 3 repeats
     PYTHONPATH=. python benchmarks/bench_formula.py --quick     # n = 100_000 smoke run
     PYTHONPATH=. python benchmarks/bench_formula.py --h-dtype category
+    PYTHONPATH=. python benchmarks/bench_formula.py --maxent-only --threads 1 --repeat 5
 
 Data: a DataFrame with a numeric ``x`` ~ N(0, 1), a 3-level pandas
 Categorical ``g`` (a, b, c), a 4-level ``h`` (p, q, r, s) stored as pandas'
@@ -130,9 +131,18 @@ def main(argv=None) -> int:
                               "BLAS/OpenMP threads (default: usable cores)", SEED)
     ap.add_argument("--h-dtype", choices=("str", "category"), default="str",
                     help="dtype of the 4-level column h (default: pandas string dtype)")
+    ap.add_argument("--maxent-only", action="store_true",
+                    help="only maxent from a formula against the IRLS core (issue 21 item 4)")
     args = ap.parse_args(argv)
     if args.quick:
         args.n = 100_000
+    if args.maxent_only:
+        _common.ensure_fmstats_importable()
+        _common.set_thread_env(args.threads, os.environ)
+        print(f"load: {os.getloadavg()}")
+        maxent_vs_core(args.n, args.repeat, args.threads, args.seed)
+        print(f"load at end: {os.getloadavg()}")
+        return 0
     _common.ensure_fmstats_importable()
     # children of BLAS/OpenMP that start later read these
     _common.set_thread_env(args.threads, os.environ)
