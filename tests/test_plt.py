@@ -37,7 +37,8 @@ def data():
 def model(request, data):
     X, Y = data
     tree, arity = request.param
-    return plt(X, Y, arity=arity, tree=tree, C=2.0, tol=TOL, random_state=3, progress=False)
+    return plt(X, Y, arity=arity, tree=tree, max_leaves=1, C=2.0, tol=TOL, random_state=3,
+               progress=False)
 
 
 # ---------------------------------------------------------------------------
@@ -76,7 +77,7 @@ def test_node_classifiers_equal_sklearn_on_the_filtered_examples(data):
     from sklearn.linear_model import LogisticRegression
 
     X, Y = data
-    res = plt(X, Y, arity=2, C=2.0, tol=TOL, random_state=5, progress=False)
+    res = plt(X, Y, arity=2, tree="random", C=2.0, tol=TOL, random_state=5, progress=False)
     W = res.weights.toarray()
     Xd = X.toarray()
     checked = 0
@@ -249,7 +250,8 @@ def test_balanced_kmeans_tree_separates_label_groups():
         j = rng.integers(m)
         Y[i, j] = 1
         X[i, 10 * group[j] + rng.choice(10, 3, replace=False)] = 1.0
-    tree = label_tree(m, 2, "balanced-kmeans", X=sp.csr_matrix(X), Y=Y, random_state=0)
+    tree = label_tree(m, 2, "balanced-kmeans", X=sp.csr_matrix(X), Y=Y, random_state=0,
+                      max_leaves=1)
     first = {c: [j for j in range(m) if tree.path(j)[1] == c] for c in (1, 2)}
     assert {tuple(sorted(group[v])) for v in first.values()} == {(0, 0, 0, 0), (1, 1, 1, 1)}
 
@@ -326,8 +328,8 @@ def test_same_random_state_same_model_and_n_jobs_do_not_matter(data):
     assert np.array_equal(a.tree.label, b.tree.label)
     assert (a.weights != b.weights).nnz == 0 and np.array_equal(a.intercepts, b.intercepts)
     assert not np.array_equal(a.tree.label, c.tree.label)
-    k1 = plt(X, Y, tree="balanced-kmeans", random_state=4, progress=False)
-    k2 = plt(X, Y, tree="balanced-kmeans", random_state=4, progress=False)
+    k1 = plt(X, Y, tree="balanced-kmeans", max_leaves=1, random_state=4, progress=False)
+    k2 = plt(X, Y, tree="balanced-kmeans", max_leaves=1, random_state=4, progress=False)
     assert np.array_equal(k1.tree.label, k2.tree.label)
 
 

@@ -212,7 +212,7 @@ def _kmeans_split(centroids: sp.csr_matrix, arity: int, rng: np.random.Generator
 
 def label_tree(m: int, arity: int = 2, tree: str = "random", *, X: Any = None, Y: Any = None,
                random_state: Any = None, kmeans_max_iter: int = 50,
-               kmeans_tol: float = 1e-4, max_leaves: int = 1) -> LabelTree:
+               kmeans_tol: float = 1e-4, max_leaves: int | None = None) -> LabelTree:
     """Build a label tree over ``m`` labels.
 
     Parameters
@@ -230,15 +230,18 @@ def label_tree(m: int, arity: int = 2, tree: str = "random", *, X: Any = None, Y
         size (within one).
     random_state : None, int or numpy.random.Generator
         The permutation, or the k-means starting centres.
-    max_leaves : int, default 1
+    max_leaves : int, optional
         A set of at most ``max(arity, max_leaves)`` labels is not split further: its
-        node gets one leaf child per label (a "pre-leaf"; napkinXC's ``max_leaves``,
-        100 by default there).  1 gives a tree in which every inner node has at most
-        ``arity`` children.
+        node gets one leaf child per label (a "pre-leaf"; napkinXC's ``max_leaves``).
+        1 gives a tree in which every inner node has at most ``arity`` children.
+        None: 100 for ``"balanced-kmeans"`` (as napkinXC), 1 for ``"random"`` (the
+        complete b-ary trees of the paper).
     """
     m = int(check_scalar("m", m, low=1, integer=True))
     arity = check_arity(arity)
     check_choice("tree", tree, TREES)
+    if max_leaves is None:
+        max_leaves = 100 if tree == "balanced-kmeans" else 1
     max_leaves = int(check_scalar("max_leaves", max_leaves, low=1, integer=True))
     rng = check_random_state(random_state)
     if tree == "random":

@@ -227,11 +227,11 @@ def _check_features(X: Any, n_features: int | None = None, name: str = "X") -> s
 # ---------------------------------------------------------------------------
 # training (Algorithm 3)
 # ---------------------------------------------------------------------------
-def plt(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "random",
+def plt(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "balanced-kmeans",
         node_learner: str | Callable = "logistic", solver: str = "trust-ncg",
-        C: float = 1.0, tol: float = 1e-5,
+        C: float = 10.0, tol: float = 1e-5,
         max_iter: int = 100, weight_threshold: float = 0.0, kmeans_max_iter: int = 50,
-        max_leaves: int = 1, random_state: Any = None, n_jobs: int | None = None,
+        max_leaves: int | None = None, random_state: Any = None, n_jobs: int | None = None,
         progress: Any = None) -> "PLTResults":
     """Train a probabilistic label tree (Algorithm 3).
 
@@ -243,8 +243,16 @@ def plt(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "random",
         Labels; at least one label column and one positive entry.
     arity : int, default 2
         Number of children of an internal node (b >= 2).
-    tree : {"random", "balanced-kmeans"} or LabelTree, default "random"
+    tree : {"balanced-kmeans", "random"} or LabelTree, default "balanced-kmeans"
         How to build the tree (see :func:`label_tree`), or a ready tree over m labels.
+        The defaults (balanced 2-means on label centroids, pre-leaves of at most 100
+        labels, C = 10; napkinXC's defaults) were chosen on held-out P@1 of debtags
+        (80/20 split, seed 0; napkinXC's defaults: 93.4): random binary tree 89.2
+        with C = 1 (the former default), 93.1 with C = 10; balanced k-means with
+        ``max_leaves=100`` 90.1 with C = 1, 92.6 with C = 4, 93.3 with C = 10.  C
+        gives most of the gain; the k-means tree adds 0.9 points at C = 1 and 0.2 at
+        C = 10, and trains about twice as long as the random tree (its pre-leaves
+        train ~70 siblings on the same rows).
     node_learner : "logistic" or callable, default "logistic"
         ``"logistic"``: :func:`logistic_l2` with ``C``, ``tol``, ``max_iter``.  A
         callable ``f(X_node, z) -> (coef, intercept)`` receives the CSR rows reaching
@@ -259,7 +267,7 @@ def plt(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "random",
         machine): trust-ncg 6.7 s vs block 14.8 s on 4,800 rows, trust-ncg 28.2 s on
         24,240 rows (napkinXC 10.6 s); the block solver's dense work over the
         columns of every unit outweighs the Python overhead it removes.
-    C : float, default 1.0
+    C : float, default 10
         Inverse L2 penalty of the logistic node classifiers (scikit-learn's ``C``).
     tol, max_iter
         Stopping rule of the Newton iterations (:func:`logistic_l2`): Euclidean
@@ -270,9 +278,9 @@ def plt(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "random",
         (0 keeps all non-zero weights; napkinXC drops below 0.1).
     kmeans_max_iter : int, default 50
         Iterations per split of ``tree="balanced-kmeans"``.
-    max_leaves : int, default 1
+    max_leaves : int, optional
         Sets of at most this many labels are not split: their node gets one leaf per
-        label (see :func:`label_tree`).
+        label (see :func:`label_tree`; None: 100 for balanced k-means, 1 for random).
     random_state : None, int or numpy.random.Generator
         The random tree, or the k-means starting centres.  Training itself is
         deterministic and does not depend on ``n_jobs``.
