@@ -21,9 +21,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 # The kernels that execute the vignettes inherit this environment: no progress bars (their
-# text would land in the pages), and matplotlib draws without a display.
+# text would land in the pages).  MPLBACKEND must stay unset (or "inline") there, or the
+# figures would not reach the notebook outputs.
 os.environ["FMSTATS_PROGRESS"] = "0"
-os.environ.setdefault("MPLBACKEND", "Agg")
+if os.environ.get("MPLBACKEND", "").lower() == "agg":
+    del os.environ["MPLBACKEND"]
 # the vignettes' cells carry no ids (nbformat < 4.5 files); nbformat adds them on reading
 warnings.filterwarnings("ignore", message="Cell is missing an id field")
 
