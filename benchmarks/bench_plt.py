@@ -122,6 +122,9 @@ def main(argv=None) -> int:
                  1, [f"source:   {source_fingerprint(SOURCES)}",
                      f"load:     {os.getloadavg()} (1/5/15-min load average before the run)"])
     import napkinxc.models  # noqa: F401  (the peer is required: pip install ".[bench]")
+    from importlib.metadata import version
+
+    print(f"napkinxc: {version('napkinxc')}")
 
     X, Y, labels, _ = load_debtags()
     tr, te = split(X.shape[0], args.seed, args.quick)

@@ -9,7 +9,9 @@ node probabilities on the path from the root to its leaf (eq. 9):
 
 * :func:`plt` trains one L2-regularised logistic regression per node on the
   examples positive at the node's parent (Algorithm 3), sibling nodes together,
-  in parallel over parents with joblib.
+  in parallel over parents with joblib; node by node with scipy's trust-region
+  Newton-CG, or all nodes with the same number of siblings at once
+  (:mod:`fmstats.extreme.nodesolver`).
 * :meth:`PLTResults.predict_proba_sparse` descends only into nodes whose path
   probability exceeds the node threshold ``tau_t = min`` over its children
   (Algorithm 4 with per-label thresholds) and returns sparse probability
@@ -23,7 +25,7 @@ node probabilities on the path from the root to its leaf (eq. 9):
 Trees (:class:`~fmstats.extreme.labeltree.LabelTree`, built by
 :func:`~fmstats.extreme.labeltree.label_tree`) are random complete b-ary trees (as
 in the paper's experiments) or built by hierarchical balanced k-means on label
-centroids.
+centroids (the default, with pre-leaf nodes of up to 100 labels as in napkinXC).
 """
 from __future__ import annotations
 
@@ -263,10 +265,13 @@ def plt(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "balanced-kme
         ``"trust-ncg"`` node by node (:func:`logistic_l2`); ``"block"`` all nodes
         with the same number of siblings together, sharing every sparse product
         (:func:`~fmstats.extreme.nodesolver.fit_logistic_blocks`).  Measured on
-        debtags (80 %, random binary tree, C = 1, one thread, CPU seconds on a loaded
-        machine): trust-ncg 6.7 s vs block 14.8 s on 4,800 rows, trust-ncg 28.2 s on
-        24,240 rows (napkinXC 10.6 s); the block solver's dense work over the
-        columns of every unit outweighs the Python overhead it removes.
+        debtags (random binary tree, C = 1, one thread, CPU seconds): 4,800 rows:
+        trust-ncg 5.0 s, block 13.6 s; 24,240 rows (loaded machine): trust-ncg
+        28.2 s, napkinXC 10.6 s, trust-ncg with scikit-learn's liblinear as
+        ``node_learner`` 29-36 s.  The block solver's dense work over the columns
+        of every unit (hashed features: about one column per four stored entries)
+        and its CG steps for already converged problems outweigh the Python
+        overhead it removes, so trust-ncg stays the default.
     C : float, default 10
         Inverse L2 penalty of the logistic node classifiers (scikit-learn's ``C``).
     tol, max_iter
