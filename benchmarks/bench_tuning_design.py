@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    PYTHONPATH=. python benchmarks/bench_tuning_design.py            # 5 interleaved repeats
+    PYTHONPATH=. python benchmarks/bench_tuning_design.py            # 9 interleaved repeats
     PYTHONPATH=. python benchmarks/bench_tuning_design.py --repeat 9
 
 Data: Adult (``load_adult("train")``, 32,561 rows; the rows with a missing value in the
@@ -106,7 +106,7 @@ def hand_cv(X, y, folds, intercept: int):
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=9)
     args = ap.parse_args()
     _common.print_header("Tuning on a design built once vs hand loops on prebuilt arrays",
                          ["numpy", "pandas", "sklearn", "formulaic", "threadpoolctl"], 1,
