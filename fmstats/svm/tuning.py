@@ -35,7 +35,8 @@ from .._validation import check_binary, check_choice, check_scalar, describe
 from ..exceptions import ConvergenceWarning, InvalidArgumentError, ResponseError
 from .._grid import grid_points
 from ..tuning import CvTuneResults, cv_tune, with_measure
-from .models import fsvm, svm_data, wsvm
+from .data import svm_data
+from .models import fsvm, wsvm
 from .qp import wsvm_grid
 
 __all__ = ["thesis_grid", "THESIS_C_VALUES", "THESIS_A_GRID", "DEFAULT_A_GRID", "THESIS_ALPHAS",
