@@ -30,7 +30,6 @@ import sys
 import time
 import warnings
 
-import numpy as np
 import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

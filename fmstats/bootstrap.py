@@ -371,7 +371,7 @@ class BootstrapResults(Persistable):
         ``"forest"``: bootstrap CI beside the model's Wald CI for every term, the model's
         coefficients and the other statistics (training F, ...) on separate panels, each
         with its own scale.  ``ax``: one axes per panel (a sequence when there are two)."""
-        from .plotting import new_axes, pyplot, readable_ticks
+        from .plotting import pyplot, readable_ticks
 
         check_choice("kind", kind, ("forest", "hist"))
         terms = list(self.estimate.index if terms is None else terms)

@@ -22,7 +22,7 @@ from fmstats.exceptions import (ConvergenceWarning, DegenerateFitWarning, Invali
                                 ResponseError)
 from fmstats.measures import FMeasure
 from fmstats.svm.models import fsvm, wsvm
-from fmstats.svm.tuning import (CHAPTER8_MODELS, DEFAULT_A_GRID, THESIS_A_GRID, chapter8,
+from fmstats.svm.tuning import (CHAPTER8_MODELS, DEFAULT_A_GRID, chapter8,
                                 plot_chapter8, thesis_grid, tune_fsvm, tune_wsvm, with_measure)
 from fmstats.tuning import cv_tune
 
