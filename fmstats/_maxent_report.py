@@ -102,11 +102,11 @@ class MaxentReport:
 
     def _prior_range(self) -> tuple[float, float]:
         """Smallest and largest prior weight (out-of-core results read it from their stats)."""
+        if getattr(self, "stats", None) is not None:
+            return self.stats.prior_range()
         pw = self.prior_weights
         return float(pw.min()), float(pw.max())
 
-        if getattr(self, "stats", None) is not None:
-            return self.stats.prior_range()
     def _weights_text(self) -> str:
         parts = []
         s = self.settings.weights
