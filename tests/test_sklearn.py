@@ -65,15 +65,8 @@ def test_penalised_maxent_passes_the_weight_check():
                                                       MaxentClassifier(penalty=1e-3))
 
 
-FMAXENT_WEIGHTS_BUG = pytest.mark.xfail(strict=True, reason=(
-    "fmaxent scales the F-weights to mean 1 by an unweighted mean over the active rows "
-    "(fmstats/glm/rowsource.py ArrayRows.fweights, glm/daskrows.py _norm_block), so a row of "
-    "weight k is not k rows: the clipping bounds and the ridge act on another scale. A mean "
-    "weighted by the count weights fixes it (measured: this test then passes)."))
-
-
 @pytest.mark.parametrize("est", [MaxentClassifier(),
-                                 pytest.param(FMaxentClassifier(), marks=FMAXENT_WEIGHTS_BUG),
+                                 FMaxentClassifier(),
                                  WsvmClassifier(), FsvmClassifier(maxeval=2000)],
                          ids=lambda e: type(e).__name__)
 def test_integer_weights_are_repeated_rows(est):

@@ -61,11 +61,16 @@ def _raw_fweights_block(X, q, coef, method, f, tp, alpha, epsilon):
 
 
 def _norm_block(raw, cw):
-    """Sum and count of the finite weights on active rows; min and max, overall and active."""
+    """Count-weighted sum and total count weight of the finite weights on active rows (their
+    ratio is the mean a row of weight k enters k times); min and max, overall and active."""
     act = np.ones(len(raw), dtype=bool) if cw is None else cw > 0
     ok = np.isfinite(raw) & act
     ra = raw[act]
-    return np.array([float(np.sum(raw[ok])), float(np.count_nonzero(ok)),
+    if cw is None:
+        s, n = float(np.sum(raw[ok])), float(np.count_nonzero(ok))
+    else:
+        s, n = float(np.sum(raw[ok] * cw[ok])), float(np.sum(cw[ok]))
+    return np.array([s, n,
                      -np.min(raw, initial=np.inf), np.max(raw, initial=-np.inf),
                      -np.min(ra, initial=np.inf), np.max(ra, initial=-np.inf)])
 

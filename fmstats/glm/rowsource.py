@@ -63,12 +63,14 @@ class ArrayRows:
         return smoothed_noisy_counts(self.q, it.p, self.cw, alpha, epsilon)
 
     def fweights(self, it: Iterate, method, f, tp, alpha, epsilon, bounds):
-        """The F-weights at an iterate, scaled to mean 1 over the active rows, then clipped."""
+        """The F-weights at an iterate, scaled to mean 1 over the active rows (a mean weighted
+        by the count weights, so that a row of weight k acts as k rows), then clipped."""
         if method == "expected":
             fw = expected_f_weights(self.q, it.p, f, alpha)
         else:
             fw = noisy_f_weights(self.q, it.p, f, tp, alpha, epsilon)
-        fw = fw / np.mean(fw[np.isfinite(fw) & self.active])  # the scale does not change the fit
+        ok = np.isfinite(fw) & self.active
+        fw = fw / np.average(fw[ok], weights=self.cw[ok])   # the scale does not change the fit
         if bounds is not None:
             fw = np.clip(fw, bounds[0], bounds[1])
         return fw
