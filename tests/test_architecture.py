@@ -26,7 +26,7 @@ import fmstats
 PACKAGE_DIR = Path(fmstats.__file__).resolve().parent
 MAX_LINES = 800
 # modules that hold out-of-core (Dask) code; maxent.py / fmaxent.py may not import them
-OUT_OF_CORE = {"fmstats.outofcore", "fmstats.glm.dask"}
+OUT_OF_CORE = {"fmstats.outofcore", "fmstats.glm.dask", "fmstats.glm.daskrows", "fmstats.daskframe"}
 
 
 def _module_name(path: Path) -> str:
