@@ -177,6 +177,7 @@ ADULT_TOL = {"-": 0.006, "T": 0.0035, "CS": 0.0035, "CS&T": 0.0035}
 COMPLETE_TOL = 0.011
 
 
+@pytest.mark.slow      # five Adult splits x four variants: ~15 s, too long for the default run
 def test_adult_logit_variants(adult_logit):
     """Logistic regression, -, T, CS, CS&T, in the paper's data reading (all rows, LIBSVM-like
     binary features; fmstats.reproduce.adult_data("libsvm")): mean test F1 of five random
