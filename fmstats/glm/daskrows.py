@@ -13,7 +13,7 @@ from scipy.special import expit
 
 from .dask import block_sums, irls_evaluate_dask, irls_logit_dask, map_rows
 from .fweights import (TINY, Iterate, expected_f_weights, metric_sums, metrics_from_sums,
-                       noisy_f_weights, smoothed_from_sums, smoothed_sums)
+                       noisy_f_weights, smoothed_from_sums, smoothed_sums, weight_scale)
 
 __all__ = ["DaskRows"]
 
@@ -116,7 +116,7 @@ class DaskRows:
         raw = map_rows(_raw_fweights_block, self.X, self.q, coef=it.coef, method=method, f=f,
                        tp=tp, alpha=alpha, epsilon=epsilon).persist()
         s, n, lo, hi, alo, ahi = block_sums(_norm_block, raw, self.cw, n_max=4)
-        mean = s / n
+        mean = weight_scale(s, n)
 
         def scaled(x):
             x = x / mean

@@ -16,10 +16,21 @@ from scipy.special import xlogy
 
 __all__ = ["expected_f_weights", "noisy_f_weights", "smoothed_noisy_counts", "smoothed_sums",
            "smoothed_from_sums", "standardised_ridge", "f_from_counts", "iterate_metrics",
-           "metric_sums", "metrics_from_sums", "Iterate", "TINY"]
+           "metric_sums", "metrics_from_sums", "Iterate", "TINY", "weight_scale"]
 
 #: Probabilities are clipped to [TINY, 1 - TINY] in the outer loop's metrics.
 TINY = np.finfo(float).eps
+
+
+def weight_scale(weighted_sum: float, total_weight: float) -> float:
+    """The count-weighted mean of the F-weights that scales them to mean 1, to 12 digits.
+
+    The scale only sets where the clipping bounds and the shrinkage act, so 12 digits are
+    plenty; rounding makes it the same number whether the sums were taken over all rows at once
+    (in memory) or chunk by chunk (out of core), whose round-off differs in the last bits and
+    would otherwise be amplified by the outer loop's raw weights.
+    """
+    return float(f"{weighted_sum / total_weight:.12g}")
 
 
 def expected_f_weights(y: np.ndarray, p: np.ndarray, f: float, alpha: float) -> np.ndarray:

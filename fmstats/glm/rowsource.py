@@ -27,7 +27,7 @@ import numpy as np
 from scipy.special import expit
 
 from .fweights import (TINY, Iterate, expected_f_weights, metric_sums, metrics_from_sums,
-                       noisy_f_weights, smoothed_noisy_counts)
+                       noisy_f_weights, smoothed_noisy_counts, weight_scale)
 from .irls import irls_coef, irls_evaluate, irls_logit
 
 __all__ = ["ArrayRows"]
@@ -70,7 +70,7 @@ class ArrayRows:
         else:
             fw = noisy_f_weights(self.q, it.p, f, tp, alpha, epsilon)
         ok = np.isfinite(fw) & self.active
-        fw = fw / np.average(fw[ok], weights=self.cw[ok])   # the scale does not change the fit
+        fw = fw / weight_scale(float(np.dot(fw[ok], self.cw[ok])), float(np.sum(self.cw[ok])))
         if bounds is not None:
             fw = np.clip(fw, bounds[0], bounds[1])
         return fw
