@@ -74,7 +74,6 @@ def list_datasets() -> pd.DataFrame:
 
 def format_catalog() -> str:
     """The catalogue as fixed-width text for the command line (numbers right-aligned)."""
-    table = list_datasets()
     cells = [[e.name, f"{e.rows:,}", f"{e.columns:,}", "-" if e.labels is None else str(e.labels),
               e.loader, e.source, e.licence] for e in CATALOG]
     head = ["name", "rows", "columns", "labels", "loader", "source", "licence"]
@@ -86,5 +85,5 @@ def format_catalog() -> str:
                          for c, w, h in zip(row, widths, head)).rstrip()
 
     out = [line(head)] + [line(r) for r in cells]
-    return "\n".join(out) + f"\n\n{len(table)} data sets; sources and licences in detail: " \
+    return "\n".join(out) + f"\n\n{len(CATALOG)} data sets; sources and licences in detail: " \
         "data/README.md\n"

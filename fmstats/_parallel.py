@@ -3,8 +3,7 @@
 Workers are module-level functions, so ``joblib.parallel_config(backend="dask")``
 sends them to a Dask cluster unchanged.  Seeds are spawned from ``random_state``
 before any work is dispatched, so results do not depend on ``n_jobs`` or on the
-order in which workers finish.  Progress bars follow the rule of ``_progress``
-(``progress_enabled`` is re-exported here for the modules that import it from here).
+order in which workers finish.  Progress bars follow the rule of ``_progress``.
 """
 from __future__ import annotations
 
@@ -17,7 +16,7 @@ import numpy as np
 from ._progress import progress_bar, progress_enabled
 from ._validation import check_choice, check_random_state, check_scalar
 
-__all__ = ["spawn_seeds", "progress_enabled", "check_n_jobs", "run_tasks"]
+__all__ = ["spawn_seeds", "check_n_jobs", "run_tasks"]
 
 
 def spawn_seeds(random_state: Any, n: int) -> list[np.random.SeedSequence]:

@@ -20,7 +20,8 @@ from scipy.special import expit
 
 from . import measures as _m
 from ._design_cache import DesignMatrix
-from ._parallel import check_n_jobs, progress_enabled, run_tasks
+from ._parallel import check_n_jobs, run_tasks
+from ._progress import progress_enabled
 from ._separation import no_finite_mle, suspect
 from ._training import array_weights, training_design, training_frame
 from ._validation import check_choice, describe, warn

@@ -12,7 +12,8 @@ from . import measures as _m
 from ._folds import (Criterion, capturing, fixed_seed, kept_cv, make_folds, reemit,
                      response_rows, warn_empty_folds)
 from ._design_cache import DesignMatrix, predict_rows, refit_rows
-from ._parallel import check_n_jobs, progress_enabled, run_tasks
+from ._parallel import check_n_jobs, run_tasks
+from ._progress import progress_enabled
 from ._training import array_weights, prior_weights, training_design, training_frame
 from ._tuned import Tuned, call_text, check_protocol, data_text, fn_name
 from ._validation import check_choice, describe

@@ -39,7 +39,8 @@ from ._grid import check_names, grid_points
 from ._folds import (Criterion, Folds, capturing, fixed_seed, kept_cv, make_folds, reemit,
                      response_rows, warn_empty_folds)
 from ._design_cache import DesignMatrix
-from ._parallel import check_n_jobs, progress_enabled, run_tasks
+from ._parallel import check_n_jobs, run_tasks
+from ._progress import progress_enabled
 from ._validation import check_choice, describe, warn
 from .exceptions import DataError, EmptyFoldWarning, FitFailedWarning, InvalidArgumentError
 from ._tuned import Tuned, call_text, data_text, fn_name

@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._parallel import progress_enabled, run_tasks
+from .._parallel import run_tasks
+from .._progress import progress_enabled
 from .._validation import check_choice, check_random_state, check_scalar, describe, warn
 from ..exceptions import ConvergenceWarning, DataError, InvalidArgumentError, ResponseError
 from .cuts import cost_grid
