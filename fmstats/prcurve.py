@@ -125,8 +125,9 @@ def _table(t, tp, fp, fn, tn, fm) -> pd.DataFrame:
 def best_row(curve: pd.DataFrame) -> int:
     """Position of the F-optimal row of an :func:`f_curve` table.
 
-    Among equal F values the highest threshold (fewest positives) wins, the rule of
-    :func:`fmstats.tune_threshold`.
+    Among F values equal to within :data:`fmstats.measures.TIE_RTOL` the highest
+    threshold (fewest positives) wins, the rule of :func:`fmstats.tune_threshold`
+    (:func:`fmstats.measures.best_position`).
 
     Examples
     --------
@@ -135,7 +136,7 @@ def best_row(curve: pd.DataFrame) -> int:
     """
     if len(curve) == 0:
         raise DataError("`curve` has no rows.")
-    return int(np.argmax(curve["f"].to_numpy()))
+    return _m.best_position(curve["f"].to_numpy())
 
 
 def operating_row(curve: pd.DataFrame, threshold: float, strict: bool = False) -> int | None:

@@ -246,7 +246,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
                               "weight": response.w[rows] * weights[rows]})
     cv_scores = cv_scores[response.observed[rows]].reset_index(drop=True)
     curve = _threshold_curve(cv_scores, crit)
-    best = int(np.argmax(curve[crit.column].to_numpy()))
+    best = _m.best_position(curve[crit.column].to_numpy())   # ties: the highest threshold
     spec = dict(cv=kept_cv(cv), repeats=repeats, measure=crit, refit_folds=refit_folds,
                 type=type, random_state=seed,
                 design_note=None if design is None else design.note)

@@ -336,7 +336,7 @@ class CvTuneResults(Tuned):
             raise DataError(f"every grid point failed on at least one fold, so none can be "
                             f"chosen; the first error: {type(first).__name__}: {first}")
         table["rank"] = pd.Series(score).rank(ascending=False, method="min").astype("Int64")
-        best = int(np.nanargmax(score))
+        best = _m.best_position(score)     # ties (to TIE_RTOL): the first in grid order
         flat = counts.reshape(G * K, 4)
         fr = pd.DataFrame({"point": np.repeat(np.arange(G), K),
                            "repeat": np.tile(folds.repeat, G), "fold": np.tile(folds.fold, G),

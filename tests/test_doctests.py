@@ -34,7 +34,7 @@ ENTRY_POINTS = {
     "fmstats.extreme.plt": ["plt", "precision_at_k"],
     "fmstats.extreme.protocol": ["compare_thresholds"],
     "fmstats.inference": ["anova"],
-    "fmstats.measures": ["FMeasure"],
+    "fmstats.measures._fmeasure": ["FMeasure", "best_position"],
     "fmstats.datasets": ["load_titanic", "load_adult", "load_yeast", "load_debtags",
                          "make_thesis_svm_data", "make_thesis_noisy_data"],
 }

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import describe
+from ..measures import best_position
 from ..exceptions import InvalidArgumentError
 
 __all__ = ["cost_grid", "best_threshold"]
@@ -74,7 +75,7 @@ def best_cut(score: np.ndarray, gain: np.ndarray, loss: np.ndarray, n_pos: float
     fp = np.cumsum(np.asarray(loss, dtype=float).ravel()[order])
     last = np.r_[ss[1:] != ss[:-1], True]          # cut only after a tie group ends
     f = np.where(last, f_from_counts(tp, fp, n_pos - tp, b2), -1.0)
-    j = int(np.argmax(f))
+    j = best_position(f)          # ties (to TIE_RTOL): the first from the top
     if f[j] <= 0.0:
         return math.inf, 0.0, 0.0, 0.0
     thr = -math.inf if j == ss.size - 1 else 0.5 * (ss[j] + ss[j + 1])

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["step_approx", "SvmObjective", "thesis_bounds", "NloptRun", "run_nlopt",
+__all__ = ["step_approx", "SvmObjective", "fixed_order_matvec", "fixed_order_dot",
+           "quantise_start", "thesis_bounds", "NloptRun", "run_nlopt",
            "NLOPT_ALGORITHMS", "NLOPT_RESULTS", "nlopt_version"]
 
 #: NLopt's local derivative-free algorithms accepted by name (without the ``LN_`` prefix).
@@ -62,6 +63,47 @@ def nlopt_version() -> str:
 SINGLE_PRECISION_ROWS = 20_000
 
 
+def fixed_order_matvec(cols: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``cols @ v`` summed column by column in a fixed order, without BLAS.
+
+    Every entry is ``((c_0 v_0 + c_1 v_1) + c_2 v_2) + ...`` with each product and sum
+    rounded once (numpy's element-wise ufuncs are exact IEEE operations whatever the SIMD
+    width), so the result has the same bits under every BLAS kernel and CPU -- unlike a
+    BLAS matrix-vector product, whose kernels (Haswell, SkylakeX, ...) block and fuse
+    the sums differently.  COBYLA follows its objective's values exactly: a last-bit
+    difference in one evaluation can send it down another path and end at another point,
+    so the SVM objectives are evaluated with this.  ``cols`` should be Fortran-ordered
+    (contiguous columns); the loop runs over the n + 1 columns, never over rows.
+    """
+    out = np.multiply(cols[:, 0], v[0])
+    tmp = np.empty_like(out)
+    for j in range(1, cols.shape[1]):
+        np.multiply(cols[:, j], v[j], out=tmp)
+        np.add(out, tmp, out=out)
+    return out
+
+
+def fixed_order_dot(a: np.ndarray, b: np.ndarray) -> float:
+    """``a @ b`` as numpy's pairwise sum of the products (no BLAS; see
+    :func:`fixed_order_matvec`)."""
+    return float(np.add.reduce(np.multiply(a, b)))
+
+
+def quantise_start(v: np.ndarray, bits: int = 30) -> np.ndarray:
+    """``v`` rounded to multiples of 2^-bits times the power of two at or above max|v|, 1.
+
+    A starting point computed by a solver (the weighted SVM's QP) carries rounding
+    differences of ~1e-15 between BLAS kernels; rounded to ~1e-9 of its scale (exactly:
+    the unit is a power of two) it is the same point on every machine unless a coordinate
+    lies within ~1e-15 of a rounding boundary (a chance of ~1e-6 per coordinate), so
+    COBYLA starts from the same bits.
+    """
+    v = np.asarray(v, dtype=float)
+    top = float(np.max(np.abs(v), initial=1.0))
+    unit = 2.0 ** (int(np.ceil(np.log2(max(top, 1.0)))) - bits)
+    return np.round(v / unit) * unit
+
+
 def step_approx(xi, a: float):
     """s(xi; a) = 2 (1/(1 + exp(-a xi)) - 1/2), computed stably as tanh(a xi / 2)."""
     return np.tanh(0.5 * a * np.asarray(xi, dtype=float))
@@ -92,10 +134,13 @@ class SvmObjective:
         object.__setattr__(self, "_cn", np.where(pos, 0.0, self.weight))
         # the reduced objective's margins in one product: 1 - [y X, y] @ (w, b); on many rows
         # in single precision (half the memory traffic of the product, which dominates)
-        Zb = np.column_stack([self.y[:, None] * self.X, self.y])
+        # (Fortran order: contiguous columns for fixed_order_matvec)
+        Zb = np.asfortranarray(np.column_stack([self.y[:, None] * self.X, self.y]))
         if len(self.y) > SINGLE_PRECISION_ROWS:
-            Zb = Zb.astype(np.float32)
+            Zb = Zb.astype(np.float32, order="F")
         object.__setattr__(self, "_Zb", Zb)
+        object.__setattr__(self, "_Xb", np.asfortranarray(np.column_stack(
+            [self.X, np.ones(len(self.y))])))
 
     @property
     def n(self) -> int:
@@ -108,11 +153,11 @@ class SvmObjective:
     def value(self, w: np.ndarray, xi: np.ndarray) -> float:
         """Objective at (w, xi) (b enters only through the constraints / xi)."""
         s = step_approx(xi, self.a)
-        return self._combine(w, float(self._cp @ s), float(self._cn @ s))
+        return self._combine(w, fixed_order_dot(self._cp, s), fixed_order_dot(self._cn, s))
 
     def _combine(self, w: np.ndarray, s_pos: float, s_neg: float) -> float:
         """The objective from w and the smoothed violation counts S+ and S-."""
-        reg = 0.5 * float(w @ w)
+        reg = 0.5 * fixed_order_dot(w, w)
         if self.kind == "count":
             return reg + self.C_pos * s_pos + self.C_neg * s_neg
         denom = self.m_pos - s_pos
@@ -122,8 +167,11 @@ class SvmObjective:
 
     def slack(self, wb: np.ndarray) -> np.ndarray:
         """xi = max(0, 1 - y (X w + b)) for wb = (w, b)."""
-        n = self.n
-        return np.maximum(0.0, 1.0 - self.y * (self.X @ wb[:n] + wb[n]))
+        return np.maximum(0.0, 1.0 - self.y * self.decision(wb))
+
+    def decision(self, wb: np.ndarray) -> np.ndarray:
+        """x'w + b on the rows, by :func:`fixed_order_matvec` (the same bits on every machine)."""
+        return fixed_order_matvec(self._Xb, np.asarray(wb, dtype=float))
 
     def reduced(self, wb: np.ndarray) -> float:
         """The reduced objective over (w, b).
@@ -132,7 +180,7 @@ class SvmObjective:
         with positive slack (s(0) = 0), since tanh dominates the cost of an evaluation.
         """
         Zb = self._Zb
-        xi = 1.0 - Zb @ wb.astype(Zb.dtype)
+        xi = 1.0 - fixed_order_matvec(Zb, wb.astype(Zb.dtype))
         rows = np.flatnonzero(xi > 0)
         if Zb.dtype == np.float32:
             # single precision (relative error ~1e-7, far below the optimiser's ftol_rel):
@@ -140,8 +188,8 @@ class SvmObjective:
             s = np.tanh(np.take(xi, rows) * np.float32(0.5 * self.a)).astype(float)
         else:
             s = step_approx(np.take(xi, rows), self.a)
-        return self._combine(wb[: self.n], float(np.take(self._cp, rows) @ s),
-                             float(np.take(self._cn, rows) @ s))
+        return self._combine(wb[: self.n], fixed_order_dot(np.take(self._cp, rows), s),
+                             fixed_order_dot(np.take(self._cn, rows), s))
 
     def primal(self, z: np.ndarray) -> float:
         """The primal objective over z = (w, b, xi)."""
@@ -150,7 +198,7 @@ class SvmObjective:
     def margin_constraints(self, z: np.ndarray) -> np.ndarray:
         """g(z) = 1 - xi - y (X w + b) <= 0, one entry per row (vectorised)."""
         n = self.n
-        return 1.0 - z[n + 1:] - self.y * (self.X @ z[:n] + z[n])
+        return 1.0 - z[n + 1:] - self.y * self.decision(z[:n + 1])
 
 
 def thesis_bounds(w: np.ndarray, b: float, xi: np.ndarray | None = None):

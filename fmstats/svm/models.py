@@ -28,6 +28,8 @@ from .cobyla import (
     NLOPT_ALGORITHMS,
     NloptRun,
     SvmObjective,
+    fixed_order_matvec,
+    quantise_start,
     run_nlopt,
     thesis_bounds,
 )
@@ -482,17 +484,20 @@ def _start_point(start, start_C, sd: SvmData):
         cp, cn = (sd.m_neg / 10, sd.m_pos / 10) if start_C is None else start_C
         cp, cn = _check_cost("start_C[0]", cp), _check_cost("start_C[1]", cn)
         fit = wsvm_fit(sd.X, sd.ypm, cp, cn, sample_weight=sd.weights)
-        return np.r_[fit.w, fit.b], f"weighted SVM with C+ = {cp:.6g}, C- = {cn:.6g}"
+        # rounded to ~1e-9 of its scale, so that COBYLA starts from the same bits whatever
+        # rounding the QP's BLAS calls did (cobyla.quantise_start)
+        return (quantise_start(np.r_[fit.w, fit.b]),
+                f"weighted SVM with C+ = {cp:.6g}, C- = {cn:.6g}")
     if isinstance(start, _SvmResults):
         if start.term_names != sd.term_names:
             raise InvalidArgumentError(
                 "`start` was fitted with other design columns "
                 f"({', '.join(start.term_names)}) than this model ({', '.join(sd.term_names)}).")
-        return np.r_[start.w, start.b], f"given results {start.__class__.__name__}"
+        return quantise_start(np.r_[start.w, start.b]), f"given results {start.__class__.__name__}"
     wb = _to_internal(start, sd, "start")
     if not np.all(np.isfinite(wb)):
         raise InvalidArgumentError(f"`start` must be finite; got {describe(start)}.")
-    return wb, "given coefficients"
+    return quantise_start(wb), "given coefficients"
 
 
 def _bounds(bounds, wb0, xi0, sd, method):
@@ -534,7 +539,7 @@ def all_negative_objective(C: float, alpha: float, a: float) -> float:
 
 def _single_class(X: np.ndarray, wb: np.ndarray) -> bool:
     """Whether x'w + b > 0 gives the same class on every row."""
-    p = X @ wb[:-1] + wb[-1] > 0
+    p = fixed_order_matvec(np.asfortranarray(np.column_stack([X, np.ones(len(X))])), wb) > 0
     return bool(p.all() or not p.any())
 
 
@@ -603,7 +608,12 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
     objective : ``"fmeasure"`` (3.6) or ``"count"`` (3.4).
     C_pos, C_neg : costs of the counting objective (default (m-, m+)/10).
     start : None (the weighted SVM, costs ``start_C``, default (m-, m+)/10), a fitted
-        ``wsvm``/``fsvm`` result, or coefficients in ``params`` order.
+        ``wsvm``/``fsvm`` result, or coefficients in ``params`` order.  The start is
+        rounded to multiples of 2^-30 of its largest coefficient (at least 1), ~1e-9
+        relative: COBYLA follows the objective's values bit for bit, and a start that
+        differs in the last bits between BLAS kernels would end at another point.  With
+        the objective evaluated without BLAS (:func:`fmstats.svm.cobyla.fixed_order_matvec`)
+        the same data give the same fit on every machine.
     bounds : ``"thesis"`` (the R code's box: ``|w_j| <= max ceil|w_j0|``, ``|b| <= ceil|b0|``,
         ``0 <= xi <= ceil max xi0``; a zero width becomes 1), None (only xi >= 0), or a pair
         (lower, upper) in ``params`` order.
@@ -716,7 +726,7 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
     degenerate_fit = _single_class(sd.X, wb) and not _single_class(sd.X, wb0)
     if degenerate_fit:
         keep = degenerate == "keep"
-        only = "positive" if np.all(sd.X @ wb[:-1] + wb[-1] > 0) else "no positive"
+        only = "positive" if np.all(problem.decision(wb) > 0) else "no positive"
         formula_text = (f" (its all-negative point w = 0, b = -1 costs C (1 - alpha) tanh(a) / "
                         f"(1 - tanh(a)) = {all_negative_objective(C, fm.alpha, a):.6g})"
                         if objective == "fmeasure" else "")

@@ -49,7 +49,8 @@ class WsvmFit:
     xi : slacks max(0, 1 - y_i (x_i'w + b)).
     decision : x_i'w + b on the training rows.
     objective, dual_objective : primal and dual objective values at the solution.
-    converged : whether the interior-point method met its tolerance.
+    converged : whether the solution is known to be optimal: the interior-point method met
+        its tolerance, or the active-set solve on its margins passed every KKT condition.
     iterations : interior-point iterations.
     polished : whether the active-set KKT solve was accepted.
     b_rule : how b was obtained ("free support vectors", "midpoint of the optimal interval"
@@ -106,10 +107,21 @@ def class_costs(ypm: np.ndarray, C_pos: float, C_neg: float, sample_weight=None)
     return c
 
 
+#: A step component above -TINY_STEP cannot limit the step length: with P >= P_FLOOR its ratio
+#: -P/D exceeds P_FLOOR / TINY_STEP > 1.  Dividing only where D < -TINY_STEP keeps the ratio
+#: finite (no overflow) under ``np.errstate(all="raise")``.
+TINY_STEP = 1e-200
+#: The iterates never go below this: a problem whose complementarity has fallen to
+#: STALL_GAP x its tolerance stops (see :func:`_ipm`) long before any P_i gets near it.
+P_FLOOR = 1e-100
+#: Complementarity below STALL_GAP x the tolerance with the residuals unmet: stalled.
+STALL_GAP = 1e-3
+
+
 def _max_step(P: np.ndarray, D: np.ndarray) -> np.ndarray:
     """Largest t <= 1 per problem keeping P + t D >= 0 (P, D of shape (4, G, m))."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(D < 0, -P / D, np.inf)
+    ratio = np.full(P.shape, np.inf)
+    np.divide(P, -D, out=ratio, where=D < -TINY_STEP)
     return np.minimum(1.0, ratio.min(axis=(0, 2)))
 
 
@@ -182,9 +194,16 @@ def _ipm(X, y, C, tol, max_iter):
             np.abs(r[3]).max(axis=1) / (1.0 + np.abs(f).max(axis=1)),
             np.abs(r[0]).max(axis=1) / (1.0 + np.abs(w).max(axis=1) + asum * xmax),
             np.abs(r[1]) / (1.0 + asum), np.abs(r[2]).max(axis=1) / (1.0 + c.max(axis=1))])
-        done = (gap <= tol * (1.0 + np.abs(primal))) & (res <= feas_tol)
+        scale = 1.0 + np.abs(primal)
+        done = (gap <= tol * scale) & (res <= feas_tol)
         ok[act[done]] = True
-        go = ~done & np.isfinite(gap) & np.isfinite(res)
+        # a problem whose complementarity is far below its tolerance while a residual is not
+        # has stalled (an ill-conditioned reduced system: free support vectors get weights
+        # ~ 1/gap); iterating on would only drive its iterates towards underflow.  It stops
+        # unconverged, and the active-set solve (_finish) decides whether it is optimal.
+        stalled = gap <= STALL_GAP * tol * scale
+        go = ~done & ~stalled & np.isfinite(gap) & np.isfinite(res) & (Pa_.min(axis=(0, 2))
+                                                                          > P_FLOOR)
         if not go.all():
             act, c, wb, Pa_, gap = act[go], c[go], wb[go], Pa_[:, go], gap[go]
             r = tuple(v[go] for v in r)
@@ -278,20 +297,38 @@ def _is_kkt(X, y, c, w, b, alpha, at_zero, at_c) -> bool:
     return abs(float(y @ np.clip(alpha, 0, c))) <= 1e-7 * (1.0 + float(c.sum()))
 
 
-def _polish(X, y, c, alpha_ipm, eps):
+#: Rows whose margin y (x'w + b) is within MARGIN_TOL (relative) of 1 are candidates for the
+#: free set of the active-set solve.  The interior point's primal is accurate to ~1e-12, so
+#: a row's side of this band does not change with rounding; a row that truly lies inside
+#: it gets its multiplier from the KKT solve (0 or c_i if it is not free).
+MARGIN_TOL = 1e-6
+
+
+def _polish(X, y, c, alpha_ipm, w, b, eps):
     """Solve the KKT system on the active set read off the interior-point solution.
 
-    Returns (w, b, alpha, rule) or None when the active set is degenerate or the
-    solution breaks a KKT condition.
+    Two readings of the active set are tried in turn, and the first whose solution passes
+    every KKT condition (:func:`_is_kkt`) is taken:
+
+    1. from the primal margins: rows beyond the margin band are at alpha = 0, rows inside
+       it at alpha = c, rows on it free.  The primal (w, b) is what the interior point
+       determines well, so this reading does not depend on rounding -- the same data give
+       the same partition under every BLAS kernel;
+    2. from the multipliers (alpha within ``eps`` of a bound), for degenerate optima with
+       more rows on the margin than n + 1 (e.g. w = 0).
+
+    Returns (w, b, alpha, rule) or None when neither gives a KKT point.
     """
+    yf = y * (X @ w + b)
+    mtol = MARGIN_TOL * (1.0 + float(np.abs(yf).max()))
     lo_tol = eps * c
-    at_zero = alpha_ipm <= lo_tol
-    at_c = alpha_ipm >= c - lo_tol
-    sol = _partition_solve(X, y, c, at_zero, at_c)
-    if sol is None or not _is_kkt(X, y, c, *sol[:3], at_zero, at_c):
-        return None
-    w, b, alpha, rule = sol
-    return w, b, np.clip(alpha, 0.0, c), rule
+    for at_zero, at_c in ((yf > 1.0 + mtol, yf < 1.0 - mtol),
+                          (alpha_ipm <= lo_tol, alpha_ipm >= c - lo_tol)):
+        sol = _partition_solve(X, y, c, at_zero, at_c)
+        if sol is not None and _is_kkt(X, y, c, *sol[:3], at_zero, at_c):
+            w_, b_, alpha, rule = sol
+            return w_, b_, np.clip(alpha, 0.0, c), rule
+    return None
 
 
 def _check_inputs(X, y, sample_weight):
@@ -316,7 +353,10 @@ def _finish(X, ypm, c_all, keep, w, b, alpha, it, ok, tol) -> WsvmFit:
     """Polish one interior-point solution and assemble its :class:`WsvmFit`."""
     Xk, yk, ck = (X, ypm, c_all) if keep.all() else (X[keep], ypm[keep], c_all[keep])
     alpha = np.clip(alpha, 0.0, ck)
-    pol = _polish(Xk, yk, ck, alpha, eps=1e-6) if ok else None
+    # the active-set solve is tried whether or not the interior point met its tolerance: it
+    # is accepted only at a KKT point, so a stalled run whose primal is right still ends at
+    # the exact optimum (and "converged" means that optimality was verified)
+    pol = _polish(Xk, yk, ck, alpha, w, b, eps=1e-6)
     if pol is not None:
         w, b, alpha, rule = pol
     else:
@@ -337,10 +377,12 @@ def _finish(X, ypm, c_all, keep, w, b, alpha, it, ok, tol) -> WsvmFit:
     dual_obj = float(alpha.sum()) - 0.5 * float(v @ v)
     msg = (f"interior point converged in {it} iterations (relative gap < {tol:g})" if ok else
            f"interior point stopped after {it} iterations without meeting tolerance {tol:g}")
-    if ok and pol is None:
+    if pol is None and ok:
         msg += "; active-set polish skipped (degenerate active set)"
+    elif pol is not None and not ok:
+        msg += "; the active-set solve on its margins satisfies the KKT conditions"
     return WsvmFit(w=w, b=float(b), dual=dual, c=c_all, xi=xi, decision=decision,
-                   objective=primal, dual_objective=dual_obj, converged=bool(ok),
+                   objective=primal, dual_objective=dual_obj, converged=bool(ok or pol),
                    iterations=int(it), polished=pol is not None, b_rule=rule, message=msg)
 
 

@@ -387,7 +387,7 @@ def _best_by_f(counts: np.ndarray, fm: _m.FMeasure, pooling: str) -> tuple[int, 
     ok = ~np.isnan(counts[..., 0]).any(axis=1)
     f = Criterion(fm, None, None, pooling).summarise(np.nan_to_num(np.moveaxis(counts, 1, 0)))
     score = np.where(ok, f["f"], np.nan)
-    best = int(np.nanargmax(score))
+    best = _m.best_position(score)
     return best, float(score[best])
 
 

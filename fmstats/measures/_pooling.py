@@ -1,0 +1,89 @@
+"""The cross-validated F from per-fold confusion counts (pooled or averaged)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import (
+    check_choice,
+    describe,
+)
+from ..exceptions import DataError, InvalidArgumentError
+from ._fmeasure import (
+    POOLINGS,
+    Confusion,
+    FMeasure,
+    as_fmeasure,
+    check_zero_division,
+    fmt_number,
+    ratio,
+)
+
+
+# ---------------------------------------------------------------------------
+# Cross-validation pooling
+# ---------------------------------------------------------------------------
+def _fold_counts(folds: Any) -> np.ndarray:
+    if isinstance(folds, Confusion):
+        folds = [folds]
+    if not isinstance(folds, np.ndarray) and not sp.issparse(folds):
+        try:
+            folds = list(folds)
+        except TypeError:
+            raise InvalidArgumentError(
+                "`folds` must be a sequence of Confusion or a (k, 3) array of tp, fp, fn; "
+                f"got {describe(folds)}."
+            ) from None
+        if folds and all(isinstance(c, Confusion) for c in folds):
+            return np.array([[c.tp, c.fp, c.fn] for c in folds], dtype=float)
+    try:
+        arr = np.asarray(folds, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(
+            "`folds` must be a sequence of Confusion or a (k, 3) array of tp, fp, fn; "
+            f"got {describe(folds)}."
+        ) from None
+    if arr.size == 0:
+        raise DataError("`folds` is empty; at least one fold is needed.")
+    if arr.ndim != 2 or arr.shape[1] not in (3, 4):
+        raise InvalidArgumentError(
+            "`folds` must be a sequence of Confusion or a (k, 3) array of tp, fp, fn "
+            f"(a 4th column tn is allowed and ignored); got shape {arr.shape}."
+        )
+    arr = arr[:, :3]
+    bad = ~np.isfinite(arr) | (arr < 0)
+    if bad.any():
+        raise DataError(
+            f"`folds` must hold finite, non-negative counts; got {int(bad.sum())} bad value(s), "
+            f"e.g. {fmt_number(arr[bad][0])}."
+        )
+    return arr
+
+
+def pooled_cv_f(folds: Any, *, beta: float | None = None, alpha: float | None = None,
+                measure: FMeasure | None = None, pooling: str = "tp_fp",
+                zero_division: float = 1.0) -> float:
+    """Cross-validated F from per-fold confusion counts (seed 004, section 8.2).
+
+    Parameters
+    ----------
+    folds : sequence of Confusion, or array of shape (k, 3)
+        Per-fold counts; array rows are (tp, fp, fn) (a 4th column is ignored).
+    pooling : {"tp_fp", "mean"}
+        ``"tp_fp"`` (Forman & Scholz's F_tp,fp): average TP, FP and FN over
+        folds, then F = TP / (TP + alpha FP + (1 - alpha) FN) -- averaging or
+        summing gives the same F.  ``"mean"``: the mean over folds of the
+        per-fold F (biased under class imbalance).
+    zero_division : float
+        F where the (pooled or per-fold) denominator is 0.
+    """
+    m = as_fmeasure(measure, beta, alpha)
+    check_choice("pooling", pooling, POOLINGS)
+    zd = check_zero_division(zero_division)
+    counts = _fold_counts(folds)
+    a, b = m.alpha, 1.0 - m.alpha
+    if pooling == "tp_fp":
+        return ratio(*counts.mean(axis=0), a, b, zd)
+    return float(np.mean(ratio(counts[:, 0], counts[:, 1], counts[:, 2], a, b, zd)))
