@@ -170,3 +170,31 @@ def test_chunked_parallel_results_equal_serial(a2, monkeypatch):
     pd.testing.assert_frame_equal(chunked.tidy(), serial.tidy())
     pd.testing.assert_frame_equal(parallel.tidy(), chunked.tidy())
     pd.testing.assert_frame_equal(parallel.fold_results, chunked.fold_results)
+
+
+@pytest.mark.parametrize("name", ["A2", "B1"])
+@pytest.mark.parametrize("scale", [1.0, 1e4, 1e-4])
+def test_qp_raises_no_floating_point_error_on_the_thesis_grids(name, scale):
+    """The interior point on the 210-point thesis grid, on all rows and on every other row,
+    with one column rescaled by ``scale``, under ``np.errstate(all="raise")``: no overflow,
+    underflow, division by zero or invalid value anywhere, and every problem ends at a
+    verified optimum.
+
+    Mutant: without the stall rule and the floor on the iterates (a problem whose
+    complementarity is far below its tolerance while a residual is not keeps iterating), the
+    iterates of the badly conditioned problems fall towards 1e-300 and the reduced system
+    overflows (issue 32: qp.py lines 112, 134, 135, 194, 195 warned on A2's every other row;
+    the code before issue 32 fails this test).
+    """
+    d = make_thesis_svm_data(name, random_state=2024)
+    d = d[d["split"] == "train"].reset_index(drop=True)
+    for rows in (slice(None), slice(None, None, 2)):
+        X = d[["x1", "x2"]].to_numpy()[rows] * np.array([1.0, scale])
+        y = d["y"].to_numpy()[rows]
+        with np.errstate(all="raise"):
+            fits = wsvm_grid(X, y, _costs(y))
+            lone = [wsvm_fit(X, y, *c) for c in _costs(y)]
+        assert all(f.converged for f in fits + lone)
+        for f in fits:    # a verified optimum: the dual box and the primal objective's bound
+            assert np.all(f.dual >= 0) and np.all(f.dual <= f.c)
+            assert f.dual_objective <= f.objective * (1 + 1e-7) + 1e-9
