@@ -41,8 +41,8 @@ from _common import ensure_fmstats_importable
 ensure_fmstats_importable()
 
 from fmstats.costsensitive import best_threshold, cost_grid, costsens  # noqa: E402
-from fmstats.datasets import load_adult  # noqa: E402
-from fmstats.formula import model_frame  # noqa: E402
+from fmstats.datasets._datasets import load_adult  # noqa: E402
+from fmstats.formula._frame import model_frame  # noqa: E402
 from fmstats.glm.irls import irls_coef  # noqa: E402
 
 FORMULA = (

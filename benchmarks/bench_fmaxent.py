@@ -25,7 +25,7 @@ from _common import ensure_fmstats_importable
 ensure_fmstats_importable()
 
 import fmstats as fm  # noqa: E402
-from fmstats.fmaxent import noisy_f_weights, smoothed_noisy_counts  # noqa: E402
+from fmstats.maxent_models._fmaxent import noisy_f_weights, smoothed_noisy_counts  # noqa: E402
 
 
 def best_of(fn, repeat):

@@ -37,7 +37,7 @@ from _common import ensure_fmstats_importable, format_table, print_header, sourc
 
 ensure_fmstats_importable()
 
-from fmstats.datasets import make_thesis_svm_data
+from fmstats.datasets._datasets import make_thesis_svm_data
 from fmstats.svm import (DEFAULT_A, DEFAULT_A_GRID, THESIS_A_GRID, chapter8, fsvm)
 
 NAMES = ("A1", "A2", "B1", "B2")

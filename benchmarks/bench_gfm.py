@@ -33,7 +33,7 @@ ensure_fmstats_importable()
 from threadpoolctl import threadpool_info, threadpool_limits  # noqa: E402
 
 from fmstats.multilabel import estimate_P, gfm, meuf  # noqa: E402
-from fmstats.multilabel.inference import _best_k, _labels_for_k, _weights, check_P  # noqa: E402
+from fmstats.multilabel._inference import _best_k, _labels_for_k, _weights, check_P  # noqa: E402
 
 SOURCES = ("fmstats/multilabel/inference.py", "fmstats/multilabel/independent.py")
 

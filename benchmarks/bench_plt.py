@@ -41,8 +41,8 @@ import numpy as np  # noqa: E402
 
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from fmstats.datasets import load_debtags  # noqa: E402
-from fmstats.extreme.plt import label_tree, plt, precision_at_k  # noqa: E402
+from fmstats.datasets._datasets import load_debtags  # noqa: E402
+from fmstats.extreme._label_tree import label_tree, plt, precision_at_k  # noqa: E402
 
 SOURCES = ("fmstats/extreme/plt.py", "fmstats/extreme/labeltree.py",
            "fmstats/extreme/nodesolver.py")

@@ -35,8 +35,8 @@ ensure_fmstats_importable()
 
 import numpy as np  # noqa: E402
 
-from fmstats.datasets import make_thesis_svm_data  # noqa: E402
-from fmstats.svm.tuning import thesis_grid, tune_wsvm  # noqa: E402
+from fmstats.datasets._datasets import make_thesis_svm_data  # noqa: E402
+from fmstats.svm._tuning import thesis_grid, tune_wsvm  # noqa: E402
 
 
 def main() -> None:

@@ -53,8 +53,8 @@ import numpy as np  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 import fmstats as fm  # noqa: E402
-from fmstats._design_cache import reuse_designs  # noqa: E402
-from fmstats.formula import model_frame  # noqa: E402
+from fmstats.formula._reuse import reuse_designs  # noqa: E402
+from fmstats.formula._frame import model_frame  # noqa: E402
 from fmstats.glm.irls import irls_logit  # noqa: E402
 
 ADULT = ("income ~ age + education_num + hours_per_week + C(sex) + C(relationship) + C(race)"

@@ -34,8 +34,8 @@ ensure_fmstats_importable()
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 
-from fmstats.extreme.synthetic import make_extreme_spe  # noqa: E402
-from fmstats.extreme.thresholds import (PAPER_C, fta, label_priors, ofo, sto,  # noqa: E402
+from fmstats.extreme._synthetic import make_extreme_spe  # noqa: E402
+from fmstats.extreme._thresholds import (PAPER_C, fta, label_priors, ofo, sto,  # noqa: E402
                                         threshold_bounds)
 
 SOURCES = ("fmstats/extreme/spe.py", "fmstats/extreme/thresholds.py",

@@ -1,4 +1,4 @@
-"""Where does the time of ``fmstats.formula.model_frame`` go, beyond the formulaic call?
+"""Where does the time of ``fmstats.formula._frame.model_frame`` go, beyond the formulaic call?
 
 Run from the repository root::
 
@@ -46,7 +46,7 @@ def main(argv=None) -> int:
     from formulaic import model_matrix
 
     from bench_formula import FORMULA, RHS, SEED, make_frame
-    from fmstats import formula as F
+    from fmstats.formula import _frame as F
 
     df = make_frame(args.n, SEED, args.h_dtype)
     used = ["y", "x", "g", "h"]
@@ -84,7 +84,7 @@ def main(argv=None) -> int:
     for label, name, call in helpers:
         fn = getattr(F, name, None)
         if fn is None:
-            print(f"(skipped {name}: not in fmstats.formula any more)")
+            print(f"(skipped {name}: not in fmstats.formula._frame any more)")
             continue
         try:
             call(fn)

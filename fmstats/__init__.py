@@ -18,26 +18,20 @@ The R-style public API:
 * data sets in :mod:`fmstats.datasets`.
 """
 from ._version import __version__
-from . import datasets, exceptions, measures
-from .exceptions import ConvergenceWarning, FmstatsError, SeparationWarning
-from .maxent import MaxentResults, maxent, umaxent
-from .inference import AnovaTable, anova
-from .fmaxent import FMaxentResults, fmaxent, sweep
-from .qresample import resample_f
-from . import plotting
-from . import multilabel
-from .measures import Confusion, FMeasure, f_score, noisy_f
-from . import prcurve
-from .prcurve import f_curve
-from . import svm
-from .svm import FsvmResults, WsvmResults, fsvm, wsvm
-from .tuning import CvTuneResults, ThresholdedResults, cv_tune, tune_threshold, with_measure
-from .bootstrap import BootstrapResults, bootstrap
-from .validate import ValidateResults, validate
-from . import costsensitive
+from . import (costsensitive, datasets, exceptions, extreme, formula, glm,
+               maxent_models, measures, model_selection, multilabel, plotting, prcurve,
+               resampling, results, svm)
 from .costsensitive import CostSensitiveResults, costsens, costsens_variants
-from . import extreme
-from .interop import to_statsmodels
+from .exceptions import ConvergenceWarning, FmstatsError, SeparationWarning
+from .maxent_models import (AnovaTable, FMaxentResults, MaxentResults, anova, fmaxent,
+                            resample_f, sweep, to_statsmodels, umaxent)
+from .maxent_models import maxent  # noqa: E402  (the function; the family is maxent_models)
+from .measures import Confusion, FMeasure, f_score, noisy_f
+from .model_selection import (CvTuneResults, ThresholdedResults, cv_tune, tune_threshold,
+                              with_measure)
+from .prcurve import f_curve
+from .resampling import BootstrapResults, ValidateResults, bootstrap, validate
+from .svm import FsvmResults, WsvmResults, fsvm, wsvm
 
 __all__ = [
     "__version__",

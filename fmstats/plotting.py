@@ -2,7 +2,7 @@
 helpers every plot in fmstats uses so that figures read alike.
 
 Public helpers (used by the ``plot*`` functions and methods of fmstats.bootstrap,
-fmstats.diagnostics, fmstats.qresample, fmstats.threshold, fmstats.tuning, fmstats.svm,
+fmstats.maxent_models._diagnostics, fmstats.maxent_models._qresample, fmstats.model_selection._threshold, fmstats.model_selection._cv_tune, fmstats.svm,
 fmstats.costsensitive and this module):
 
 * :func:`pyplot` -- ``matplotlib.pyplot``, or a clear error naming the ``plot`` extra;
@@ -189,7 +189,7 @@ def plot_history(history: pd.DataFrame, best: int | None = None, target_label: s
 def plot_sweep(table: pd.DataFrame, measure: str = "f", ax=None):
     """F (or noisy F) over alpha for the baseline and the maximiser, train and test.
 
-    ``table`` is the output of :func:`fmstats.fmaxent.sweep`; the top axis shows
+    ``table`` is the output of :func:`fmstats.maxent_models._fmaxent.sweep`; the top axis shows
     beta = sqrt((1 - alpha) / alpha), the same F-measure's other parameter.
     """
     if measure not in ("f", "noisy_f"):

@@ -54,11 +54,11 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "fmstats.sklearn needs scikit-learn >= 1.6, which is not installed (or too old): "
         "pip install fmstats[sklearn]") from exc
 
-from ._validation import describe
+from ._utils.validation import describe
 from .exceptions import DataError, ResponseError, WeightsError
-from .fmaxent import DEFAULT_EPSILON, DEFAULT_SHRINKAGE, fmaxent
-from .maxent import maxent
-from .svm.models import fsvm, wsvm
+from .maxent_models import DEFAULT_EPSILON, DEFAULT_SHRINKAGE, fmaxent
+from .maxent_models import maxent
+from .svm import fsvm, wsvm
 
 __all__ = ["MaxentClassifier", "FMaxentClassifier", "WsvmClassifier", "FsvmClassifier",
            "expected_failed_checks"]
@@ -87,7 +87,7 @@ def expected_failed_checks(estimator) -> dict[str, str]:
 
 
 _SVM_WEIGHT_CHECK = {"check_sample_weight_equivalence_on_dense_data": (
-    "fmstats' SVMs need two rows with positive weight in each class (fmstats.svm.models "
+    "fmstats' SVMs need two rows with positive weight in each class (fmstats.svm._models "
     "raises a ResponseError otherwise); the check's weighted data have a single negative row "
     "(of weight > 1) where its repeated data have copies of it. With that rule relaxed to one "
     "row the check passes (measured), and on data with two rows per class weights are "

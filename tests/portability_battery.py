@@ -16,8 +16,8 @@ from threadpoolctl import threadpool_info
 
 import fmstats as fm
 from fmstats.svm import tune_fsvm, tune_wsvm
-from fmstats.svm.qp import wsvm_fit, wsvm_grid
-from fmstats.svm.tuning import thesis_grid
+from fmstats.svm._qp import wsvm_fit, wsvm_grid
+from fmstats.svm._tuning import thesis_grid
 
 
 def _digest(values) -> str:

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 import fmstats as fm
-from fmstats._catalog import CATALOG
+from fmstats.datasets._catalog import CATALOG
 
 
 def _shape(entry):

@@ -262,7 +262,7 @@ class _FakeSearcher:
 
 @pytest.mark.parametrize("peak", [0.13, 0.77, 1.0, 1.42, 1.93])
 def test_bracketing_brackets_the_maximum(peak):
-    from fmstats.costsensitive.search import _bracket
+    from fmstats.costsensitive._search import _bracket
 
     s = _FakeSearcher(lambda t: 1.0 / (1.0 + 4 * abs(t - peak)))     # quasi-concave, peak
     _bracket(s, 2.0, budget=40, min_width=2.0 / 64)
@@ -288,7 +288,7 @@ ADULT_FORMULA = (
 
 @pytest.fixture(scope="module")
 def adult():
-    from fmstats.datasets import load_adult
+    from fmstats.datasets._datasets import load_adult
 
     return load_adult("train").dropna(), load_adult("test").dropna()
 

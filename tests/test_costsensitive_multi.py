@@ -14,7 +14,7 @@ import pytest
 from scipy.special import softmax
 
 from fmstats.costsensitive import costsens, costsens_arrays
-from fmstats.costsensitive.learners import LogitLearner
+from fmstats.costsensitive._learners import LogitLearner
 from fmstats.exceptions import DataError, FormulaError, InvalidArgumentError
 from fmstats.measures import multiclass_micro_f
 

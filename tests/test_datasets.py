@@ -1,4 +1,4 @@
-"""Tests of fmstats.datasets: bundled data and the thesis's data generators."""
+"""Tests of fmstats.datasets._datasets: bundled data and the thesis's data generators."""
 from __future__ import annotations
 
 import gzip
@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fmstats import datasets as ds
+from fmstats.datasets import _datasets as ds
 from fmstats.exceptions import FmstatsError, InvalidArgumentError, ResponseError
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"

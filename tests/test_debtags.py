@@ -1,4 +1,4 @@
-"""The bundled debtags data (data/debtags_*.npz) and its loader fmstats.datasets.load_debtags."""
+"""The bundled debtags data (data/debtags_*.npz) and its loader fmstats.datasets._datasets.load_debtags."""
 from __future__ import annotations
 
 import hashlib
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from fmstats import datasets as ds
+from fmstats.datasets import _datasets as ds
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 

@@ -1,4 +1,4 @@
-"""The design built once per tuning call (fmstats._design_cache) against the per-fold rebuild.
+"""The design built once per tuning call (fmstats.formula._reuse) against the per-fold rebuild.
 
 The reference is the rebuild path (``reuse_designs(False)``: every fold fit and held-out
 prediction rebuilds its design from the formula, the behaviour that the other test modules
@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 
 import fmstats as fm
-from fmstats import formula as formula_module
-from fmstats._design_cache import REBUILT, REUSED, DesignMatrix, reuse_designs
+from fmstats.formula import _frame as formula_module
+from fmstats.formula._reuse import REBUILT, REUSED, DesignMatrix, reuse_designs
 
 TOL = 1e-12
 FORMULA = "income ~ age + education_num + hours_per_week + C(sex) + C(race) + workclass"

@@ -1,4 +1,4 @@
-"""The seed-002 section 6 protocol (fmstats.extreme.protocol): STO, FTA, OFO against 1/c.
+"""The seed-002 section 6 protocol (fmstats.extreme._protocol): STO, FTA, OFO against 1/c.
 
 References are independent of fmstats' tuners: the exhaustive per-label threshold search and
 the literal per-instance loop of Algorithm 2 from tests/test_extreme_thresholds.py, and
@@ -12,10 +12,10 @@ import pytest
 import scipy.sparse as sp
 
 from fmstats.exceptions import DataError, DataWarning, InvalidArgumentError
-from fmstats.extreme.protocol import (compare_thresholds, select_by_validation,
+from fmstats.extreme._protocol import (compare_thresholds, select_by_validation,
                                       spe_thresholds, tune_thresholds)
-from fmstats.extreme.spe import SPE
-from fmstats.extreme.thresholds import PAPER_C
+from fmstats.extreme._spe import SPE
+from fmstats.extreme._thresholds import PAPER_C
 from test_extreme_thresholds import brute_sto, loop_ofo, problem
 
 skm = pytest.importorskip("sklearn.metrics")

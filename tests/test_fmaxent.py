@@ -14,7 +14,7 @@ import fmstats as fm
 from fmstats import measures
 from fmstats.exceptions import (ConvergenceWarning, InvalidArgumentError, ResponseError,
                                 SeparationWarning)
-from fmstats.fmaxent import (DEFAULT_SHRINKAGE, expected_f_weights, noisy_f_weights,
+from fmstats.maxent_models._fmaxent import (DEFAULT_SHRINKAGE, expected_f_weights, noisy_f_weights,
                              smoothed_noisy_counts)
 from fmstats.glm.fweights import iterate_metrics
 

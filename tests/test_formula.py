@@ -14,7 +14,7 @@ from fmstats.exceptions import (
     ResponseError,
     UnseenLevelError,
 )
-from fmstats.formula import formula_names, model_frame, split_formula
+from fmstats.formula._frame import formula_names, model_frame, split_formula
 
 
 @pytest.mark.parametrize("rhs", ["x1 + x2", "x1 * g", "C(g) + np.log(x1 ** 2)",
@@ -162,7 +162,7 @@ def test_caret_in_strings_and_backquotes_is_left_alone(engine):
 
 
 def test_r_power_rewrite_unit():
-    from fmstats._rsyntax import r_power
+    from fmstats.formula._rsyntax import r_power
 
     assert r_power("a + b") == "a + b"
     assert r_power("(a+b)^2 + I(x^2)") == "(a+b)**2 + I(x**2)"

@@ -1,4 +1,4 @@
-"""Tests of fmstats.multilabel.independent: MEUF, Lewis, the multinomial rule and the GFM inputs.
+"""Tests of fmstats.multilabel._independent: MEUF, Lewis, the multinomial rule and the GFM inputs.
 
 The reference is brute force: all 2^m label vectors with their exact probabilities and all 2^m
 predictions, F_beta(y, h) = (1 + b^2) y.h / (b^2 s_y + s_h) with F(y, 0) = [y = 0].
@@ -8,16 +8,16 @@ from functools import cache
 import numpy as np
 import pytest
 
-import fmstats.multilabel.independent as ind
+import fmstats.multilabel._independent as ind
 from fmstats.exceptions import DataError, InvalidArgumentError
-from fmstats.multilabel.independent import (
+from fmstats.multilabel._independent import (
     independent_P,
     lewis,
     meuf,
     multinomial_rule,
     one_hot_P,
 )
-from fmstats.multilabel.inference import check_P, gfm
+from fmstats.multilabel._inference import check_P, gfm
 
 BETAS = [0.5, 1.0, 2.0]
 

@@ -1,4 +1,4 @@
-"""Tests of fmstats.multilabel.models: binary relevance, probabilistic classifier chains,
+"""Tests of fmstats.multilabel._models: binary relevance, probabilistic classifier chains,
 their inference and the protocol of Table 1 / Figure 1 of seed 000 (Dembczynski et al. 2011).
 
 Reference values: the chain's exact joint distribution is computed here by brute force over
@@ -17,7 +17,7 @@ import pytest
 from scipy.special import expit
 from scipy.stats import binom
 
-from fmstats.datasets import load_yeast, yeast_label_names
+from fmstats.datasets._datasets import load_yeast, yeast_label_names
 from fmstats.exceptions import (
     DataError,
     FmstatsError,
@@ -37,7 +37,7 @@ from fmstats.multilabel import (
     meuf,
     pcc,
 )
-from fmstats.multilabel.models import INFERENCES
+from fmstats.multilabel._models import INFERENCES
 
 F_METHODS = ("gfm", "gfm-t", "meuf", "meuf-approx", "lewis")
 

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from fmstats._parallel import check_n_jobs, run_tasks, spawn_seeds
-from fmstats._progress import progress_enabled
-from fmstats._validation import check_random_state
+from fmstats._utils.parallel import check_n_jobs, run_tasks, spawn_seeds
+from fmstats._utils.progress import progress_enabled
+from fmstats._utils.validation import check_random_state
 from fmstats.exceptions import InvalidArgumentError
 
 

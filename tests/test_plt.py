@@ -1,4 +1,4 @@
-"""Probabilistic label trees (fmstats.extreme.plt): eq. (9), Algorithms 3 and 4, top-k, P@k."""
+"""Probabilistic label trees (fmstats.extreme._label_tree): eq. (9), Algorithms 3 and 4, top-k, P@k."""
 from __future__ import annotations
 
 import pickle
@@ -9,10 +9,10 @@ import scipy.sparse as sp
 from scipy.special import expit
 
 from fmstats.exceptions import ConvergenceWarning, DataError, FmstatsError, InvalidArgumentError
-from fmstats.extreme.nodesolver import fit_logistic_blocks
-from fmstats.extreme.plt import (LabelTree, TopK, label_tree, logistic_l2, plt,
+from fmstats.extreme._nodesolver import fit_logistic_blocks
+from fmstats.extreme._label_tree import (LabelTree, TopK, label_tree, logistic_l2, plt,
                                  precision_at_k)
-from fmstats.extreme.spe import SPE
+from fmstats.extreme._spe import SPE
 
 TOL = 1e-8  # tight Newton tolerance where the tests compare with other solvers
 

@@ -254,7 +254,7 @@ def test_bad_input_errors_name_the_argument(fits):
     with pytest.raises(InvalidArgumentError, match="has no scores"):
         CostSensitiveResults().f_curve()
     with pytest.raises(InvalidArgumentError, match="`y`: .*without scores"):
-        fm.f_curve(fm.tuning.CvTuneResults.__new__(fm.tuning.CvTuneResults))
+        fm.f_curve(fm.CvTuneResults.__new__(fm.CvTuneResults))
 
 
 # --------------------------------------------------------------------------- figures

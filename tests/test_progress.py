@@ -1,4 +1,4 @@
-"""When progress bars appear: the automatic rule of fmstats._progress, and that forced-off
+"""When progress bars appear: the automatic rule of fmstats._utils.progress, and that forced-off
 bars write nothing while forced-on bars do write to standard error."""
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import types
 import numpy as np
 import pytest
 
-from fmstats import _progress
-from fmstats._parallel import run_tasks
-from fmstats._progress import ENV_VAR, progress_enabled
+from fmstats._utils import progress as _progress
+from fmstats._utils.parallel import run_tasks
+from fmstats._utils.progress import ENV_VAR, progress_enabled
 from fmstats.exceptions import InvalidArgumentError
 
 

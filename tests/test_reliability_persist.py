@@ -12,11 +12,11 @@ import pytest
 import scipy.sparse as sp
 
 import fmstats as fm
-from fmstats import _persist
+from fmstats.results import _persist
 from fmstats.exceptions import DataError, FmstatsError, InvalidArgumentError
 from fmstats.extreme import SPE, plt
 from fmstats.multilabel import estimate_P, gfm, gfm_threshold
-from fmstats.multilabel import inference as gfm_inference
+from fmstats.multilabel import _inference as gfm_inference
 
 
 # ---------------------------------------------------------------------------
@@ -318,8 +318,8 @@ def test_truncated_file_is_a_clear_error_for_every_type(built, kind, cut, tmp_pa
 
 
 def test_base_classes_load_their_subclasses(built, tmp_path):
-    from fmstats._persist import Persistable
-    from fmstats.results import ModelResults
+    from fmstats.results._persist import Persistable
+    from fmstats.results._protocol import ModelResults
 
     path = tmp_path / "w.pkl"
     built["wsvm"].save(path)
@@ -353,7 +353,7 @@ def _sto_brute(est: np.ndarray, Y: np.ndarray, tau: float, zd: float = 1.0):
 @pytest.mark.parametrize("block", [1, 7, 64, 1 << 18])
 def test_sto_label_blocks_give_the_exact_per_label_optimum(monkeypatch, block):
     from fmstats.extreme import sto
-    from fmstats.extreme import thresholds as th_mod
+    from fmstats.extreme import _thresholds as th_mod
 
     monkeypatch.setattr(th_mod, "_STO_BLOCK", block)
     rng = np.random.default_rng(11)

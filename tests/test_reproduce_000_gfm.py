@@ -2,7 +2,7 @@
 
 All 32 cells of the yeast block of Table 1 (instance-F, micro-F, macro-F and Hamming loss
 for the eight PCC / BR rows; transcribed in ``tests/reference/seed000_table1.csv``) are
-compared two-sided with fmstats' run of the same protocol, :func:`fmstats.reproduce.
+compared two-sided with fmstats' run of the same protocol, :func:`fmstats.experiments.papers.
 yeast_table1` -- the function vignette 05 calls, so its prose is checked here as well.
 
 Tolerances are the run-to-run spread of the protocol, measured by
@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fmstats.reproduce import yeast_table1
+from fmstats.experiments.papers import yeast_table1
 
 pytestmark = pytest.mark.reference
 
@@ -48,7 +48,7 @@ CELLS = [(m, i, c) for (m, i) in ROWS for c in COLS if (m, i, c) not in PCC_MACR
 
 @pytest.fixture(scope="module")
 def fits():
-    from fmstats.datasets import load_yeast, yeast_label_names
+    from fmstats.datasets._datasets import load_yeast, yeast_label_names
     from fmstats.multilabel import br, pcc
 
     train, labels = load_yeast("train"), yeast_label_names()
@@ -86,7 +86,7 @@ def test_macro_f_gap_is_not_a_convention(fits, table):
     moves every row further from the paper, by up to 0.12.)"""
     from sklearn.metrics import f1_score
 
-    from fmstats.datasets import load_yeast, yeast_label_names
+    from fmstats.datasets._datasets import load_yeast, yeast_label_names
 
     test = load_yeast("test")
     Y = test[yeast_label_names()].to_numpy()
@@ -146,7 +146,7 @@ def test_vignette_05_paper_table_is_the_reference_csv():
 
 
 def test_vignette_05_claims(fits, table):
-    from fmstats.datasets import load_yeast, yeast_label_names
+    from fmstats.datasets._datasets import load_yeast, yeast_label_names
 
     diff = table.loc[ROWS, COLS] - PAPER[COLS]
     gain = {m: table.loc[(m, "hamming"), "instance_f"] for m in ("PCC", "BR")}

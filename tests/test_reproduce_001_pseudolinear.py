@@ -11,7 +11,7 @@ section and line of the seed text), with the tolerance stated at each test:
 * Adult, Table 2: the variants -, T, CS, CS&T of logistic regression and the linear SVM;
 * yeast, Tables 3 and 5: macro-F and micro-F of logistic regression.
 
-The numbers come from :mod:`fmstats.reproduce`, the functions vignette 06 calls, so the
+The numbers come from :mod:`fmstats.experiments.papers`, the functions vignette 06 calls, so the
 vignette's prose is checked here too (``test_vignette_06_claims``).
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fmstats.reproduce import (
+from fmstats.experiments.papers import (
     FIG3_ETA, FIG3_MU, GALAXY_ETA, GALAXY_MU, fig3_classifiers, galaxy_optimum,
     galaxy_sample_f, paper_variants, plain_variant_tuned,
 )
@@ -180,7 +180,7 @@ COMPLETE_TOL = 0.011
 @pytest.mark.slow      # five Adult splits x four variants: ~15 s, too long for the default run
 def test_adult_logit_variants(adult_logit):
     """Logistic regression, -, T, CS, CS&T, in the paper's data reading (all rows, LIBSVM-like
-    binary features; fmstats.reproduce.adult_data("libsvm")): mean test F1 of five random
+    binary features; fmstats.experiments.papers.adult_data("libsvm")): mean test F1 of five random
     validation splits (the paper's protocol) against Table 2, two-sided within ADULT_TOL.
     (Measured: 65.53, 67.98, 67.91, 67.87 against 65.0, 67.7, 67.7, 67.9.)"""
     ours, paper = _means(adult_logit), _paper(2, "Adult", "logit")
@@ -203,8 +203,8 @@ def test_adult_cs_and_t_single_split_and_protocol():
     from scipy.special import expit
 
     from fmstats.costsensitive import costsens
-    from fmstats.datasets import load_adult
-    from fmstats.reproduce import ADULT_FORMULA
+    from fmstats.datasets._datasets import load_adult
+    from fmstats.experiments.papers import ADULT_FORMULA
 
     train, test = load_adult("train").dropna(), load_adult("test").dropna()
     fit = costsens(ADULT_FORMULA, train, random_state=0)
@@ -349,7 +349,7 @@ def test_vignette_06_claim_plain_variant_misses_rare_labels():
     """"at the 1/2 cut the plain classifiers never predict the rare labels Class 9, 10, 11
     and 14 for any test gene (training priors 1.4-13 %)"."""
     from fmstats.costsensitive import costsens
-    from fmstats.datasets import load_yeast, yeast_label_names
+    from fmstats.datasets._datasets import load_yeast, yeast_label_names
 
     train, test = load_yeast("train"), load_yeast("test")
     labels = yeast_label_names()

@@ -30,7 +30,7 @@ import pandas as pd
 import pytest
 
 import fmstats as fm
-from fmstats.summary import (SIGNIF_LEGEND, Summary, coef_columns, format_numbers,
+from fmstats.results._summary import (SIGNIF_LEGEND, Summary, coef_columns, format_numbers,
                              format_pvalue, format_pvalues)
 
 REF = Path(__file__).parent / "reference"
@@ -265,6 +265,6 @@ def test_svm_summary_has_estimate_column_only(summaries):
 def test_docstring_examples():
     import doctest
 
-    import fmstats.summary
+    import fmstats.results._summary
 
-    assert doctest.testmod(fmstats.summary).failed == 0
+    assert doctest.testmod(fmstats.results._summary).failed == 0

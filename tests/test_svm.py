@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from sklearn.svm import SVC
 
-from fmstats.datasets import make_thesis_svm_data
+from fmstats.datasets._datasets import make_thesis_svm_data
 from fmstats.exceptions import (
     ConvergenceWarning,
     DegenerateFitWarning,
@@ -20,9 +20,9 @@ from fmstats.exceptions import (
     UnseenLevelError,
 )
 from fmstats.measures import Confusion, FMeasure
-from fmstats.svm.cobyla import SvmObjective, run_nlopt, step_approx, thesis_bounds
-from fmstats.svm.models import FsvmResults, WsvmResults, fsvm, wsvm
-from fmstats.svm.qp import wsvm_fit
+from fmstats.svm._cobyla import SvmObjective, run_nlopt, step_approx, thesis_bounds
+from fmstats.svm._models import FsvmResults, WsvmResults, fsvm, wsvm
+from fmstats.svm._qp import wsvm_fit
 
 # rounding-sensitive decisions: .ci/run runs these again under a second OpenBLAS kernel
 pytestmark = pytest.mark.numerics
@@ -466,7 +466,7 @@ def test_bad_input(thesis):
 
 # ----------------------------------------------------------------------------- chapter 8 protocol
 def test_thesis_grid_is_lower_triangular():
-    from fmstats.svm.tuning import THESIS_A_GRID, thesis_grid
+    from fmstats.svm._tuning import THESIS_A_GRID, thesis_grid
 
     grid = thesis_grid()
     values = 2.0 ** (-4 + np.arange(1, 21) / 2)
@@ -481,8 +481,8 @@ def test_thesis_grid_is_lower_triangular():
 def test_svm_models_work_with_cv_tune(thesis):
     import functools
 
-    from fmstats.svm.tuning import thesis_grid
-    from fmstats.tuning import cv_tune
+    from fmstats.svm._tuning import thesis_grid
+    from fmstats.model_selection._cv_tune import cv_tune
 
     tr = thesis["A2"][0]
     grid = thesis_grid(tr["y"])[::23]
@@ -631,7 +631,7 @@ def test_reduced_objective_equals_a_plain_transcription_in_both_precisions(m, ki
     # the reduced objective skips rows with zero slack and, above SINGLE_PRECISION_ROWS rows,
     # works in single precision; a plain transcription of (3.4)/(3.6) on all rows in double
     # precision must agree to 1e-12 (double) or 1e-6 (single) relative
-    from fmstats.svm.cobyla import SINGLE_PRECISION_ROWS
+    from fmstats.svm._cobyla import SINGLE_PRECISION_ROWS
 
     rng = np.random.default_rng(m)
     X = rng.normal(size=(m, 4))

@@ -1,4 +1,4 @@
-"""Chapter-8 tuning of the SVMs: tune_wsvm, tune_fsvm, chapter8 (fmstats.svm.tuning).
+"""Chapter-8 tuning of the SVMs: tune_wsvm, tune_fsvm, chapter8 (fmstats.svm._tuning).
 
 References are computed here, independently of fmstats' pooling code: the weighted SVM's
 fold fits by libsvm (scikit-learn's SVC with class weights), confusion counts with numpy,
@@ -17,14 +17,14 @@ from sklearn.metrics import fbeta_score
 from sklearn.model_selection import GridSearchCV
 from sklearn.svm import SVC
 
-from fmstats.datasets import make_thesis_svm_data
+from fmstats.datasets._datasets import make_thesis_svm_data
 from fmstats.exceptions import (ConvergenceWarning, DegenerateFitWarning, InvalidArgumentError,
                                 ResponseError)
 from fmstats.measures import FMeasure
-from fmstats.svm.models import fsvm, wsvm
-from fmstats.svm.tuning import (CHAPTER8_MODELS, DEFAULT_A_GRID, chapter8,
+from fmstats.svm._models import fsvm, wsvm
+from fmstats.svm._tuning import (CHAPTER8_MODELS, DEFAULT_A_GRID, chapter8,
                                 plot_chapter8, thesis_grid, tune_fsvm, tune_wsvm, with_measure)
-from fmstats.tuning import cv_tune
+from fmstats.model_selection._cv_tune import cv_tune
 
 # rounding-sensitive decisions: .ci/run runs these again under a second OpenBLAS kernel
 pytestmark = pytest.mark.numerics

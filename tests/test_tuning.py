@@ -13,10 +13,10 @@ import statsmodels.api as sm
 import statsmodels.formula.api as smf
 
 import fmstats as fm
-from fmstats._validation import check_choice
+from fmstats._utils.validation import check_choice
 from fmstats.exceptions import (DataWarning, InvalidArgumentError, ResponseError,
                                 SeparationWarning)
-from fmstats.tuning import (CvTuneResults, EmptyFoldWarning, FitFailedWarning,
+from fmstats.model_selection._cv_tune import (CvTuneResults, EmptyFoldWarning, FitFailedWarning,
                             ThresholdedResults, cv_tune, tune_threshold)
 
 # rounding-sensitive decisions: .ci/run runs these again under a second OpenBLAS kernel
@@ -55,7 +55,7 @@ def weighted_maxent(formula, data, *, w_pos=1.0, w_neg=1.0):
 
 
 def noisy_maxent(formula, data, **kwargs):
-    fm._validation.warn("a warning from every fit", DataWarning)
+    fm._utils.validation.warn("a warning from every fit", DataWarning)
     return fm.maxent(formula, data, **kwargs)
 
 

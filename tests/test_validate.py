@@ -12,9 +12,9 @@ import pytest
 from sklearn.metrics import accuracy_score, f1_score, fbeta_score
 
 import fmstats as fm
-from fmstats.bootstrap import ResamplingWarning
+from fmstats.resampling._bootstrap import ResamplingWarning
 from fmstats.exceptions import InvalidArgumentError
-from fmstats.validate import (OptimismWarning, ValidateResults, estimate_632plus,
+from fmstats.resampling._validate import (OptimismWarning, ValidateResults, estimate_632plus,
                               no_information_counts, validate)
 
 F = "y ~ x1 + x2"

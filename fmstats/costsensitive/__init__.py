@@ -11,11 +11,11 @@ Seed 001 (Puthiya Parambath, Usunier, Grandvalet):
 * :mod:`.api` -- :func:`costsens` (formula interface) and :func:`costsens_arrays`;
 * :mod:`.results` -- :class:`CostSensitiveResults`.
 """
-from .api import COSTSENS_MEASURES, costsens, costsens_arrays, costsens_variants
-from .cuts import best_threshold, cost_grid
-from .profiles import (PROFILE_MEASURES, cost_offset, cost_vector, discretisation_factor,
+from ._api import COSTSENS_MEASURES, costsens, costsens_arrays, costsens_variants
+from ._cuts import best_threshold, cost_grid
+from ._profiles import (PROFILE_MEASURES, cost_offset, cost_vector, discretisation_factor,
                        profile_value)
-from .results import CostSensitiveResults
+from ._results import CostSensitiveResults
 
 __all__ = [
     "PROFILE_MEASURES", "COSTSENS_MEASURES", "profile_value", "cost_vector", "cost_offset",

@@ -1,24 +1,24 @@
 """Extreme multi-label classification (seed 002): macro-F on sparse probability estimates.
 
-* :mod:`~fmstats.extreme.spe` — sparse probability estimates (SPEs): the :class:`SPE`
+* :mod:`~fmstats.extreme._spe` — sparse probability estimates (SPEs): the :class:`SPE`
   container and builders from any dense scorer (:func:`spe_from_scorer`, :func:`iter_spe`);
-* :mod:`~fmstats.extreme.thresholds` — per-label thresholds for the macro F-measure:
+* :mod:`~fmstats.extreme._thresholds` — per-label thresholds for the macro F-measure:
   :func:`sto`, :func:`fta`, :func:`ofo`, the bounds (5) (:func:`threshold_bounds`) and
   :func:`macro_f_at_thresholds`;
-* :mod:`~fmstats.extreme.synthetic` — :func:`make_extreme_spe`, a calibrated synthetic
+* :mod:`~fmstats.extreme._synthetic` — :func:`make_extreme_spe`, a calibrated synthetic
   extreme problem;
-* :mod:`~fmstats.extreme.plt` — probabilistic label trees: :func:`plt` (training),
+* :mod:`~fmstats.extreme._label_tree` — probabilistic label trees: :func:`plt` (training),
   :class:`PLTResults` (sparse estimates, top-k), :func:`precision_at_k`;
-  :mod:`~fmstats.extreme.labeltree` — the trees (:class:`LabelTree`, :func:`label_tree`);
-* :mod:`~fmstats.extreme.protocol` — the experiment of seed 002 section 6:
+  :mod:`~fmstats.extreme._labeltree` — the trees (:class:`LabelTree`, :func:`label_tree`);
+* :mod:`~fmstats.extreme._protocol` — the experiment of seed 002 section 6:
   :func:`compare_thresholds` (STO, FTA, OFO against 1/c) and :func:`select_by_validation`.
 """
-from .spe import SPE, as_spe, iter_spe, spe_from_scorer
-from .synthetic import make_extreme_spe
-from .thresholds import (PAPER_C, ThresholdFit, fta, label_priors, macro_f_at_thresholds, ofo,
+from ._spe import SPE, as_spe, iter_spe, spe_from_scorer
+from ._synthetic import make_extreme_spe
+from ._thresholds import (PAPER_C, ThresholdFit, fta, label_priors, macro_f_at_thresholds, ofo,
                          sto, threshold_bounds)
-from .plt import LabelTree, PLTResults, TopK, label_tree, logistic_l2, plt, precision_at_k
-from .protocol import compare_thresholds, select_by_validation, spe_thresholds, tune_thresholds
+from ._label_tree import LabelTree, PLTResults, TopK, label_tree, logistic_l2, plt, precision_at_k
+from ._protocol import compare_thresholds, select_by_validation, spe_thresholds, tune_thresholds
 
 __all__ = [
     "SPE",

@@ -1,7 +1,7 @@
 """The row source of :mod:`fmstats.glm.rowsource` on dask arrays (out of core).
 
 Every method is one or two passes over the row blocks (:func:`fmstats.glm.dask.block_sums`);
-only sums of a few numbers per block reach the client.  Built by :mod:`fmstats.outofcore`
+only sums of a few numbers per block reach the client.  Built by :mod:`fmstats.maxent_models._outofcore`
 for a Dask DataFrame; used by the maxent and fmaxent cores through the row-source interface.
 """
 from __future__ import annotations

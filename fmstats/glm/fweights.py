@@ -3,7 +3,7 @@
 Weights (4.2) of the expected-F maximiser, the raw (6.9) and smoothed (7.1) weights of the
 noisy-F maximiser with the smoothed counts of section 7.2, the standardised ridge of the
 default shrinkage, and the per-iterate metrics as additive sums over rows.  Used by
-:mod:`fmstats.fmaxent` (rows in memory) and :mod:`fmstats.outofcore` (the same sums per chunk
+:mod:`fmstats.maxent_models._fmaxent` (rows in memory) and :mod:`fmstats.maxent_models._outofcore` (the same sums per chunk
 of a Dask array), so both paths compute the same numbers.  Notation: ``alpha`` is the thesis's
 beta (DESIGN.md section 1).
 """

@@ -25,7 +25,7 @@ from scipy import linalg
 from scipy.linalg import blas
 from scipy.special import expit, xlogy
 
-from .._validation import warn as _warn
+from .._utils.validation import warn as _warn
 from ..exceptions import ConvergenceWarning, DesignError, SeparationWarning, WeightsError
 
 __all__ = ["IrlsFit", "irls_logit", "irls_coef", "irls_evaluate", "binomial_deviance", "gram",

@@ -1,7 +1,7 @@
 """Row sources: the data a maxent-family core iterates over, in memory or in chunks.
 
-The IRLS fit of :func:`fmstats.maxent.maxent` and the outer loop of the F-maximiser
-(:func:`fmstats.fmaxent.fmaxent`) see their data only through this interface, so the same
+The IRLS fit of :func:`fmstats.maxent_models._maxent.maxent` and the outer loop of the F-maximiser
+(:func:`fmstats.maxent_models._fmaxent.fmaxent`) see their data only through this interface, so the same
 code fits a design held in memory (:class:`ArrayRows`, here) and one held in chunks of a Dask
 DataFrame (:class:`fmstats.glm.daskrows.DaskRows`, each method one or two passes that sum
 per-chunk results: X'WX, scores, metric counts)::
@@ -18,8 +18,8 @@ per-chunk results: X'WX, scores, metric counts)::
     refit(fw, coef, penalty=, tol=, max_iter=)  warm-started IRLS with weights cw * fw
     evaluate(fw, coef, penalty)                 the fit at coef (covariance, deviance)
 
-Used by :mod:`fmstats.design` (which builds an :class:`ArrayRows`), :mod:`fmstats.maxent` and
-:mod:`fmstats.fmaxent`.
+Used by :mod:`fmstats.maxent_models._prepare` (which builds an :class:`ArrayRows`), :mod:`fmstats.maxent_models._maxent` and
+:mod:`fmstats.maxent_models._fmaxent`.
 """
 from __future__ import annotations
 

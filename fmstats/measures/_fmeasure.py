@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import (
+from .._utils.validation import (
     check_binary,
     check_nonempty,
     check_scalar,

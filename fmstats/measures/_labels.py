@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import (
+from .._utils.validation import (
     check_choice,
     check_weights,
     describe,

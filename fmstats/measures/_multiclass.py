@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import (
+from .._utils.validation import (
     check_choice,
     check_nonempty,
     check_weights,

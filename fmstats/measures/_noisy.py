@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import (
+from .._utils.validation import (
     check_binary,
     check_choice,
     check_probabilities,

@@ -8,10 +8,10 @@
 * models: :func:`br` (binary relevance) and :func:`pcc` (probabilistic classifier chains) of
   ridge-regularised logistic regressions, and :func:`evaluate` (Table 1 of the paper).
 """
-from .inference import estimate_P, gfm, gfm_threshold, hamming
-from .independent import independent_P, lewis, meuf, multinomial_rule
-from .models import BRResults, PCCResults, br, pcc
-from .report import evaluate
+from ._inference import estimate_P, gfm, gfm_threshold, hamming
+from ._independent import independent_P, lewis, meuf, multinomial_rule
+from ._models import BRResults, PCCResults, br, pcc
+from ._report import evaluate
 
 __all__ = [
     "gfm",

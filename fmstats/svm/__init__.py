@@ -5,13 +5,13 @@
 * :func:`fsvm` -- F-measure maximising SVM (3.6) and misclassification-counting SVM
   (3.4), minimised with NLopt (COBYLA by default), started from :func:`wsvm`;
 * :func:`tune_wsvm`, :func:`tune_fsvm`, :func:`chapter8` -- the cross-validated tuning
-  and the experiment of chapter 8 (:mod:`fmstats.svm.tuning`).
+  and the experiment of chapter 8 (:mod:`fmstats.svm._tuning`).
 """
-from .cobyla import SvmObjective, run_nlopt, step_approx, thesis_bounds
-from .models import (DEFAULT_A, THESIS_A, FsvmResults, WsvmResults, all_negative_objective, fsvm,
+from ._cobyla import SvmObjective, run_nlopt, step_approx, thesis_bounds
+from ._models import (DEFAULT_A, THESIS_A, FsvmResults, WsvmResults, all_negative_objective, fsvm,
                      wsvm)
-from .qp import WsvmFit, wsvm_fit
-from .tuning import (CHAPTER8_MODELS, DEFAULT_A_GRID, THESIS_A_GRID, THESIS_ALPHAS,
+from ._qp import WsvmFit, wsvm_fit
+from ._tuning import (CHAPTER8_MODELS, DEFAULT_A_GRID, THESIS_A_GRID, THESIS_ALPHAS,
                      THESIS_C_VALUES, chapter8, plot_chapter8, thesis_grid, tune_fsvm, tune_wsvm, with_measure)
 
 __all__ = ["wsvm", "fsvm", "WsvmResults", "FsvmResults", "wsvm_fit", "WsvmFit",

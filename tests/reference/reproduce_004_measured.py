@@ -11,8 +11,8 @@ import warnings
 
 import pandas as pd
 
-from fmstats.chapter9 import chapter9_gains, claim_fractions, inner_comparison
-from fmstats.svm.experiments import fsvm_minus_wsvm, vignette_chapter8
+from fmstats.experiments.thesis_ch9 import chapter9_gains, claim_fractions, inner_comparison
+from fmstats.experiments.thesis_ch8 import fsvm_minus_wsvm, vignette_chapter8
 
 warnings.simplefilter("ignore")
 pd.set_option("display.width", 160)

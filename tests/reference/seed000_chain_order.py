@@ -3,7 +3,7 @@
 The paper does not say in which order its chain visits the 14 labels.  The order hardly
 moves instance-F but moves macro-F by several hundredths, because it decides which rare
 labels are predicted from which parents.  Five orders (the file's, reversed, three random
-permutations with numpy seed 0; fmstats.reproduce.yeast_chain_orders), CV seed 0, sampling
+permutations with numpy seed 0; fmstats.experiments.papers.yeast_chain_orders), CV seed 0, sampling
 seed 0.  Vignette 05 quotes the range of PCC-GFM's macro-F and instance-F over these orders.
 
 Run:  python tests/reference/seed000_chain_order.py > tests/reference/seed000_chain_order.out
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from fmstats.reproduce import yeast_chain_orders, yeast_table1
+from fmstats.experiments.papers import yeast_chain_orders, yeast_table1
 
 
 def main():

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from fmstats.reproduce import yeast_table1
+from fmstats.experiments.papers import yeast_table1
 
 COLS = ["instance_f", "micro_f", "macro_f", "hamming_loss"]
 

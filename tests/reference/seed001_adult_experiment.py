@@ -1,6 +1,6 @@
 """Seed 001, Adult (Table 2): which data reading brings fmstats' variants to the paper's?
 
-fmstats' default reading (``fmstats.reproduce.ADULT_FORMULA`` on the *complete* rows, 30,162
+fmstats' default reading (``fmstats.experiments.papers.ADULT_FORMULA`` on the *complete* rows, 30,162
 training / 15,060 test, continuous age, education years, hours, capital gain and loss) gives
 test F1 about one point above the paper for logistic regression.  The paper uses LIBSVM's
 Adult files (Table 1 of the paper: 32,561 training / 16,281 test, 123 binary features):
@@ -21,7 +21,7 @@ from __future__ import annotations
 import pandas as pd
 
 from fmstats.costsensitive import costsens_variants
-from fmstats.reproduce import adult_data
+from fmstats.experiments.papers import adult_data
 
 PAPER = {"-": 0.650, "T": 0.677, "CS": 0.677, "CS&T": 0.679}
 

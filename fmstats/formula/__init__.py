@@ -1,0 +1,18 @@
+"""Formulas on DataFrames: the response, the design matrix and the encoding of new data.
+
+:func:`model_frame` turns an R-style formula and a pandas DataFrame into a
+:class:`ModelFrame` (response, design matrix, row provenance) and a :class:`DesignSpec` that
+re-applies the same encoding to new data; two engines sit behind it (formulaic, the default,
+and patsy), with R's spelling translated.  :class:`DesignMatrix` builds the design of a data
+set once so that tuning and resampling refit on subsets of its rows; a Dask DataFrame gets a
+lazy model frame built partition by partition.
+"""
+from ._dask import DaskModelFrame, dask_model_frame
+from ._frame import (DEFAULT_ENGINE, ENGINES, DesignSpec, ModelFrame, check_frame, expand_dot,
+                     formula_names, is_dask_frame, model_frame, parse_response, split_formula,
+                     stateful_transform)
+from ._missing import nonfinite_mask
+from ._response import Response, response
+from ._reuse import REBUILT, REUSED, DesignMatrix, model_engine, predict_rows, refit_rows
+
+__all__ = ["model_frame", "ModelFrame", "DesignSpec", "DesignMatrix", "ENGINES"]

@@ -1,0 +1,629 @@
+"""Formulas on DataFrames: the only module that talks to the formula engines.
+
+``model_frame(formula, data)`` turns an R-style formula into a response
+(0/1 labels, probabilities, or ``cbind(yes, no)`` counts), a design matrix and
+a :class:`DesignSpec` that re-applies the same encoding to new data.  Two
+engines sit behind it, ``"formulaic"`` (the default: it was faster at 1e6 rows
+in ``benchmarks/bench_formula.py``) and ``"patsy"``; they give the same column
+names and values, though patsy may order the columns differently (coefficients are
+indexed by name, so fits agree term by term).  ``factor(x)`` is accepted as R's
+spelling of ``C(x)``; ``^`` is R's power (``I(x^2)``, ``(a + b + c)^2``) and R's ``log``,
+``sqrt``, ``log10``... are known to both engines (:mod:`fmstats.formula._rsyntax`).
+
+What is a number and what is a factor is decided in :mod:`fmstats.formula._coerce` (an object column
+of numbers is numeric, a mostly numeric column holding strings is an error, nullable dtypes
+act like numpy's, unused categories are dropped); the response is read by
+:mod:`fmstats.formula._response` and rows with missing values by :mod:`fmstats.formula._missing`.
+"""
+from __future__ import annotations
+
+import io
+import keyword
+import re
+import tokenize
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._coerce import (
+    check_numeric_columns,
+    check_unique_columns,
+    coerce_columns,
+    drop_unused_categories,
+    engine_frame,
+    factor_only_columns,
+    numeric_columns,
+)
+from ._missing import report_missing as _report_missing
+from ._response import Response
+from ._response import response as _response
+from ._registry import lookup as _registered
+from ._rsyntax import R_FUNCTIONS, r_power
+from .._utils.validation import check_choice, describe
+from ..exceptions import (
+    DataError,
+    FmstatsError,
+    FormulaError,
+    InvalidArgumentError,
+    UnseenLevelError,
+)
+
+__all__ = ["DesignSpec", "ModelFrame", "model_frame", "ENGINES", "DEFAULT_ENGINE", "check_frame",
+           "parse_response", "split_formula", "formula_names", "expand_dot", "stateful_transform",
+           "used_variables", "design_and_spec", "categorical_states", "factor_column",
+           "is_dask_frame", "remembered"]
+
+ENGINES = ("formulaic", "patsy")
+DEFAULT_ENGINE = "formulaic"
+
+_CBIND = re.compile(r"^\s*cbind\s*\((?P<args>.*)\)\s*$", re.S)
+
+
+@dataclass(frozen=True)
+class DesignSpec:
+    """Everything needed to rebuild the design matrix for new data.
+
+    Holds the engine's own fitted specification (factor levels, stateful
+    transforms such as ``center``), the right-hand side, the column names and
+    the levels of every categorical variable seen while fitting.
+    """
+
+    engine: str
+    rhs: str
+    column_names: tuple[str, ...]
+    variables: tuple[str, ...]
+    lhs: str = ""
+    response_levels: tuple | None = None
+    levels: dict = field(default_factory=dict, repr=False)
+    engine_spec: Any = field(default=None, repr=False)
+    # the variables that held numbers when fitting: new data must hold numbers there too
+    # (a plain class default, so results pickled before this field existed still load)
+    numeric: tuple = field(default=(), repr=False)
+    # patsy's DesignInfo cannot be pickled; the used columns of the training frame are kept
+    # instead and the DesignInfo is rebuilt from them (same data, so the same encoding and
+    # the same stateful-transform states).
+    patsy_data: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        if self.engine == "patsy":
+            state["engine_spec"] = None
+        return state
+
+    def __setstate__(self, state):
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+        if self.engine == "patsy" and self.engine_spec is None:
+            object.__setattr__(self, "engine_spec", _build("patsy", self.rhs, self.patsy_data)[2])
+
+    def build(self, data: pd.DataFrame, *, missing: str = "raise") -> tuple[np.ndarray, pd.Index]:
+        """Design matrix for ``data`` using the stored encoding.
+
+        Returns the matrix and the index of the rows it covers.  Rows with missing
+        values in a used column raise (``missing="raise"``) or are dropped with a
+        :class:`MissingDataWarning` (``missing="drop"``).  An unseen factor level
+        raises :class:`UnseenLevelError` naming the column and the level; a column that was
+        numeric when fitting must be numeric (an object column of numbers is converted, as
+        when fitting).  Any failure of the engine is a :class:`DataError`.
+        """
+        data = _check_frame(data, "newdata")
+        hit = _registered(data)
+        _check_columns(data, self.variables, self.rhs, "newdata")
+        check_unique_columns(data, self.variables, "newdata")
+        data = coerce_columns(data, self.numeric, "newdata", text=False)
+        check_numeric_columns(data, self.numeric, "newdata")
+        data, keep = _drop_rows(data, list(self.variables), missing, "newdata")
+        for col, seen in self.levels.items():
+            vals = pd.unique(data[col]).tolist()
+            unseen = [v for v in vals if v not in seen]
+            if unseen:
+                raise UnseenLevelError(
+                    f"column '{col}' of `newdata` has level {unseen[0]!r}, which was not present "
+                    f"when the model was fitted (known levels: {', '.join(map(repr, seen))})."
+                )
+            if isinstance(data[col].dtype, pd.CategoricalDtype) \
+                    and list(data[col].cat.categories) != list(seen):
+                data = data.assign(**{col: data[col].cat.set_categories(list(seen))})
+        if len(data) == 0:
+            return np.empty((0, len(self.column_names))), data.index
+        if hit is not None:   # rows of a design built once (fmstats.formula._reuse)
+            X = hit.owner.spec_rows(self, _kept(hit.positions, keep))
+            if X is not None:
+                return X, data.index
+        data = engine_frame(data)
+        try:
+            if self.engine == "patsy":
+                import patsy
+
+                mat = patsy.build_design_matrices([self.engine_spec], data, NA_action="raise",
+                                                  return_type="matrix")[0]
+                X = np.asarray(mat, dtype=float)
+            else:
+                mm = self.engine_spec.get_model_matrix(data, output="pandas", na_action="raise",
+                                                       context=_formulaic_context())
+                X = _row_major(mm)
+        except FmstatsError:
+            raise
+        except Exception as exc:  # the engines raise many types
+            msg = str(exc).strip().splitlines()
+            raise DataError(
+                f"`newdata` cannot be encoded with the design of the fitted model ('{self.rhs}'): "
+                f"the formula engine '{self.engine}' raised {type(exc).__name__}: "
+                f"{msg[0][:300] if msg else ''} Check that its columns have the types and "
+                f"values they had when the model was fitted."
+            ) from None
+        X = np.ascontiguousarray(X)
+        if X.shape[1] != len(self.column_names):  # pragma: no cover - engine invariant
+            raise DataError("the stored design produced a different number of columns")
+        return X, data.index
+
+
+    def data_dependent(self) -> str | None:
+        """Why the design of a subset of rows may differ from those rows of this design
+        (None when it cannot): a stateful transform (means, knots, norms learnt from the
+        data) or a categorical term that is not a data column (its levels are not known
+        per row).  A factor column's levels are the other dependence; callers check them."""
+        transform = stateful_transform(self.rhs)
+        if transform is not None:
+            return f"the formula uses the stateful transform {transform}()"
+        for expr in categorical_states(self.engine, self.engine_spec):
+            if factor_column(expr) not in self.levels:
+                return f"the categorical term {expr!r} is not a column of the data"
+        return None
+
+    def term_slices(self) -> list[tuple[str, slice]]:
+        """The model terms in design order, each with its slice of design columns.
+
+        The intercept is labelled ``"Intercept"``; other labels are the engine's
+        (``"C(pclass):sex"``).  Used by :func:`fmstats.anova` for sequential tables.
+        """
+        out = []
+        for term, sl in self.engine_spec.term_slices.items():
+            label = term.name() if self.engine == "patsy" else str(term)
+            out.append(("Intercept" if label in ("1", "Intercept") else label, sl))
+        return out
+
+    def build_with_response(self, data: pd.DataFrame, *, missing: str = "raise"):
+        """Response and design matrix of new data (for measuring performance on it).
+
+        Returns ``(response, X, index)``; a factor response is coded with the levels
+        stored at fit time, so the positive class stays the same.
+        """
+        data = _check_frame(data, "newdata")
+        hit = _registered(data)
+        if hit is not None and self is hit.owner.spec:   # the same rows, the same answer
+            return hit.owner.remembered(data, ("response", missing),
+                                        lambda: self._with_response(data, missing, hit))
+        return self._with_response(data, missing, hit)
+
+    def _with_response(self, data, missing, hit):
+        kind, cols, expr = _parse_response(self.lhs, data)
+        check_unique_columns(data, cols, "newdata")
+        numeric = list(self.numeric) + (cols if self.response_levels is None else [])
+        data = coerce_columns(data, numeric, "newdata", text=False)
+        data, keep = _drop_rows(data, list(dict.fromkeys(cols + list(self.variables))), missing,
+                                "newdata")
+        response = _response(kind, cols, expr, data, self.lhs, levels=self.response_levels)
+        if hit is not None and len(data):   # rows of a design built once
+            X = hit.owner.spec_rows(self, _kept(hit.positions, keep))
+            if X is not None:
+                return response, X, data.index
+        X, index = self.build(data, missing="raise")
+        return response, X, index
+
+
+@dataclass(frozen=True)
+class ModelFrame:
+    """Response, design matrix and provenance of one fit."""
+
+    formula: str
+    response: Response
+    X: np.ndarray
+    column_names: tuple[str, ...]
+    spec: DesignSpec
+    index: pd.Index
+    rows: np.ndarray          # positions (0-based) of the used rows in the input frame
+    n_input: int
+    n_dropped: int
+    #: answers computed from this frame (e.g. the aliased columns), kept for the fits that
+    #: share it: :mod:`fmstats.formula._reuse` hands one frame to every grid point of a fold
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def remember(self, key, build):
+        """``build()`` the first time for ``key``; its value (and warnings) after that."""
+        return remembered(self.memo, key, build)
+
+
+def remembered(memo: dict, key, build):
+    """``build()`` once per ``key`` of ``memo``: later calls return its value and emit the
+    warnings it emitted again (so that every caller warns as a fresh computation would)."""
+    got = memo.get(key)
+    if got is None:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            value = build()
+        got = memo[key] = (value, [(w.message, w.category) for w in caught])
+    for message, category in got[1]:
+        warnings.warn(message, category, stacklevel=3)
+    return got[0]
+
+
+# --------------------------------------------------------------------------- parsing
+
+def _drop_rows(data: pd.DataFrame, columns: list, missing: str, arg: str):
+    """``data`` without its rows with missing values in ``columns`` (warned about or raised,
+    as :func:`fmstats.formula._missing.drop_missing`) and the boolean mask of the kept rows (None
+    when every row is kept): one scan of the columns."""
+    if not columns:
+        return data, None
+    masks = {c: _missing_values(data[c]) for c in columns}
+    bad = np.logical_or.reduce(list(masks.values()))
+    if not bad.any():
+        return data, None
+    per_col = {c: int(m.sum()) for c, m in masks.items()}
+    _report_missing(int(bad.sum()), len(data), per_col, missing, arg)
+    return data.loc[~bad], ~bad
+
+
+def _missing_values(s: pd.Series) -> np.ndarray:
+    """Missing or non-finite entries of a column (the rule of ``_missing.nonfinite_mask``)."""
+    if pd.api.types.is_float_dtype(s.dtype):
+        return ~np.isfinite(s.to_numpy(dtype=float, na_value=np.nan))
+    if pd.api.types.is_integer_dtype(s.dtype) and not isinstance(s.dtype, pd.api.extensions.ExtensionDtype):
+        return np.zeros(len(s), dtype=bool)     # numpy integers cannot be missing
+    return s.isna().to_numpy()
+
+
+def _kept(positions: np.ndarray, keep) -> np.ndarray:
+    return positions if keep is None else positions[keep]
+
+
+def check_frame(data, name: str) -> pd.DataFrame:
+    """``data`` as a DataFrame with at least one row (a dict is converted); else an
+    InvalidArgumentError or DataError naming the argument ``name``."""
+    if not isinstance(data, pd.DataFrame):
+        if isinstance(data, dict):
+            data = pd.DataFrame(data)
+        else:
+            raise InvalidArgumentError(f"`{name}` must be a pandas DataFrame; got {describe(data)}.")
+    if data.shape[0] == 0:
+        raise DataError(f"`{name}` has no rows; at least one row is needed.")
+    return data
+
+
+def split_formula(formula: str) -> tuple[str, str]:
+    """Split ``"lhs ~ rhs"`` at its top-level tilde."""
+    if not isinstance(formula, str):
+        raise FormulaError(f"`formula` must be a string like 'y ~ x1 + x2'; got {describe(formula)}.")
+    depth = 0
+    for i, ch in enumerate(formula):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "~" and depth == 0:
+            lhs, rhs = formula[:i].strip(), formula[i + 1:].strip()
+            if not lhs:
+                raise FormulaError(f"`formula` needs a response on the left of '~'; got {formula!r}.")
+            if not rhs:
+                raise FormulaError(f"`formula` needs terms on the right of '~' (use '1' for "
+                                   f"an intercept only); got {formula!r}.")
+            return lhs, rhs
+    raise FormulaError(f"`formula` must have the form 'response ~ terms'; got {formula!r}.")
+
+
+def formula_names(expr: str) -> list[str]:
+    """Identifiers (and back-quoted names) used in a formula side, in order of appearance."""
+    names: list[str] = []
+    for m in re.finditer(r"`([^`]+)`", expr):
+        names.append(m.group(1))
+    expr = re.sub(r"`[^`]+`", " ", expr)
+    try:
+        toks = list(tokenize.generate_tokens(io.StringIO(expr).readline))
+    except (tokenize.TokenError, SyntaxError) as exc:
+        raise FormulaError(f"cannot parse formula term {expr!r}: {exc}") from None
+    prev = None
+    for i, tok in enumerate(toks):
+        if tok.type == tokenize.NAME and not keyword.iskeyword(tok.string):
+            nxt = toks[i + 1] if i + 1 < len(toks) else None
+            is_call = nxt is not None and nxt.string in ("(", ".")
+            is_attr = prev is not None and prev.string == "."
+            if not is_call and not is_attr:
+                names.append(tok.string)
+        prev = tok
+    out: list[str] = []
+    for n in names:
+        if n not in out:
+            out.append(n)
+    return out
+
+
+_DOT = re.compile(r"(?<![\w.])\.(?![\w.])")
+
+
+def expand_dot(rhs: str, columns, exclude=(), engine: str | None = None) -> str:
+    """R's ``.`` on the right of a formula: every column not used by the response.
+
+    ``"y ~ . - x3"`` keeps working (the dot becomes a parenthesised sum).  Names that
+    are not identifiers are quoted for the engine (backticks for formulaic, ``Q()``
+    for patsy).
+    """
+    bare = re.sub(r"`[^`]*`", lambda m: "_" * len(m.group(0)), rhs)
+    spots = [m.start() for m in _DOT.finditer(bare)]
+    if not spots:
+        return rhs
+    patsy = (DEFAULT_ENGINE if engine is None else engine) == "patsy"
+    names = [str(c) if str(c).isidentifier() else (f"Q({str(c)!r})" if patsy else f"`{c}`")
+             for c in columns if c not in set(exclude)]
+    if not names:
+        raise FormulaError("`formula` uses '.' (all other columns) but `data` has no column "
+                           "besides the response.")
+    sub = "(" + " + ".join(names) + ")"
+    for i in reversed(spots):
+        rhs = rhs[:i] + sub + rhs[i + 1:]
+    return rhs
+
+
+def _check_columns(data: pd.DataFrame, names, formula: str, arg: str = "data") -> None:
+    missing = [n for n in names if n not in data.columns]
+    if missing:
+        raise FormulaError(
+            f"`formula` {formula!r} uses column(s) {', '.join(map(repr, missing))} not found in "
+            f"`{arg}` (available: {', '.join(map(str, list(data.columns)[:20]))}"
+            f"{', ...' if data.shape[1] > 20 else ''})."
+        )
+
+
+def used_variables(rhs: str, data: pd.DataFrame) -> list[str]:
+    """The columns of ``data`` that a right-hand side uses (unknown names raise)."""
+    names = formula_names(rhs)
+    unknown = [n for n in names if n not in data.columns and n not in _ENGINE_NAMES]
+    if unknown:
+        raise FormulaError(
+            f"`formula` uses {', '.join(map(repr, unknown))}, which is neither a column of "
+            f"`data` nor a known function."
+        )
+    return [n for n in names if n in data.columns]
+
+
+# names an engine resolves itself (functions, constants)
+_ENGINE_NAMES = {"np", "C", "factor", "I", "Q", "center", "scale", "standardize", "poly",
+                 "bs", "log", "exp", "sqrt", "abs", "Treatment", "Sum", "Helmert", "Diff",
+                 "Poly", "True", "False", "None", "pi", "contr", "lag"} | set(R_FUNCTIONS)
+
+
+_check_frame = check_frame   # the old private spelling
+
+
+def parse_response(lhs: str, data: pd.DataFrame) -> tuple[str, list[str], str | None]:
+    """Return (kind, columns, expression) where kind is 'cbind', 'column' or 'expr'."""
+    m = _CBIND.match(lhs)
+    if m:
+        args = [a.strip().strip("`") for a in _split_args(m.group("args"))]
+        if len(args) != 2:
+            raise FormulaError(
+                f"cbind() on the left of the formula takes exactly two columns (successes, "
+                f"failures); got {len(args)}: {lhs!r}."
+            )
+        _check_columns(data, args, lhs)
+        return "cbind", args, None
+    name = lhs.strip("`").strip()
+    if name in data.columns:
+        return "column", [name], None
+    names = formula_names(lhs)
+    _check_columns(data, [n for n in names if n not in _ENGINE_NAMES], lhs)
+    return "expr", [n for n in names if n in data.columns], lhs
+
+
+_parse_response = parse_response   # the old private spelling
+
+
+def _split_args(text: str) -> list[str]:
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    out.append(cur)
+    return [a for a in out if a.strip()]
+
+
+# --------------------------------------------------------------------------- engines
+
+#: Rows per block when stacking design columns into a row-major matrix (~1 MiB at p = 16).
+_STACK_ROWS = 8192
+
+
+def _row_major(frame: pd.DataFrame) -> np.ndarray:
+    """The columns of the engine's output as one C-ordered float matrix.
+
+    Writing whole columns into a row-major matrix strides through all of its memory once
+    per column (numpy.stack(axis=1), formulaic's output="numpy": 1.9 s at 1e6 x 20 here);
+    filling it in blocks of rows keeps each block in cache (0.55 s).  The values are the
+    engine's, converted to float64 as ``np.asarray(..., dtype=float)`` would.
+    """
+    cols = [frame.iloc[:, j].to_numpy() for j in range(frame.shape[1])]
+    # numbers are cast block by block while filling (no float copy of every dummy column)
+    cols = [c if c.dtype.kind in "biuf" else np.asarray(c, dtype=float) for c in cols]
+    n = frame.shape[0]
+    X = np.empty((n, len(cols)))
+    for start in range(0, n, _STACK_ROWS):
+        block = X[start:start + _STACK_ROWS]
+        for j, c in enumerate(cols):
+            block[:, j] = c[start:start + _STACK_ROWS]
+    return X
+
+
+def _formulaic_context():
+    from formulaic.transforms import C as fC
+
+    return {"factor": fC, **R_FUNCTIONS}
+
+
+def _build(engine: str, rhs: str, data: pd.DataFrame):
+    """Run the engine on the right-hand side; return (X, names, engine_spec).
+
+    R's ``^`` becomes ``**`` first (:func:`fmstats.formula._rsyntax.r_power`); the engine's spec
+    holds the rewritten terms, so re-applying it to new data needs no second rewrite.
+    """
+    data = engine_frame(data)
+    rhs = r_power(rhs)
+    try:
+        if engine == "patsy":
+            import patsy
+
+            from patsy.builtins import C as pC
+
+            env = patsy.EvalEnvironment([{"factor": pC, "C": pC, **R_FUNCTIONS}, {"np": np}])
+            mat = patsy.dmatrix(rhs, data, NA_action="raise", eval_env=env, return_type="matrix")
+            names = tuple(mat.design_info.column_names)
+            return np.asarray(mat, dtype=float), names, mat.design_info
+        from formulaic import model_matrix
+
+        # the columns as a DataFrame (no copy), stacked row-major here (see _row_major)
+        mm = model_matrix(rhs, data, output="pandas", na_action="raise",
+                          context=_formulaic_context())
+        spec = mm.model_spec
+        names = tuple(spec.column_names)
+        return _row_major(mm), names, spec
+    except FmstatsError:
+        raise
+    except Exception as exc:
+        msg = str(exc).strip().splitlines()
+        raise FormulaError(
+            f"the formula engine '{engine}' could not build the design for '{rhs}': "
+            f"{msg[0] if msg else type(exc).__name__}"
+        ) from None
+
+
+_FACTOR_EXPR = re.compile(r"^(?:C|factor)\(\s*`?([A-Za-z_][\w.]*)`?\s*(?:,.*)?\)$", re.S)
+
+
+def categorical_states(engine: str, engine_spec) -> dict:
+    """The engine's categorical terms (expression -> levels)."""
+    if engine == "patsy":
+        return {f.code: info.categories for f, info in engine_spec.factor_infos.items()
+                if info.categories is not None}
+    return {name: st.get("categories") for name, (kind, st)
+            in engine_spec.encoder_state.items() if st.get("categories") is not None}
+
+
+def factor_column(expr: str) -> str:
+    """The data column behind a categorical term ``col``, ``C(col, ...)`` or ``factor(col)``."""
+    m = _FACTOR_EXPR.match(expr.strip())
+    return expr.strip().strip("`") if m is None else m.group(1)
+
+
+def _categorical_levels(engine: str, engine_spec, variables: list[str]) -> dict:
+    """Levels of each categorical data column, read from the engine's fitted state.
+
+    A factor ``col``, ``C(col)`` or ``factor(col)`` maps to the data column ``col``; the
+    engine has already found its levels, so no second pass over the data is needed.
+    """
+    levels: dict = {}
+    for expr, cats in categorical_states(engine, engine_spec).items():
+        col = factor_column(expr)
+        if col in variables:
+            known = set(levels.get(col, ()))
+            levels[col] = tuple(levels.get(col, ())) + tuple(
+                c.item() if hasattr(c, "item") else c for c in cats if c not in known)
+    return levels
+
+
+def design_and_spec(engine, rhs, lhs, frame, variables, response_levels):
+    """Design matrix of ``frame`` and the :class:`DesignSpec` that rebuilds it."""
+    X, names, engine_spec = _build(engine, rhs, frame)
+    levels = _categorical_levels(engine, engine_spec, variables)
+    spec = DesignSpec(engine=engine, rhs=rhs, column_names=names, variables=tuple(variables),
+                      lhs=lhs, response_levels=response_levels,
+                      levels=levels, engine_spec=engine_spec,
+                      numeric=numeric_columns(frame, variables),
+                      patsy_data=frame[variables] if engine == "patsy" else None)
+    return X, spec
+
+
+def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
+                engine: str | None = None) -> ModelFrame:
+    """Build the response and design matrix of ``formula`` on ``data``.
+
+    Parameters
+    ----------
+    formula : ``"response ~ terms"``; the response is a 0/1, boolean or
+        two-level column, a probability column in [0, 1], ``cbind(yes, no)``
+        vote counts, or an expression such as ``I(income == '>50K')``.
+    data : pandas DataFrame.
+    missing : ``"drop"`` (drop rows with missing/non-finite values in the
+        model's columns, with a :class:`MissingDataWarning` giving the count) or
+        ``"raise"``.
+    engine : ``"formulaic"`` (default) or ``"patsy"``.
+    """
+    engine = DEFAULT_ENGINE if engine is None else engine
+    check_choice("engine", engine, ENGINES)
+    check_choice("missing", missing, ("drop", "raise"))
+    data = _check_frame(data, "data")
+    hit = _registered(data)
+    if hit is not None:   # rows of a design built once: the same frame gives the same answer
+        return hit.owner.remembered(data, ("model_frame", formula, missing, engine),
+                                    lambda: _model_frame(formula, data, missing, engine, hit))
+    return _model_frame(formula, data, missing, engine, None)
+
+
+def _model_frame(formula, data, missing, engine, hit) -> ModelFrame:
+    lhs, rhs = split_formula(formula)
+    kind, resp_cols, expr = _parse_response(lhs, data)
+    rhs = expand_dot(rhs, data.columns, resp_cols, engine)
+    variables = used_variables(rhs, data)
+    n_input = len(data)
+    used = list(dict.fromkeys(resp_cols + variables))
+    check_unique_columns(data, used, "data")
+    factor_only = factor_only_columns(rhs, variables, formula_names)
+    data = coerce_columns(data, [c for c in used if c not in factor_only], "data")
+    frame, keep = _drop_rows(data, used, missing, "data")   # one scan for missing values
+    rows = np.arange(n_input) if keep is None else np.flatnonzero(keep)
+    if len(frame) == 0:
+        raise DataError(f"no rows of `data` remain after dropping the {n_input} row(s) with "
+                        f"missing values in the model's columns.")
+    response = _response(kind, resp_cols, expr, frame, lhs)
+    cached = None if hit is None else hit.owner.design_rows(
+        rhs, engine, variables, response.levels, hit.positions[rows])
+    if cached is not None:   # rows of a design built once (fmstats.formula._reuse)
+        X, spec = cached
+    else:
+        frame = drop_unused_categories(frame, variables)
+        X, spec = design_and_spec(engine, rhs, lhs, frame, variables, response.levels)
+    names = spec.column_names
+    return ModelFrame(
+        formula=formula, response=response, X=np.ascontiguousarray(X), column_names=names,
+        spec=spec, index=frame.index, rows=rows, n_input=n_input,
+        n_dropped=n_input - len(frame),
+    )
+
+
+#: Transforms whose state (means, knots, norms) an engine learns from the data: they would be
+#: learnt from a sample, not the whole Dask DataFrame, so out-of-core fits refuse them.
+_STATEFUL = re.compile(r"\b(center|scale|standardize|poly|bs|cr|cs|cc|te|ns|lag|spline\w*)\s*\(")
+def stateful_transform(rhs: str) -> str | None:
+    """The first stateful transform (``center``, ``scale``, ``poly``, splines...) called in a
+    formula side, or None: its state is learnt from the data it is applied to."""
+    m = _STATEFUL.search(rhs)
+    return None if m is None else m.group(1)
+
+
+def is_dask_frame(data) -> bool:
+    """Whether ``data`` is a Dask DataFrame (without importing dask when it is not loaded)."""
+    import sys
+
+    if "dask.dataframe" not in sys.modules:
+        return False
+    import dask.dataframe as dd
+
+    return isinstance(data, dd.DataFrame)

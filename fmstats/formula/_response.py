@@ -1,0 +1,104 @@
+"""The response of a formula as the models use it: 0/1 labels, probabilities or counts.
+
+Used by :mod:`fmstats.formula._frame` (``model_frame``, ``DesignSpec.build_with_response`` and the
+Dask model frame, which re-export these names) and, through it, by the cross-validation folds.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ._rsyntax import r_power
+from .._utils.validation import num
+from ..exceptions import FormulaError, ResponseError, UnseenLevelError
+
+__all__ = ["Response", "binary_from_series", "eval_expr", "response"]
+
+
+@dataclass(frozen=True)
+class Response:
+    """The response as the models use it.
+
+    ``y`` is a proportion in [0, 1]; ``trials`` the number of binomial trials per
+    row (``yes + no`` for ``cbind``, else ``None``); ``kind`` one of
+    ``"binary"``, ``"probability"``, ``"counts"``; ``levels`` the (negative,
+    positive) labels of a two-level factor response.
+    """
+
+    name: str
+    kind: str
+    y: np.ndarray
+    trials: np.ndarray | None = None
+    levels: tuple | None = None
+
+
+def eval_expr(expr: str, data: pd.DataFrame) -> pd.Series:
+    inner = expr.strip()
+    if inner.startswith("I(") and inner.endswith(")"):
+        inner = inner[2:-1]
+    try:
+        out = data.eval(r_power(inner), engine="python")
+    except Exception as exc:  # pandas raises many types
+        raise FormulaError(f"cannot evaluate the response {expr!r}: {exc}") from None
+    return pd.Series(out, index=data.index)
+
+
+def binary_from_series(s: pd.Series, name: str, levels=None) -> tuple[np.ndarray, tuple | None]:
+    if levels is not None and levels != (False, True):
+        unknown = set(pd.unique(s.to_numpy())) - set(levels)
+        if unknown:
+            raise UnseenLevelError(
+                f"the response '{name}' has level {sorted(unknown, key=str)[0]!r}, which was not "
+                f"present when the model was fitted (known levels: {levels[0]!r}, {levels[1]!r})."
+            )
+        return (s == levels[1]).to_numpy(dtype=float), tuple(levels)
+    if pd.api.types.is_bool_dtype(s.dtype):
+        return s.to_numpy(dtype=float), (False, True)
+    if isinstance(s.dtype, pd.CategoricalDtype) or not pd.api.types.is_numeric_dtype(s.dtype):
+        if isinstance(s.dtype, pd.CategoricalDtype):
+            levels = list(s.cat.categories)
+            present = [lv for lv in levels if (s == lv).any()]
+            levels = present if len(present) == 2 else levels
+        else:
+            levels = sorted(pd.unique(s.to_numpy()), key=str)
+        if len(levels) != 2:
+            raise ResponseError(
+                f"the response '{name}' must have two levels (or be 0/1, or a probability); got "
+                f"{len(levels)}: {', '.join(map(repr, levels[:10]))}."
+            )
+        # like R: the first level is 'failure' (0), the second 'success' (1)
+        return (s == levels[1]).to_numpy(dtype=float), (levels[0], levels[1])
+    return s.to_numpy(dtype=float), None
+
+
+def response(kind: str, cols: list[str], expr: str | None, data: pd.DataFrame, lhs: str,
+              levels: tuple | None = None) -> Response:
+    if kind == "cbind":
+        yes = data[cols[0]].to_numpy(dtype=float)
+        no = data[cols[1]].to_numpy(dtype=float)
+        for nm, v in ((cols[0], yes), (cols[1], no)):
+            if (v < 0).any():
+                i = int(np.flatnonzero(v < 0)[0])
+                raise ResponseError(
+                    f"cbind() counts must be non-negative; column '{nm}' holds {num(v[i])} at row "
+                    f"{data.index[i]!r}."
+                )
+        trials = yes + no
+        with np.errstate(invalid="ignore", divide="ignore"):
+            y = np.where(trials > 0, yes / np.where(trials > 0, trials, 1.0), 0.0)
+        return Response(name=lhs, kind="counts", y=y, trials=trials)
+    s = data[cols[0]] if kind == "column" else eval_expr(expr, data)
+    y, levels = binary_from_series(s, lhs, levels)
+    if levels is not None:
+        return Response(name=lhs, kind="binary", y=y, levels=levels)
+    bad = (y < 0) | (y > 1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ResponseError(
+            f"the response '{lhs}' must be 0/1 labels or probabilities in [0, 1]; row "
+            f"{data.index[i]!r} holds {num(y[i])} ({int(bad.sum())} value(s) outside [0, 1])."
+        )
+    is01 = bool(np.all((y == 0) | (y == 1)))
+    return Response(name=lhs, kind="binary" if is01 else "probability", y=y)

@@ -1,0 +1,216 @@
+"""A design built once per tuning call: refits and predictions on subsets of its rows.
+
+Used by :mod:`fmstats.model_selection._cv_tune` (``cv_tune``), :mod:`fmstats.model_selection._threshold` (``tune_threshold``),
+:mod:`fmstats.resampling._replicates` (the refit path of ``bootstrap`` and ``validate``) and
+:mod:`fmstats.svm._tuning` (``tune_wsvm``'s batched folds).
+
+The protocol
+------------
+:class:`DesignMatrix` builds the response and design of a formula on all rows of the data
+once.  A refit or a prediction on a subset of those rows goes through the model's own code
+(``model_fn(formula, sub)``, ``results.refit(sub)``, ``fit.predict(sub)``,
+``fit.confusion(sub)``) on a frame handed out by :meth:`DesignMatrix.rows`; that frame is
+registered (:mod:`fmstats.formula._registry`) for the duration of the ``with`` block, and
+:func:`fmstats.formula._frame.model_frame` and :meth:`fmstats.formula._frame.DesignSpec.build` take the
+rows of the design built once instead of calling the formula engine again.  Everything
+else (the response, missing values and their warnings, weights, aliased columns, the
+fit) runs as on any frame, so no model family needs a hook of its own: every model built
+on ``model_frame`` (maxent, umaxent, fmaxent, wsvm, fsvm) is covered.  :func:`refit_rows`
+and :func:`predict_rows` are the two calls in one line.
+
+When the rows of the design equal a rebuild
+-------------------------------------------
+The engine's design of a subset equals those rows of the design of all rows when the
+formula has no stateful transform (``center``, ``scale``, ``standardize``, ``poly``,
+splines: their means, norms and knots are learnt from the rows they see) and the subset
+holds every level of every factor (a level missing from a training fold drops its
+column).  So the design is used only when
+
+* the formula has no stateful transform and every categorical term is a data column
+  (:meth:`fmstats.formula._frame.DesignSpec.data_dependent`);
+* the subset's rows hold every level of every factor column, use the same right-hand
+  side, engine and response levels, and have no missing value in the design's columns.
+
+Otherwise the model frame is rebuilt from the subset, as R's ``update()`` on a fold would:
+with a stateful transform every fold (and every prediction) gets its own design, and the
+tuned results say so (``design_note``).  The rows taken are bit-for-bit the rows the
+engine gives, so results are identical to the per-fold rebuild (tests/test_design_cache.py
+checks maxent, fmaxent and wsvm to 1e-12).
+"""
+from __future__ import annotations
+
+import warnings
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+import numpy as np
+import pandas as pd
+
+from ._registry import registered
+from ..exceptions import FmstatsError
+from ._frame import DEFAULT_ENGINE, model_frame, remembered, split_formula, stateful_transform
+
+__all__ = ["DesignMatrix", "model_engine", "refit_rows", "predict_rows", "reuse_designs", "REUSED", "REBUILT"]
+
+REUSED = "built once; fold fits and predictions take its rows"
+REBUILT = "rebuilt for every fold"
+
+_ENABLED: ContextVar[bool] = ContextVar("fmstats_reuse_designs", default=True)
+
+
+@contextmanager
+def reuse_designs(enabled: bool = True):
+    """Within the block, tuning builds designs once (``True``, the default) or rebuilds them
+    per fold (``False``: the reference path, used by the tests and benchmarks)."""
+    token = _ENABLED.set(bool(enabled))
+    try:
+        yield
+    finally:
+        _ENABLED.reset(token)
+
+
+class DesignMatrix:
+    """The response and design of ``formula`` on all rows of ``data``, built once.
+
+    ``note`` says whether fold fits take its rows or rebuild their design (and why);
+    ``usable`` is False in the second case, and :meth:`rows` then hands out plain subsets.
+    """
+
+    #: Subset frames (and what was built on them) kept for reuse: a fold's training and
+    #: held-out frames serve every grid point of that fold (cv_tune runs fold by fold).
+    MEMO_FRAMES = 4
+
+    def __init__(self, formula, data: pd.DataFrame, *, engine: str | None = None):
+        self.data = data
+        self._frames: dict = {}
+        self._memo: dict = {}
+        self.formula = formula
+        self.engine = DEFAULT_ENGINE if engine is None else engine
+        self.usable = False
+        self.X = self.spec = self.design_row = None
+        self.codes: dict = {}
+        reason = self._build(formula, data)
+        self.note = REUSED if reason is None else f"{REBUILT}: {reason}"
+
+    def _build(self, formula, data) -> str | None:
+        if not _ENABLED.get():
+            return "rebuilding was asked for"
+        if not isinstance(formula, str) or not isinstance(data, pd.DataFrame):
+            return "no formula and DataFrame"
+        try:
+            transform = stateful_transform(split_formula(formula)[1])
+            if transform is not None:
+                return f"the formula uses the stateful transform {transform}()"
+            with warnings.catch_warnings():   # the fits report their own warnings
+                warnings.simplefilter("ignore")
+                mf = model_frame(formula, data, missing="drop", engine=self.engine)
+        except FmstatsError as exc:
+            return f"the design of all rows cannot be built ({type(exc).__name__})"
+        reason = mf.spec.data_dependent()
+        if reason is not None:
+            return reason
+        codes = {}
+        for var, levels in mf.spec.levels.items():
+            c = pd.Categorical(data[var].to_numpy()[mf.rows], categories=list(levels)).codes
+            if (c < 0).any():
+                return f"the levels of column {var!r} cannot be matched to its values"
+            codes[var] = (c.astype(np.int64), len(levels))
+        row = np.full(len(data), -1, dtype=np.int64)
+        row[mf.rows] = np.arange(len(mf.rows))
+        self.X, self.spec, self.design_row, self.codes = mf.X, mf.spec, row, codes
+        self.usable = True
+        return None
+
+    # ------------------------------------------------------------------ subsets
+    @contextmanager
+    def rows(self, positions, *, reset_index: bool = False, frame: pd.DataFrame | None = None):
+        """The rows ``positions`` of the data as a frame whose design is taken from here.
+
+        ``reset_index`` numbers the rows 0..k-1 (as the tuners' held-out frames);
+        ``frame`` hands out a modified copy of those rows instead (the bootstrap's labels
+        drawn from q: the response columns differ, the design columns must not).
+        """
+        positions = np.asarray(positions, dtype=np.int64)
+        if frame is None:
+            frame = self._subset(positions, reset_index)
+        if not self.usable:
+            yield frame
+            return
+        with registered(frame, self, positions):
+            yield frame
+
+    def _subset(self, positions: np.ndarray, reset_index: bool) -> pd.DataFrame:
+        """``data.iloc[positions]``; the same frame again for the same rows (while it is one
+        of the last :attr:`MEMO_FRAMES`), so model functions must not modify their data."""
+        if not self.usable:
+            frame = self.data.iloc[positions]
+            return frame.reset_index(drop=True) if reset_index else frame
+        key = (positions.size, hash(positions.tobytes()), reset_index)
+        frame = self._frames.pop(key, None)
+        if frame is None:
+            frame = self.data.iloc[positions]
+            frame = frame.reset_index(drop=True) if reset_index else frame
+        self._frames[key] = frame             # most recent last
+        while len(self._frames) > self.MEMO_FRAMES:
+            old = self._frames.pop(next(iter(self._frames)))
+            self._memo.pop(id(old), None)
+        return frame
+
+    def remembered(self, frame, key, build):
+        """``build()``, or what it returned for this registered ``frame`` and ``key`` before
+        (with its warnings emitted again, so that every fit warns as a rebuild would)."""
+        entry = self._memo.get(id(frame))
+        if entry is None or entry[0] is not frame:
+            entry = (frame, {})
+            if any(f is frame for f in self._frames.values()):
+                self._memo[id(frame)] = entry
+        return remembered(entry[1], key, build)
+
+    def design_rows(self, rhs, engine, variables, response_levels, positions):
+        """(X, spec) of the rows ``positions`` for ``model_frame``; None if they may differ."""
+        s = self.spec
+        if (rhs != s.rhs or engine != s.engine or tuple(variables) != s.variables
+                or response_levels != s.response_levels):
+            return None
+        drows = self._design_rows(positions)
+        if drows is None:
+            return None
+        for codes, k in self.codes.values():
+            if np.count_nonzero(np.bincount(codes[drows], minlength=k)) < k:
+                return None            # a level absent from the rows: its column would go
+        return np.take(self.X, drows, axis=0), s
+
+    def spec_rows(self, spec, positions):
+        """The design of the rows ``positions`` encoded by ``spec`` (a fit's), or None."""
+        s = self.spec
+        if spec is not s and not (spec.engine == s.engine and spec.rhs == s.rhs
+                                  and spec.column_names == s.column_names
+                                  and spec.levels == s.levels and spec.data_dependent() is None):
+            return None
+        drows = self._design_rows(positions)
+        return None if drows is None else np.take(self.X, drows, axis=0)
+
+    def _design_rows(self, positions):
+        if len(positions) == 0:
+            return None
+        drows = self.design_row[positions]
+        return None if (drows < 0).any() else drows
+
+
+def model_engine(results) -> str | None:
+    """The formula engine of a fitted model's design (of its base model for tuned ones)."""
+    src = getattr(results, "base", None) or getattr(results, "best_model", None) or results
+    spec = getattr(src, "spec", None)
+    return getattr(spec, "engine", None)
+
+
+def refit_rows(design: DesignMatrix, results, positions, **kwargs):
+    """``results.refit`` on the rows ``positions`` of the design's data."""
+    with design.rows(positions) as sub:
+        return results.refit(sub, **kwargs)
+
+
+def predict_rows(design: DesignMatrix, results, positions, **kwargs) -> pd.Series:
+    """``results.predict`` on the rows ``positions`` (numbered 0..k-1) of the design's data."""
+    with design.rows(positions, reset_index=True) as sub:
+        return results.predict(sub, **kwargs)

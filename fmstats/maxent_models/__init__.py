@@ -1,0 +1,27 @@
+"""The maximum-entropy (logistic) family of the thesis (seed 004, chapters 4-7, 9).
+
+* :func:`maxent` -- weighted maximum entropy for certain labels (R's ``glm(binomial)``);
+* :func:`umaxent` -- uncertain maximum entropy for probabilistic labels q (R's
+  ``glm(quasibinomial)``);
+* :func:`fmaxent` -- the F-measure maximising reweighting (expected F for 0/1 labels, the
+  noisy F for q), and :func:`sweep` over alpha;
+* inference after the fit: :func:`anova`, profile intervals, prediction standard errors,
+  :func:`influence` and :func:`plot_diagnostics`, :func:`to_statsmodels`, and
+  :func:`resample_f` (the long-run F of labels drawn from q).
+
+In memory or out of core: a Dask DataFrame as ``data`` fits chunk by chunk with the same
+results.
+"""
+from ._diagnostics import influence, plot_diagnostics
+from ._fmaxent import (DEFAULT_EPSILON, DEFAULT_SHRINKAGE, DEFAULT_WEIGHT_BOUNDS,
+                       FMaxentResults, fmaxent, sweep)
+from ._inference import AnovaTable, anova
+from ._interop import to_statsmodels
+from ._maxent import COV_TYPES, MaxentResults, maxent, umaxent
+from ._prepare import model_call
+from ._qresample import ResampledF, resample_f
+
+__all__ = ["maxent", "umaxent", "MaxentResults", "fmaxent", "FMaxentResults", "sweep", "anova",
+           "AnovaTable", "influence", "plot_diagnostics", "to_statsmodels", "resample_f",
+           "ResampledF", "DEFAULT_EPSILON", "DEFAULT_SHRINKAGE", "DEFAULT_WEIGHT_BOUNDS",
+           "COV_TYPES"]

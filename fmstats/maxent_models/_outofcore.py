@@ -1,0 +1,304 @@
+"""Out-of-core ``maxent``, ``umaxent`` and ``fmaxent``: a Dask DataFrame as a row source.
+
+:func:`fmstats.maxent_models._fitdata.prepare` routes here when ``data`` is a ``dask.dataframe.DataFrame``.
+The design is built partition by partition (:func:`fmstats.formula._dask.dask_model_frame`), kept
+in (worker) memory with ``persist``, checked with the rules of :mod:`fmstats.maxent_models._prepare`, and
+handed to the model cores as a :class:`fmstats.glm.daskrows.DaskRows` row source; the
+coefficients, standard errors, deviances and iteration counts equal the in-memory fit's (to
+~1e-13).  The cores and the results classes are the in-memory ones: a fit returns a
+:class:`~fmstats.maxent_models._maxent.MaxentResults` (or ``FMaxentResults``) holding, instead of X, the
+:class:`TrainingStats` computed here.
+
+Passes over the data of a ``maxent`` fit: one scan (row counts, missing values, factor
+levels, response range), one to build and persist the design, one for the checks (X'WX for
+aliasing, weights, classes), iterations + 1 for IRLS (+1 per step-halving), and one for the
+training statistics (confusion counts, noisy-F counts, sandwich meats for HC0-HC3).
+
+The results keep no row-level data: everything a summary needs is computed at fit time.
+Fitted values, residuals, hat values and the training-data ``predict()`` raise
+:class:`~fmstats.exceptions.DataError` (ask ``predict(ddf)`` for a lazy dask Series
+instead), so pickling a result never pulls the data into memory.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit, gammaln
+
+from .. import measures as _m
+from .._utils.validation import check_choice
+from ._prepare import (Settings, check_response_kind, check_settings, check_threshold,
+                     columns_to_keep, model_call, penalty_and_start, single_class_error)
+from ..exceptions import DataError, InvalidArgumentError, MissingDataWarning, WeightsError
+from ..formula import DaskModelFrame, dask_model_frame
+from ..formula import is_dask_frame
+from ..glm.dask import block_sums, refuse_offset_columns
+from ..glm.daskrows import DaskRows
+from ..glm.irls import gram, logit_probs
+
+__all__ = ["prepare_dask", "DaskPrepared", "TrainingStats"]
+
+
+# ----------------------------------------------------------------------------- preparation
+
+@dataclass(frozen=True)
+class DaskPrepared:
+    """The dask counterpart of :class:`fmstats.maxent_models._prepare.Prepared` (arrays persisted)."""
+
+    settings: Settings
+    call: str
+    frame: DaskModelFrame
+    X: object
+    y: object
+    cw: object
+    aliased: np.ndarray
+    penalty: np.ndarray
+    start: np.ndarray | None
+    checks: dict
+
+    @property
+    def response(self):
+        return self.frame.response
+
+    def rows(self, threshold: float) -> DaskRows:
+        """The row source of the cores."""
+        return DaskRows(self.X, self.y, self.cw, threshold, self.checks["sum_q"])
+
+    def results_data(self, fit, rows: DaskRows | None = None, fweights=None) -> dict:
+        """What the results keep of the training data: the sums of :class:`TrainingStats`
+        (for fmaxent, ``rows`` and the F-weights of the fit: the sums use weights cw * fw)."""
+        if rows is None:
+            stats = training_stats(self, fit)
+        else:
+            stats = training_stats(self, fit, rows.weights(fweights),
+                                   (1.0, 1.0) if fweights is None else fweights.active_range)
+        return {"X": None, "prior_weights": None, "fweights": None, "stats": stats}
+
+
+def _check_block(X, y, trials, prior):
+    """X'WX, active rows, classes, sum w y, cbind log-coefficients, prior weight range."""
+    X = np.require(X, dtype=float, requirements=["A", "C"])
+    w = np.ones(len(y)) if prior is None else prior
+    cw = w if trials is None else w * trials
+    act = cw > 0
+    lbc = 0.0
+    if trials is not None:
+        k = y * trials
+        lbc = float(np.sum(w * (gammaln(trials + 1) - gammaln(k + 1) - gammaln(trials - k + 1))))
+    return np.concatenate([gram(X, cw).ravel(), [
+        np.count_nonzero(act), np.count_nonzero(act & (y != 0)), np.count_nonzero(act & (y != 1)),
+        float(np.dot(cw, y)), lbc, -np.min(w, initial=np.inf), np.max(w, initial=-np.inf)]])
+
+
+def prepare_dask(model: str, formula, data, weights, *, missing, collinear, engine, start,
+                 call_extra, penalty, **kwargs) -> DaskPrepared:
+    """:func:`fmstats.maxent_models._prepare.prepare` for a Dask DataFrame: validate, build, persist, check."""
+    import dask
+
+    settings = check_settings(model, formula, weights, missing=missing, collinear=collinear,
+                               engine=engine, penalty=penalty, **kwargs)
+    if weights is not None and not isinstance(weights, str):
+        raise InvalidArgumentError(
+            "`weights` must name a column of the Dask DataFrame (weights given as an array "
+            f"cannot be matched to its partitions); got {type(weights).__name__}.")
+    frame = dask_model_frame(formula, data, missing=missing, engine=engine, weights=weights)
+    resp = frame.response
+    check_response_kind(model, resp)
+    X, y, trials, prior = dask.persist(frame.X, resp.y, resp.trials, frame.prior)
+    p = X.shape[1]
+    v = block_sums(_check_block, X, y, trials, prior, n_max=2)
+    n_ok, n_nonzero, n_nonone = (int(c) for c in v[p * p:p * p + 3])
+    checks = {"n_ok": n_ok, "sum_q": float(v[p * p + 3]), "llf_const": float(v[p * p + 4]),
+              "prior_range": (float(-v[-2]), float(v[-1]))}
+    if n_ok == 0:
+        raise WeightsError("every row has zero weight (prior weights times cbind trials).")
+    if n_nonzero == 0 or n_nonone == 0:
+        single_class_error(resp.name, 0 if n_nonzero == 0 else 1)
+    refuse_offset_columns(X, frame.column_names)   # X'WX below would lose an offset column
+    keep = columns_to_keep(v[:p * p].reshape(p, p), frame.column_names, collinear)
+    if not keep.all():
+        X = X[:, keep].persist()
+    cw = prior if trials is None else (trials if prior is None else prior * trials)
+    if cw is not None:
+        cw = cw.persist()
+    pen, start = penalty_and_start(frame.column_names, keep, penalty, start)
+    return DaskPrepared(settings=settings, call=model_call(model, formula, data, weights, call_extra),
+                         frame=frame, X=X, y=y, cw=cw, aliased=~keep, penalty=pen, start=start,
+                         checks=checks)
+
+
+# ----------------------------------------------------------------------------- training stats
+
+def _cells(y, p, pred, w) -> list[float]:
+    """Confusion of the classes (fractional for probabilistic labels) and the correlated and
+    independent noisy confusions of p, each as (tp, fp, fn, tn) sums."""
+    return [float(np.dot(w, c)) for c in (
+        y * pred, (1 - y) * pred, y * (1 - pred), (1 - y) * (1 - pred),
+        np.minimum(y, p), np.maximum(0.0, p - y), np.maximum(0.0, y - p),
+        np.minimum(1 - y, 1 - p), y * p, (1 - y) * p, y * (1 - p), (1 - y) * (1 - p))]
+
+
+def _stats_block(X, y, cw, w, coef, threshold, V):
+    """Training statistics at the solution on one block (see :class:`TrainingStats`)."""
+    X = np.require(X, dtype=float, requirements=["A", "C"])
+    cw = np.ones(len(y)) if cw is None else cw
+    w = cw if w is None else w
+    eta = X @ coef
+    mu = logit_probs(eta)
+    pred = (expit(eta) >= threshold).astype(float)
+    llf_count = float(np.dot(cw, y * np.log(mu) + (1 - y) * np.log1p(-mu)))
+    e2 = (w * (y - mu)) ** 2
+    h = w * mu * (1 - mu) * np.einsum("ij,ij->i", X @ V, X)
+    one_minus_h = np.where(1.0 - h > 0, 1.0 - h, np.inf)
+    meats = [gram(X, e2), gram(X, e2 / one_minus_h), gram(X, e2 / one_minus_h ** 2)]
+    return np.concatenate([_cells(y, expit(eta), pred, cw), [llf_count]]
+                          + [m.ravel() for m in meats])
+
+
+@dataclass(frozen=True)
+class TrainingStats:
+    """What an out-of-core fit keeps of its training data: sums computed in one pass.
+
+    ``cells``: 12 weighted counts (confusion at the fit's threshold, then the correlated
+    and the independent noisy confusion of the fitted probabilities); ``llf_count``: the
+    log-likelihood with the count weights; ``meats``: the sandwich middles X'diag(s^2)X for
+    HC0/HC1, HC2 and HC3; ``checks``: n_ok, sum_q, llf_const, prior_range;
+    ``fweights_range``: the F-weights' range on active rows (fmaxent).
+    """
+
+    cells: np.ndarray
+    llf_count: float
+    meats: tuple
+    checks: dict
+    fweights_range: tuple | None = None
+
+    def confusion(self, which: int) -> _m.Confusion:
+        return _m.Confusion(*(max(float(c), 0.0) for c in self.cells[4 * which:4 * which + 4]))
+    @staticmethod
+    def unavailable(what: str, advice: str = ""):
+        """Raise the DataError of a row-level quantity the results do not keep."""
+        unavailable(what, advice)
+
+    def llf(self, fit) -> float:
+        if self.fweights_range is not None:   # fmaxent: the count-weight likelihood
+            return self.llf_count
+        return fit.loglik + self.checks["llf_const"]
+
+    def cov(self, results, cov_type: str) -> np.ndarray:
+        fit = results.fit_
+        if cov_type == "nonrobust":
+            return results.dispersion * fit.xtwx_inv
+        bread = fit.xtwx_inv
+        meat = self.meats[{"HC0": 0, "HC1": 0, "HC2": 1, "HC3": 2}[cov_type]]
+        cov = bread @ meat @ bread
+        if cov_type == "HC1":
+            cov *= results.nobs / (results.nobs - results.rank)
+        return cov
+
+    def prior_range(self) -> tuple[float, float]:
+        lo, hi = self.checks["prior_range"]
+        return float(lo), float(hi)
+
+    def cells_for(self, results, newdata, threshold) -> np.ndarray | None:
+        """Cells on the training data (fit's threshold only) or on Dask data; None otherwise."""
+        if newdata is None:
+            if threshold is not None and check_threshold(threshold) != results.threshold:
+                unavailable(f"the training confusion at threshold {threshold:g}",
+                            f"it was counted at {results.threshold:g}; pass the Dask "
+                            "DataFrame as `newdata` to count again")
+            return self.cells
+        if is_dask_frame(newdata):
+            return _newdata_cells(results, newdata, threshold)
+        return None
+
+    def predict(self, results, newdata, type, threshold, missing, se_fit, interval):
+        """A lazy dask Series for Dask ``newdata``; ``None`` for in-memory ``newdata``."""
+        if newdata is None:
+            unavailable("predict() on the training rows", "pass the Dask DataFrame")
+        if not is_dask_frame(newdata):
+            return None
+        if se_fit or interval is not None:
+            raise InvalidArgumentError(
+                "`se_fit`/`interval` on a Dask `newdata` are not supported: pass a pandas "
+                "DataFrame (e.g. newdata.compute() or a sample of it).")
+        check_choice("type", type, ("response", "link", "class"))
+        check_choice("missing", missing, ("drop", "raise"))
+        t = results.threshold if threshold is None else check_threshold(threshold)
+        meta = pd.Series([], dtype=np.int64 if type == "class" else float, name=type)
+        return newdata.map_partitions(_predict_partition, results.spec, ~results.aliased,
+                                      results.fit_.coef, type, t, missing, meta=meta)
+
+    def check_resample(self, newdata) -> None:
+        if newdata is None or is_dask_frame(newdata):
+            unavailable("resample_f() on the training or Dask data",
+                        "pass an in-memory DataFrame")
+
+
+def training_stats(prep: DaskPrepared, fit, w=None, fweights_range=None) -> TrainingStats:
+    p = len(fit.coef)
+    v = block_sums(_stats_block, prep.X, prep.y, prep.cw, w, coef=fit.coef,
+                   threshold=prep.settings.threshold, V=fit.xtwx_inv)
+    meats = tuple(v[13 + k * p * p:13 + (k + 1) * p * p].reshape(p, p) for k in range(3))
+    return TrainingStats(cells=v[:12], llf_count=float(v[12]), meats=meats, checks=prep.checks,
+                         fweights_range=fweights_range)
+
+
+# ----------------------------------------------------------------------------- new data
+
+def _newdata_block(part, spec, keep, coef, threshold):
+    """Cells of predictions against the response on one partition of new data, and the
+    number of rows dropped for missing values."""
+    if len(part) == 0:
+        return np.zeros(13)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingDataWarning)  # counted and reported once
+        resp, X, _ = spec.build_with_response(part, missing="drop")
+    X = X[:, keep]
+    w = resp.trials if resp.trials is not None else np.ones(len(resp.y))
+    p = expit(X @ coef)
+    return np.array(_cells(resp.y, p, (p >= threshold).astype(float), w)
+                    + [len(part) - len(resp.y)])
+
+
+def _predict_partition(part, spec, keep, coef, type, threshold, missing):
+    name = {"link": "link", "response": "response", "class": "class"}[type]
+    if len(part) == 0:
+        return pd.Series([], dtype=np.int64 if type == "class" else float, name=name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingDataWarning)  # documented: rows are dropped
+        X, index = spec.build(part, missing=missing)
+    eta = X[:, keep] @ coef
+    if type == "link":
+        return pd.Series(eta, index=index, name=name)
+    if type == "response":
+        return pd.Series(expit(eta), index=index, name=name)
+    return pd.Series((expit(eta) >= threshold).astype(np.int64), index=index, name=name)
+
+
+# ----------------------------------------------------------------------------- results
+
+def unavailable(what: str, advice: str = ""):
+    raise DataError(
+        f"{what} is not available for a model fitted out of core on a Dask DataFrame: the "
+        f"results keep no row-level data{'; ' + advice if advice else ''}.")
+
+
+def _newdata_cells(results, newdata, threshold) -> np.ndarray:
+    """One pass over a Dask DataFrame: the 12 cells of :func:`_cells`."""
+    import dask
+    from dask import delayed
+
+    t = results.threshold if threshold is None else check_threshold(threshold)
+    task = delayed(_newdata_block, pure=False)
+    parts = [task(part, results.spec, ~results.aliased, results.fit_.coef, t)
+             for part in newdata.to_delayed()]
+    v = np.sum(dask.compute(*parts), axis=0)
+    if v[12]:
+        from .._utils.validation import warn
+
+        warn(f"dropped {int(v[12])} row(s) of `newdata` with missing or non-finite values.",
+             MissingDataWarning)
+    return v[:12]

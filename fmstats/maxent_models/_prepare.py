@@ -1,0 +1,297 @@
+"""The validated design of a maxent-family fit: settings, argument checks, columns, start.
+
+Shared by :mod:`fmstats.maxent_models._maxent` and :mod:`fmstats.maxent_models._fmaxent` (in memory, :func:`prepare`), by
+:mod:`fmstats.maxent_models._outofcore` (the same checks on a Dask DataFrame) and by :mod:`fmstats.svm._models`
+(:func:`model_call`).  Everything here is argument checking and design building; the numerical
+cores live in :mod:`fmstats.glm`, the results in :mod:`fmstats.maxent_models._maxent`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import measures as _m
+from .._utils.validation import check_choice, check_scalar, describe, prior_weights, warn
+from ..exceptions import (CollinearityWarning, DesignError, InvalidArgumentError, ResponseError,
+                         WeightsError)
+from ..formula import ModelFrame, is_dask_frame, model_frame
+from ..glm.irls import (SPREAD_RANGE, check_weights_range, column_spread, independent_columns,
+                       rank_gram)
+from ..glm.rowsource import ArrayRows
+
+__all__ = ["Settings", "Prepared", "COV_TYPES", "ARRAY_WEIGHTS", "refit_weights",
+           "check_threshold", "model_call", "check_settings", "check_response_kind",
+           "single_class_error", "columns_to_keep", "penalty_and_start", "prepare"]
+
+COV_TYPES = ("nonrobust", "HC0", "HC1", "HC2", "HC3")
+
+
+@dataclass(frozen=True)
+class Settings:
+    model: str
+    formula: str
+    weights: Any
+    penalty: float
+    cov_type: str
+    dispersion: Any
+    threshold: float
+    measure: Any
+    dependence: str
+    missing: str
+    collinear: str
+    engine: str | None
+    tol: float
+    max_iter: int
+    extra: dict = field(default_factory=dict)
+
+
+
+#: The recorded ``weights`` setting of a model fitted with weights given as an array.
+ARRAY_WEIGHTS = "<array>"
+
+
+def refit_weights(recorded, weights):
+    """The weights of a refit: new ``weights`` if given, else the recorded column name.
+
+    Weights given as an array belong to the old rows, so a refit of such a model
+    needs them again (for the new rows) and says so instead of guessing.
+    """
+    if weights is not None:
+        return weights
+    if isinstance(recorded, str) and recorded == ARRAY_WEIGHTS:
+        raise InvalidArgumentError(
+            "`weights`: this model was fitted with prior weights given as an array, which "
+            "belong to its own rows; pass `weights=` (an array for the new rows or a column "
+            "name) to refit it on other data.")
+    return recorded
+
+
+
+def check_threshold(t):
+    return check_scalar("threshold", t, low=0, high=1)
+
+
+def describe_data(data) -> str:
+    if isinstance(data, pd.DataFrame):
+        return f"<DataFrame {data.shape[0]} x {data.shape[1]}>"
+    if is_dask_frame(data):
+        return f"<Dask DataFrame, {data.npartitions} partitions x {len(data.columns)} columns>"
+    return describe(data)
+
+
+def model_call(name, formula, data, weights, extra: dict) -> str:
+    parts = [f"formula = {formula!r}", f"data = {describe_data(data)}"]
+    if weights is not None:
+        parts.append(f"weights = {weights!r}" if isinstance(weights, str) else "weights = <array>")
+    parts += [f"{k} = {v!r}" for k, v in extra.items()]
+    return f"{name}({', '.join(parts)})"
+
+
+def frame_prior_weights(weights, data: pd.DataFrame, frame: ModelFrame) -> np.ndarray:
+    """The checked prior weights of the frame's rows (a Series is aligned on ``data``'s index)."""
+    return prior_weights(weights, data, frame.rows)
+
+
+def check_single_class(y: np.ndarray, w: np.ndarray, name: str) -> None:
+    active = w > 0
+    ya = y[active]
+    if np.all(ya == 0) or np.all(ya == 1):
+        single_class_error(name, int(ya[0]))
+
+
+def single_class_error(name: str, cls: int):
+    raise ResponseError(
+        f"the response '{name}' has a single class: every row with positive weight is "
+        f"{cls}; a classifier needs both classes."
+    )
+
+
+def check_settings(model: str, formula, weights, *, penalty, cov_type, dispersion, threshold,
+                    measure, beta, alpha, dependence, missing, collinear, engine, tol, max_iter,
+                    extra=None) -> Settings:
+    """Validate the arguments shared by all maxent models and pack them."""
+    check_choice("cov_type", cov_type, COV_TYPES)
+    check_choice("collinear", collinear, ("drop", "raise"))
+    check_choice("dependence", dependence, ("correlated", "independent"))
+    check_threshold(threshold)
+    check_scalar("penalty", penalty, low=0)
+    check_scalar("tol", tol, low=0, low_open=True)
+    check_scalar("max_iter", max_iter, low=1, integer=True)
+    fm = _m.as_fmeasure(measure, beta=beta, alpha=alpha)
+    if not (isinstance(dispersion, str) and dispersion == "pearson"):
+        if isinstance(dispersion, str):
+            raise InvalidArgumentError(
+                f"`dispersion` must be 'pearson' or a positive number; got {dispersion!r}.")
+        check_scalar("dispersion", dispersion, low=0, low_open=True)
+    return Settings(model=model, formula=formula, weights=weights if isinstance(weights, str)
+                     or weights is None else ARRAY_WEIGHTS, penalty=float(penalty),
+                     cov_type=cov_type, dispersion=dispersion, threshold=float(threshold),
+                     measure=fm, dependence=dependence, missing=missing, collinear=collinear,
+                     engine=engine, tol=float(tol), max_iter=int(max_iter),
+                     extra=dict(extra or {}))
+
+
+def check_response_kind(model: str, resp) -> None:
+    if model == "maxent" and resp.kind == "probability":  # fmaxent and umaxent take q
+        raise ResponseError(
+            f"the response '{resp.name}' holds probabilities strictly between 0 and 1; maxent() "
+            "needs certain 0/1 labels (or cbind(yes, no) counts). Use umaxent() for "
+            "probabilistic labels."
+        )
+
+
+def columns_to_keep(G: np.ndarray | None, names, collinear: str, *, X: np.ndarray | None = None,
+                     w: np.ndarray | None = None) -> np.ndarray:
+    """Non-aliased columns (R's NA coefficients): warn, or raise if asked.
+
+    Given the design ``X`` (and weights ``w``), the weights' and columns' ranges are checked
+    first, and aliasing is decided on the Gram matrix of the centred and scaled design
+    (:func:`fmstats.glm.irls.rank_gram`), so an offset column (a timestamp, x + 1e9) or a
+    tiny-scale one is not lost to rounding in X'WX; ``G`` = X'WX is the out-of-core input.
+    """
+    if X is not None:
+        if w is not None:
+            check_weights_range(w)
+        # spreads judged on <= ~4096 evenly spaced rows (a full scan costs ~10% of a fit);
+        # a value the sample misses and X'WX cannot hold is named by the full scan below
+        check_column_spreads(X[::max(1, X.shape[0] // 4096)], names)
+        G = rank_gram(X, w)
+        if not np.all(np.isfinite(G)):
+            check_column_spreads(X, names)
+            raise DesignError("X'WX of the design overflows double precision; rescale its "
+                              "largest columns or the weights.")
+    keep = independent_columns(G)
+    if not keep.all():
+        dropped = [n for n, k in zip(names, keep) if not k]
+        if collinear == "raise":
+            raise DesignError(
+                f"the design is rank deficient: column(s) {', '.join(map(repr, dropped))} are "
+                "constant or linear combinations of earlier columns (collinear='raise')."
+            )
+        warn(
+            f"dropped column(s) {', '.join(map(repr, dropped))}: constant or collinear with "
+            "earlier columns; their coefficients are reported as NA, as R does.",
+            CollinearityWarning,
+        )
+    return keep
+
+
+def check_column_spreads(X: np.ndarray, names) -> None:
+    """Every design column finite and spreading within SPREAD_RANGE (else X'WX or the
+    coefficients' covariance over- or underflows): a DesignError naming the column."""
+    mid, half = column_spread(X)
+    lo, hi = SPREAD_RANGE
+    for name, c, h in zip(names, mid, half):
+        if not (np.isfinite(c) and np.isfinite(h)):
+            raise DesignError(
+                f"design column {name!r} has values whose range overflows double precision "
+                "(or that are not finite); rescale the variable it comes from.")
+        if h > 0 and not (lo <= h <= hi):
+            raise DesignError(
+                f"design column {name!r} spreads {h:.3g} (half its range, at least); columns "
+                f"must spread between {lo:g} and {hi:g}, or X'WX and the coefficients' "
+                "covariance are not representable in double precision: rescale it (e.g. "
+                f"divide by {h:.0e}).")
+
+
+def penalty_and_start(names, keep: np.ndarray, penalty: float, start):
+    """The per-coefficient ridge penalty (intercept unpenalised) and the checked start."""
+    pen = np.zeros(int(keep.sum()))
+    if penalty:
+        kept_names = [n for n, k in zip(names, keep) if k]
+        pen[:] = penalty
+        pen[[i for i, n in enumerate(kept_names) if n in ("Intercept", "(Intercept)")]] = 0.0
+    if start is not None:
+        start = check_start(start, names, keep)
+    return pen, start
+
+
+def check_start(start, names, keep: np.ndarray) -> np.ndarray:
+    """Starting coefficients: one per coefficient (or per kept one), finite where used.
+
+    A Series indexed by the coefficient names (e.g. another fit's ``params``) is taken by
+    name; the values of aliased (dropped) columns are ignored, so they may be NaN.
+    """
+    names = list(names)
+    kept = [n for n, k in zip(names, keep) if k]
+    if isinstance(start, pd.Series) and set(names) <= set(start.index) \
+            and start.index.is_unique:
+        start = start.reindex(names)
+    try:
+        arr = np.asarray(start, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgumentError(
+            f"`start` must be numeric starting coefficients; got {describe(start)} ({exc})."
+        ) from None
+    if arr.shape not in ((len(names),), (len(kept),)):
+        raise InvalidArgumentError(
+            f"`start` must have one value per coefficient ({len(names)}: "
+            f"{', '.join(names[:10])}{', ...' if len(names) > 10 else ''})"
+            + (f" or per non-aliased coefficient ({len(kept)})" if len(kept) < len(names) else "")
+            + f"; got shape {arr.shape}.")
+    if arr.shape[0] == len(names):
+        arr = arr[keep]
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InvalidArgumentError(
+            f"`start` must be finite; the value for coefficient '{kept[i]}' is {arr[i]} "
+            f"({int(bad.sum())} non-finite value(s)).")
+    return arr
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A validated model frame ready for the numerical core."""
+
+    settings: Settings
+    call: str
+    frame: ModelFrame
+    X: np.ndarray
+    aliased: np.ndarray
+    prior: np.ndarray
+    w: np.ndarray
+    penalty: np.ndarray
+    start: np.ndarray | None
+
+    @property
+    def response(self):
+        return self.frame.response
+
+    def rows(self, threshold: float) -> ArrayRows:
+        """The row source of the cores (:mod:`fmstats.glm.rowsource`)."""
+        return ArrayRows(self.X, self.frame.response.y, self.w, threshold)
+
+    def results_data(self, fit, rows=None, fweights=None) -> dict:
+        """What the results keep of the training data: the design, the prior weights and
+        (fmaxent) the F-weights of the returned fit."""
+        return {"X": self.X, "prior_weights": self.prior, "fweights": fweights}
+
+
+def prepare(model: str, formula, data, weights, *, missing, collinear, engine, start,
+            call_extra, penalty, **kwargs) -> Prepared:
+    """Validate arguments, build the design, weights and penalty (shared by all maxent models)."""
+    settings = check_settings(model, formula, weights, missing=missing, collinear=collinear,
+                              engine=engine, penalty=penalty, **kwargs)
+    frame = model_frame(formula, data, missing=missing, engine=engine)
+    resp = frame.response
+    check_response_kind(model, resp)
+    prior = frame_prior_weights(weights, data, frame)
+    w = prior * resp.trials if resp.trials is not None else prior
+    if not (w > 0).any():
+        raise WeightsError("every row has zero weight (prior weights times cbind trials).")
+    check_single_class(resp.y, w, resp.name)
+
+    X = frame.X
+    # one check per design and weights (a fold's frame serves each point of a tuning grid)
+    keep = frame.remember(("columns_to_keep", collinear, w.tobytes()), lambda: columns_to_keep(
+        None, frame.column_names, collinear, X=X, w=w))
+    if not keep.all():
+        X = np.ascontiguousarray(X[:, keep])
+    pen, start = penalty_and_start(frame.column_names, keep, penalty, start)
+    call = model_call(model, formula, data, weights, call_extra)
+    return Prepared(settings=settings, call=call, frame=frame, X=X, aliased=~keep,
+                    prior=prior, w=w, penalty=pen, start=start)

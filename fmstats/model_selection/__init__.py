@@ -1,0 +1,16 @@
+"""Cross-validated choices for any fitted fmstats model.
+
+* :func:`cv_tune` -- a grid of model arguments judged by the pooled cross-validated F
+  (:class:`CvTuneResults`);
+* :func:`tune_threshold` -- the decision threshold of a fitted model by an exact search over
+  pooled cross-validated scores (:class:`ThresholdedResults`);
+* :func:`with_measure` -- a model function with its F-measure fixed, for a tuner.
+"""
+from ._cv_tune import (CvTuneResults, EmptyFoldWarning, FitFailedWarning, ThresholdedResults,
+                       cv_tune, tune_threshold, with_measure)
+from ._folds import Criterion, capturing, reemit
+from ._grid import grid_points
+from ._training import array_weights, training_design, training_frame
+
+__all__ = ["cv_tune", "CvTuneResults", "tune_threshold", "ThresholdedResults", "with_measure",
+           "FitFailedWarning", "EmptyFoldWarning"]

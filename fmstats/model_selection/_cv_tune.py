@@ -1,0 +1,519 @@
+"""Cross-validated F-tuning of any fmstats model: :func:`cv_tune` and :func:`tune_threshold`
+(the latter lives in :mod:`fmstats.model_selection._threshold` and is re-exported here).
+
+Both work through the model protocol (DESIGN.md section 3) only: a model function
+``model_fn(formula, data, **params)`` returning a results object that can
+``refit(data)``, ``predict(newdata, type=...)`` and ``confusion(newdata)``.
+
+The criterion (thesis section 8.2, Forman & Scholz)
+---------------------------------------------------
+Every grid point (or threshold) is scored on the same held-out folds.  With
+``pooling="tp_fp"`` (default) the confusion counts TP, FP, FN are averaged over
+the folds and F is computed once from the averages (F_tp,fp); with
+``pooling="mean"`` F is computed on each fold and averaged.  The thesis's
+accuracy baseline is ``measure="accuracy"`` (pooled (TP + TN) / n, or the mean
+of the fold accuracies).
+
+Failures and warnings
+---------------------
+A fit that raises an :class:`~fmstats.exceptions.FmstatsError` on a fold (a
+training fold with one class, an unseen factor level in the test fold...) is
+recorded: the error text is kept in ``fold_results``, the grid point gets
+``n_failed > 0`` and no score (NaN; it cannot be best), and one
+:class:`FitFailedWarning` sums the failures up.  ``on_error="raise"`` re-raises
+the first error instead.  Warnings raised inside the fits are collected in the
+workers and re-emitted once per category in the calling process (with the count
+of fits that raised them), so the same warnings appear whatever ``n_jobs`` is.
+"""
+from __future__ import annotations
+
+import inspect
+import warnings
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from .. import measures as _m
+from ._grid import check_names, grid_points
+from ._folds import (Criterion, Folds, capturing, fixed_seed, kept_cv, make_folds, reemit,
+                     response_rows, warn_empty_folds)
+from ..formula import DesignMatrix
+from .._utils.parallel import check_n_jobs, run_tasks
+from .._utils.progress import progress_enabled
+from .._utils.validation import check_choice, describe, warn
+from ..exceptions import DataError, EmptyFoldWarning, FitFailedWarning, InvalidArgumentError
+from ._tuned import Tuned, call_text, data_text, fn_name
+from ..formula import check_frame
+from ..results import Section, Summary
+from ._threshold import ThresholdedResults, tune_threshold
+
+__all__ = ["cv_tune", "CvTuneResults", "tune_threshold", "ThresholdedResults", "with_measure",
+           "FitFailedWarning", "EmptyFoldWarning"]
+
+
+# ----------------------------------------------------------------------------- workers
+
+class _ProtocolError(InvalidArgumentError):
+    """``model_fn`` broke the model protocol: raised at once, not recorded as a failed fit."""
+
+
+def _row_weights(weights, data: pd.DataFrame) -> np.ndarray | None:
+    """Prior weights given to the fits (a column name or one value per row) per row of data."""
+    if weights is None:
+        return None
+    if isinstance(weights, str):
+        if weights not in data.columns:
+            return None            # the model function reports the unknown column itself
+        w = pd.to_numeric(data[weights], errors="coerce").to_numpy(dtype=float)
+    elif isinstance(weights, pd.Series) and data.index.isin(weights.index).all():
+        w = weights.reindex(data.index).to_numpy(dtype=float)
+    else:
+        w = np.asarray(weights, dtype=float) if np.ndim(weights) == 1 else None
+    return w if w is not None and w.shape == (len(data),) else None
+
+
+def _weighted_counts(fit, formula, test: pd.DataFrame, w: np.ndarray) -> np.ndarray:
+    """tp, fp, fn, tn of ``fit``'s classes on ``test`` (numbered 0..k-1), rows weighted by
+    ``w`` (times trials)."""
+    response = response_rows(formula, test)
+    cls = fit.predict(test, type="class")
+    rows = cls.index.to_numpy()
+    keep = response.observed[rows]
+    c = _m.noisy_confusion(response.y[rows][keep], cls.to_numpy(dtype=float)[keep],
+                           dependence="independent",
+                           sample_weight=(response.w * w)[rows][keep])
+    return np.array([c.tp, c.fp, c.fn, c.tn])
+
+
+def _fit_and_count(model_fn, formula, design: DesignMatrix, train, test, params,
+                   fixed) -> np.ndarray:
+    kwargs = {**params, **fixed}
+    data = design.data
+    w = _row_weights(kwargs.get("weights"), data)
+    if w is not None and not isinstance(kwargs["weights"], str):
+        kwargs["weights"] = w[train]       # array weights belong to the rows: the fold's share
+    with design.rows(train) as sub:        # the fold's design: rows of the one built once
+        fit = model_fn(formula, sub, **kwargs)
+    if not callable(getattr(fit, "confusion", None)):
+        raise _ProtocolError(
+            f"`model_fn` ({fn_name(model_fn)}) must return a fitted model with confusion() and "
+            f"predict() methods; it returned {describe(fit)} for the grid point {params}.")
+    if w is not None:   # held-out rows count with their prior weights, as measure() does
+        with design.rows(test, reset_index=True) as held:
+            return _weighted_counts(fit, formula, held, w[test])
+    with design.rows(test) as held:
+        c = fit.confusion(held)
+    return np.array([c.tp, c.fp, c.fn, c.tn])
+
+
+def _cv_task(model_fn, formula, design, train, test, params, fixed):
+    return capturing(_fit_and_count, model_fn, formula, design, train, test, params, fixed)
+
+
+# ----------------------------------------------------------------------------- cv_tune
+class with_measure:  # lower case: used like a function, with_measure(fsvm, alpha=0.3)
+    """``model_fn`` with its own F-measure bound, for :func:`fmstats.model_selection._cv_tune.cv_tune`.
+
+    ``cv_tune``'s ``alpha``/``beta``/``measure`` choose the *criterion*, so a model's
+    own F-measure argument (the F that ``fmaxent`` or the F-measure SVM maximises, the
+    F a model reports) cannot be passed through its ``**fixed``.  ``with_measure(fsvm, alpha=0.3)``
+    is a picklable callable (it works with every joblib backend) that calls
+    ``fsvm(formula, data, measure=FMeasure(alpha=0.3), **params)``::
+
+        cv_tune(with_measure(fsvm, alpha=0.3), "y ~ x1 + x2", train, {"a": [1, 10]},
+                alpha=0.3)
+
+    Examples
+    --------
+    >>> import fmstats as fm
+    >>> titanic = fm.datasets.titanic_complete()
+    >>> fmaxent_03 = fm.with_measure(fm.fmaxent, alpha=0.3)
+    >>> fmaxent_03
+    with_measure(fmaxent, alpha=0.3)
+    >>> tuned = fm.cv_tune(fmaxent_03, "survived ~ C(pclass) + sex + age", titanic,
+    ...                    {"shrinkage": [1e-4, 1.0]}, cv=3, random_state=0)
+    >>> tuned.best_params, round(tuned.best_score, 3)
+    ({'shrinkage': 0.0001}, 0.728)
+    """
+
+    def __init__(self, model_fn, measure=None, *, beta=None, alpha=None):
+        if not callable(model_fn):
+            raise InvalidArgumentError(f"`model_fn` must be a model function such as "
+                                       f"fmstats.fmaxent; got {describe(model_fn)}.")
+        self.model_fn = model_fn
+        self.measure = _m.as_fmeasure(measure, beta=beta, alpha=alpha)
+        self.__name__ = getattr(model_fn, "__name__", type(model_fn).__name__)
+
+    def __call__(self, formula, data, **params):
+        return self.model_fn(formula, data, measure=self.measure, **params)
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        """The model's signature without its measure arguments (so that ``cv_tune``
+        checks grid names against the model's own parameters)."""
+        sig = inspect.signature(self.model_fn)
+        return sig.replace(parameters=[p for p in sig.parameters.values()
+                                       if p.name not in ("measure", "beta", "alpha")])
+
+    def __repr__(self) -> str:
+        return f"with_measure({self.__name__}, alpha={self.measure.alpha:.4g})"
+
+
+def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
+            repeats: int = 1, measure=None, beta=None, alpha=None, pooling: str = "tp_fp",
+            refit: bool = True, on_error: str = "record", n_jobs=None, random_state=None,
+            progress=None, **fixed) -> "CvTuneResults":
+    """Choose a model's parameters by cross-validated F (or accuracy).
+
+    Parameters
+    ----------
+    model_fn : callable
+        ``model_fn(formula, train_data, **params, **fixed)`` returning a results
+        object with ``confusion(newdata)``, e.g. ``fmstats.maxent``.  A module-level
+        function keeps the results picklable and works with every joblib backend.
+    formula, data : the model's formula and DataFrame.
+    grid : dict of lists (their Cartesian product), list of dicts (explicit
+        points, e.g. a lower-triangular (C+, C-) grid), or a DataFrame (one
+        point per row; NaN cells are left out of that point).  Names are checked
+        against ``model_fn``'s signature unless it takes ``**kwargs``.
+    cv : int, splitter or iterable of (train, test) positions
+        An int k gives stratified k-fold splits on the response, shuffled with
+        ``random_state``; a scikit-learn-style splitter (``split(X, y)``, called
+        with the 0/1 strata as y) or explicit index pairs are used as given.
+        Every grid point uses the same splits.  The design is built once on all rows and
+        every fold fit and held-out prediction takes its rows (identical to rebuilding it
+        per fold); a formula with a stateful transform (``center``, ``scale``, ``poly``,
+        splines) is rebuilt per fold, as R would (``summary()`` says which).
+    repeats : int
+        Repeated stratified k-fold (integer ``cv`` only): ``repeats * k`` splits.
+    measure, beta, alpha : the criterion: an :class:`~fmstats.measures.FMeasure`
+        (or ``beta=``/``alpha=``; default F1) or ``measure="accuracy"`` (then
+        ``beta``/``alpha`` choose the F reported beside it).
+    pooling : ``"tp_fp"`` (average TP, FP, FN over folds, then the measure) or
+        ``"mean"`` (mean of the fold values).
+    refit : refit the best point on all of ``data`` (``best_model``).
+    on_error : ``"record"`` failed fits (see the module notes) or ``"raise"``.
+    n_jobs, progress : parallel (grid point x fold) fits through joblib; tqdm bar.
+    random_state : seeds the folds of integer ``cv``.
+    **fixed : further arguments passed to every fit.  Prior ``weights`` (a column name,
+        or one value per row of ``data``, which each fold fit gets its share of) also
+        weight the held-out rows, as ``measure()`` weights a model's training rows: with
+        frequency weights the criterion equals that of the data with duplicated rows.
+
+    Returns
+    -------
+    CvTuneResults
+
+    Notes
+    -----
+    A model function may fit the whole grid itself: if it has a method
+    ``cv_counts(formula, design, points, pairs, fixed, *, n_jobs, progress)`` (``design``:
+    the :class:`~fmstats.formula._reuse.DesignMatrix` of ``data``), that is
+    called instead of one fit per (grid point, fold), and must return, for every
+    (point, fold) in point-major order, what a single fit's task returns: the counts
+    (tp, fp, fn, tn) or None, the FmstatsError or None, and the list of caught
+    (warning category, message) pairs (:func:`fmstats.svm.tune_wsvm` uses this to
+    solve the whole grid of a fold as one batched QP on one design).
+
+    Examples
+    --------
+    >>> import fmstats as fm
+    >>> titanic = fm.datasets.titanic_complete()
+    >>> tuned = fm.cv_tune(fm.maxent, "survived ~ C(pclass) + sex + age", titanic,
+    ...                    {"threshold": [0.2, 0.5]}, cv=3, random_state=0, beta=2)
+    >>> tuned.best_params
+    {'threshold': 0.2}
+    >>> print(tuned.tidy()[["threshold", "f", "rank"]].round(3).to_string(index=False))
+     threshold     f  rank
+           0.2 0.779     1
+           0.5 0.713     2
+    """
+    if not callable(model_fn):
+        raise InvalidArgumentError(f"`model_fn` must be a model function such as fmstats.maxent; "
+                                   f"got {describe(model_fn)}.")
+    crit = Criterion(measure, beta, alpha, pooling)
+    check_choice("on_error", on_error, ("record", "raise"))
+    check_n_jobs(n_jobs)
+    progress_enabled(progress)
+    points = grid_points(grid)
+    names = list(dict.fromkeys(k for p in points for k in p))
+    check_names(model_fn, names, fixed)
+    data = check_frame(data, "data")
+    response = response_rows(formula, data)
+    seed = fixed_seed(random_state)
+    folds = make_folds(response, cv, repeats=repeats, random_state=seed)
+    warn_empty_folds(folds, response, pooling)
+
+    design = DesignMatrix(formula, data, engine=fixed.get("engine"))
+    batched = getattr(model_fn, "cv_counts", None)
+    if callable(batched):   # the model fits the whole grid itself (tune_wsvm's batched QP)
+        out = batched(formula, design, points, folds.pairs, fixed, n_jobs=n_jobs,
+                      progress=progress)
+    else:
+        # fold by fold: a fold's frames and design rows then serve all its grid points
+        tasks = [(model_fn, formula, design, tr, te, p, fixed) for tr, te in folds.pairs
+                 for p in points]
+        by_fold = run_tasks(_cv_task, tasks, n_jobs=n_jobs, progress=progress,
+                            desc=f"cv_tune: {len(points)} points x {len(folds)} folds")
+        out = [by_fold[k * len(points) + g] for g in range(len(points))
+               for k in range(len(folds))]       # point-major, as the table reads them
+    G, K = len(points), len(folds)
+    values, errors, caught = zip(*out)
+    counts = np.array([np.full(4, np.nan) if v is None else v for v in values])
+    first = next((e for e in errors if e is not None), None)
+    protocol = next((e for e in errors if isinstance(e, _ProtocolError)), None)
+    if protocol is not None:
+        raise protocol
+    if first is not None and on_error == "raise":
+        raise first
+    reemit([w for ws in caught for w in ws], G * K, "fold fits of cv_tune")
+    spec = dict(model_fn=model_fn, formula=formula, grid=points, names=names, cv=kept_cv(cv),
+                repeats=repeats, measure=crit, refit=refit, on_error=on_error,
+                random_state=seed, fixed=fixed, design_note=design.note)
+    res = CvTuneResults._build(spec, names, folds, counts.reshape(G, K, 4), errors, data)
+    if first is not None:
+        n_bad = int(sum(e is not None for e in errors))
+        warn(f"{n_bad} of {G * K} fold fits failed, in {int((res.tidy()['n_failed'] > 0).sum())} "
+             f"of {G} grid points (they get no score; see fold_results): the first error: "
+             f"{type(first).__name__}: {first}", FitFailedWarning)
+    return res
+
+
+class CvTuneResults(Tuned):
+    """The grid table, the best parameters and the refitted best model of :func:`cv_tune`.
+
+    Attributes
+    ----------
+    best_params : dict, best_score : float, best_index : int (row of ``tidy()``)
+    best_model : the model refitted on all data with ``best_params`` (None if ``refit=False``)
+    folds : tuple of (train, test) position arrays, usable as ``cv=`` elsewhere
+    fold_results : DataFrame, one row per (grid point, fold): counts, fold value, error
+    criterion : the column of ``tidy()`` that was maximised ("f" or "accuracy")
+
+    It is itself a model: ``predict``, ``confusion``, ``measure`` use ``best_model``
+    and ``refit(data)`` reruns the whole tuning on new data.
+    """
+
+    def __init__(self, *, spec: dict, table: pd.DataFrame, fold_results: pd.DataFrame,
+                 folds: Folds, best_index: int, best_model, call: str, n_rows: int):
+        self._spec = spec
+        self._table = table
+        self.fold_results = fold_results
+        self._folds = folds
+        self.best_index = best_index
+        self.best_model = best_model
+        self.call = call
+        self.n_rows = n_rows
+
+    @classmethod
+    def _build(cls, spec, names, folds, counts, errors, data) -> "CvTuneResults":
+        crit: Criterion = spec["measure"]
+        G, K, _ = counts.shape
+        fold_vals = crit.per_fold(counts)
+        failed = np.isnan(counts[..., 0])
+        ok = ~failed.any(axis=1)
+        # the table is built from one dict of columns: assigning 14 columns one by one cost
+        # more than the whole grid of a small tuning problem
+        cols = {n: [p.get(n, np.nan) for p in spec["grid"]] for n in names}
+        pooled = crit.summarise(np.nan_to_num(np.moveaxis(counts, 1, 0)))
+        for col in ("f", "precision", "recall", "accuracy"):
+            cols[col] = np.where(ok, pooled[col], np.nan)
+        vals = np.where(failed, np.nan, fold_vals)
+        n_ok = (~failed).sum(axis=1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: NaN, as documented
+            cols["fold_mean"] = np.nanmean(vals, axis=1)
+            cols["fold_sd"] = np.where(n_ok > 1, np.nanstd(vals, axis=1, ddof=1), np.nan)
+            cols["fold_min"] = np.nanmin(vals, axis=1)
+            cols["fold_max"] = np.nanmax(vals, axis=1)
+        cols["n_folds"] = np.full(G, K)
+        cols["n_failed"] = K - n_ok
+        table = pd.DataFrame(cols)
+        score = table[crit.column].to_numpy(dtype=float)
+        if np.isnan(score).all():
+            first = next(e for e in errors if e is not None)
+            raise DataError(f"every grid point failed on at least one fold, so none can be "
+                            f"chosen; the first error: {type(first).__name__}: {first}")
+        table["rank"] = pd.Series(score).rank(ascending=False, method="min").astype("Int64")
+        best = _m.best_position(score)     # ties (to TIE_RTOL): the first in grid order
+        flat = counts.reshape(G * K, 4)
+        fr = pd.DataFrame({"point": np.repeat(np.arange(G), K),
+                           "repeat": np.tile(folds.repeat, G), "fold": np.tile(folds.fold, G),
+                           "tp": flat[:, 0], "fp": flat[:, 1], "fn": flat[:, 2], "tn": flat[:, 3],
+                           crit.column: fold_vals.reshape(-1),
+                           "error": [None if e is None else f"{type(e).__name__}: {e}"
+                                     for e in errors]})
+        best_model = None
+        if spec["refit"]:
+            best_model = spec["model_fn"](spec["formula"], data, **spec["grid"][best],
+                                          **spec["fixed"])
+        call = call_text("cv_tune", {
+            "model_fn": fn_name(spec["model_fn"]), "formula": repr(spec["formula"]),
+            "data": data_text(data), "grid": f"<{G} points over {', '.join(names) or '-'}>",
+            "cv": folds.description if not isinstance(spec["cv"], (int, np.integer))
+            else spec["cv"], "pooling": repr(crit.pooling), "measure": crit.name,
+            **{k: repr(v) for k, v in spec["fixed"].items()}})
+        return cls(spec=spec, table=table, fold_results=fr, folds=folds, best_index=best,
+                   best_model=best_model, call=call, n_rows=len(data))
+
+    # ------------------------------------------------------------------ results
+    @property
+    def criterion(self) -> str:
+        return self._spec["measure"].column
+
+    @property
+    def param_names(self) -> list:
+        return list(self._spec["names"])
+
+    @property
+    def best_params(self) -> dict:
+        return dict(self._spec["grid"][self.best_index])
+
+    @property
+    def best_score(self) -> float:
+        return float(self._table[self.criterion].iloc[self.best_index])
+
+    def tidy(self) -> pd.DataFrame:
+        """One row per grid point: parameters, f, precision, recall, accuracy (pooled as
+        chosen; precision and recall always from the pooled counts), fold_mean, fold_sd,
+        fold_min, fold_max of the criterion over folds, n_folds, n_failed, rank."""
+        return self._table.copy()
+
+    # ------------------------------------------------------------------ the model protocol
+    def _model(self):
+        if self.best_model is None:
+            raise InvalidArgumentError(
+                "this CvTuneResults was made with refit=False, so it has no best_model; "
+                "rerun cv_tune(..., refit=True) or fit the model with best_params.")
+        return self.best_model
+
+    def predict(self, newdata=None, type: str = "response", **kwargs):
+        """Predictions of ``best_model`` (see its ``predict``)."""
+        return self._model().predict(newdata, type=type, **kwargs)
+
+    def confusion(self, newdata=None, **kwargs):
+        """Confusion counts of ``best_model`` on ``newdata``."""
+        return self._model().confusion(newdata, **kwargs)
+
+    def measure(self, newdata=None, measure=None, **kwargs) -> float:
+        """``best_model.measure(newdata, ...)``; the tuned F-measure by default."""
+        if measure is None and not kwargs:
+            measure = self.measure_
+        return self._model().measure(newdata, measure=measure, **kwargs)
+
+    def refit(self, data: pd.DataFrame, *, n_jobs=1, progress=False) -> "CvTuneResults":
+        """Rerun the whole tuning (same grid, cv, measure, seed) on ``data``.
+
+        Explicit (train, test) splits belong to the old rows and cannot be reused.
+        """
+        s = self._spec
+        return cv_tune(s["model_fn"], s["formula"], data, s["grid"], refit=s["refit"],
+                       on_error=s["on_error"], n_jobs=n_jobs, progress=progress,
+                       **self._rerun_kwargs("cv_tune"), **s["fixed"])
+
+    # ------------------------------------------------------------------ reporting
+    def summary(self, top: int = 10) -> Summary:
+        """The criterion, the folds, the best point and the ``top`` grid points."""
+        crit: Criterion = self._spec["measure"]
+        t = self._table
+        b = t.iloc[self.best_index]
+        col = crit.column
+        lines = [("Measure", crit.text(len(self.folds))),
+                 ("Folds", f"{self._folds.description}; the same splits for every grid point"
+                           f" (random_state = {self._spec['random_state']})"),
+                 ("Design", self._spec.get("design_note") or "rebuilt for every fold"),
+                 ("Grid", f"{len(t)} points over {', '.join(self.param_names) or '(none)'}; "
+                          f"{int((t['n_failed'] > 0).sum())} with failed fits")]
+        best = [(k, v) for k, v in self.best_params.items()] or ["(no parameters)"]
+        best.append((f"CV {crit.name}", float(b[col])))
+        best.append(f"  precision {b['precision']:.4f}, recall {b['recall']:.4f} (pooled counts); "
+                    f"fold {crit.name} mean {b['fold_mean']:.4f}, sd {b['fold_sd']:.4f}, range "
+                    f"[{b['fold_min']:.4f}, {b['fold_max']:.4f}]")
+        best.append(("Refitted on all rows", f"yes ({self.n_rows} rows)" if self.best_model
+                     is not None else "no (refit=False)"))
+        shown = t.sort_values(["rank"]).head(top).reset_index(drop=True)
+        shown = shown[self.param_names + ["f", "precision", "recall", "accuracy", "fold_sd",
+                                          "n_failed"]]
+        for c in ("f", "precision", "recall", "accuracy", "fold_sd"):
+            shown[c] = [f"{v:.4f}" for v in shown[c]]
+        sections = [Section("Cross-validation:", lines), Section("Best point:", best),
+                    Section(f"Grid (best {len(shown)} of {len(t)} by CV {crit.name}):", [],
+                            table=shown)]
+        return Summary(title=f"Cross-validated tuning of {fn_name(self._spec['model_fn'])}",
+                       call=self.call, sections=sections)
+
+    def plot(self, x: str | None = None, y: str | None = None, ax=None):
+        """F (the criterion) over one parameter, or a heat map over two.
+
+        With more than two varying parameters, name ``x`` (and ``y``): the plot is
+        the slice through the best point (the other parameters at their best values).
+        """
+        from ..plotting import new_axes, powers_of_two, readable_ticks, scale_label, tick_labels
+
+        t, crit = self._table, self._spec["measure"]
+        varying = [n for n in self.param_names if t[n].nunique(dropna=False) > 1]
+        axes_names = [n for n in (x, y) if n is not None]
+        for n in axes_names:
+            if n not in self.param_names:
+                raise InvalidArgumentError(
+                    f"`x`/`y` must name grid parameters ({', '.join(self.param_names)}); "
+                    f"got {n!r}.")
+        if not axes_names:
+            if len(varying) > 2:
+                raise InvalidArgumentError(
+                    f"the grid varies {len(varying)} parameters ({', '.join(varying)}); name one "
+                    "or two of them as x= and y= (the others are held at their best values).")
+            axes_names = varying or self.param_names[:1]
+        if not axes_names:
+            raise InvalidArgumentError("the grid has no parameters to plot.")
+        best = t.iloc[self.best_index]
+        keep = np.ones(len(t), dtype=bool)
+        for n in self.param_names:
+            if n not in axes_names:
+                keep &= (t[n] == best[n]).to_numpy() | (t[n].isna() & pd.isna(best[n])).to_numpy()
+        part = t[keep]
+        fig, ax = new_axes(ax)
+        label = f"CV {crit.name} ({crit.pooling})"
+        if len(axes_names) == 1:
+            n = axes_names[0]
+            part = part.sort_values(n)
+            xs = part[n].astype(str) if not pd.api.types.is_numeric_dtype(part[n]) else part[n]
+            ax.plot(xs, part[crit.column], marker="o", label=label)
+            ax.fill_between(xs, part["fold_min"], part["fold_max"], alpha=0.2,
+                            label="range over folds")
+            vals = part[n].to_numpy()
+            numeric = pd.api.types.is_numeric_dtype(part[n])
+            if numeric and powers_of_two(vals):
+                ax.set_xscale("log", base=2)
+            elif numeric and vals.min() > 0 and vals.max() / vals.min() >= 100:
+                ax.set_xscale("log")
+            ax.axvline(best[n] if numeric else str(best[n]),
+                       color="grey", linestyle=":", label="best")
+            ax.set_xlabel(scale_label(n, vals if numeric else None, ax.get_xscale()))
+            ax.set_ylabel(label)
+            ax.set_title(f"{label} over {n}", fontsize="medium")
+            ax.legend(fontsize="small")
+        else:
+            grid = part.pivot_table(index=axes_names[1], columns=axes_names[0],
+                                    values=crit.column, aggfunc="mean", dropna=False)
+            im = ax.imshow(grid.to_numpy(dtype=float), origin="lower", aspect="auto",
+                           cmap="viridis")
+            ax.set_xticks(range(grid.shape[1]), tick_labels(grid.columns),
+                          rotation=45 if grid.shape[1] > 6 else 0)
+            ax.set_yticks(range(grid.shape[0]), tick_labels(grid.index))
+            ax.plot(list(grid.columns).index(best[axes_names[0]]),
+                    list(grid.index).index(best[axes_names[1]]), "r*", markersize=12,
+                    label="best")
+            ax.set_xlabel(scale_label(axes_names[0], list(grid.columns)))
+            ax.set_ylabel(scale_label(axes_names[1], list(grid.index)))
+            ax.set_title(f"{label} over the grid (red star: best)", fontsize="medium")
+            fig.colorbar(im, ax=ax, label=label)
+        readable_ticks(fig)
+        fig.tight_layout()
+        return fig
+
+    def __repr__(self) -> str:
+        return (f"<CvTuneResults {fn_name(self._spec['model_fn'])}: {len(self._table)} points x "
+                f"{len(self.folds)} folds, best {self.best_params} with CV "
+                f"{self._spec['measure'].name} = {self.best_score:.4f}>")

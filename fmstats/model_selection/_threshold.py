@@ -1,0 +1,462 @@
+"""The cross-validated decision threshold of a fitted model: :func:`tune_threshold`.
+
+Split from :mod:`fmstats.model_selection._cv_tune` (which re-exports it); the criterion, folds and failure
+handling are those of :func:`fmstats.model_selection._cv_tune.cv_tune` (see that module's notes).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .. import measures as _m
+from ._folds import (Criterion, capturing, fixed_seed, kept_cv, make_folds, reemit,
+                     response_rows, warn_empty_folds)
+from ..formula import DesignMatrix, predict_rows, refit_rows
+from .._utils.parallel import check_n_jobs, run_tasks
+from .._utils.progress import progress_enabled
+from ._training import array_weights, prior_weights, training_design, training_frame
+from ._tuned import Tuned, call_text, check_protocol, data_text, fn_name
+from .._utils.validation import check_choice, describe
+from ..exceptions import FmstatsError, InvalidArgumentError
+from ..formula import check_frame
+from ..results import ScoreCurves
+from ..results import Section, Summary
+
+__all__ = ["tune_threshold", "ThresholdedResults"]
+
+
+# ----------------------------------------------------------------------------- workers
+def _scores(results, newdata, score_type: str) -> pd.Series:
+    return results.predict(newdata, type=score_type)
+
+
+def _refit_and_score(results, design: DesignMatrix, train, test, score_type, weights) -> tuple:
+    # array prior weights belong to the rows: the training fold's go to its refit
+    fit = (refit_rows(design, results, train) if weights is None
+           else refit_rows(design, results, train, weights=weights[train]))
+    s = predict_rows(design, fit, test, type=score_type)
+    return test[s.index.to_numpy()], s.to_numpy(dtype=float)
+
+
+def _threshold_task(results, design, train, test, score_type, weights):
+    return capturing(_refit_and_score, results, design, train, test, score_type, weights)
+
+
+# ----------------------------------------------------------------------------- thresholds
+def _counts_at(s: np.ndarray, pos: np.ndarray, neg: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Counts (len(t), 4) of the rule "positive iff s >= t" for every t: one sort, cumsums.
+
+    ``pos`` and ``neg`` are the weights a row adds to the positives (w y) and the
+    negatives (w (1 - y)); TP and FP at t are their sums over the rows with s >= t.
+    """
+    order = np.argsort(-s, kind="stable")
+    cp = np.r_[0.0, np.cumsum(pos[order])]
+    cn = np.r_[0.0, np.cumsum(neg[order])]
+    k = np.searchsorted(-s[order], -t, side="right")  # how many rows have s >= t
+    tp, fp = cp[k], cn[k]
+    return np.stack([tp, fp, cp[-1] - tp, cn[-1] - fp], axis=-1)
+
+
+def _threshold_curve(held: pd.DataFrame, crit: Criterion) -> pd.DataFrame:
+    """The criterion at every cut of the pooled held-out scores (exact search).
+
+    Row 0 is "nothing positive" (threshold +inf); row j >= 1 classes positive the
+    rows whose score is at least the j-th largest distinct score.
+    """
+    s = held["score"].to_numpy()
+    pos = (held["weight"] * held["y"]).to_numpy()
+    neg = (held["weight"] * (1.0 - held["y"])).to_numpy()
+    t = np.r_[np.inf, np.unique(s)[::-1]]
+    if crit.pooling == "tp_fp":
+        counts = _counts_at(s, pos, neg, t)[None]          # pooled = summed counts
+    else:
+        split = held["split"].to_numpy()
+        counts = np.stack([_counts_at(s[split == k], pos[split == k], neg[split == k], t)
+                           for k in np.unique(split)])
+    out = pd.DataFrame({"threshold": t})
+    out[["tp", "fp", "fn", "tn"]] = counts.sum(axis=0)
+    for col, v in crit.summarise(counts).items():
+        out[col] = v
+    return out
+
+
+def _midpoint(t: np.ndarray, j: int) -> float:
+    """The threshold between cut j's lowest positive score and the next lower score."""
+    if j == 0:
+        return np.inf
+    return -np.inf if j == len(t) - 1 else 0.5 * (t[j] + t[j + 1])
+
+
+_TYPES = ("response", "decision", "link")
+
+
+def _score_type(results, data: pd.DataFrame, score_type) -> str:
+    """Resolve ``type`` (scoring rows only for a model of unknown kind).
+
+    The default is the model's own score: the score-curve hook ``_score_type`` of
+    fmstats models (probabilities for the maxent family, decision values for the SVMs,
+    whose ``"response"`` is the class); for other models the first of probabilities and
+    decision values that ``predict`` gives, passing over a ``"response"`` that is only
+    0/1 classes when decision values exist.  A ``type`` whose values are classes
+    (``type="response"`` of an SVM) raises: thresholding classes tunes nothing.
+    """
+    own = results._score_type if isinstance(results, ScoreCurves) else _UNKNOWN
+    if own is None:
+        raise InvalidArgumentError(
+            f"{type(results).__name__} has no scores (probabilities or decision values) to "
+            "threshold, so tune_threshold() cannot tune it.")
+    if score_type is not None:
+        check_choice("type", score_type, _TYPES)
+        if own == "decision" and score_type == "response":
+            raise InvalidArgumentError(
+                f"`type`: predict(type='response') of {type(results).__name__} is the class "
+                "(0/1: it has no probabilities), and thresholding classes cannot tune "
+                "anything; use type='decision' (its decision values, the default).")
+        return score_type
+    if own is not _UNKNOWN:
+        return own
+    errors = []
+    for candidate in ("response", "decision"):
+        try:
+            s = _scores(results, data, candidate)
+        except FmstatsError as exc:
+            errors.append(exc)
+            continue
+        if candidate == "response" and np.isin(s.to_numpy(dtype=float), (0.0, 1.0)).all():
+            try:   # classes, not scores: decision values if the model has them
+                _scores(results, data, "decision")
+                return "decision"
+            except FmstatsError:
+                pass
+        return candidate
+    raise errors[0]
+
+
+_UNKNOWN = object()
+
+
+def _row_weights(results, n: int) -> np.ndarray:
+    """Prior weights of the ``n`` checked training rows (1 where the model has none)."""
+    w = prior_weights(results)
+    return np.ones(n) if w is None or len(w) != n else w
+
+
+def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: int = 1,
+                   measure=None, beta=None, alpha=None, pooling: str = "tp_fp",
+                   refit_folds: bool = True, type: str | None = None, random_state=None,
+                   n_jobs=None, progress=None) -> "ThresholdedResults":
+    """The decision threshold that maximises the cross-validated F of a fitted model.
+
+    The model is refitted on each training fold (``results.refit``), its scores on
+    the held-out fold are pooled, and the criterion is evaluated at every cut of
+    the pooled scores at once (one sort and cumulative sums per fold): the search
+    is exact, not on a grid.  The tuned threshold is the midpoint between the
+    lowest score classed positive and the highest classed negative; among equal
+    criterion values the highest threshold (fewest positives) wins.
+
+    Parameters
+    ----------
+    results : a fitted model (the protocol's ``refit``, ``predict``), fitted on ``data``.
+    data : its training data (default ``results.training_data`` where a model keeps it).
+    cv, repeats, random_state : the folds, as in :func:`cv_tune`.
+    measure, beta, alpha, pooling : the criterion, as in :func:`cv_tune`.
+    refit_folds : ``False`` scores the rows with ``results`` itself (fitted on all
+        rows: no refits, but optimistic); the folds then only matter for
+        ``pooling="mean"``.
+    type : the score thresholded: ``"response"`` (probabilities) or ``"decision"``;
+        default the model's own score: probabilities for the maxent family, decision
+        values for models without probabilities (``wsvm``, ``fsvm``, whose
+        ``"response"`` is the class and is refused).
+
+    Notes
+    -----
+    The design of ``data`` is built once; every fold refit and held-out prediction takes its
+    rows (:mod:`fmstats.formula._reuse`; identical to rebuilding it per fold).  A formula with
+    a stateful transform (``center``, ``scale``, ``poly``, splines) is rebuilt per fold, as R
+    would; ``design_note`` of the result says which.
+    ``data`` is checked against the model as :func:`fmstats.bootstrap` checks it (the
+    same rows, response and design; :class:`~fmstats.exceptions.DataError` otherwise).
+    Held-out rows count with the model's prior weights (times ``cbind`` trials), and
+    array weights are passed to the fold refits, so frequency weights give the
+    threshold of the fit on duplicated rows.
+    n_jobs, progress : parallel fold refits; tqdm bar.
+
+    Returns
+    -------
+    ThresholdedResults
+
+    Examples
+    --------
+    >>> import fmstats as fm
+    >>> titanic = fm.datasets.titanic_complete()
+    >>> fit = fm.maxent("survived ~ C(pclass) + sex + age", titanic)
+    >>> tuned = fm.tune_threshold(fit, titanic, beta=2, cv=3, random_state=0)
+    >>> tuned
+    <ThresholdedResults threshold 0.2893 on response of MaxentResults: CV F2 = 0.7879>
+    """
+    check_protocol(results, "predict", *(("refit",) if refit_folds else ()))
+    crit = Criterion(measure, beta, alpha, pooling)
+    check_n_jobs(n_jobs)
+    progress_enabled(progress)
+    if data is None:
+        data = getattr(results, "training_data", None)
+        if not isinstance(data, pd.DataFrame):
+            raise InvalidArgumentError(
+                "tune_threshold() needs the data the model was fitted on: pass `data=` "
+                f"({describe(results)} does not keep it).")
+    # the rows the model was fitted on, checked as bootstrap() and validate() check them,
+    # in the fit's order (so that the prior weights line up); positions index the predictions
+    formula = getattr(results, "formula", None)
+    data = check_frame(data, "data")
+    design = None      # the design of the training rows, built once (only when refitting)
+    if refit_folds:
+        data, design = training_design(results, data, what="tune_threshold()")
+    else:
+        data = training_frame(results, data, what="tune_threshold()").reset_index(drop=True)
+    response = response_rows(formula, data)
+    weights = _row_weights(results, len(data))
+    score_type = _score_type(results, data, type)
+    seed = fixed_seed(random_state)
+    folds = make_folds(response, cv, repeats=repeats, random_state=seed)
+    warn_empty_folds(folds, response, pooling)
+    if refit_folds:
+        aw = array_weights(results)
+        aw = aw if aw is not None and len(aw) == len(data) else None
+        out = run_tasks(_threshold_task, [(results, design, tr, te, score_type, aw)
+                                          for tr, te in folds.pairs],
+                        n_jobs=n_jobs, progress=progress,
+                        desc=f"tune_threshold: {len(folds)} folds")
+        bad = [(i, e) for i, (_, e, _) in enumerate(out) if e is not None]
+        if bad:
+            i, e = bad[0]
+            raise e.__class__(f"refitting the model on training fold {i} failed ({len(bad)} of "
+                             f"{len(folds)} folds failed), so no threshold can be tuned: "
+                             f"{e}") from e
+        reemit([w for _, _, ws in out for w in ws], len(folds), "fold refits of tune_threshold")
+        held = [v for v, _, _ in out]
+    else:
+        all_scores = _scores(results, data, score_type)
+        s_all = pd.Series(all_scores.to_numpy(dtype=float), index=all_scores.index.to_numpy())
+        held = [(te[np.isin(te, s_all.index)], s_all.reindex(te).dropna().to_numpy())
+                for _, te in folds.pairs]
+    rows = np.concatenate([p for p, _ in held])
+    cv_scores = pd.DataFrame({"split": np.repeat(np.arange(len(held)), [len(p) for p, _ in held]),
+                              "row": rows, "score": np.concatenate([s for _, s in held]),
+                              "y": response.y[rows],
+                              "weight": response.w[rows] * weights[rows]})
+    cv_scores = cv_scores[response.observed[rows]].reset_index(drop=True)
+    curve = _threshold_curve(cv_scores, crit)
+    best = _m.best_position(curve[crit.column].to_numpy())   # ties: the highest threshold
+    spec = dict(cv=kept_cv(cv), repeats=repeats, measure=crit, refit_folds=refit_folds,
+                type=type, random_state=seed,
+                design_note=None if design is None else design.note)
+    call = call_text("tune_threshold", {
+        "results": f"<{fn_name(results)}>", "data": data_text(data),
+        "cv": cv if isinstance(cv, (int, np.integer)) else folds.description,
+        "pooling": repr(pooling), "measure": crit.name, "refit_folds": refit_folds})
+    return ThresholdedResults(base=results, data=data, formula=formula, score_type=score_type,
+                              threshold=_midpoint(curve["threshold"].to_numpy(), best),
+                              curve=curve, best_index=best, cv_scores=cv_scores, folds=folds,
+                              spec=spec, call=call, prior_weights=weights)
+
+
+class ThresholdedResults(Tuned, ScoreCurves):
+    """A fitted model with a cross-validated decision threshold (:func:`tune_threshold`).
+
+    Speaks the model protocol: ``predict(newdata, type="class")`` classes a row
+    positive when its score (``score_type``) is at least ``threshold``; other
+    ``type`` values are the base model's predictions.  ``confusion`` and
+    ``measure`` use these classes; ``refit(data)`` refits the base model and, by
+    default, tunes the threshold again (``retune=False`` keeps it).
+    ``tidy()`` is the criterion-versus-threshold curve; ``cv_scores`` the pooled
+    held-out scores; ``training_data`` the tuning data (positions as index).
+    """
+
+    @property
+    def _score_type(self) -> str:  # hook of the score curves: the thresholded score
+        return self.score_type
+
+    # the curves default to the tuning rows with the prior weights, as confusion() does
+    def _training_scores(self):
+        s = _scores(self.base, self.training_data, self.score_type)
+        return s.index.to_numpy(), s.to_numpy(dtype=float)
+
+    def _scores(self, newdata) -> np.ndarray:
+        if newdata is None:
+            rows, s = self._training_scores()
+            return s[self._training_response().observed[rows]]
+        return super()._scores(newdata)
+
+    def _truth_weights(self, newdata):
+        if newdata is None:
+            response = self._training_response()
+            rows, _ = self._training_scores()
+            rows = rows[response.observed[rows]]
+            return response.y[rows], (response.w * self._prior())[rows], None
+        return super()._truth_weights(newdata)
+
+    def _training_response(self):
+        return response_rows(self.formula, self.training_data)
+
+    def _prior(self) -> np.ndarray:
+        w = getattr(self, "prior_weights", None)   # None in results pickled before weights
+        return np.ones(len(self.training_data)) if w is None else w
+
+    def __init__(self, *, base, data, formula, score_type, threshold, curve, best_index,
+                 cv_scores, folds, spec, call, prior_weights=None):
+        self.base = base
+        #: prior weights of the rows of ``training_data`` (the base model's), or None
+        self.prior_weights = prior_weights
+        self.training_data = data
+        self.formula = formula
+        self.score_type = score_type
+        self.threshold = float(threshold)
+        self._curve = curve
+        self.best_index = best_index
+        self.cv_scores = cv_scores
+        self._folds = folds
+        self._spec = spec
+        self.call = call
+
+    @property
+    def params(self) -> pd.Series:
+        """The base model's coefficients and the tuned threshold (what ``bootstrap``
+        resamples by default: each replicate refits the model and retunes the threshold)."""
+        thr = pd.Series([self.threshold], index=["threshold"])
+        p = getattr(self.base, "params", None)
+        return thr if p is None else pd.concat([p.astype(float), thr])
+
+    @property
+    def spec(self):
+        """The base model's design (formula, factor levels)."""
+        return self.base.spec
+
+    @property
+    def best_score(self) -> float:
+        """The cross-validated criterion at the tuned threshold."""
+        return float(self._curve[self._spec["measure"].column].iloc[self.best_index])
+
+    def tidy(self) -> pd.DataFrame:
+        """The curve: one row per cut of the pooled held-out scores (``threshold`` is the
+        lowest score classed positive; +inf is "none"), pooled counts, f, precision,
+        recall, accuracy (pooled as chosen)."""
+        return self._curve.copy()
+
+    def cv_value(self, threshold: float) -> dict:
+        """f, precision, recall, accuracy of the held-out scores at any threshold."""
+        h, crit = self.cv_scores, self._spec["measure"]
+        t = np.array([float(threshold)])
+        counts = np.stack([_counts_at(g["score"].to_numpy(), (g["weight"] * g["y"]).to_numpy(),
+                                      (g["weight"] * (1 - g["y"])).to_numpy(), t)
+                           for _, g in h.groupby("split")])
+        return {k: float(v[0]) for k, v in crit.summarise(counts).items()}
+
+    # ------------------------------------------------------------------ the model protocol
+    def predict(self, newdata=None, type: str = "response", **kwargs) -> pd.Series:
+        """``type="class"``: 1 where the score is at least ``threshold``; else the base's."""
+        if type != "class":
+            return self.base.predict(newdata, type=type, **kwargs)
+        s = _scores(self.base, newdata, self.score_type)
+        return pd.Series((s.to_numpy() >= self.threshold).astype(np.int64), index=s.index,
+                         name="class")
+
+    def confusion(self, newdata=None) -> _m.Confusion:
+        """Confusion counts of the tuned classes on ``newdata`` (default: the tuning data).
+
+        Rows count with the response's trials (``cbind``) as weights and
+        probabilistic labels fractionally, as :meth:`MaxentResults.confusion` on new data;
+        on the tuning data also with the model's prior weights (as the base model's
+        ``confusion()`` on its training rows).
+        """
+        data = (self.training_data if newdata is None
+                else check_frame(newdata, "newdata").reset_index(drop=True))
+        response = response_rows(self.formula, data)
+        w = response.w * self._prior() if newdata is None else response.w
+        cls = self.predict(data, type="class")
+        rows = cls.index.to_numpy()
+        keep = response.observed[rows]
+        return _m.noisy_confusion(response.y[rows][keep], cls.to_numpy()[keep],
+                                  dependence="independent", sample_weight=w[rows][keep])
+
+    def measure(self, newdata=None, measure=None, *, beta=None, alpha=None) -> float:
+        """F of the tuned classes on ``newdata``; the tuned F-measure by default."""
+        fm = self.measure_ if measure is None and beta is None and alpha is None \
+            else _m.as_fmeasure(measure, beta, alpha)
+        return float(self.confusion(newdata).f(fm))
+
+    def refit(self, data: pd.DataFrame, *, retune: bool = True, n_jobs=1, progress=False,
+              **kwargs) -> "ThresholdedResults":
+        """Refit the base model on ``data`` (``kwargs`` go to its ``refit``) and retune."""
+        base = self.base.refit(data, **kwargs)
+        if not retune:
+            out = training_frame(base, data, what="refit()").reset_index(drop=True)
+            return ThresholdedResults(
+                base=base, data=out, formula=self.formula, score_type=self.score_type,
+                threshold=self.threshold, curve=self._curve, best_index=self.best_index,
+                cv_scores=self.cv_scores, folds=self._folds, spec=self._spec, call=self.call,
+                prior_weights=_row_weights(base, len(out)))
+        s = self._spec
+        return tune_threshold(base, data, refit_folds=s["refit_folds"], type=s["type"],
+                              n_jobs=n_jobs, progress=progress,
+                              **self._rerun_kwargs("tune_threshold"))
+
+    # ------------------------------------------------------------------ reporting
+    def summary(self) -> Summary:
+        """The tuned threshold, the criterion there and at the base model's own threshold."""
+        crit = self._spec["measure"]
+        b = self._curve.iloc[self.best_index]
+        name = f"CV {crit.name}"
+        lines = [f"  predicted class 1 when predict(type='{self.score_type}') >= "
+                 f"{self.threshold:.6g}",
+                 (f"{name} at the tuned threshold", float(b[crit.column])),
+                 f"  precision {b['precision']:.4f}, recall {b['recall']:.4f} (pooled held-out "
+                 "counts)"]
+        own = getattr(self.base, "threshold", None)
+        if isinstance(own, (int, float)) and self.score_type == "response":
+            lines.append((f"{name} at the model's own threshold {own:g}",
+                          self.cv_value(own)[crit.column]))
+        elif self.score_type == "decision" and isinstance(self.base, ScoreCurves):
+            t, strict, label = self.base._decision_rule()   # the score-curve hook: x'w + b > 0
+            lines.append((f"{name} at the model's own rule ({label})",
+                          self.cv_value(np.nextafter(t, np.inf) if strict else t)[crit.column]))
+        cv_lines = [("Measure", crit.text(len(self.folds))),
+                    ("Folds", f"{self._folds.description} (random_state = "
+                              f"{self._spec['random_state']})"),
+                    ("Held-out scores", "from the model refitted on each training fold"
+                     if self._spec["refit_folds"] else "from the model fitted on all rows "
+                     "(refit_folds=False: optimistic)"),
+                    ("Design", self._spec.get("design_note") or "not refitted"),
+                    ("Search", f"exact over all {len(self._curve)} cuts of the pooled held-out "
+                               "scores; the threshold is the midpoint between the lowest score "
+                               "classed positive and the highest classed negative")]
+        sections = [Section("Threshold:", lines), Section("Cross-validation:", cv_lines),
+                    Section("Base model:", [repr(self.base),
+                                            "(its coefficients: results.base.summary())"])]
+        return Summary(title="Classifier with a cross-validated decision threshold",
+                       call=self.call, sections=sections)
+
+    def plot(self, ax=None):
+        """The criterion, precision and recall against the threshold."""
+        from ..plotting import new_axes, readable_ticks
+
+        crit = self._spec["measure"]
+        c = self._curve[np.isfinite(self._curve["threshold"])]
+        fig, ax = new_axes(ax)
+        for col, style in ((crit.column, "-"), ("precision", "--"), ("recall", ":")):
+            label = f"CV {crit.name} ({crit.pooling})" if col == crit.column else col
+            ax.step(c["threshold"], c[col], style, where="post", label=label)
+        ax.axvline(self.threshold, color="grey", linestyle="-.",
+                   label=f"tuned threshold {self.threshold:.3g}")
+        ax.set_xlabel(f"threshold on predict(type='{self.score_type}')")
+        ax.set_ylabel("held-out value (0 to 1)")
+        ax.set_title(f"Cross-validated threshold ({len(self.folds)} folds)", fontsize="medium")
+        ax.legend(fontsize="small")
+        readable_ticks(fig)
+        fig.tight_layout()
+        return fig
+
+    def __repr__(self) -> str:
+        return (f"<ThresholdedResults threshold {self.threshold:.4g} on {self.score_type} of "
+                f"{fn_name(self.base)}: CV {self._spec['measure'].name} = "
+                f"{self.best_score:.4f}>")
+

@@ -1,0 +1,122 @@
+"""The training rows and prior weights of a fitted model, for functions that refit it.
+
+Used by :mod:`fmstats.resampling._bootstrap` (and through it :mod:`fmstats.resampling._validate`) and by
+:mod:`fmstats.model_selection._threshold` (``tune_threshold``): every function that refits a model on
+parts of "its" data checks that the data given is the data the model was fitted on
+(:func:`training_frame`) and scores rows with the model's prior weights
+(:func:`prior_weights`), passing array weights back to the refits
+(:func:`array_weights`), so that frequency weights give the results of duplicated rows.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .._utils.validation import describe
+from ..exceptions import DataError, InvalidArgumentError
+
+__all__ = ["training_frame", "training_design", "prior_weights", "array_weights",
+           "ARRAY_WEIGHTS_LABEL"]
+
+#: How maxent, umaxent, fmaxent, wsvm and fsvm record weights given as an array.
+ARRAY_WEIGHTS_LABEL = "<array>"
+
+_INTERCEPTS = ("Intercept", "(Intercept)")
+
+
+def training_frame(results, data, *, what: str = "resampling", design=None) -> pd.DataFrame:
+    """The rows the model was fitted on, checked against what the results object stores.
+
+    ``data`` defaults to ``results.training_data`` where the model keeps it.  When the
+    model stores its row labels (``index``), the rows are looked up by label (rows the fit
+    dropped for missing values are left out, in the fit's order) and, when it stores its
+    design and labels (``spec``, ``X``, ``y``), both are rebuilt from ``data`` and
+    compared: a flipped response or other rows raise a :class:`DataError` naming the
+    first difference.  ``what`` names the caller in the messages.  ``design`` (a function
+    of the rows, returning a :class:`fmstats.formula._reuse.DesignMatrix`) builds the design
+    of the rows once for the caller, and the comparison takes it from there.
+    """
+    if data is None:
+        data = getattr(results, "training_data", None)
+    if data is None:
+        raise InvalidArgumentError(
+            f"{what} a {type(results).__name__} refits it from its formula, which needs the "
+            "training data, and the results object does not keep it: pass `data=` (the "
+            "DataFrame the model was fitted on).")
+    if not isinstance(data, pd.DataFrame):
+        raise InvalidArgumentError(f"`data` must be a pandas DataFrame; got {describe(data)}.")
+    index = getattr(results, "index", None)
+    if not isinstance(index, pd.Index):
+        return data
+    if not data.index.is_unique:
+        raise DataError("`data` has duplicate index labels, so the rows the model was fitted on "
+                        "cannot be located; pass the frame the model was fitted on.")
+    missing = index.difference(data.index)
+    if len(missing):
+        raise DataError(f"`data` lacks {len(missing)} of the {len(index)} rows the model was "
+                        f"fitted on (e.g. index label {missing[0]!r}); pass the training frame "
+                        f"({what} needs the data the model was fitted on).")
+    frame = data.loc[index]
+    spec, y = getattr(results, "spec", None), getattr(results, "y", None)
+    if spec is not None and y is not None:
+        if design is None:
+            resp, X, _ = spec.build_with_response(frame, missing="raise")
+        else:
+            frame = frame.reset_index(drop=True)
+            cache = design(frame)
+            with cache.rows(np.arange(len(frame)), frame=frame):
+                resp, X, _ = spec.build_with_response(frame, missing="raise")
+        X = X[:, ~results.aliased] if hasattr(results, "aliased") else X
+        stored = getattr(results, "X", None)
+        if stored is not None and stored.shape[1] == X.shape[1] - 1:
+            # SVMs store the design without its intercept column (b is separate)
+            names = list(spec.column_names)
+            keep = [i for i, n in enumerate(names) if n not in _INTERCEPTS]
+            X = X[:, keep] if len(keep) == stored.shape[1] else X
+        bad = ~np.isclose(resp.y, y, rtol=1e-10, atol=1e-12)
+        if bad.any() or (stored is not None and (stored.shape != X.shape or not np.allclose(
+                X, stored, rtol=1e-10, atol=1e-12))):
+            where = (f"the response differs at row {frame.index[np.flatnonzero(bad)[0]]!r}"
+                     if bad.any() else "the design matrix differs")
+            raise DataError(f"`data` does not match the data the model was fitted on: {where} "
+                            f"({what} needs the data the model was fitted on).")
+    return frame
+
+
+def training_design(results, data, *, what: str = "resampling"):
+    """(the checked training rows numbered 0..n-1, their design built once): the
+    :class:`~fmstats.formula._reuse.DesignMatrix` that also served the check of ``data``."""
+    from ..formula import DesignMatrix, model_engine
+
+    built = []
+
+    def design_of(frame):
+        built.append(DesignMatrix(getattr(results, "formula", None), frame,
+                                  engine=model_engine(results)))
+        return built[-1]
+
+    frame = training_frame(results, data, what=what, design=design_of)
+    if built and built[0].data is frame:
+        return frame, built[0]
+    frame = frame.reset_index(drop=True)
+    return frame, design_of(frame)
+
+
+def prior_weights(results) -> np.ndarray | None:
+    """The model's prior weights, one per training row (in the fit's order), or None."""
+    w = getattr(results, "prior_weights", None)
+    return None if w is None else np.asarray(w, dtype=float)
+
+
+def _recorded_weights(results):
+    s = getattr(results, "settings", None)
+    return s.get("weights") if isinstance(s, dict) else getattr(s, "weights", None)
+
+
+def array_weights(results) -> np.ndarray | None:
+    """The prior weights when they were given as an array (a refit needs them again,
+    for the rows it is given); None for weights from a column or no weights."""
+    rec = _recorded_weights(results)
+    if isinstance(rec, str) and rec == ARRAY_WEIGHTS_LABEL:
+        return prior_weights(results)
+    return None

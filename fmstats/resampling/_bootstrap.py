@@ -1,0 +1,445 @@
+"""Bootstrap resampling of any fitted model: replicate coefficients, SEs and CIs.
+
+:func:`bootstrap` refits a model (through the results protocol, ``results.refit(data)``) on
+B resampled data sets and returns a frozen :class:`BootstrapResults`.  Three resampling
+schemes:
+
+* ``"case"``: n rows drawn with replacement (Efron's nonparametric bootstrap);
+* ``"stratified"``: rows drawn with replacement within each class (majority class for
+  probabilistic labels), so every replicate keeps the class counts;
+* ``"labels_from_q"``: X kept, labels drawn from the probabilistic response q (thesis §9.2):
+  Y_i ~ Bernoulli(q_i) for a probability column, yes_i ~ Binomial(yes_i + no_i, q_i) for
+  ``cbind(yes, no)`` votes.
+
+Fast path.  For ``maxent``/``umaxent`` fits the prior weights are frequency weights (a tested
+property: weights equal duplicated rows), so a case resample equals the fit on the original
+rows with weights times the resample counts.  That fit reuses the stored design matrix (no
+formula rebuild, no missing factor levels: a level absent from the resample gives an aliased
+column, i.e. a NaN coefficient, exactly as the refit gives a missing term).  It is used by
+default where it applies (``fast=None``); ``tests/test_bootstrap.py`` checks that both paths
+give the same replicates and ``benchmarks/bench_resampling.py`` measures the gain.
+
+Confidence intervals are pure functions of the replicate array (:func:`percentile_interval`,
+:func:`basic_interval`, :func:`bca_interval`, in :mod:`fmstats.resampling._intervals`), so they can be fed any replicates (the tests
+feed them scipy's).  Quantiles are numpy's linear interpolation, as in
+``scipy.stats.bootstrap``.  BCa (Efron & Tibshirani 1993, §14.3) needs the jackknife
+acceleration: with n rows that is n refits; above ``JACKKNIFE_MAX`` rows a grouped
+(delete-a-group) jackknife with that many random groups estimates the same acceleration
+(the skewness of a sum of m influences shrinks by 1/sqrt(m), which the formula's
+normalisation undoes).  ``jackknife=`` sets the number of groups.
+
+The replicate engines live in :mod:`fmstats.resampling._replicates` (shared with :mod:`fmstats.resampling._validate`).
+Replicates are computed in chunks by module-level workers through joblib (so
+``joblib.parallel_config(backend="dask")`` works unchanged); every replicate has its own
+seed spawned from ``random_state`` before dispatch, so results do not depend on ``n_jobs``.
+"""
+from __future__ import annotations
+
+import inspect
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from .._utils.parallel import spawn_seeds
+from ..results import Persistable
+from ._replicates import (TYPES, Draws, as_series, collect, default_statistic, make_engine,
+                          report, run)
+from ..resampling._separation import (DegenerateReplicateWarning, degenerate_replicates, split_flags,
+                          warn_all_nan)
+from .._utils.validation import check_choice, check_scalar, describe
+from ._intervals import (basic_interval, bca_interval, check_level, finite_values,
+                     jackknife_acceleration, percentile_interval)
+from ..exceptions import InvalidArgumentError, ResamplingWarning
+from ..results import SIGNIF_LEGEND, Section, Summary, format_numbers
+
+__all__ = ["bootstrap", "BootstrapResults", "ResamplingWarning", "DegenerateReplicateWarning",
+           "percentile_interval", "basic_interval", "bca_interval", "jackknife_acceleration",
+           "TYPES", "CIS", "JACKKNIFE_MAX"]
+
+#: Results pickled before the engines moved to :mod:`fmstats.resampling._replicates` name this class.
+_Draws = Draws
+
+CIS = ("percentile", "basic", "bca")
+#: Above this many rows the BCa jackknife is grouped (this many groups) by default.
+JACKKNIFE_MAX = 1000
+
+
+def _model_table(results, level: float):
+    """The model's own coefficient table (for a thresholded classifier: its base model's)."""
+    src = getattr(results, "base", results)
+    tidy = getattr(src, "tidy", None)
+    if tidy is None or "level" not in inspect.signature(tidy).parameters:
+        return None
+    return tidy(level=level)
+
+
+
+# ============================================================================ entry point
+
+def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable | None = None,
+              ci: str = "percentile", level: float = 0.95, data: pd.DataFrame | None = None,
+              jackknife: int | None = None, fast: bool | None = None,
+              degenerate: str = "drop", n_jobs: int | None = None, random_state=None,
+              progress=None) -> "BootstrapResults":
+    """Bootstrap a fitted model: refit on B resamples, return replicates, SEs and CIs.
+
+    Parameters
+    ----------
+    results : a fitted model speaking the results protocol (``refit``, ``params``,
+        ``measure``), e.g. from ``maxent``, ``umaxent`` or ``fmaxent`` (whose whole outer
+        loop is refitted).
+    B : number of replicates (at least 2).
+    type : ``"case"``, ``"stratified"`` (within classes) or ``"labels_from_q"`` (X kept,
+        labels drawn from q; thesis §9.2).  See the module docstring.
+    statistic : ``None`` (the coefficients and the training F of the model's measure) or a
+        function of a fitted replicate returning a scalar, a Series or a 1-d array.
+        Replicate values are aligned by name; missing terms are NaN.
+    ci, level : the interval reported by ``summary()``/``tidy()``: ``"percentile"``,
+        ``"basic"`` or ``"bca"`` (computes the jackknife); any other can be asked of
+        :meth:`BootstrapResults.conf_int` later (BCa only if computed here).
+    data : the training DataFrame; needed except on the fast path (results objects do not
+        keep it).  It is checked against the stored response and design.
+    jackknife : number of jackknife groups for BCa; default n up to ``JACKKNIFE_MAX`` rows,
+        else ``JACKKNIFE_MAX`` random groups.
+    fast : use the weighted refit of maxent/umaxent (``None``: whenever it applies, i.e. a
+        maxent/umaxent fit and ``statistic=None``).
+    degenerate : ``"drop"`` (default) or ``"keep"`` the replicates whose fit has no finite
+        maximum-likelihood estimate (a (quasi-)separated resample: IRLS's separation flag,
+        or standard errors ten times the original fit's confirmed by the linear programme
+        of :mod:`fmstats.resampling._separation`) or did not converge.  Either way they are counted
+        in ``summary()`` and a :class:`DegenerateReplicateWarning` says how many.  Dropping
+        is the default because such a replicate's coefficients are not estimates but the
+        point where the iterations stopped (an intercept of 21.7 at ``max_iter=25``, larger
+        with more iterations), so keeping them makes the SE a function of the iteration
+        limit (on Titanic with ``C(pclass) * sex``, 3 of 200 replicates turn the intercept's
+        SE from 0.67 into 2.03); the price is SEs conditional on a finite estimate, which
+        understate the instability that the warning reports (``rms::bootcov`` likewise
+        leaves out fits that fail).  A ridge ``penalty=`` makes every estimate finite.
+        With ``"drop"`` such a replicate is NaN in ``replicates`` (its indices are in
+        ``degenerate_replicates``).
+    n_jobs : joblib workers (``None``: joblib's default, 1 unless configured).
+    random_state : seed; the same seed gives the same replicates whatever ``n_jobs``.
+    progress : tqdm progress bar (``None``: only in interactive sessions).
+
+    Returns
+    -------
+    BootstrapResults
+
+    Examples
+    --------
+    >>> import fmstats as fm
+    >>> titanic = fm.datasets.titanic_complete()
+    >>> fit = fm.maxent("survived ~ C(pclass) + sex + age", titanic)
+    >>> boot = fm.bootstrap(fit, B=50, random_state=0)
+    >>> print(boot.tidy()[["term", "estimate", "std_error", "conf_low", "conf_high"]]
+    ...       .round(3).to_string(index=False))
+              term  estimate  std_error  conf_low  conf_high
+         Intercept     3.522      0.317     2.981      4.183
+    C(pclass)[T.2]    -1.281      0.216    -1.725     -0.964
+    C(pclass)[T.3]    -2.290      0.259    -2.954     -1.869
+       sex[T.male]    -2.498      0.147    -2.779     -2.255
+               age    -0.034      0.005    -0.042     -0.022
+       training F1     0.728      0.016     0.700      0.752
+    """
+    check_scalar("B", B, low=2, integer=True)
+    check_choice("ci", ci, CIS)
+    check_choice("degenerate", degenerate, ("drop", "keep"))
+    level = check_level(level)
+    if statistic is not None and not callable(statistic):
+        raise InvalidArgumentError(f"`statistic` must be None or a function of a fitted model; "
+                                   f"got {describe(statistic)}.")
+    if ci == "bca" and type == "labels_from_q":
+        raise InvalidArgumentError("ci='bca' needs a jackknife over rows, which does not match "
+                                   "type='labels_from_q' (labels, not rows, are resampled); use "
+                                   "ci='percentile' or 'basic'.")
+    t0 = as_series(statistic(results) if statistic else default_statistic(results))
+    engine, is_fast = make_engine(results, type_=type, data=data, statistic=statistic,
+                                   fast=fast, columns=t0.index)
+    seeds = spawn_seeds(random_state, int(B) + 1)
+    raw, infinite, unconverged = split_flags(run(engine, "stat", seeds[:-1], n_jobs, progress,
+                                                  "bootstrap"))
+    values, errors, warned = collect(raw, len(t0))
+    defined = np.isfinite(t0.to_numpy())
+    ok = np.array([r[1] is None for r in raw])
+    incomplete = int(np.sum(ok & np.any(~np.isfinite(values[:, defined]), axis=1)))
+    report("bootstrap", int(B), errors, incomplete, warned)
+    # when the original fit did not converge either, its replicates are kept (and counted)
+    bad = degenerate_replicates("bootstrap", values, infinite, unconverged, degenerate,
+                                drop_unconverged=bool(getattr(results, "converged", True)))
+    warn_all_nan(values, t0, errors)
+    jack, groups = None, None
+    if ci == "bca":
+        jack, groups = _jackknife(engine, len(t0), jackknife, seeds[-1], n_jobs, progress,
+                                  degenerate)
+    reps = pd.DataFrame(values, columns=t0.index).rename_axis("replicate")
+    tidy_model = _model_table(results, level)
+    return BootstrapResults(
+        replicates=reps, estimate=t0, jackknife=jack, jackknife_groups=groups, type=type,
+        ci=ci, level=level, B=int(B), n=engine.n, fast=is_fast, n_failed=len(errors),
+        n_incomplete=incomplete, replicate_warnings=warned, model_table=tidy_model,
+        model_call=str(getattr(results, "call", results.__class__.__name__)),
+        model_se_label=str(getattr(results, "cov_type", "model-based")),
+        random_state=repr(random_state), seeds=tuple(seeds[:-1]),
+        n_separated=int(infinite.sum()), n_nonconverged=int(unconverged.sum()),
+        degenerate=degenerate, degenerate_replicates=tuple(int(i) for i in np.flatnonzero(bad)),
+        draws=Draws(n=engine.n, type=type, strata=engine.strata, q=engine.q,
+                     trials=engine.trials))
+
+
+def _jackknife(engine, k, groups, seed, n_jobs, progress, degenerate="drop"):
+    """Leave-one-out (or leave-a-group-out) values of the statistic, for BCa."""
+    n = engine.n
+    g = min(n, JACKKNIFE_MAX) if groups is None else int(check_scalar(
+        "jackknife", groups, low=2, high=n, integer=True))
+    if g == n:
+        items = [("drop", np.array([i])) for i in range(n)]
+    else:
+        label = np.random.default_rng(seed).permutation(n) % g
+        order = np.argsort(label, kind="stable")
+        items = [("drop", part) for part in np.split(order, np.cumsum(np.bincount(label))[:-1])]
+    raw, infinite, unconverged = split_flags(run(engine, "stat", items, n_jobs, progress,
+                                                  "jackknife"))
+    values, errors, warned = collect(raw, k)
+    report("jackknife", len(items), errors, 0, warned)
+    degenerate_replicates("jackknife", values, infinite, unconverged, degenerate)
+    return values, g
+
+
+# ============================================================================ results
+
+class _BootSummary(Summary):
+    """A Summary whose coefficient table holds bootstrap columns (no significance stars)."""
+
+    def _coef_text_rows(self):
+        t = self.coef_table
+        header = ["", "Estimate", "Model SE", "Boot SE", "Bias", "Wald low", "Wald high",
+                  "Boot low", "Boot high", ""]
+        cols = ["estimate", "model_std_error", "std_error", "bias", "model_conf_low",
+                "model_conf_high", "conf_low", "conf_high"]
+        # each column in R's common layout (4 significant digits, decimal points aligned)
+        cells = [[c.strip() for c in format_numbers(t[c].to_numpy(dtype=float), digits=4)]
+                 for c in cols]
+        rows = [[str(term), *(col[i] for col in cells), ""] for i, term in enumerate(t["term"])]
+        return header, rows
+
+    def __str__(self) -> str:
+        return super().__str__().replace("---\n" + SIGNIF_LEGEND + "\n", "")
+
+    def _repr_html_(self) -> str:
+        return super()._repr_html_().replace(SIGNIF_LEGEND, "")
+
+
+@dataclass(frozen=True, eq=False)
+class BootstrapResults(Persistable):
+    """Replicates of a bootstrap (:func:`bootstrap`) with SEs, CIs, summary and plots.
+
+    ``replicates`` is the B x k DataFrame (NaN where a replicate failed or lacked a term),
+    ``estimate`` the statistic on the original fit, ``jackknife`` the jackknife values
+    (BCa only).  Pickles.
+    """
+
+    replicates: pd.DataFrame
+    estimate: pd.Series
+    jackknife: np.ndarray | None
+    jackknife_groups: int | None
+    type: str
+    ci: str
+    level: float
+    B: int
+    n: int
+    fast: bool
+    n_failed: int
+    n_incomplete: int
+    replicate_warnings: dict = field(default_factory=dict)
+    model_table: pd.DataFrame | None = None
+    model_call: str = ""
+    model_se_label: str = ""
+    random_state: str = "None"
+    seeds: tuple = field(default=(), repr=False)
+    draws: Draws | None = field(default=None, repr=False)
+    n_separated: int = 0
+    n_nonconverged: int = 0
+    degenerate: str = "drop"
+    degenerate_replicates: tuple = field(default=(), repr=False)
+
+    def _item(self, replicate):
+        check_scalar("replicate", replicate, low=0, high=self.B - 1, integer=True)
+        return self.seeds[replicate]
+
+    def counts(self, replicate: int) -> np.ndarray:
+        """How often each training row appears in resample ``replicate`` (case, stratified)."""
+        if self.type == "labels_from_q":
+            raise InvalidArgumentError("type='labels_from_q' keeps the rows; see labels().")
+        return self.draws.counts(self._item(replicate))
+
+    def labels(self, replicate: int) -> np.ndarray:
+        """The labels drawn for replicate ``replicate`` (type='labels_from_q'): 0/1 labels,
+        or the drawn ``yes`` votes for a cbind(yes, no) response."""
+        if self.type != "labels_from_q":
+            raise InvalidArgumentError(f"labels() is for type='labels_from_q'; this bootstrap "
+                                       f"is type={self.type!r}: see counts().")
+        d = self.draws.draw(self._item(replicate))
+        return d["labels"] if "labels" in d else d["yes"]
+
+    @property
+    def n_valid(self) -> pd.Series:
+        """Finite replicates per term."""
+        return self.replicates.notna().sum().rename("n_valid")
+
+    @property
+    def std_error(self) -> pd.Series:
+        """Bootstrap standard errors (sd of the finite replicates, ddof = 1)."""
+        return self.replicates.std(ddof=1).rename("std_error")
+
+    @property
+    def bias(self) -> pd.Series:
+        """Mean of the replicates minus the original estimate."""
+        return (self.replicates.mean() - self.estimate).rename("bias")
+
+    def conf_int(self, ci: str | None = None, level: float | None = None) -> pd.DataFrame:
+        """Bootstrap CIs, columns ``conf_low``, ``conf_high`` (default: the fit's ci, level)."""
+        ci = self.ci if ci is None else check_choice("ci", ci, CIS)
+        level = self.level if level is None else check_level(level)
+        if ci == "bca" and self.jackknife is None:
+            raise InvalidArgumentError("BCa intervals need the jackknife, which was not computed: "
+                                       "rerun bootstrap(..., ci='bca').")
+        rows = []
+        for j, term in enumerate(self.replicates.columns):
+            r, t0 = self.replicates[term].to_numpy(), float(self.estimate[term])
+            if ci == "percentile":
+                rows.append(percentile_interval(r, level))
+            elif ci == "basic":
+                rows.append(basic_interval(r, t0, level))
+            else:
+                rows.append(bca_interval(r, t0, self.jackknife[:, j], level))
+        return pd.DataFrame(rows, index=self.replicates.columns, columns=["conf_low", "conf_high"])
+
+    def tidy(self, ci: str | None = None, level: float | None = None) -> pd.DataFrame:
+        """One row per term: estimate, bias, bootstrap SE and CI, beside the model's SE and
+        Wald CI (``model_*`` columns; NaN for the training F)."""
+        c = self.conf_int(ci, level)
+        out = pd.DataFrame({"term": self.estimate.index.to_numpy(),
+                            "estimate": self.estimate.to_numpy(),
+                            "bias": self.bias.to_numpy(), "std_error": self.std_error.to_numpy(),
+                            "conf_low": c["conf_low"].to_numpy(),
+                            "conf_high": c["conf_high"].to_numpy(),
+                            "n_valid": self.n_valid.to_numpy()})
+        m = self.model_table
+        if m is not None and (level is None or level == self.level):
+            m = m.set_index("term")[["std_error", "conf_low", "conf_high"]].add_prefix("model_")
+            out = out.join(m, on="term")
+        else:
+            out = out.assign(model_std_error=np.nan, model_conf_low=np.nan, model_conf_high=np.nan)
+        return out
+
+    def summary(self) -> Summary:
+        """Coefficient table with bootstrap SE and CI beside the model's SE and Wald CI."""
+        scheme = {"case": "case resampling (rows with replacement)",
+                  "stratified": "rows with replacement within each class",
+                  "labels_from_q": "X fixed, labels drawn from q (thesis §9.2)"}[self.type]
+        lines = [("Resampling", scheme), ("Replicates", f"{self.B} (rows n = {self.n})"),
+                 ("Failed replicates (left out)", self.n_failed),
+                 ("Replicates lacking a term (NaN for it)", self.n_incomplete),
+                 ("Replicates without a finite MLE (separated)", self.n_separated),
+                 ("Replicates not converged", self.n_nonconverged)]
+        if self.degenerate_replicates:
+            lines.append(("Those replicates", "left out of SEs and CIs (degenerate='drop')"
+                          if self.degenerate == "drop" else "kept in SEs and CIs "
+                          "(degenerate='keep'): they inflate them"))
+        lines += [("Bootstrap CI", f"{self.ci}, {100 * self.level:g}% level"
+                  + (f"; jackknife with {self.jackknife_groups} groups"
+                     if self.jackknife is not None else "")),
+                 ("Refits", "weighted refit of the stored design (weights x resample counts)"
+                  if self.fast else "full refits from the formula"),
+                 ("Model SE and Wald CI", f"{self.model_se_label} covariance"),
+                 ("random_state", self.random_state)]
+        if self.replicate_warnings:
+            lines.append(("Replicate warnings", ", ".join(
+                f"{k} in {v}" for k, v in sorted(self.replicate_warnings.items()))))
+        return _BootSummary(title="Bootstrap of a fitted model", call=self.model_call,
+                            coef_table=self.tidy(), sections=[Section("Bootstrap:", lines)])
+
+    def __repr__(self) -> str:
+        return (f"<BootstrapResults {self.type}, B = {self.B}, {len(self.estimate)} statistics, "
+                f"{self.n_failed} failed>")
+
+    def plot(self, kind: str = "forest", terms=None, ax=None):
+        """``"hist"``: a histogram of each term's replicates with the estimate and CI;
+        ``"forest"``: bootstrap CI beside the model's Wald CI for every term, the model's
+        coefficients and the other statistics (training F, ...) on separate panels, each
+        with its own scale.  ``ax``: one axes per panel (a sequence when there are two)."""
+        from ..plotting import pyplot, readable_ticks
+
+        check_choice("kind", kind, ("forest", "hist"))
+        terms = list(self.estimate.index if terms is None else terms)
+        unknown = [t for t in terms if t not in self.estimate.index]
+        if unknown:
+            raise InvalidArgumentError(f"`terms` names unknown term(s) {unknown}; known: "
+                                       f"{list(self.estimate.index)}.")
+        tid = self.tidy().set_index("term").loc[terms]
+        if kind == "forest":
+            coef = set(self.model_table["term"]) if self.model_table is not None else set()
+            groups = [g for g in ([t for t in terms if t in coef],
+                                  [t for t in terms if t not in coef]) if g]
+            logit = self.model_call.split("(")[0] in ("maxent", "umaxent", "fmaxent")
+            coef_label = "coefficient (log-odds scale)" if logit else "coefficient"
+            if ax is None:
+                fig, axes = pyplot().subplots(
+                    len(groups), 1, squeeze=False, figsize=(6.0, 0.45 * len(terms) + 1.6
+                                                           + 0.9 * len(groups)),
+                    gridspec_kw={"height_ratios": [len(g) + 1 for g in groups]})
+                axes = list(axes[:, 0])
+            else:
+                axes = list(np.atleast_1d(ax))
+                if len(axes) != len(groups):
+                    raise InvalidArgumentError(
+                        f"`ax` must hold {len(groups)} axes (one per panel: coefficients, "
+                        f"other statistics); got {describe(ax)}.")
+                fig = axes[0].figure
+            for a, group in zip(axes, groups):
+                is_coef = group[0] in coef
+                part = tid.loc[group]
+                y = np.arange(len(group))[::-1]
+                a.hlines(y + 0.12, part["conf_low"], part["conf_high"], color="tab:blue",
+                         label=f"bootstrap {self.ci} CI")
+                a.hlines(y - 0.12, part["model_conf_low"], part["model_conf_high"],
+                         color="tab:grey", label="Wald CI (model)")
+                a.plot(part["estimate"], y, "ko", ms=4, label="estimate")
+                a.set_yticks(y, group)
+                a.set_ylim(-0.6, len(group) - 0.4)
+                if is_coef:
+                    a.axvline(0, color="lightgrey", lw=0.8, zorder=0)
+                a.set_xlabel(coef_label if is_coef else "statistic value (its own scale)")
+                a.set_ylabel("term" if is_coef else "statistic")
+                a.set_title(("Coefficients" if is_coef else "Other statistics")
+                            + f": {100 * self.level:g}% intervals", fontsize="medium")
+            handles, names = axes[0].get_legend_handles_labels()
+            fig.legend(handles, names, loc="lower center", ncol=3, fontsize="small",
+                       frameon=False)
+            readable_ticks(fig)
+            fig.tight_layout(rect=(0, 0.07, 1, 1))
+            return fig
+        plt = pyplot()
+        cols = min(3, len(terms))
+        rows = math.ceil(len(terms) / cols)
+        fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.5 * rows + 0.6),
+                                 squeeze=False)
+        for a, term in zip(axes.ravel(), terms):
+            r = finite_values(self.replicates[term])
+            a.hist(r, bins=min(50, max(10, r.size // 20)), color="tab:blue", alpha=0.7)
+            a.axvline(tid.loc[term, "estimate"], color="black")
+            for c in ("conf_low", "conf_high"):
+                a.axvline(tid.loc[term, c], color="tab:red", linestyle="--")
+            a.set_title(term, fontsize="small")
+            a.set_xlabel("replicate value", fontsize="small")
+            a.set_ylabel("replicates", fontsize="small")
+        for a in axes.ravel()[len(terms):]:
+            a.set_visible(False)
+        fig.suptitle(f"Bootstrap replicates (B = {self.B}): estimate (black), "
+                     f"{self.ci} {100 * self.level:g}% CI (red)", fontsize="medium")
+        readable_ticks(fig)
+        fig.tight_layout()
+        return fig

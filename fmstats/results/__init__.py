@@ -1,0 +1,15 @@
+"""The results protocol every fitted fmstats model speaks, and the summary tables it prints.
+
+* :class:`ModelResults` -- coefficient tables, ``measure``, ``tidy``, pickling and
+  ``save``/``load`` (:class:`Persistable`), and the score curves (:class:`ScoreCurves`:
+  ``f_curve``, ``plot_pr``, ``plot_roc``); a family implements ``params``, ``cov_params``,
+  ``predict``, ``confusion``, ``refit`` and ``summary``;
+* :class:`Summary` and :class:`Section` -- R-style text, HTML and LaTeX summaries.
+"""
+from ._curves import ScoreCurves
+from ._persist import FORMAT_VERSION, Persistable
+from ._protocol import ModelResults
+from ._summary import (SIGNIF_LEGEND, Section, Summary, coef_columns, format_numbers,
+                       format_pvalue, format_pvalues, signif_stars)
+
+__all__ = ["ModelResults", "ScoreCurves", "Persistable", "Summary", "Section"]

@@ -1,0 +1,191 @@
+"""Precision-recall, F and ROC curves of a fitted model's scores: the results mixin.
+
+:class:`ScoreCurves` gives every results class with scores ``f_curve()``, ``roc_auc()``,
+``plot_pr()`` and ``plot_roc()``.  It is a base of :class:`fmstats.results._protocol.ModelResults`
+(maxent, umaxent, fmaxent, wsvm, fsvm) and of
+:class:`fmstats.model_selection._cv_tune.ThresholdedResults`.  The computations are the pure functions of
+:mod:`fmstats.prcurve`; the figures are drawn by :mod:`fmstats.plotting`.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .. import measures as _m
+from .. import prcurve as _pr
+from .._utils.validation import describe, prior_weights
+from ..exceptions import DataError, InvalidArgumentError, ResponseError
+from ..formula import formula_names, split_formula
+
+__all__ = ["ScoreCurves"]
+
+
+class ScoreCurves:
+    """Precision-recall, F and ROC curves of a fitted model's scores.
+
+    The curves threshold the model's scores (``predict(type=...)``: probabilities for
+    the maxent family, decision values for SVMs) at every distinct value and count the
+    confusion cells as the model's own ``confusion()`` does: on the training rows with
+    its count weights (prior weights times ``cbind`` trials), on ``newdata`` with the
+    trials (times ``weights`` if given); probabilistic labels count fractionally.
+
+    Hooks a family overrides where it differs from the maxent family:
+    ``_score_type`` (the ``predict`` type of the score; ``None``: no scores),
+    ``_truth_weights(None)`` (labels and count weights of the training rows),
+    ``_decision_rule()`` (the model's own threshold, whether it is strict, a label) and
+    ``_curve_data()`` (data scored when ``newdata`` is None; ``None``: the training rows
+    the model keeps).
+    """
+
+    _score_type: str | None = "response"
+
+    # ------------------------------------------------------------------ hooks
+    def _curve_data(self):
+        return None
+
+    def _decision_rule(self) -> tuple[float, bool, str]:
+        t = float(self.threshold)
+        return t, False, f"{self._curve_score_name()} >= {t:.3g}"
+
+    def _curve_score_name(self) -> str:
+        return {"response": "probability", "decision": "decision value",
+                "link": "log-odds"}.get(self._score_type, "score")
+
+    def _scores(self, newdata) -> np.ndarray:
+        return np.asarray(self.predict(newdata, type=self._score_type), dtype=float)
+
+    def _truth_weights(self, newdata):
+        """(labels, count weights, positions of the used rows in ``newdata`` or None)."""
+        if newdata is None:
+            return (np.asarray(self.y, dtype=float), np.asarray(self.count_weights, dtype=float),
+                    None)
+        lhs, _ = split_formula(self.formula)
+        absent = [n for n in formula_names(lhs) if n not in newdata.columns]
+        if absent:
+            raise ResponseError(
+                f"`newdata` lacks the response column(s) {', '.join(map(repr, absent))} of the "
+                f"formula {self.formula!r}; the curves compare the scores with observed labels.")
+        resp, _, index = self.spec.build_with_response(newdata, missing="drop")
+        w = np.ones(len(resp.y)) if resp.trials is None else np.asarray(resp.trials, float)
+        return np.asarray(resp.y, dtype=float), w, np.asarray(index)
+
+    # ------------------------------------------------------------------ scored rows
+    def _scored(self, newdata, weights):
+        """(labels, scores, weights) of the rows the curves count."""
+        if self._score_type is None:
+            raise InvalidArgumentError(
+                f"{type(self).__name__} has no scores to threshold, so it has no precision-"
+                "recall, F or ROC curve.")
+        if newdata is None:
+            if weights is not None:
+                raise InvalidArgumentError(
+                    "`weights` applies to `newdata` only; on the training rows the fit's own "
+                    "prior weights are used.")
+            newdata = self._curve_data()
+            if newdata is None:
+                y, w, _ = self._truth_weights(None)
+                return y, self._scores(None), w
+        if not isinstance(newdata, pd.DataFrame):
+            raise InvalidArgumentError(f"`newdata` must be a pandas DataFrame; got "
+                                       f"{describe(newdata)}.")
+        if len(newdata) == 0:
+            raise DataError("`newdata` has no rows; the curves need scored rows with labels.")
+        # weights as every model reads them: a column, a Series aligned on newdata's index by
+        # label, or an array by position
+        extra = None if weights is None else prior_weights(weights, newdata)
+        data = newdata.reset_index(drop=True)
+        y, w, rows = self._truth_weights(data)
+        if len(rows) == 0:
+            raise DataError("no rows of `newdata` remain after dropping those with missing "
+                            "values in the model's columns.")
+        s = self._scores(data.iloc[rows])
+        return y, s, (w if extra is None else w * extra[rows])
+
+    def _measure_arg(self, measure, beta, alpha):
+        if measure is None and beta is None and alpha is None:
+            return self.measure_
+        return _m.as_fmeasure(measure, beta, alpha)
+
+    # ------------------------------------------------------------------ public
+    def f_curve(self, newdata=None, weights=None, *, measure=None, beta=None,
+                alpha=None) -> pd.DataFrame:
+        """Precision, recall and F at every distinct score as the threshold.
+
+        A row is classed positive when its score is at least ``threshold``.  Returns one
+        row per distinct score, highest first: ``threshold``, ``precision``, ``recall``,
+        ``f`` (the model's measure unless ``measure``/``beta``/``alpha`` is given),
+        ``tp``, ``fp``, ``fn``, ``tn`` (see :func:`fmstats.prcurve.f_curve`).
+
+        Parameters
+        ----------
+        newdata : DataFrame with the response (default: the training rows, counted with
+            the fit's prior weights and trials, so ``tp``/``fp``/``fn`` at threshold t equal
+            ``confusion(threshold=t)``).
+        weights : for ``newdata``: a column name or array of case weights.
+
+        Examples
+        --------
+        >>> import fmstats as fm
+        >>> fit = fm.maxent("survived ~ sex + C(pclass)", fm.datasets.load_titanic())
+        >>> curve = fit.f_curve()
+        >>> list(curve.columns)
+        ['threshold', 'precision', 'recall', 'f', 'tp', 'fp', 'fn', 'tn']
+        >>> len(curve)  # one row per distinct fitted probability
+        6
+        """
+        y, s, w = self._scored(newdata, weights)
+        return _pr.f_curve(y, s, w, measure=self._measure_arg(measure, beta, alpha))
+
+    def roc_auc(self, newdata=None, weights=None) -> float:
+        """Area under the weighted ROC curve of the scores (trapezoid rule).
+
+        Examples
+        --------
+        >>> import fmstats as fm
+        >>> fit = fm.maxent("survived ~ sex + C(pclass)", fm.datasets.load_titanic())
+        >>> 0.5 < fit.roc_auc() < 1
+        True
+        """
+        y, s, w = self._scored(newdata, weights)
+        return _pr.roc_auc(y, s, w)
+
+    def _curve_points(self, curve):
+        best = _pr.best_row(curve)
+        t, strict, label = self._decision_rule()
+        own = _pr.operating_row(curve, t, strict)
+        return best, own, label
+
+    def _plot(self, which, newdata, weights, ax, **kwargs):
+        from .. import plotting
+
+        curve = self.f_curve(newdata, weights)
+        best, own, label = self._curve_points(curve)
+        draw = plotting.plot_pr if which == "pr" else plotting.plot_roc
+        return draw(curve, self.measure_, best=best, own=own, own_label=label,
+                    score_name=self._curve_score_name(), ax=ax,
+                    data_label="training rows" if newdata is None else "newdata", **kwargs)
+
+    def plot_pr(self, newdata=None, weights=None, *, ax=None, iso_f=(0.2, 0.4, 0.6, 0.8)):
+        """The precision-recall curve with iso-F lines of the model's measure.
+
+        Marks the model's own decision rule and the F-optimal threshold (annotated with
+        its value).  ``iso_f``: the F values of the iso-F lines.  Returns the figure.
+
+        Examples
+        --------
+        >>> import fmstats as fm
+        >>> fit = fm.maxent("survived ~ sex + C(pclass)", fm.datasets.load_titanic())
+        >>> fig = fit.plot_pr()
+        """
+        return self._plot("pr", newdata, weights, ax, iso_f=iso_f)
+
+    def plot_roc(self, newdata=None, weights=None, *, ax=None):
+        """The weighted ROC curve with its AUC, the model's rule and the F-optimal point.
+
+        Examples
+        --------
+        >>> import fmstats as fm
+        >>> fit = fm.maxent("survived ~ sex + C(pclass)", fm.datasets.load_titanic())
+        >>> fig = fit.plot_roc()
+        """
+        return self._plot("roc", newdata, weights, ax)

@@ -1,0 +1,190 @@
+"""The shared results base: coefficient tables, the model protocol, pickling.
+
+Every fmstats model returns a results object that
+
+* holds ``params`` (a Series indexed by term), a covariance, and its settings;
+* answers ``tidy()`` (one DataFrame: term, estimate, std_error, statistic,
+  p_value, conf_low, conf_high) from which ``summary()`` formats its table;
+* speaks the protocol used by tuning and bootstrap: ``refit(data)``,
+  ``predict(newdata, type=...)``, ``confusion(newdata)``, ``measure(newdata)``;
+* draws its score curves (:class:`fmstats.results._curves.ScoreCurves`): ``f_curve()``,
+  ``plot_pr()``, ``plot_roc()``, ``roc_auc()``;
+* saves and loads itself (``save(path)``, ``Cls.load(path)``; :mod:`fmstats.results._persist`) and
+  shows its summary in a notebook (``_repr_html_``).
+
+What is shared is implemented here once: the coefficient table (standard errors, Wald
+statistics, p-values, intervals, ``tidy``), ``measure`` (the F-measure of ``confusion``
+under the fit's measure ``measure_`` or the one asked for), ``_repr_html_``, pickling and
+persistence.  A family implements what differs: ``params``, ``cov_params``, ``predict``,
+``confusion``, ``refit`` and ``summary``.
+
+Results are immutable after construction; derived statistics are
+``functools.cached_property`` values computed on first use.
+"""
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ._persist import Persistable
+from .._utils.validation import check_choice, check_scalar
+from ..measures import as_fmeasure
+from ._curves import ScoreCurves
+
+__all__ = ["ModelResults"]
+
+
+class ModelResults(Persistable, ScoreCurves):
+    """Base class for fitted models with a coefficient vector.
+
+    Subclasses provide ``params`` (Series, NaN for aliased terms),
+    ``cov_params(cov_type=None)`` (DataFrame over the non-aliased terms),
+    ``df_resid`` and ``use_t`` (t rather than normal reference distribution).
+    """
+
+    use_t: bool = False
+    #: the fit's F-measure (a :class:`fmstats.measures.FMeasure`), set by the family
+    measure_ = None
+
+    # ------------------------------------------------------------------ coefficient table
+    @property
+    def params(self) -> pd.Series:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def cov_params(self, cov_type: str | None = None) -> pd.DataFrame:  # pragma: no cover
+        raise NotImplementedError
+
+    def se_unusable(self, cov_type=None) -> str | None:
+        """Why the standard errors under ``cov_type`` cannot be used (``None``: they can).
+
+        Subclasses flag fits whose covariance is meaningless (e.g. separation); their
+        standard errors, statistics, p-values and Wald intervals are then NaN (printed NA).
+        """
+        return None
+
+    def _se(self, cov_type=None) -> pd.Series:
+        """Standard errors; NaN where the variance is not finite and positive, or where the
+        fit flags them unusable (:meth:`se_unusable`), so no p-value is computed from them."""
+        cov = self.cov_params(cov_type)
+        var = np.diag(cov.to_numpy()).astype(float)
+        ok = np.isfinite(var) & (var > 0)
+        se = np.full(var.shape, np.nan)
+        se[ok] = np.sqrt(var[ok])
+        if self.se_unusable(cov_type) is not None:
+            se[:] = np.nan
+        return pd.Series(se, index=cov.index).reindex(self.params.index)
+
+    @cached_property
+    def bse(self) -> pd.Series:
+        """Standard errors under the covariance chosen at fit time."""
+        return self._se()
+
+    def _reference(self):
+        return stats.t(self.df_resid) if self.use_t else stats.norm()
+
+    def _stat_p(self, se: pd.Series) -> tuple[pd.Series, pd.Series]:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            stat = self.params / se
+        stat = stat.where(np.isfinite(stat.to_numpy()))
+        p = np.full(len(stat), np.nan)
+        ok = np.isfinite(stat.to_numpy())
+        p[ok] = 2 * self._reference().sf(np.abs(stat.to_numpy()[ok]))
+        return stat, pd.Series(p, index=stat.index)
+
+    @cached_property
+    def tvalues(self) -> pd.Series:
+        """Wald statistics params / bse (z or t values)."""
+        return self._stat_p(self.bse)[0]
+
+    @cached_property
+    def pvalues(self) -> pd.Series:
+        """Two-sided p-values of the Wald statistics."""
+        return self._stat_p(self.bse)[1]
+
+    def conf_int(self, level: float = 0.95, cov_type: str | None = None,
+                 method: str = "wald") -> pd.DataFrame:
+        """Confidence intervals, columns ``conf_low``, ``conf_high``.
+
+        ``method="wald"`` (default): estimate -/+ quantile x standard error under ``cov_type``
+        (R's ``confint.default``), consistent with the standard errors of ``summary()`` and
+        cheap.  ``method="profile"``: profile-likelihood intervals (R's ``confint.glm``), for
+        likelihood fits only (model-based, ``cov_type`` does not apply); better in small
+        samples and for skewed likelihoods, at the cost of refits per coefficient.
+        """
+        check_scalar("level", level, low=0, high=1, low_open=True, high_open=True)
+        check_choice("method", method, ("wald", "profile"))
+        if method == "profile":
+            return self._profile_conf_int(level)
+        se = self._se(cov_type)
+        q = self._reference().ppf(0.5 + level / 2)
+        return pd.DataFrame({"conf_low": self.params - q * se, "conf_high": self.params + q * se})
+
+    def _profile_conf_int(self, level: float) -> pd.DataFrame:
+        from ..exceptions import InvalidArgumentError
+
+        raise InvalidArgumentError(
+            f"`method`='profile' needs a likelihood fit; {type(self).__name__} has none. Use "
+            "method='wald'.")
+
+    def tidy(self, level: float = 0.95, cov_type: str | None = None,
+             conf_method: str = "wald") -> pd.DataFrame:
+        """The coefficient table as a tidy DataFrame (one row per term); ``conf_method`` as
+        ``method`` of :meth:`conf_int`."""
+        se = self._se(cov_type)
+        stat, p = self._stat_p(se)
+        ci = self.conf_int(level, cov_type, method=conf_method)
+        return pd.DataFrame({
+            "term": self.params.index.to_numpy(),
+            "estimate": self.params.to_numpy(),
+            "std_error": se.to_numpy(),
+            "statistic": stat.to_numpy(),
+            "p_value": p.to_numpy(),
+            "conf_low": ci["conf_low"].to_numpy(),
+            "conf_high": ci["conf_high"].to_numpy(),
+        })
+
+    # ------------------------------------------------------------------ protocol
+    def refit(self, data):  # pragma: no cover - abstract
+        """Fit the same model, with the same settings, to new data."""
+        raise NotImplementedError
+
+    def predict(self, newdata=None, type: str = "response"):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def confusion(self, newdata=None, **kwargs):  # pragma: no cover - abstract
+        """Confusion counts (:class:`fmstats.measures.Confusion`) of the class predictions."""
+        raise NotImplementedError
+
+    def summary(self):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def resolve_measure(self, measure=None, beta=None, alpha=None):
+        """The F-measure asked for (``measure``, ``beta`` or ``alpha``), else the fit's own."""
+        if measure is None and beta is None and alpha is None:
+            return self.measure_
+        return as_fmeasure(measure, beta=beta, alpha=alpha)
+
+    def measure(self, newdata=None, measure=None, *, beta=None, alpha=None, **kwargs) -> float:
+        """F-measure of the class predictions on ``newdata`` (default: the training data),
+        under the fit's measure or the one given; other keywords (e.g. ``threshold``) go to
+        :meth:`confusion`."""
+        return float(self.confusion(newdata, **kwargs).f(self.resolve_measure(measure, beta,
+                                                                               alpha)))
+
+    def _repr_html_(self) -> str:
+        return self.summary()._repr_html_()
+
+    # ------------------------------------------------------------------ persistence
+    def __getstate__(self):
+        # cached values are cheap to recompute and may be large: do not pickle them
+        return {k: v for k, v in self.__dict__.items()
+                if not isinstance(getattr(type(self), k, None), cached_property)}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    # save(path) / Cls.load(path) come from Persistable (fmstats/_persist.py): a versioned
+    # file, checked on load to hold a Cls (a truncated file is a DataError naming the path)
