@@ -118,6 +118,7 @@ def test_bca_jackknife_equals_leave_one_out_refits(synth):
         assert b.jackknife[i, 3] == pytest.approx(loo.measure())
     ci = b.conf_int()
     lo, hi = bca_interval(b.replicates["x1"], b.estimate["x1"], b.jackknife[:, 1])
+    # exact: conf_int calls bca_interval on these very arrays
     assert (ci.loc["x1", "conf_low"], ci.loc["x1", "conf_high"]) == (lo, hi)
     basic = b.conf_int("basic", 0.9)
     assert basic.loc["x1", "conf_high"] == pytest.approx(
@@ -417,7 +418,7 @@ def test_wsvm_replicate_equals_a_fit_on_the_resampled_rows(titanic):
 def test_thresholded_classifier_is_refitted_and_retuned(titanic):
     base = fm.maxent(TITANIC, titanic)
     t = fm.tune_threshold(base, titanic, cv=3, random_state=2, progress=False)
-    assert t.params.index[-1] == "threshold" and t.params["threshold"] == t.threshold
+    assert t.params.index[-1] == "threshold" and t.params["threshold"] == t.threshold  # a copy
     b = bootstrap(t, 2, random_state=4, progress=False)
     sub = _resample(t.training_data, b.counts(0))
     ref = t.refit(sub)

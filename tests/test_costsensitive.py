@@ -368,11 +368,12 @@ def test_variants_share_fits_but_equal_separate_calls(search):
         one = costsens("y ~ x", d, costs=costs, thresholds=thr, grid=7, search=search,
                        random_state=4)
         row = table[table["variant"] == one.variant].iloc[0]
+        # exact: the table's variant reuses the very fits and records the separate call makes
         assert row["validation_f"] == one.validation_f
         assert row["test_f"] == pytest.approx(one.measure(test))
         np.testing.assert_array_equal(fits[("logit", one.variant)].coef, one.coef)
         pd.testing.assert_frame_equal(fits[("logit", one.variant)].tidy(), one.tidy())
-    again = fits[("logit", "CS")].refit(d)
+    again = fits[("logit", "CS")].refit(d)   # the same computation again: equal bit for bit
     assert again.variant == "CS" and again.validation_f == fits[("logit", "CS")].validation_f
 
 

@@ -88,6 +88,8 @@ def test_micro_f_algorithm2_matches_sklearn_brute_force():
                                      rel=1e-12)
         best_f.append(brute)
     assert fit.validation_f == pytest.approx(max(best_f), rel=1e-12)
+    # F values are ratios of integer counts: distinct ones differ by far more than the 1e-12
+    # tie tolerance, equal counts give equal F, and argmax's first-wins is best_position's rule
     assert fit.best_cost == grid[int(np.argmax(best_f))]
     assert fit.kind == "multilabel" and fit.measure_name == "micro_f"
     # the common threshold reproduces the validation F through predict()
@@ -111,7 +113,7 @@ def test_macro_f_is_algorithm1_per_label():
             per_t.append(brute)
         np.testing.assert_allclose(fit.curve.loc[fit.curve["label"] == lab, "f"], per_t,
                                    rtol=1e-12)
-        assert fit.best_cost[lab] == grid[int(np.argmax(per_t))]
+        assert fit.best_cost[lab] == grid[int(np.argmax(per_t))]   # ratios of counts, as above
         assert fit.label_f[lab] == pytest.approx(max(per_t), rel=1e-12)
     assert fit.validation_f == pytest.approx(fit.label_f.mean())
     pred = fit.predict(d[va]).to_numpy()
@@ -124,6 +126,8 @@ def test_labels_argument_equals_formula_lhs():
     a = costsens(ML_FORMULA, d, grid=5, random_state=2)
     b = costsens("~ x1 + x2 + x3", d, labels=LABELS, grid=5, random_state=2)
     c = costsens(" y1 + y2 + y3 ~ .", d, grid=5, random_state=2)   # '.' = the other columns
+    # exact: the three spellings build the same design matrix, so the fits are the same
+    # computation (c's tolerance is the looser claim kept from before)
     np.testing.assert_array_equal(a.coef.to_numpy(), b.coef.to_numpy())
     np.testing.assert_allclose(a.coef.to_numpy(), c.coef.to_numpy())
     assert a.validation_f == b.validation_f == c.validation_f
@@ -183,6 +187,10 @@ def test_multiclass_default_class_and_variants():
     assert plain.variant == "-" and len(plain.curve) == 1
     # with equal costs and no threshold the prediction is the multinomial arg max
     P = plain.predict(d, type="response")
+    # two paths to the arg max (the margin over the default class vs the largest probability)
+    # agree on every row because no row has two classes within rounding of each other
+    top2 = np.sort(P.to_numpy(), axis=1)[:, -2:]
+    assert np.all(top2[:, 1] - top2[:, 0] > 1e-9)
     np.testing.assert_array_equal(plain.predict(d).to_numpy(), P.idxmax(axis=1).to_numpy())
     assert fit.validation_f >= plain.validation_f
 
@@ -235,14 +243,16 @@ def test_results_protocol(tmp_path):
     fit.save(path)
     pd.testing.assert_frame_equal(type(fit).load(path).predict(test), fit.predict(test))
     # refit with the same settings reproduces the fit
-    again = fit.refit(d)
+    again = fit.refit(d)     # the same computation again: validation_f equal bit for bit
     pd.testing.assert_frame_equal(again.coef, fit.coef)
     assert again.validation_f == fit.validation_f and again.fmeasure.beta == 2.0
     # tidy is the curve
     tidy = fit.tidy()
     assert list(tidy["t"]) == pytest.approx(list(5 * np.arange(1, 7) / 7))
     assert {"t", "fn_cost", "fp_cost", "threshold", "f", "cost", "converged"} <= set(tidy)
-    # F >= t exactly when the total validation cost <a(t), e> + b(t) is <= 0 (Theorem 1)
+    # F >= t exactly when the total validation cost <a(t), e> + b(t) is <= 0 (Theorem 1); no
+    # F lies within rounding of its t here, so the two comparisons cannot disagree by rounding
+    assert (tidy["f"] - tidy["t"]).abs().min() > 1e-9
     assert ((tidy["f"] >= tidy["t"]) == (tidy["cost"] <= 0)).all()
     # summary renderings
     s = fit.summary()
@@ -259,6 +269,7 @@ def test_results_protocol(tmp_path):
         fbeta_score(Y, P, beta=2.0, average="micro"))
     assert fit.measure(test) == pytest.approx(fbeta_score(Y, P, beta=2.0, average="micro"))
     links = fit.predict(test, type="link")
+    # exact: predict() thresholds the same X @ coef that type="link" returns
     np.testing.assert_array_equal((links.to_numpy() >= fit.best_threshold).astype(int), P)
     with pytest.raises(InvalidArgumentError, match="newdata"):
         fit.predict(None)

@@ -167,6 +167,8 @@ def test_models_equal_in_memory_fit(client, data, case):
     assert ooc.measure() == pytest.approx(mem.measure(), rel=1e-12)
     for dep in ("correlated", "independent"):
         assert ooc.noisy_f(dependence=dep) == pytest.approx(mem.noisy_f(dependence=dep), rel=1e-12)
+    # the text rounds to a few significant digits: fits equal to 1e-10 print alike (no number
+    # sits on a rounding boundary)
     assert _summary_body(ooc) == _summary_body(mem)
 
 
@@ -178,6 +180,7 @@ def test_fmaxent_equal_in_memory_fit(client, data):
     np.testing.assert_allclose(ooc.params, mem.params, rtol=RTOL)
     np.testing.assert_allclose(ooc.bse, mem.bse, rtol=1e-9)  # HC0 by default
     pd.testing.assert_frame_equal(ooc.history, mem.history, rtol=RTOL)
+    # an index: the targets it is chosen from agree to 1e-10 (above) and differ by > 0.01
     assert ooc.best_iteration == mem.best_iteration
     assert ooc.fweights_range == pytest.approx(mem.fweights_range, rel=RTOL)
     assert ooc.llf == pytest.approx(mem.llf, rel=RTOL)
@@ -243,12 +246,15 @@ def test_predictions_and_measures_on_new_dask_data(ooc_fit, data):
     got = ooc.predict(_ddf(test, 3), type="link")
     assert isinstance(got, dd.Series)
     pd.testing.assert_series_equal(got.compute(), expected, rtol=1e-12)
+    # 0/1 labels: no probability lies within the paths' 1e-12 of the threshold
     pd.testing.assert_series_equal(ooc.predict(_ddf(test, 3), type="class").compute(),
                                    mem.predict(test.dropna(), type="class"))
     n_missing = int(test.isna().any(axis=1).sum())
     assert n_missing >= 1
     with pytest.warns(MissingDataWarning, match=f"dropped {n_missing} row"):
         conf = ooc.confusion(_ddf(test, 3), threshold=0.3)
+    # exact: sums of the integer weights 1-3 (no probability within rounding of a threshold),
+    # and F of equal counts is the same arithmetic
     assert conf == mem.confusion(test.dropna(), threshold=0.3)
     assert ooc.measure(threshold=0.5) == mem.measure()
     pd.testing.assert_frame_equal(ooc.predict(test.dropna()).to_frame(),

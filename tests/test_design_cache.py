@@ -84,7 +84,8 @@ def test_design_rows_equal_the_engine_on_subsets(adult):
             got = formula_module.model_frame(FORMULA, sub)
     assert got.spec is d.spec                       # taken from the design, not rebuilt
     assert got.column_names == ref.column_names
-    np.testing.assert_array_equal(got.X, ref.X)     # bit for bit
+    # bit for bit: the columns are the data's values, 0/1 dummies and 1s, copied not computed
+    np.testing.assert_array_equal(got.X, ref.X)
     np.testing.assert_array_equal(got.response.y, ref.response.y)
     assert list(got.index) == list(ref.index) and got.n_dropped == ref.n_dropped > 0
 

@@ -80,7 +80,12 @@ def brute_sto(P, Y, tau, beta2=1):
 
 
 def loop_fta(P, Y, cands, shared, lower, alpha=0.5):
-    """FTA by loops over candidates and labels (the same F arithmetic as measures)."""
+    """FTA by loops over candidates and labels (the same F arithmetic as measures).
+
+    Ties: F values within 1e-12 relative of the best count as equal and go to the largest
+    candidate (fmstats' stated tie rule), so summation order never decides between equal
+    counts; distinct F here (ratios of small counts) and their means differ by far more.
+    """
     n, m = P.shape
     cands = sorted(set(cands))
     F = np.empty((m, len(cands)))
@@ -91,12 +96,14 @@ def loop_fta(P, Y, cands, shared, lower, alpha=0.5):
             fp, fn = float(pred.sum()) - tp, float(Y[:, j].sum()) - tp
             den = tp + alpha * fp + (1 - alpha) * fn
             F[j, k] = tp / den if den > 0 else 1.0
+    def last_best(v):
+        return max(i for i in range(len(v)) if v[i] >= v.max() * (1 - 1e-12))
+
     if shared:
         macro = F.mean(axis=0)
-        k = max(i for i in range(len(cands)) if macro[i] == macro.max())
-        choice = [k] * m
+        choice = [last_best(macro)] * m
     else:
-        choice = [max(i for i in range(len(cands)) if F[j, i] == F[j].max()) for j in range(m)]
+        choice = [last_best(F[j]) for j in range(m)]
     return np.array([max(cands[k], lower[j]) for j, k in enumerate(choice)]), F
 
 
@@ -133,6 +140,7 @@ def test_spe_keeps_estimates_above_thresholds_and_roundtrips():
     P = np.array([[0.9, 0.05, 0.3], [0.1, 0.6, 0.0], [0.2, 0.2, 0.2]])
     spe = SPE(sp.csr_matrix(P), thresholds=[0.2, 0.0, 0.25])
     expected = np.where(P > np.array([0.2, 0.0, 0.25]), P, 0.0)
+    # exact here and below: an SPE stores copies of the estimates, no arithmetic
     np.testing.assert_array_equal(spe.toarray(), expected)
     assert spe.nnz == 5 and spe.shape == (3, 3)
     back = pickle.loads(pickle.dumps(spe))
@@ -231,6 +239,7 @@ def test_macro_f_matches_sklearn_and_lewis_convention():
     ref = [sk_f(Y[:, j], pred[:, j]) for j in range(P.shape[1])]
     np.testing.assert_allclose(got, ref, rtol=0, atol=1e-15)
     # label 0: no positives; label 1: no estimates -> no predictions -> Lewis: F = 1
+    # (exact: 0 / den is 0 and the zero_division value is copied)
     assert got[0] == (1.0 if pred[:, 0].sum() == 0 else 0.0)
     assert got[1] == 0.0 if Y[:, 1].any() else got[1] == 1.0
     Y2 = Y.copy()
@@ -243,6 +252,8 @@ def test_lewis_convention_in_the_tuners():
     P = np.array([[0.9, 0.3], [0.2, 0.0], [0.6, 0.0]])
     Y = np.array([[1, 0], [0, 0], [1, 0]])           # label 1 has no positives
     s = sto(P, Y)
+    # exact: every F here is 0 (0 / den), 1 (tp / tp) or the zero_division value, and the
+    # thresholds are copies of estimates or candidates
     assert s.thresholds[1] >= 0.3 and s.label_f[1] == 1.0 and s.macro_f == 1.0
     assert s.thresholds[0] == pytest.approx(0.2) and s.label_f[0] == 1.0
     # FTA: 0.25 predicts label 1 at 0.3 (F = 0), 0.5 predicts nothing (F = 1), label 0 F = 1
@@ -261,7 +272,7 @@ def test_threshold_bounds_formula_and_meaning():
     pi = np.array([0.0, 0.01, 0.2, 0.5, 1.0])
     lo, hi = threshold_bounds(pi)
     np.testing.assert_allclose(lo, pi / (pi + 1), rtol=1e-15)
-    np.testing.assert_array_equal(hi, 0.5)
+    np.testing.assert_array_equal(hi, 0.5)     # exact: alpha = 1 / (1 + 1)
     # meaning: alpha * F of predicting everything positive, for any beta (sklearn)
     for beta in (0.5, 2.0):
         lo_b, hi_b = threshold_bounds(pi[1:4], beta=beta)
@@ -277,7 +288,7 @@ def test_threshold_bounds_formula_and_meaning():
 
 def test_label_priors():
     Y = np.array([[1, 0, 1], [0, 0, 1], [1, 0, 1], [0, 0, 1]])
-    np.testing.assert_array_equal(label_priors(sp.csr_array(Y)), [0.5, 0, 1])
+    np.testing.assert_array_equal(label_priors(sp.csr_array(Y)), [0.5, 0, 1])   # k / 4, exact
 
 
 def test_thresholds_below_spe_tau_warn():
@@ -300,6 +311,8 @@ def test_sto_equals_exhaustive_search(seed, grid, tau):
     taus = np.full(P.shape[1], tau)
     fit = sto(SPE(sp.csr_array(P), taus), sp.csr_array(Y))
     th, fs = brute_sto(P, Y, taus)
+    # exact: thresholds are copies of estimates (or tau), chosen in exact fractions by
+    # brute_sto; distinct F (ratios of counts <= 40) differ by far more than the tie rtol
     np.testing.assert_array_equal(fit.thresholds, th)
     np.testing.assert_allclose(fit.label_f, fs, rtol=0, atol=1e-15)
     # the F values are those of the predictions at the thresholds (sklearn)
@@ -364,9 +377,12 @@ def test_fta_equals_loop(seed, shared, bounded):
     lower = np.linspace(0, 0.4, P.shape[1]) if bounded else np.zeros(P.shape[1])
     fit = fta(P, Y, cands, shared=shared, lower_bounds=lower if bounded else None)
     th, F = loop_fta(P, Y, cands, shared, lower)
+    # thresholds and candidates are copies of the candidates and bounds: exact
     np.testing.assert_array_equal(fit.thresholds, th)
     np.testing.assert_array_equal(fit.candidates, sorted(set(cands)))
-    np.testing.assert_array_equal(fit.candidate_macro_f, F.mean(axis=0))
+    # computed by two paths (count histograms vs loops): means of 12 F values in [0, 1]
+    # agree to rounding, a few 1e-16
+    np.testing.assert_allclose(fit.candidate_macro_f, F.mean(axis=0), rtol=0, atol=1e-14)
     pred = (P > fit.thresholds).astype(int)
     np.testing.assert_allclose(
         fit.label_f, [sk_f(Y[:, j], pred[:, j]) for j in range(P.shape[1])], atol=1e-15)
@@ -393,6 +409,9 @@ def test_ofo_equals_loop(seed, a, b):
     P, Y = problem(seed, n=60, grid=None if seed % 2 else 8)
     fit = ofo(sp.csr_array(P), sp.csr_array(Y), a, b, return_predictions=True)
     theta, preds = loop_ofo(P, Y, a, b)
+    # exact: theta = a / b, where ofo and the loop add the same increments to a and b in the
+    # same order (elementwise IEEE arithmetic, no BLAS, no reduction: the same bits on any
+    # machine); the 0/1 predictions hinge on these bits, as estimates on a grid can equal theta
     np.testing.assert_array_equal(fit.thresholds, theta)
     np.testing.assert_array_equal(fit.predictions.toarray(), preds)
 

@@ -257,6 +257,8 @@ def test_best_iterate_is_returned_not_the_last(noisy_data):
     for method in ("noisy", "plugin"):
         r = fm.fmaxent("q ~ x1 + x2", noisy_data["B"], alpha=0.4, patience=5, method=method)
         h = r.history
+        # exact: idxmax reads the very targets the loop compared (its first strict maximum),
+        # and the returned coefficients are a copy of that iterate
         assert r.best_iteration == int(h["target"].idxmax())   # the first iterate at the max
         np.testing.assert_allclose(r.params.to_numpy(), r.coef_path.iloc[r.best_iteration],
                                    rtol=0)
@@ -425,7 +427,7 @@ def test_plugin_method_targets_plugin_f(noisy_data):
     r = fm.fmaxent("q ~ x1 + x2", d, alpha=0.5, method="plugin")
     base = fm.umaxent("q ~ x1 + x2", d)
     assert r.measure(alpha=0.5) >= base.measure(alpha=0.5) - 1e-12
-    assert r.history["target"].equals(r.history["training_f"])
+    assert r.history["target"].equals(r.history["training_f"])   # one value, stored twice
 
 
 def test_results_api_summary_pickle_refit_plot(noisy_data):

@@ -111,7 +111,7 @@ def test_caret_inside_I_is_power_as_in_r(synth, engine):
     r = model_frame("y ~ x1 + I(x2^2) + I(x1^3 - 2^-1)", synth, engine=engine)
     py = model_frame("y ~ x1 + I(x2**2) + I(x1**3 - 2**-1)", synth, engine=engine)
     assert r.column_names == py.column_names
-    np.testing.assert_array_equal(r.X, py.X)
+    np.testing.assert_array_equal(r.X, py.X)   # exact: the rewrite is the same expression
     # the independent reference: the powers computed by numpy on the columns
     x1, x2 = synth["x1"].to_numpy(), synth["x2"].to_numpy()
     j = r.column_names.index("I(x2 ** 2)")
@@ -128,12 +128,13 @@ def test_caret_on_terms_expands_interactions_as_in_r(synth, engine):
     py = model_frame("y ~ (x1 + x2 + g)**2", synth, engine=engine)
     spelt = model_frame("y ~ x1 + x2 + g + x1:x2 + x1:g + x2:g", synth, engine=engine)
     assert r.column_names == py.column_names
-    np.testing.assert_array_equal(r.X, py.X)
+    np.testing.assert_array_equal(r.X, py.X)   # exact: the rewrite is the same expression
     assert sorted(r.column_names) == sorted(spelt.column_names)
     # R's model.matrix(~ (x1 + x2 + g)^2) has 1 + 1 + 1 + 2 + 1 + 2 + 2 = 10 columns
     assert len(r.column_names) == 10
     assert not any(c.count(":") > 1 for c in r.column_names)
     order = [spelt.column_names.index(c) for c in r.column_names]
+    # exact: copies of columns, 0/1 dummies and single products of the same two columns
     np.testing.assert_array_equal(r.X, spelt.X[:, order])
 
 
@@ -158,6 +159,7 @@ def test_caret_in_strings_and_backquotes_is_left_alone(engine):
     assert len(col) == 1
     np.testing.assert_array_equal(mf.X[:, mf.column_names.index(col[0])],
                                   (d["s"] == "a^b").to_numpy(float))
+    # exact: squares of the integers 1-6
     np.testing.assert_array_equal(mf.X[:, mf.column_names.index("I(x ** 2)")], d["x"] ** 2)
 
 

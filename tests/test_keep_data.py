@@ -46,6 +46,7 @@ def test_every_reported_number_is_unchanged(pair, titanic):
     pd.testing.assert_series_equal(lean.predict(type="class"), full.predict(type="class"))
     pd.testing.assert_frame_equal(lean.predict(titanic.head(20), se_fit=True),
                                   full.predict(titanic.head(20), se_fit=True))
+    # exact: the same fit; the lean one scores the training rows from the same stored values
     assert lean.measure() == full.measure() and lean.noisy_f() == full.noisy_f()
     assert lean.confusion().as_frame().equals(full.confusion().as_frame())
     pd.testing.assert_frame_equal(lean.influence(), full.influence())

@@ -125,6 +125,8 @@ def test_fmeasure_str_shows_both_parameterisations():
 
 def test_fmeasure_value_semantics():
     a, b = FMeasure(beta=2), FMeasure(alpha=0.2)
+    # exact: equality is of alpha, and 1 / (1 + 2^2) is one correctly rounded division of
+    # exact operands, the same double as the literal 0.2 (likewise 1 / 1.25 and 0.8 below)
     assert a == b and hash(a) == hash(b)
     assert len({a, b, FMeasure()}) == 2
     assert FMeasure() != FMeasure(beta=2)
@@ -189,6 +191,7 @@ def test_from_counts_scalar_and_zero_division():
     f1 = FMeasure()
     assert f1.from_counts(3, 1, 2) == pytest.approx(6 / 9)
     assert isinstance(f1.from_counts(3, 1, 2), float)
+    # exact below: the zero_division value is copied, and 0 / den is 0
     assert f1.from_counts(0, 0, 0) == 1.0
     assert f1.from_counts(0, 0, 0, zero_division=0.0) == 0.0
     assert f1.from_counts(0, 4, 0) == 0.0
@@ -234,7 +237,7 @@ def test_confusion_counts_and_properties():
     assert c.jaccard == pytest.approx(3 / 6)
     assert c.f() == pytest.approx(6 / 9)
     assert c.f(beta=2) == pytest.approx(5 * 3 / (5 * 3 + 4 * 1 + 2))
-    assert c.f(alpha=0.2) == c.f(FMeasure(beta=2))
+    assert c.f(alpha=0.2) == c.f(FMeasure(beta=2))   # the same alpha (see above): same arithmetic
 
 
 def test_confusion_bool_input_and_types():
@@ -263,7 +266,7 @@ def test_confusion_as_frame():
 
 def test_confusion_addition_and_pickle():
     a, b = Confusion(1, 2, 3, 4), Confusion(0.5, 0, 1, 2)
-    assert a + b == Confusion(1.5, 2, 4, 6)
+    assert a + b == Confusion(1.5, 2, 4, 6)      # exact: sums of integers and halves
     assert sum([a, b]) == a + b
     assert pickle.loads(pickle.dumps(a)) == a
     with pytest.raises(TypeError):
@@ -281,6 +284,7 @@ def test_confusion_rejects_bad_counts(field, value):
 
 def test_confusion_zero_division_properties():
     empty = Confusion(0, 0, 0, 5)
+    # exact: the zero_division value is copied, and 0 / den is 0
     assert empty.precision == 1.0 and empty.recall == 1.0 and empty.jaccard == 1.0
     assert empty.f() == 1.0 and empty.f(zero_division=0.3) == 0.3
     assert Confusion(0, 2, 0, 1).f() == 0.0  # predictions, no truth
@@ -521,6 +525,7 @@ def test_noisy_f_with_certain_labels_equals_deterministic(data):
     y, yhat = data
     c = confusion(y, yhat)
     for dependence in ("correlated", "independent"):
+        # exact: with 0/1 labels the expected counts are sums of products of 0s and 1s
         assert noisy_confusion(y, yhat, dependence) == c
         for beta in BETAS:
             assert noisy_f(y, yhat, beta=beta, dependence=dependence) == pytest.approx(
@@ -601,7 +606,7 @@ def weighted_rows(draw, m=None):
 def test_integer_weights_equal_duplicated_rows_binary(data):
     y, yhat, w = data
     yd, yhatd = np.repeat(y, w), np.repeat(yhat, w)
-    assert confusion(y, yhat, w) == confusion(yd, yhatd)
+    assert confusion(y, yhat, w) == confusion(yd, yhatd)   # exact: sums of small integers
     for fn in (f_score, precision_score, recall_score, jaccard_score):
         assert fn(y, yhat, sample_weight=w) == pytest.approx(fn(yd, yhatd), abs=1e-14)
     assert accuracy_score(y, yhat, w) == pytest.approx(accuracy_score(yd, yhatd), abs=1e-14)
@@ -649,6 +654,7 @@ def test_pooled_cv_f_hand_values():
     # averaging or summing the counts gives the same F
     assert pooled_cv_f(folds, beta=2) == pytest.approx(sum(folds).f(beta=2))
     arr = np.array([[8, 2, 0], [0, 0, 5]])
+    # exact: the same integer counts (their means are halves) and the same F arithmetic
     assert pooled_cv_f(arr, beta=2) == pooled_cv_f(folds, beta=2)
     assert pooled_cv_f(np.array([[8, 2, 0, 90], [0, 0, 5, 95]])) == pooled_cv_f(folds)
     assert pooled_cv_f(iter(folds), measure=FMeasure(beta=0.5)) == pytest.approx(
@@ -872,4 +878,4 @@ def test_no_nan_results_anywhere_on_degenerate_data():
         *[f_score(Z, Z, average=a) for a in ("instance", "micro", "macro")],
         *f_score(Z, Z, average=None),
     ]
-    assert all(v == 1.0 for v in values)
+    assert all(v == 1.0 for v in values)   # exact: zero_division = 1 copied, or a mean of 1s

@@ -81,6 +81,7 @@ def test_precision_recall_match_sklearn_with_weights(ties):
     prec, rec, thr = sk_metrics.precision_recall_curve(y, s, sample_weight=w)
     ref = pd.DataFrame({"threshold": thr, "precision": prec[:-1], "recall": rec[:-1]})
     got = f_curve(y, s, w)
+    # merging on floats is exact here: both thresholds are copies of the distinct scores
     merged = ref.merge(got, on="threshold", suffixes=("_sk", ""))
     assert len(merged) == len(ref) and len(ref) >= len(got) - 1
     np.testing.assert_allclose(merged["precision"], merged["precision_sk"], rtol=1e-12)
@@ -111,7 +112,7 @@ def test_iso_f_lines_have_constant_f():
 def test_best_row_breaks_ties_by_the_highest_threshold():
     c = f_curve([1, 0, 0, 1], [0.9, 0.8, 0.7, 0.1])   # F = 2/3 at 0.9 and at 0.1
     assert c["f"].iloc[0] == pytest.approx(c["f"].iloc[-1])
-    assert best_row(c) == 0
+    assert best_row(c) == 0          # the tie rule: within TIE_RTOL, the highest threshold
     assert operating_row(c, 0.75) == 1 and operating_row(c, 0.8, strict=True) == 0
     assert operating_row(c, 0.95) is None
 

@@ -83,6 +83,7 @@ def test_gfm_sparse_P_equals_dense():
     P, p0 = _small_P()
     H, ef = gfm(P[0], p0[0])
     Hs, efs = gfm(sp.csr_array(P[0]), p0[0])
+    # exact: a sparse P is made dense first, then the same computation runs
     np.testing.assert_array_equal(H, Hs)
     assert ef == efs
 
@@ -93,6 +94,7 @@ def test_estimate_P_sparse_equals_dense():
     P, p0 = estimate_P(S)
     for Ssp in (sp.csr_array(S), sp.csr_matrix(S), sp.coo_array(S)):
         Ps, p0s = estimate_P(Ssp)
+        # exact: sparse samples are made dense first (and P is counts / S anyway)
         np.testing.assert_array_equal(P, Ps)
         assert p0 == p0s
 
@@ -366,6 +368,7 @@ def test_sto_label_blocks_give_the_exact_per_label_optimum(monkeypatch, block):
     fit = sto(sp.csr_array(est), sp.csr_array(Y))
     want_th, want_f = _sto_brute(est, Y, 0.0)
     np.testing.assert_allclose(fit.label_f, want_f, rtol=1e-12)
+    # exact: thresholds are copies of stored estimates (or tau), ties broken as in fmstats
     np.testing.assert_array_equal(fit.thresholds, want_th)
 
 

@@ -228,6 +228,7 @@ def test_validate_keeps_estimates_in_range_and_warns(tiny):
     assert t["unclipped_boot"] == pytest.approx(t["apparent"] - opt, rel=1e-12)
     for col in ("corrected_boot", "corrected_632", "corrected_632plus", "corrected"):
         assert 0.0 <= t[col] <= 1.0
+    # exact: the optimism exceeds the apparent value (above), so both sides are the clip, 0
     assert t["corrected_boot"] == max(0.0, t["apparent"] - opt)
     assert bool(t["clipped"])
     assert "Clipped to [0, 1]" in str(v.summary())

@@ -80,6 +80,7 @@ def test_integer_weights_are_repeated_rows(est):
     dec_w, dec_r = weighted.decision_function(X), repeated.decision_function(X)
     assert np.max(np.abs(dec_w - dec_r)) < 1e-5 * (1 + np.max(np.abs(dec_r)))
     ones = clone(est).fit(X, y, sample_weight=np.ones(60))
+    # exact: unit weights are the default, and multiplying by 1 is exact
     assert np.array_equal(ones.decision_function(X), clone(est).fit(X, y).decision_function(X))
 
 
@@ -102,6 +103,7 @@ def test_same_fit_as_formula_function(est, frame):
     X = frame[["age", "dose"]]
     clf = clone(est).fit(X, frame.y, sample_weight=frame.w.to_numpy())
     res = FORMULA_FN[type(est)]("y ~ age + dose", frame, "w", **est.get_params())
+    # exact: the estimator calls the same formula function on a frame of the same values
     np.testing.assert_array_equal(clf.intercept_, [res.params["Intercept"]])
     np.testing.assert_array_equal(clf.coef_, [res.params[["age", "dose"]].to_numpy()])
     assert list(clf.feature_names_in_) == ["age", "dose"] and clf.n_features_in_ == 2
@@ -121,6 +123,7 @@ def test_threshold_moves_predictions_not_probabilities(frame):
     X = frame[["age", "dose"]].to_numpy()
     lo = MaxentClassifier(threshold=0.2).fit(X, frame.y)
     mid = MaxentClassifier().fit(X, frame.y)
+    # exact: the threshold does not enter the fit, and predict compares the same probabilities
     np.testing.assert_array_equal(lo.predict_proba(X), mid.predict_proba(X))
     p = mid.predict_proba(X)[:, 1]
     np.testing.assert_array_equal(lo.predict(X), (p >= 0.2).astype(int))
@@ -137,7 +140,7 @@ def test_two_labels_of_any_kind(labels, positive, frame):
         clf = clone(est).fit(X, y)
         assert clf.classes_.tolist() == list(labels) and clf.classes_[1] == positive
         ref = clone(est).fit(X, frame.y)
-        np.testing.assert_array_equal(clf.coef_, ref.coef_)
+        np.testing.assert_array_equal(clf.coef_, ref.coef_)   # the same fit of the same 0/1
         np.testing.assert_array_equal(clf.predict(X), np.asarray(labels)[ref.predict(X)])
 
 

@@ -54,6 +54,9 @@ def test_grid_equals_lone_fits_on_the_thesis_grid(a2):
         np.testing.assert_allclose(g.w, f.w, atol=1e-7)
         assert g.b == pytest.approx(f.b, abs=1e-7)
         assert g.objective == pytest.approx(f.objective, rel=1e-9)
+        # classes of two solutions equal to ~1e-7 (above): no row's decision is near enough
+        # to 0 for rounding to flip it (the smallest here is 4.5e-5)
+        assert np.abs(f.decision).min() > 1e-6
         np.testing.assert_array_equal(g.decision > 0, f.decision > 0)
 
 
@@ -89,7 +92,7 @@ def test_grid_with_sample_weights_equals_lone_fits(a2):
         ref = wsvm_fit(X, y, *c, sample_weight=w)
         np.testing.assert_allclose(f.w, ref.w, atol=1e-8)
         assert f.b == pytest.approx(ref.b, abs=1e-8)
-        assert np.all(f.dual[w == 0] == 0)
+        assert np.all(f.dual[w == 0] == 0)     # exact: their box is [0, 0]
 
 
 @pytest.mark.parametrize("costs", [np.ones(3), np.array([[1.0, 0.0]]), np.empty((0, 2)),
@@ -139,6 +142,7 @@ def test_batched_grid_equals_one_fit_per_point(messy, criterion):
         extra.remove(w)
     assert [c for c, _ in extra] == ["MissingDataWarning"] and "of `data`" in extra[0][1]
     assert any("missing" in m for _, m in slow_w)
+    # exact: both refit the chosen point with the same lone wsvm call on all rows
     np.testing.assert_array_equal(fast.best_model.params, slow.best_model.params)
 
 
