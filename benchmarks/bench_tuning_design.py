@@ -13,7 +13,7 @@ Contenders, all in this one process, one thread (``threadpool_limits(1)``):
 
 1. ``tune_threshold`` of a maxent fit, 5 stratified folds, exact threshold search:
    * ``fmstats``          ``fm.tune_threshold(fit, data, cv=5)`` (design built once);
-   * ``fmstats/rebuild``  the same with ``reuse_designs(False)``: the per-fold rebuild of the
+   * ``fmstats/rebuild``  the same with ``reuse_design=False``: the per-fold rebuild of the
      design (the behaviour before this change; its result must be identical);
    * ``hand loop``        the floor: on the prebuilt arrays of the same design, per fold a
      scikit-learn ``LogisticRegression(penalty=None, solver="newton-cholesky")`` fit on the
@@ -53,8 +53,7 @@ import numpy as np  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 import fmstats as fm  # noqa: E402
-from fmstats.formula._reuse import reuse_designs  # noqa: E402
-from fmstats.formula._frame import model_frame  # noqa: E402
+from fmstats.formula import model_frame  # noqa: E402
 from fmstats.glm.irls import irls_logit  # noqa: E402
 
 ADULT = ("income ~ age + education_num + hours_per_week + C(sex) + C(relationship) + C(race)"
@@ -126,25 +125,24 @@ def main() -> None:
     with warnings.catch_warnings(), threadpool_limits(1):
         warnings.simplefilter("ignore")
         fit = fm.maxent(ADULT, data)
-        thr = lambda: fm.tune_threshold(fit, data, cv=5, random_state=SEED, n_jobs=1,  # noqa
-                                        progress=False)
-        cvt = lambda: fm.cv_tune(fm.maxent, ADULT, data, {"penalty": PENALTIES}, cv=5,  # noqa
-                                 random_state=SEED, refit=False, n_jobs=1, progress=False)
+        def thr(reuse=True):
+            return fm.tune_threshold(fit, data, cv=5, random_state=SEED, n_jobs=1,
+                                     progress=False, reuse_design=reuse)
+
+        def cvt(reuse=True):
+            return fm.cv_tune(fm.maxent, ADULT, data, {"penalty": PENALTIES}, cv=5,
+                              random_state=SEED, refit=False, n_jobs=1, progress=False,
+                              reuse_design=reuse)
+
         folds_thr = thr().folds
         folds_cv = cvt().folds
 
-        def rebuild(fn):
-            def run():
-                with reuse_designs(False):
-                    return fn()
-            return run
-
         contenders = {
             ("threshold", "fmstats"): thr,
-            ("threshold", "fmstats/rebuild"): rebuild(thr),
+            ("threshold", "fmstats/rebuild"): lambda: thr(False),
             ("threshold", "hand loop"): lambda: hand_threshold(X, y, folds_thr),
             ("cv_tune", "fmstats"): cvt,
-            ("cv_tune", "fmstats/rebuild"): rebuild(cvt),
+            ("cv_tune", "fmstats/rebuild"): lambda: cvt(False),
             ("cv_tune", "hand loop"): lambda: hand_cv(X, y, folds_cv, intercept),
         }
         times = {k: [] for k in contenders}

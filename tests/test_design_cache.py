@@ -1,6 +1,6 @@
 """The design built once per tuning call (fmstats.formula._reuse) against the per-fold rebuild.
 
-The reference is the rebuild path (``reuse_designs(False)``: every fold fit and held-out
+The reference is the rebuild path (``reuse_design=False``: every fold fit and held-out
 prediction rebuilds its design from the formula, the behaviour that the other test modules
 check against R, scikit-learn and statsmodels).  Both paths must give the same numbers
 (1e-12), and the design must really be built once (the engine is counted), so the equality
@@ -16,7 +16,7 @@ import pytest
 
 import fmstats as fm
 from fmstats.formula import _frame as formula_module
-from fmstats.formula._reuse import REBUILT, REUSED, DesignMatrix, reuse_designs
+from fmstats.formula import REBUILT, REUSED, DesignMatrix
 
 TOL = 1e-12
 FORMULA = "income ~ age + education_num + hours_per_week + C(sex) + C(race) + workclass"
@@ -45,13 +45,14 @@ def engine_calls(monkeypatch):
 
 
 def both(fn, caught=None):
-    """fn() with designs built once and with the per-fold rebuild; the warnings of each
-    run are appended to ``caught`` (a list) as sorted (category, message) lists."""
+    """fn(reuse_design) with designs built once (True) and with the per-fold rebuild (False);
+    the warnings of each run are appended to ``caught`` (a list) as sorted (category, message)
+    lists."""
     out = []
     for reuse in (True, False):
-        with reuse_designs(reuse), warnings.catch_warnings(record=True) as rec:
+        with warnings.catch_warnings(record=True) as rec:
             warnings.simplefilter("always")
-            out.append(fn())
+            out.append(fn(reuse))
         if caught is not None:
             caught.append(sorted((w.category.__name__, str(w.message)) for w in rec))
     return out
@@ -80,8 +81,7 @@ def test_design_rows_equal_the_engine_on_subsets(adult):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref = formula_module.model_frame(FORMULA, adult.iloc[rows])
-        with d.rows(rows) as sub:
-            got = formula_module.model_frame(FORMULA, sub)
+        got = formula_module.model_frame(FORMULA, d.subset(rows))
     assert got.spec is d.spec                       # taken from the design, not rebuilt
     assert got.column_names == ref.column_names
     # bit for bit: the columns are the data's values, 0/1 dummies and 1s, copied not computed
@@ -91,10 +91,10 @@ def test_design_rows_equal_the_engine_on_subsets(adult):
 
 
 def test_cv_tune_maxent_equals_rebuild(adult, engine_calls):
-    def run():
+    def run(reuse):
         engine_calls.clear()
         r = fm.cv_tune(fm.maxent, FORMULA, adult, {"penalty": [0.0, 1.0, 10.0]}, cv=4,
-                       random_state=3)
+                       random_state=3, reuse_design=reuse)
         return r, len(engine_calls)
 
     caught = []
@@ -111,9 +111,10 @@ def test_cv_tune_maxent_equals_rebuild(adult, engine_calls):
 
 def test_tune_threshold_maxent_and_fmaxent_equal_rebuild(adult, engine_calls):
     for model in (quiet(fm.maxent, FORMULA, adult), quiet(fm.fmaxent, FORMULA, adult, beta=1)):
-        def run():
+        def run(reuse):
             engine_calls.clear()
-            return fm.tune_threshold(model, adult, cv=5, random_state=0), len(engine_calls)
+            return (fm.tune_threshold(model, adult, cv=5, random_state=0, reuse_design=reuse),
+                    len(engine_calls))
 
         (a, calls_a), (b, calls_b) = both(run)
         # rebuilding: the check of `data` against the model, then a fit and a prediction per fold
@@ -127,10 +128,10 @@ def test_wsvm_tuners_equal_rebuild(adult, engine_calls):
     f = "I(income == '>50K') ~ age + education_num + C(sex) + workclass"
     data = adult.iloc[:600]
 
-    def batched():
+    def batched(reuse):
         engine_calls.clear()
         r = fm.svm.tune_wsvm(f, data, grid={"C_pos": [0.5, 2.0], "C_neg": [0.5]}, cv=3,
-                             random_state=1)
+                             random_state=1, reuse_design=reuse)
         return r, len(engine_calls)
 
     (a, calls_a), (b, calls_b) = both(batched)
@@ -139,8 +140,8 @@ def test_wsvm_tuners_equal_rebuild(adult, engine_calls):
     assert calls_a == 3 and calls_b == 1 + 3 * 2 + 1, (calls_a, calls_b)
     assert_frames_equal(a.tidy(), b.tidy())
     np.testing.assert_allclose(a.best_model.params, b.best_model.params, rtol=0, atol=TOL)
-    a, b = both(lambda: fm.cv_tune(fm.wsvm, f, data, {"C_pos": [1.0, 4.0]}, cv=3,
-                                   random_state=2))
+    a, b = both(lambda reuse: fm.cv_tune(fm.wsvm, f, data, {"C_pos": [1.0, 4.0]}, cv=3,
+                                         random_state=2, reuse_design=reuse))
     assert_frames_equal(a.tidy(), b.tidy())
     assert_frames_equal(a.fold_results, b.fold_results)
 
@@ -149,16 +150,18 @@ def test_bootstrap_and_validate_refit_paths_equal_rebuild(adult, engine_calls):
     data = adult.iloc[:800]
     fit = quiet(fm.maxent, FORMULA, data)
 
-    def boot():
+    def boot(reuse):
         engine_calls.clear()
-        return fm.bootstrap(fit, B=6, fast=False, data=data, random_state=4), len(engine_calls)
+        return (fm.bootstrap(fit, B=6, fast=False, data=data, random_state=4,
+                             reuse_design=reuse), len(engine_calls))
 
     (a, calls_a), (b, calls_b) = both(boot)
     assert calls_a == 1 and calls_b == 1 + 6      # rebuilding: the check of `data`, 6 refits
     np.testing.assert_allclose(a.replicates.to_numpy(), b.replicates.to_numpy(), rtol=0,
                                atol=TOL, equal_nan=True)
     ffit = quiet(fm.fmaxent, FORMULA, data, beta=1)
-    va, vb = both(lambda: fm.validate(ffit, B=5, data=data, random_state=5))
+    va, vb = both(lambda reuse: fm.validate(ffit, B=5, data=data, random_state=5,
+                                            reuse_design=reuse))
     assert_frames_equal(va.table.reset_index(), vb.table.reset_index())
 
 
@@ -166,8 +169,8 @@ def test_fold_without_a_level_and_stateful_formulas_rebuild(adult, engine_calls)
     data = adult.iloc[:400].copy()
     data["rare"] = np.where(np.arange(len(data)) < 3, "r", "common")   # 3 rows of a level
     f = "income ~ age + education_num + rare"
-    a, b = both(lambda: fm.cv_tune(fm.maxent, f, data, {"penalty": [1.0]}, cv=5,
-                                   random_state=6))
+    a, b = both(lambda reuse: fm.cv_tune(fm.maxent, f, data, {"penalty": [1.0]}, cv=5,
+                                         random_state=6, reuse_design=reuse))
     assert_frames_equal(a.tidy(), b.tidy())
     assert_frames_equal(a.fold_results, b.fold_results)
 

@@ -40,7 +40,7 @@ from ._coerce import (
 from ._missing import report_missing as _report_missing
 from ._response import Response
 from ._response import response as _response
-from ._registry import lookup as _registered
+from ._subset import reused_rows
 from ._rsyntax import R_FUNCTIONS, r_power
 from .._utils.validation import check_choice, describe
 from ..exceptions import (
@@ -110,7 +110,7 @@ class DesignSpec:
         when fitting).  Any failure of the engine is a :class:`DataError`.
         """
         data = _check_frame(data, "newdata")
-        hit = _registered(data)
+        hit = reused_rows(data)
         _check_columns(data, self.variables, self.rhs, "newdata")
         check_unique_columns(data, self.variables, "newdata")
         data = coerce_columns(data, self.numeric, "newdata", text=False)
@@ -193,10 +193,10 @@ class DesignSpec:
         stored at fit time, so the positive class stays the same.
         """
         data = _check_frame(data, "newdata")
-        hit = _registered(data)
+        hit = reused_rows(data)
         if hit is not None and self is hit.owner.spec:   # the same rows, the same answer
-            return hit.owner.remembered(data, ("response", missing),
-                                        lambda: self._with_response(data, missing, hit))
+            return remembered(hit.memo, ("response", missing),
+                              lambda: self._with_response(data, missing, hit))
         return self._with_response(data, missing, hit)
 
     def _with_response(self, data, missing, hit):
@@ -570,10 +570,10 @@ def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
     check_choice("engine", engine, ENGINES)
     check_choice("missing", missing, ("drop", "raise"))
     data = _check_frame(data, "data")
-    hit = _registered(data)
+    hit = reused_rows(data)
     if hit is not None:   # rows of a design built once: the same frame gives the same answer
-        return hit.owner.remembered(data, ("model_frame", formula, missing, engine),
-                                    lambda: _model_frame(formula, data, missing, engine, hit))
+        return remembered(hit.memo, ("model_frame", formula, missing, engine),
+                          lambda: _model_frame(formula, data, missing, engine, hit))
     return _model_frame(formula, data, missing, engine, None)
 
 

@@ -9,10 +9,11 @@ The protocol
 :class:`DesignMatrix` builds the response and design of a formula on all rows of the data
 once.  A refit or a prediction on a subset of those rows goes through the model's own code
 (``model_fn(formula, sub)``, ``results.refit(sub)``, ``fit.predict(sub)``,
-``fit.confusion(sub)``) on a frame handed out by :meth:`DesignMatrix.rows`; that frame is
-registered (:mod:`fmstats.formula._registry`) for the duration of the ``with`` block, and
-:func:`fmstats.formula._frame.model_frame` and :meth:`fmstats.formula._frame.DesignSpec.build` take the
-rows of the design built once instead of calling the formula engine again.  Everything
+``fit.confusion(sub)``) on a frame handed out by :meth:`DesignMatrix.subset`: a
+:class:`~fmstats.formula._subset.DesignRows`, a DataFrame that carries the design and its rows'
+positions, so :func:`fmstats.formula.model_frame` and :meth:`fmstats.formula.DesignSpec.build`
+take the rows of the design built once instead of calling the formula engine again.  The
+design travels with the data argument; nothing is registered or looked up.  Everything
 else (the response, missing values and their warnings, weights, aliased columns, the
 fit) runs as on any frame, so no model family needs a hook of its own: every model built
 on ``model_frame`` (maxent, umaxent, fmaxent, wsvm, fsvm) is covered.  :func:`refit_rows`
@@ -40,61 +41,46 @@ checks maxent, fmaxent and wsvm to 1e-12).
 from __future__ import annotations
 
 import warnings
-from contextlib import contextmanager
-from contextvars import ContextVar
 
 import numpy as np
 import pandas as pd
 
-from ._registry import registered
 from ..exceptions import FmstatsError
-from ._frame import DEFAULT_ENGINE, model_frame, remembered, split_formula, stateful_transform
+from ._frame import DEFAULT_ENGINE, model_frame, split_formula, stateful_transform
+from ._subset import DesignRows
 
-__all__ = ["DesignMatrix", "model_engine", "refit_rows", "predict_rows", "reuse_designs", "REUSED", "REBUILT"]
+__all__ = ["DesignMatrix", "model_engine", "refit_rows", "predict_rows", "REUSED", "REBUILT"]
 
 REUSED = "built once; fold fits and predictions take its rows"
 REBUILT = "rebuilt for every fold"
-
-_ENABLED: ContextVar[bool] = ContextVar("fmstats_reuse_designs", default=True)
-
-
-@contextmanager
-def reuse_designs(enabled: bool = True):
-    """Within the block, tuning builds designs once (``True``, the default) or rebuilds them
-    per fold (``False``: the reference path, used by the tests and benchmarks)."""
-    token = _ENABLED.set(bool(enabled))
-    try:
-        yield
-    finally:
-        _ENABLED.reset(token)
 
 
 class DesignMatrix:
     """The response and design of ``formula`` on all rows of ``data``, built once.
 
     ``note`` says whether fold fits take its rows or rebuild their design (and why);
-    ``usable`` is False in the second case, and :meth:`rows` then hands out plain subsets.
+    ``usable`` is False in the second case, and :meth:`subset` then hands out plain subsets.
+    ``reuse=False`` asks for the second case (every fold rebuilds its design from the
+    formula, as R's ``update()`` on a fold would): the tuners' ``reuse_design`` argument.
     """
 
-    #: Subset frames (and what was built on them) kept for reuse: a fold's training and
-    #: held-out frames serve every grid point of that fold (cv_tune runs fold by fold).
+    #: Subset frames kept for reuse: a fold's training and held-out frames (and what was built
+    #: on them) serve every grid point of that fold (cv_tune runs fold by fold).
     MEMO_FRAMES = 4
 
-    def __init__(self, formula, data: pd.DataFrame, *, engine: str | None = None):
+    def __init__(self, formula, data: pd.DataFrame, *, engine: str | None = None,
+                 reuse: bool = True):
         self.data = data
         self._frames: dict = {}
-        self._memo: dict = {}
         self.formula = formula
         self.engine = DEFAULT_ENGINE if engine is None else engine
         self.usable = False
         self.X = self.spec = self.design_row = None
         self.codes: dict = {}
-        reason = self._build(formula, data)
+        reason = self._build(formula, data) if reuse else "rebuilding was asked for"
         self.note = REUSED if reason is None else f"{REBUILT}: {reason}"
 
     def _build(self, formula, data) -> str | None:
-        if not _ENABLED.get():
-            return "rebuilding was asked for"
         if not isinstance(formula, str) or not isinstance(data, pd.DataFrame):
             return "no formula and DataFrame"
         try:
@@ -122,49 +108,43 @@ class DesignMatrix:
         return None
 
     # ------------------------------------------------------------------ subsets
-    @contextmanager
-    def rows(self, positions, *, reset_index: bool = False, frame: pd.DataFrame | None = None):
-        """The rows ``positions`` of the data as a frame whose design is taken from here.
+    def subset(self, positions, *, reset_index: bool = False,
+               frame: pd.DataFrame | None = None) -> pd.DataFrame:
+        """The rows ``positions`` of the data, as a frame that carries this design.
 
-        ``reset_index`` numbers the rows 0..k-1 (as the tuners' held-out frames);
-        ``frame`` hands out a modified copy of those rows instead (the bootstrap's labels
-        drawn from q: the response columns differ, the design columns must not).
+        Pass it as the ``data``/``newdata`` of a model function or a results method: it is a
+        :class:`~fmstats.formula._subset.DesignRows` (a DataFrame) when the design is usable,
+        else a plain DataFrame.  ``reset_index`` numbers the rows 0..k-1 (as the tuners'
+        held-out frames); ``frame`` hands out a modified copy of those rows instead (the
+        bootstrap's labels drawn from q: the response columns differ, the design columns must
+        not).  The same positions give the same frame again (while it is one of the last
+        :attr:`MEMO_FRAMES`), so the fits of a fold share what was built from it; model
+        functions must not modify their data.
         """
         positions = np.asarray(positions, dtype=np.int64)
-        if frame is None:
-            frame = self._subset(positions, reset_index)
         if not self.usable:
-            yield frame
-            return
-        with registered(frame, self, positions):
-            yield frame
-
-    def _subset(self, positions: np.ndarray, reset_index: bool) -> pd.DataFrame:
-        """``data.iloc[positions]``; the same frame again for the same rows (while it is one
-        of the last :attr:`MEMO_FRAMES`), so model functions must not modify their data."""
-        if not self.usable:
+            if frame is not None:
+                return frame
             frame = self.data.iloc[positions]
             return frame.reset_index(drop=True) if reset_index else frame
+        if frame is not None:
+            return DesignRows.of(frame, self, positions)
         key = (positions.size, hash(positions.tobytes()), reset_index)
-        frame = self._frames.pop(key, None)
-        if frame is None:
-            frame = self.data.iloc[positions]
-            frame = frame.reset_index(drop=True) if reset_index else frame
-        self._frames[key] = frame             # most recent last
+        out = self._frames.pop(key, None)
+        if out is None:
+            sub = self.data.iloc[positions]
+            out = DesignRows.of(sub.reset_index(drop=True) if reset_index else sub, self,
+                                positions)
+        self._frames[key] = out             # most recent last
         while len(self._frames) > self.MEMO_FRAMES:
-            old = self._frames.pop(next(iter(self._frames)))
-            self._memo.pop(id(old), None)
-        return frame
+            self._frames.pop(next(iter(self._frames)))
+        return out
 
-    def remembered(self, frame, key, build):
-        """``build()``, or what it returned for this registered ``frame`` and ``key`` before
-        (with its warnings emitted again, so that every fit warns as a rebuild would)."""
-        entry = self._memo.get(id(frame))
-        if entry is None or entry[0] is not frame:
-            entry = (frame, {})
-            if any(f is frame for f in self._frames.values()):
-                self._memo[id(frame)] = entry
-        return remembered(entry[1], key, build)
+    def __getstate__(self):
+        # the subset frames carry this design (DesignRows): pickle the design, not them
+        state = self.__dict__.copy()
+        state["_frames"] = {}
+        return state
 
     def design_rows(self, rhs, engine, variables, response_levels, positions):
         """(X, spec) of the rows ``positions`` for ``model_frame``; None if they may differ."""
@@ -206,11 +186,9 @@ def model_engine(results) -> str | None:
 
 def refit_rows(design: DesignMatrix, results, positions, **kwargs):
     """``results.refit`` on the rows ``positions`` of the design's data."""
-    with design.rows(positions) as sub:
-        return results.refit(sub, **kwargs)
+    return results.refit(design.subset(positions), **kwargs)
 
 
 def predict_rows(design: DesignMatrix, results, positions, **kwargs) -> pd.Series:
     """``results.predict`` on the rows ``positions`` (numbered 0..k-1) of the design's data."""
-    with design.rows(positions, reset_index=True) as sub:
-        return results.predict(sub, **kwargs)
+    return results.predict(design.subset(positions, reset_index=True), **kwargs)

@@ -93,17 +93,15 @@ def _fit_and_count(model_fn, formula, design: DesignMatrix, train, test, params,
     w = _row_weights(kwargs.get("weights"), data)
     if w is not None and not isinstance(kwargs["weights"], str):
         kwargs["weights"] = w[train]       # array weights belong to the rows: the fold's share
-    with design.rows(train) as sub:        # the fold's design: rows of the one built once
-        fit = model_fn(formula, sub, **kwargs)
+    # the fold's rows carry the design built once (DesignRows): no rebuild in the fit
+    fit = model_fn(formula, design.subset(train), **kwargs)
     if not callable(getattr(fit, "confusion", None)):
         raise _ProtocolError(
             f"`model_fn` ({fn_name(model_fn)}) must return a fitted model with confusion() and "
             f"predict() methods; it returned {describe(fit)} for the grid point {params}.")
     if w is not None:   # held-out rows count with their prior weights, as measure() does
-        with design.rows(test, reset_index=True) as held:
-            return _weighted_counts(fit, formula, held, w[test])
-    with design.rows(test) as held:
-        c = fit.confusion(held)
+        return _weighted_counts(fit, formula, design.subset(test, reset_index=True), w[test])
+    c = fit.confusion(design.subset(test))
     return np.array([c.tp, c.fp, c.fn, c.tn])
 
 
@@ -163,7 +161,7 @@ class with_measure:  # lower case: used like a function, with_measure(fsvm, alph
 def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
             repeats: int = 1, measure=None, beta=None, alpha=None, pooling: str = "tp_fp",
             refit: bool = True, on_error: str = "record", n_jobs=None, random_state=None,
-            progress=None, **fixed) -> "CvTuneResults":
+            progress=None, reuse_design: bool = True, **fixed) -> "CvTuneResults":
     """Choose a model's parameters by cross-validated F (or accuracy).
 
     Parameters
@@ -195,6 +193,10 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
     refit : refit the best point on all of ``data`` (``best_model``).
     on_error : ``"record"`` failed fits (see the module notes) or ``"raise"``.
     n_jobs, progress : parallel (grid point x fold) fits through joblib; tqdm bar.
+    reuse_design : bool, default True
+        Build the design of ``data`` once and refit every fold on its rows (the same
+        numbers as rebuilding it, faster).  ``False`` rebuilds the design from the formula
+        on every fold, as R's ``update()`` on a fold would.
     random_state : seeds the folds of integer ``cv``.
     **fixed : further arguments passed to every fit.  Prior ``weights`` (a column name,
         or one value per row of ``data``, which each fold fit gets its share of) also
@@ -245,7 +247,7 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
     folds = make_folds(response, cv, repeats=repeats, random_state=seed)
     warn_empty_folds(folds, response, pooling)
 
-    design = DesignMatrix(formula, data, engine=fixed.get("engine"))
+    design = DesignMatrix(formula, data, engine=fixed.get("engine"), reuse=reuse_design)
     batched = getattr(model_fn, "cv_counts", None)
     if callable(batched):   # the model fits the whole grid itself (tune_wsvm's batched QP)
         out = batched(formula, design, points, folds.pairs, fixed, n_jobs=n_jobs,

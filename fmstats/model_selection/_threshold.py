@@ -144,7 +144,8 @@ def _row_weights(results, n: int) -> np.ndarray:
 def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: int = 1,
                    measure=None, beta=None, alpha=None, pooling: str = "tp_fp",
                    refit_folds: bool = True, type: str | None = None, random_state=None,
-                   n_jobs=None, progress=None) -> "ThresholdedResults":
+                   n_jobs=None, progress=None, reuse_design: bool = True
+                   ) -> "ThresholdedResults":
     """The decision threshold that maximises the cross-validated F of a fitted model.
 
     The model is refitted on each training fold (``results.refit``), its scores on
@@ -180,6 +181,10 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     array weights are passed to the fold refits, so frequency weights give the
     threshold of the fit on duplicated rows.
     n_jobs, progress : parallel fold refits; tqdm bar.
+    reuse_design : bool, default True
+        Build the design of ``data`` once and refit every fold on its rows (the same
+        numbers as rebuilding it, faster).  ``False`` rebuilds the design from the formula
+        on every fold, as R's ``update()`` on a fold would.
 
     Returns
     -------
@@ -210,7 +215,8 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     data = check_frame(data, "data")
     design = None      # the design of the training rows, built once (only when refitting)
     if refit_folds:
-        data, design = training_design(results, data, what="tune_threshold()")
+        data, design = training_design(results, data, what="tune_threshold()",
+                                       reuse=reuse_design)
     else:
         data = training_frame(results, data, what="tune_threshold()").reset_index(drop=True)
     response = response_rows(formula, data)

@@ -64,8 +64,8 @@ def training_frame(results, data, *, what: str = "resampling", design=None) -> p
         else:
             frame = frame.reset_index(drop=True)
             cache = design(frame)
-            with cache.rows(np.arange(len(frame)), frame=frame):
-                resp, X, _ = spec.build_with_response(frame, missing="raise")
+            resp, X, _ = spec.build_with_response(cache.subset(np.arange(len(frame)),
+                                                               frame=frame), missing="raise")
         X = X[:, ~results.aliased] if hasattr(results, "aliased") else X
         stored = getattr(results, "X", None)
         if stored is not None and stored.shape[1] == X.shape[1] - 1:
@@ -83,7 +83,7 @@ def training_frame(results, data, *, what: str = "resampling", design=None) -> p
     return frame
 
 
-def training_design(results, data, *, what: str = "resampling"):
+def training_design(results, data, *, what: str = "resampling", reuse: bool = True):
     """(the checked training rows numbered 0..n-1, their design built once): the
     :class:`~fmstats.formula._reuse.DesignMatrix` that also served the check of ``data``."""
     from ..formula import DesignMatrix, model_engine
@@ -92,7 +92,7 @@ def training_design(results, data, *, what: str = "resampling"):
 
     def design_of(frame):
         built.append(DesignMatrix(getattr(results, "formula", None), frame,
-                                  engine=model_engine(results)))
+                                  engine=model_engine(results), reuse=reuse))
         return built[-1]
 
     frame = training_frame(results, data, what=what, design=design_of)

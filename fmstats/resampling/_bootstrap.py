@@ -83,7 +83,7 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
               ci: str = "percentile", level: float = 0.95, data: pd.DataFrame | None = None,
               jackknife: int | None = None, fast: bool | None = None,
               degenerate: str = "drop", n_jobs: int | None = None, random_state=None,
-              progress=None) -> "BootstrapResults":
+              progress=None, reuse_design: bool = True) -> "BootstrapResults":
     """Bootstrap a fitted model: refit on B resamples, return replicates, SEs and CIs.
 
     Parameters
@@ -123,6 +123,10 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
     n_jobs : joblib workers (``None``: joblib's default, 1 unless configured).
     random_state : seed; the same seed gives the same replicates whatever ``n_jobs``.
     progress : tqdm progress bar (``None``: only in interactive sessions).
+    reuse_design : bool, default True
+        Build the design of ``data`` once and refit every replicate on its rows (the same
+        numbers as rebuilding it, faster).  ``False`` rebuilds the design from the formula
+        on every replicate, as R's ``update()`` on a resample would.
 
     Returns
     -------
@@ -157,6 +161,7 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
                                    "ci='percentile' or 'basic'.")
     t0 = as_series(statistic(results) if statistic else default_statistic(results))
     engine, is_fast = make_engine(results, type_=type, data=data, statistic=statistic,
+                                  reuse_design=reuse_design,
                                    fast=fast, columns=t0.index)
     seeds = spawn_seeds(random_state, int(B) + 1)
     raw, infinite, unconverged = split_flags(run(engine, "stat", seeds[:-1], n_jobs, progress,

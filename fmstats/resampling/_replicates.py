@@ -219,8 +219,8 @@ class _RefitEngine(Draws):
             idx = np.sort(draw["idx"])
             if w is not None:
                 kwargs["weights"] = w[idx]
-            with self.design.rows(idx, reset_index=True) as sub:   # rows of the design
-                return self.results.refit(sub, **kwargs)
+            # the rows carry the design built once (DesignRows)
+            return self.results.refit(self.design.subset(idx, reset_index=True), **kwargs)
         sub = self.frame.copy()
         if "labels" in draw:
             sub[self.response[1]] = draw["labels"]
@@ -229,8 +229,7 @@ class _RefitEngine(Draws):
             sub[self.response[2]] = self.trials - draw["yes"]
         if set(self.response[1:]) & set(self.design_columns):
             return self.results.refit(sub, **kwargs)      # the design uses the labels
-        with self.design.rows(np.arange(self.n), frame=sub):
-            return self.results.refit(sub, **kwargs)
+        return self.results.refit(self.design.subset(np.arange(self.n), frame=sub), **kwargs)
 
     @property
     def design_columns(self) -> tuple:
@@ -246,8 +245,8 @@ class _RefitEngine(Draws):
         return s.reindex(self.columns).to_numpy(dtype=float)
 
     def classes(self, fit) -> np.ndarray:
-        with self.design.rows(np.arange(self.n), frame=self.frame):
-            return fit.predict(self.frame, type="class").to_numpy(dtype=float)
+        rows = self.design.subset(np.arange(self.n), frame=self.frame)
+        return fit.predict(rows, type="class").to_numpy(dtype=float)
 
     def flags(self, fit) -> tuple:
         """(no finite MLE, converged) of a refitted model (of its base model for tuned ones)."""
@@ -342,7 +341,7 @@ def _label_probabilities(results, frame, type_):
     return q, trials, cols
 
 
-def make_engine(results, *, type_, data, statistic, fast, columns=None):
+def make_engine(results, *, type_, data, statistic, fast, columns=None, reuse_design=True):
     """The engine for ``results`` and whether it is the weighted fast path."""
     check_choice("type", type_, TYPES)
     if fast is not None and not isinstance(fast, (bool, np.bool_)):
@@ -361,7 +360,7 @@ def make_engine(results, *, type_, data, statistic, fast, columns=None):
     if use_fast:
         frame = None if data is None else training_frame(results, data)
     else:
-        frame, design = training_design(results, data)
+        frame, design = training_design(results, data, reuse=reuse_design)
     q = trials = None
     cols = ()
     if type_ == "labels_from_q":

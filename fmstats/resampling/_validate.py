@@ -124,7 +124,8 @@ def estimate_632plus(apparent: float, oob: float, no_information: float
 
 def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=None,
              alpha=None, data: pd.DataFrame | None = None, fast: bool | None = None,
-             random_state=None, n_jobs: int | None = None, progress=None) -> "ValidateResults":
+             random_state=None, n_jobs: int | None = None, progress=None,
+             reuse_design: bool = True) -> "ValidateResults":
     """Optimism-corrected performance of a fitted model's class predictions.
 
     Parameters
@@ -138,7 +139,7 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
     data : the training DataFrame (needed except for maxent/umaxent fits, see
         :func:`fmstats.resampling._bootstrap.bootstrap`).
     fast : weighted refits of maxent/umaxent (default: whenever they apply).
-    random_state, n_jobs, progress : as in :func:`fmstats.resampling._bootstrap.bootstrap`.
+    random_state, n_jobs, progress, reuse_design : as in :func:`fmstats.bootstrap`.
 
     Examples
     --------
@@ -153,7 +154,8 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
     check_scalar("B", B, low=2, integer=True)
     check_choice("method", method, METHODS)
     fns = _measures(measure, beta, alpha, results)
-    engine, is_fast = make_engine(results, type_="case", data=data, statistic=None, fast=fast)
+    engine, is_fast = make_engine(results, type_="case", data=data, statistic=None, fast=fast,
+                                  reuse_design=reuse_design)
     frame = getattr(engine, "frame", None)
     q = getattr(results, "y", None)
     w = getattr(results, "count_weights", None)

@@ -172,10 +172,9 @@ def _fold_design(formula, design, train, test, fit_args) -> tuple:
     ``confusion`` would take them on every fit (same checks, errors and warnings), from
     the rows of the design built once (:mod:`fmstats.formula._reuse`)."""
     check_scalar("tol", fit_args.get("tol", 1e-10), low=0, low_open=True)
-    with design.rows(train) as sub:
-        sd = _svm_rows(formula, sub, fit_args)
-    with design.rows(test, reset_index=True) as held:
-        resp, X, rows = sd.frame.spec.build_with_response(held, missing="drop")
+    sd = _svm_rows(formula, design.subset(train), fit_args)
+    held = design.subset(test, reset_index=True)
+    resp, X, rows = sd.frame.spec.build_with_response(held, missing="drop")
     if resp.kind != "binary":
         raise ResponseError(f"the response '{resp.name}' of `newdata` must be two-valued; "
                             f"got {resp.kind} values.")
@@ -249,7 +248,8 @@ class _WsvmGrid(with_measure):
 def tune_wsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measure=None,
               criterion: str = "f", grid=None, n_values: int = 20, cv=2, repeats: int = 1,
               pooling: str = "tp_fp", refit: bool = True, on_error: str = "record",
-              n_jobs=None, random_state=None, progress=None, **fit_args) -> CvTuneResults:
+              n_jobs=None, random_state=None, progress=None, reuse_design: bool = True,
+              **fit_args) -> CvTuneResults:
     """The weighted SVM with (C_pos, C_neg) chosen by cross-validated F (thesis section 8.2).
 
     Parameters
@@ -262,7 +262,7 @@ def tune_wsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measur
         ``data`` with ``n_values`` values (210 points for 20; C_pos >= C_neg when the
         positives are the minority), or a dict of lists, list of dicts or DataFrame over
         ``C_pos`` and ``C_neg``.
-    cv, repeats, pooling, refit, on_error, n_jobs, random_state, progress :
+    cv, repeats, pooling, refit, on_error, n_jobs, random_state, progress, reuse_design :
         as in :func:`fmstats.model_selection._cv_tune.cv_tune` (default 2 folds, as in the thesis).
         The grid is fitted in chunks of up to ``WSVM_CHUNK`` points per fold and joblib
         task (a batched QP; the same counts as one fit per point, whatever ``n_jobs``).
@@ -294,14 +294,15 @@ def tune_wsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measur
     points = _wsvm_points(grid, rows.y, n_values)
     return cv_tune(_WsvmGrid(fm), formula, data, points, cv=cv, repeats=repeats,
                    pooling=pooling, refit=refit, on_error=on_error, n_jobs=n_jobs,
-                   random_state=random_state, progress=progress, **crit, **fit_args)
+                   random_state=random_state, progress=progress, reuse_design=reuse_design,
+                   **crit, **fit_args)
 
 
 def tune_fsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measure=None,
               a_grid=DEFAULT_A_GRID, C: float | None = None, start_C=None, criterion: str = "f",
               cv=2, repeats: int = 1, pooling: str = "tp_fp", refit: bool = True,
               on_error: str = "record", n_jobs=None, random_state=None, progress=None,
-              **fit_args) -> CvTuneResults:
+              reuse_design: bool = True, **fit_args) -> CvTuneResults:
     """The F-measure SVM with the step slope ``a`` chosen by cross-validated F (section 8.2).
 
     As in the thesis's code, ``C`` (default m+, the number -- or weight -- of positive
@@ -325,7 +326,7 @@ def tune_fsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measur
         average with cases 0.6-0.76 below (benchmarks/bench_fsvm_chapter8.py).
     C, start_C : see above.
     criterion : ``"f"`` (pooled CV F_tp,fp) or ``"accuracy"``.
-    cv, repeats, pooling, refit, on_error, n_jobs, random_state, progress :
+    cv, repeats, pooling, refit, on_error, n_jobs, random_state, progress, reuse_design :
         as in :func:`fmstats.model_selection._cv_tune.cv_tune`.
     **fit_args : further arguments of :func:`~fmstats.svm.fsvm` (``method``,
         ``maxeval``, ``ftol_rel``, ``algorithm``, ``restarts``, ``bounds``, ``weights``
@@ -366,7 +367,8 @@ def tune_fsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measur
                     for i, v in enumerate(start_C))
     return cv_tune(with_measure(fsvm, fm), formula, data, points, cv=cv, repeats=repeats,
                    pooling=pooling, refit=refit, on_error=on_error, n_jobs=n_jobs,
-                   random_state=random_state, progress=progress, C=C, start_C=start_C,
+                   random_state=random_state, progress=progress, reuse_design=reuse_design,
+                   C=C, start_C=start_C,
                    **crit, **fit_args)
 
 
