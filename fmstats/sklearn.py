@@ -330,7 +330,7 @@ class FMaxentClassifier(_ProbabilisticMixin, _FmstatsClassifier):
     >>> X = rng.normal(size=(400, 3))
     >>> y = (X @ [1.0, -1.0, 0.5] + rng.logistic(size=400) > 2).astype(int)
     >>> clf = FMaxentClassifier(beta=2).fit(X, y)
-    >>> round(clf.result_.settings.measure.alpha, 3)    # F2: alpha = 1 / (1 + beta^2)
+    >>> round(clf.result_.settings["measure"].alpha, 3)    # F2: alpha = 1 / (1 + beta^2)
     0.2
     >>> bool(fbeta_score(y, clf.predict(X), beta=2) > 0.6)
     True

@@ -105,7 +105,7 @@ def test_cv_tune_maxent_equals_rebuild(adult, engine_calls):
     assert_frames_equal(a.tidy(), b.tidy())
     assert_frames_equal(a.fold_results, b.fold_results)
     np.testing.assert_allclose(a.best_model.params, b.best_model.params, rtol=0, atol=TOL)
-    assert a._spec["design_note"] == REUSED
+    assert a.settings["design_note"] == REUSED
     assert "built once" in str(a.summary())
 
 
@@ -183,5 +183,5 @@ def test_fold_without_a_level_and_stateful_formulas_rebuild(adult, engine_calls)
         r = fm.cv_tune(fm.maxent, stateful, data, {"penalty": [0.0, 1.0]}, cv=3,
                        random_state=0)
     assert len(engine_calls) > 2 * 3          # every fold fit and prediction rebuilds
-    assert "center()" in r._spec["design_note"] and "rebuilt" in str(r.summary())
+    assert "center()" in r.settings["design_note"] and "rebuilt" in str(r.summary())
     assert DesignMatrix("income ~ C(age > 40) + education_num", data).usable is False

@@ -151,8 +151,8 @@ def test_noisy_f_path_equals_statsmodels_loop_thesis_settings(noisy_data, name, 
 def test_default_path_equals_penalised_newton_reimplementation(noisy_data, a):
     d = noisy_data["A"]
     r = fm.fmaxent("y_ml ~ x1 + x2", d, alpha=a, tol=1e-12)
-    assert r.settings.extra["weight_bounds"] == (0.01, 10.0)
-    assert r.settings.extra["shrinkage"] == DEFAULT_SHRINKAGE == 1e-4
+    assert r.settings["weight_bounds"] == (0.01, 10.0)
+    assert r.settings["shrinkage"] == DEFAULT_SHRINKAGE == 1e-4
     ref = _alg41_shrunk(_design(d), d["y_ml"].to_numpy(float), a, len(r.coef_path) - 1,
                         (0.01, 10.0), 1e-4)
     np.testing.assert_allclose(r.coef_path.to_numpy(), ref, rtol=1e-6, atol=1e-8)

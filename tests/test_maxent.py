@@ -156,7 +156,7 @@ def test_refit_reuses_settings(synth):
     f = fm.umaxent("q ~ x1 + g", synth, weights="w", cov_type="HC2", penalty=0.5)
     g = f.refit(synth.iloc[::-1])
     np.testing.assert_allclose(f.params, g.params, rtol=1e-10)
-    assert g.cov_type == "HC2" and g.settings.penalty == 0.5
+    assert g.cov_type == "HC2" and g.settings["penalty"] == 0.5
 
 
 def test_ridge_penalty_shrinks_but_not_intercept(synth):

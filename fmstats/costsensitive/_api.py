@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._utils.call import ModelCall, Settings, records_call
 from .._utils.validation import check_binary, check_choice, describe, warn
 from ..exceptions import (DataError, FormulaError, InvalidArgumentError, MissingDataError,
                           MissingDataWarning, ResponseError)
@@ -188,22 +189,21 @@ def _formula_problem(formula, data, measure, beta, alpha, labels, default_class,
                 spec=mf.spec, response_name=resp if kind == "multiclass" else None)
 
 
-def _call(formula, data, fm, settings) -> str:
-    shown = {k: v for k, v in settings.items()
-             if k in ("measure", "learner", "costs", "thresholds", "grid", "search",
-                      "validation", "penalty", "random_state") and v is not None}
-    return (f"costsens(formula = {formula!r}, data = <DataFrame {data.shape[0]} x "
-            f"{data.shape[1]}>, beta = {fm.beta:g}, "
-            + ", ".join(f"{k} = {v!r}" for k, v in shown.items()) + ")")
+def _settings(call: ModelCall, fm) -> Settings:
+    """The fit's settings: the call's arguments (defaults applied) with beta resolved."""
+    args = {k: v for k, v in call.resolved().items() if k not in ("alpha",)}
+    return Settings(args, beta=fm.beta,
+                    measure=args["measure"] if isinstance(args.get("measure"), str) else None)
 
 
+@records_call
 def costsens(formula: str, data: pd.DataFrame, *, measure: Any = None, beta: float | None = None,
              alpha: float | None = None, labels=None, default_class=None, learner: str = "logit",
              costs: bool = True, thresholds: bool = True, grid: Any = 19, search: str = "grid",
              validation: Any = 1 / 3, penalty: float = 1.0, random_state: Any = None,
              tol: float = 1e-8, max_iter: int = 25, n_jobs: int | None = None,
-             progress: Any = None, missing: str = "drop", engine: str | None = None
-             ) -> CostSensitiveResults:
+             progress: Any = None, missing: str = "drop", engine: str | None = None,
+             _call=None) -> CostSensitiveResults:
     """Maximise an F-measure by reduction to cost-sensitive classification (seed 001).
 
     For each cost level t on a grid in (0, 1+beta^2) a class-weighted learner is fitted on
@@ -258,21 +258,15 @@ def costsens(formula: str, data: pd.DataFrame, *, measure: Any = None, beta: flo
     >>> fit
     <CostSensitiveResults f, CS&T, learner=logit: validation F = 0.7871>
     """
-    settings = dict(measure=measure if isinstance(measure, str) else None, labels=labels,
-                    default_class=default_class, learner=learner, costs=costs,
-                    thresholds=thresholds, grid=grid, search=search, validation=validation,
-                    penalty=penalty, random_state=random_state, tol=tol, max_iter=max_iter,
-                    n_jobs=n_jobs, progress=progress, missing=missing, engine=engine)
     pb = _formula_problem(formula, data, measure, beta, alpha, labels, default_class, missing,
                           engine)
     spec, response_name = pb.pop("spec"), pb.pop("response_name")
-    settings["beta"] = pb["fm"].beta
     fitting = Fitting(**pb, learner=learner, grid=grid, search=search, validation=validation,
                       penalty=penalty, random_state=random_state, tol=tol, max_iter=max_iter,
                       n_jobs=n_jobs, progress=progress)
     return CostSensitiveResults(**fitting.run(costs, thresholds), spec=spec, formula=formula,
-                                call=_call(formula, data, pb["fm"], settings), settings=settings,
-                                response_name=response_name, refit_with=costsens)
+                                call=_call, settings=_settings(_call, pb["fm"]),
+                                response_name=response_name)
 
 
 def costsens_variants(formula: str, data: pd.DataFrame, newdata: pd.DataFrame | None = None, *,
@@ -331,13 +325,13 @@ def costsens_variants(formula: str, data: pd.DataFrame, newdata: pd.DataFrame | 
             for thr in (False, True):
                 recs = (fitting.search(costs, thr)
                         if costs and fitting.search_kind == "bracket" and not thr else shared)
-                settings = dict(kwargs, learner=learner, costs=costs, thresholds=thr,
-                                beta=pb["fm"].beta)
-                settings.pop("alpha", None)
+                # each variant as the costsens() call that gives it
+                call = ModelCall.of(costsens, formula, data, **kwargs, learner=learner,
+                                    costs=costs, thresholds=thr)
                 res = CostSensitiveResults(
                     **fitting.assemble(recs, costs, thr), spec=spec, formula=formula,
-                    call=_call(formula, data, pb["fm"], settings), settings=settings,
-                    response_name=response_name, refit_with=costsens)
+                    call=call, settings=_settings(call, pb["fm"]),
+                    response_name=response_name)
                 fits[(learner, res.variant)] = res
                 row = {"learner": learner, "variant": res.variant,
                        "t": res.best_cost if np.ndim(res.best_cost) == 0 else np.nan,
@@ -352,13 +346,14 @@ def costsens_variants(formula: str, data: pd.DataFrame, newdata: pd.DataFrame | 
     return table.reset_index(drop=True), fits
 
 
+@records_call(data="X")
 def costsens_arrays(X: Any, y: Any, *, kind: str | None = None, measure: Any = None,
                     beta: float | None = None, alpha: float | None = None, intercept: bool = True,
                     default_class=None, learner: str = "logit", costs: bool = True,
                     thresholds: bool = True, grid: Any = 19, search: str = "grid",
                     validation: Any = 1 / 3, penalty: float = 1.0, random_state: Any = None,
                     tol: float = 1e-8, max_iter: int = 25, n_jobs: int | None = None,
-                    progress: Any = None, column_names=None) -> CostSensitiveResults:
+                    progress: Any = None, column_names=None, _call=None) -> CostSensitiveResults:
     """:func:`costsens` on a design matrix ``X`` (with ``intercept=True`` its first column
     is the constant) and ``y``: a 0/1 vector (binary), a 0/1 matrix (multi-label) or a class
     vector with ``kind="multiclass"``.  ``validation`` masks / positions refer to rows."""
@@ -400,6 +395,4 @@ def costsens_arrays(X: Any, y: Any, *, kind: str | None = None, measure: Any = N
                       n_jobs=n_jobs, progress=progress, term_names=names, rows=None,
                       data_index=None, strata=strata)
     return CostSensitiveResults(**fitting.run(costs, thresholds), spec=None, formula=None,
-                                settings={}, response_name=None,
-                                call=f"costsens_arrays(X = <{X.shape[0]} x {X.shape[1]}>, "
-                                f"measure = {name!r}, learner = {learner!r})")
+                                settings=_settings(_call, fm), response_name=None, call=_call)

@@ -231,8 +231,7 @@ class CostSensitiveResults(ModelResults):
         if self.formula is None:
             raise InvalidArgumentError(
                 "refit() needs a fit made from a formula; call costsens_arrays() again.")
-        # ``refit_with`` is costsens itself, handed over by api.py (which imports this module)
-        return self.refit_with(self.formula, data, **self.settings)
+        return self.call.refit(data)
 
     # ------------------------------------------------------------------ display
     def _selection_lines(self) -> list:
@@ -299,7 +298,7 @@ class CostSensitiveResults(ModelResults):
         else:
             sections.append(Section(f"Coefficients: {coef.shape[0]} terms x {coef.shape[1]} "
                                     "outputs, see .coef", []))
-        return Summary(title="Cost-sensitive F-measure maximisation", call=self.call,
+        return Summary(title="Cost-sensitive F-measure maximisation", call=str(self.call),
                        sections=sections)
 
     def __repr__(self) -> str:

@@ -39,6 +39,7 @@ from scipy.special import expit
 
 from .._utils.parallel import check_n_jobs, run_tasks
 from ..results import Persistable
+from .._utils.call import Settings, records_call
 from .._utils.validation import check_choice, check_scalar, describe, num, warn
 from ..exceptions import ConvergenceWarning, DataError, InvalidArgumentError
 from ._labeltree import LabelTree, check_arity, label_tree
@@ -229,12 +230,13 @@ def _check_features(X: Any, n_features: int | None = None, name: str = "X") -> s
 # ---------------------------------------------------------------------------
 # training (Algorithm 3)
 # ---------------------------------------------------------------------------
+@records_call(data="X", rows=("Y",))
 def plt(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "balanced-kmeans",
         node_learner: str | Callable = "logistic", solver: str = "trust-ncg",
         C: float = 10.0, tol: float = 1e-5,
         max_iter: int = 100, weight_threshold: float = 0.0, kmeans_max_iter: int = 50,
         max_leaves: int | None = None, random_state: Any = None, n_jobs: int | None = None,
-        progress: Any = None) -> "PLTResults":
+        progress: Any = None, _call=None) -> "PLTResults":
     """Train a probabilistic label tree (Algorithm 3).
 
     Parameters
@@ -344,10 +346,8 @@ def plt(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "balanced-kme
     max_iter = int(check_scalar("max_iter", max_iter, low=1, integer=True))
     weight_threshold = float(check_scalar("weight_threshold", weight_threshold, low=0))
     n_jobs = check_n_jobs(n_jobs)
-    settings = dict(arity=arity, tree=tree, node_learner=node_learner, solver=solver, C=C,
-                    tol=tol, max_iter=max_iter, weight_threshold=weight_threshold,
-                    kmeans_max_iter=kmeans_max_iter, max_leaves=max_leaves,
-                    random_state=random_state, n_jobs=n_jobs, progress=progress)
+    settings = Settings(_call.resolved(), C=C, tol=tol, max_iter=max_iter,
+                        weight_threshold=weight_threshold, n_jobs=n_jobs)
     if isinstance(tree, LabelTree):
         if tree.n_labels != m:
             raise DataError(f"`tree` has {tree.n_labels} leaves but `Y` has {m} labels.")
@@ -398,7 +398,7 @@ def plt(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "balanced-kme
         warn(f"{int((~converged).sum())} of {T.n_nodes} node classifiers did not reach a "
              f"gradient norm below tol={num(tol)} within max_iter={max_iter} Newton "
              "iterations; increase `max_iter` or `tol`, or lower `C`.", ConvergenceWarning)
-    return PLTResults(T, W, bias, n_iter, converged, n, settings)
+    return PLTResults(T, W, bias, n_iter, converged, n, settings, _call)
 
 
 # ---------------------------------------------------------------------------
@@ -442,18 +442,21 @@ class PLTResults(Persistable):
         Newton iterations and convergence flag per node (0 and True for constant nodes).
     n_obs : int
         Number of training rows.
-    settings : dict
-        The arguments of :func:`plt` (``refit`` reuses them).
+    settings : Settings
+        The arguments of :func:`plt`, defaults applied.
+    call : ModelCall
+        The recorded call (``refit`` reruns it).
     """
 
-    def __init__(self, tree, weights, intercepts, n_iter, converged, n_obs, settings):
+    def __init__(self, tree, weights, intercepts, n_iter, converged, n_obs, settings, call):
         self.tree = tree
         self.weights = weights
         self.intercepts = intercepts
         self.n_iter = n_iter
         self.converged = converged
         self.n_obs = int(n_obs)
-        self.settings = dict(settings)
+        self.settings = settings
+        self.call = call
 
     @property
     def n_labels(self) -> int:
@@ -472,8 +475,8 @@ class PLTResults(Persistable):
                 f"{int((~self.converged).sum())} nodes not converged>")
 
     def refit(self, X: Any, Y: Any) -> "PLTResults":
-        """The same model with the same settings on other data."""
-        return plt(X, Y, **self.settings)
+        """The same model with the same settings on other data: the recorded call again."""
+        return self.call.refit(X, Y=Y)
 
     # -- node probabilities -------------------------------------------------------------
     def _check(self, X: Any) -> sp.csr_matrix:

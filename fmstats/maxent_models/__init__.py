@@ -18,7 +18,6 @@ from ._fmaxent import (DEFAULT_EPSILON, DEFAULT_SHRINKAGE, DEFAULT_WEIGHT_BOUNDS
 from ._inference import AnovaTable, anova
 from ._interop import to_statsmodels
 from ._maxent import COV_TYPES, MaxentResults, maxent, umaxent
-from ._prepare import model_call
 from ._qresample import ResampledF, resample_f
 
 __all__ = ["maxent", "umaxent", "MaxentResults", "fmaxent", "FMaxentResults", "sweep", "anova",

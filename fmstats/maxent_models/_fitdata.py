@@ -21,10 +21,11 @@ def is_out_of_core(data) -> bool:
     return is_dask_frame(data)
 
 
-def prepare(model: str, formula, data, weights, **kwargs):
-    """:func:`fmstats.maxent_models._prepare.prepare`, or its out-of-core counterpart for a Dask DataFrame."""
+def prepare(model: str, call, data, weights, **fixed):
+    """:func:`fmstats.maxent_models._prepare.prepare`, or its out-of-core counterpart for a
+    Dask DataFrame (``call``: the fit's recorded call; ``fixed``: the model's own settings)."""
     if is_out_of_core(data):
         from ._outofcore import prepare_dask
 
-        return prepare_dask(model, formula, data, weights, **kwargs)
-    return prepare_in_memory(model, formula, data, weights, **kwargs)
+        return prepare_dask(model, call, data, weights, **fixed)
+    return prepare_in_memory(model, call, data, weights, **fixed)

@@ -30,8 +30,6 @@ creeping towards the F of hard predictions as the coefficients grow without boun
 """
 from __future__ import annotations
 
-import copy
-import dataclasses
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -44,7 +42,7 @@ from .. import measures as _m
 from .._utils.validation import check_choice, check_scalar, warn
 from ..exceptions import (ConvergenceWarning, InvalidArgumentError, ResponseError,
                          SeparationWarning)
-from ._prepare import refit_weights
+from .._utils.call import records_call, refit_changes
 from ._fitdata import is_out_of_core, prepare
 from ..glm.fweights import (expected_f_weights, noisy_f_weights, smoothed_noisy_counts,
                            standardised_ridge)
@@ -169,7 +167,7 @@ class FMaxentResults(MaxentResults):
     LARGE_STD_COEF = 10.0
 
     def __init__(self, *, outer: _Outer, baseline_coef: np.ndarray,
-                 column_var: np.ndarray | None = None, **kwargs):
+                 column_var: np.ndarray | None = None, bootstrap=None, **kwargs):
         super().__init__(**kwargs)
         self.column_var = column_var
         self.outer_history = outer.history
@@ -179,20 +177,11 @@ class FMaxentResults(MaxentResults):
         self.outer_converged = outer.converged
         self.stop_reason = outer.reason
         self.baseline_coef = baseline_coef
-        self.bootstrap_ = None
-
-    def with_bootstrap(self, boot) -> "FMaxentResults":
-        """A copy whose covariance is that of the bootstrap replicates ``boot`` (used by
-        :func:`fmaxent` for ``cov_type="bootstrap"``)."""
-        new = copy.copy(self)
-        new.__dict__ = self.__getstate__()          # drop cached statistics of the HC0 fit
-        new.cov_type = "bootstrap"   # settings keep HC0: refit() does not bootstrap again
-        new.bootstrap_ = boot
-        return new
+        self.bootstrap_ = bootstrap
 
     @property
     def method(self) -> str:
-        return self.settings.extra["method"]
+        return self.settings["method"]
 
     @property
     def history(self) -> pd.DataFrame:  # type: ignore[override]
@@ -275,7 +264,7 @@ class FMaxentResults(MaxentResults):
     @property
     def penalised(self) -> bool:
         """Whether a ridge (``shrinkage`` or ``penalty``) keeps the coefficients finite."""
-        return bool(self.settings.extra["shrinkage"] > 0 or self.settings.penalty > 0)
+        return bool(self.settings["shrinkage"] > 0 or self.settings["penalty"] > 0)
 
     @cached_property
     def n_saturated(self) -> int:
@@ -300,7 +289,7 @@ class FMaxentResults(MaxentResults):
             "intervals, or fm.bootstrap(fit) for percentile/BCa intervals.")
 
     def _se_advice(self) -> str:
-        return (f"Raise `shrinkage` (now {self.settings.extra['shrinkage']:g}) or keep the "
+        return (f"Raise `shrinkage` (now {self.settings['shrinkage']:g}) or keep the "
                 "default weight clipping.")
 
     def _cov_label(self, cov_type: str) -> str:
@@ -314,26 +303,18 @@ class FMaxentResults(MaxentResults):
 
     def refit(self, data: pd.DataFrame, weights=None, cov_type: str | None = None
               ) -> "FMaxentResults":
-        """Fit the same model with the same settings to ``data``.
+        """Fit the same model with the same settings to ``data``: the recorded call again.
 
         The refit's covariance is ``"HC0"`` for a fit made with ``cov_type="bootstrap"``, so
         that tuning and :func:`fmstats.bootstrap` do not nest bootstraps; pass
         ``cov_type="bootstrap"`` to bootstrap the refit too.
         """
-        s = self.settings
-        x = s.extra
-        w = refit_weights(s.weights, weights)
-        return fmaxent(s.formula, data, w, measure=s.measure, method=x["method"],
-                       epsilon=x["epsilon"],
-                       weight_bounds="auto" if x.get("weight_bounds_auto") else x["weight_bounds"],
-                       shrinkage=x["shrinkage"], inner=x["inner"],
-                       max_outer=x["max_outer"], patience=x["patience"],
-                       min_improvement=x["min_improvement"],
-                       rel_improvement=x["rel_improvement"], select=x["select"],
-                       penalty=s.penalty, cov_type=s.cov_type if cov_type is None else cov_type,
-                       B=x.get("B", DEFAULT_BOOT_B), random_state=x.get("random_state"),
-                       threshold=s.threshold, missing=s.missing, collinear=s.collinear,
-                       engine=s.engine, tol=s.tol, max_iter=s.max_iter)
+        changes = refit_changes(self.call, weights)
+        if cov_type is not None:
+            changes["cov_type"] = cov_type
+        elif self.settings["cov_type"] == "bootstrap":
+            changes["cov_type"] = "HC0"
+        return self.call.refit(data, **changes)
 
     # ------------------------------------------------------------------ reporting
     def _iteration_lines(self) -> list[str]:
@@ -357,7 +338,7 @@ class FMaxentResults(MaxentResults):
                             target_label=self.target_name, ax=ax)
 
     def _regularisation_lines(self) -> list:
-        x = self.settings.extra
+        x = self.settings
         out = []
         b = x["weight_bounds"]
         if b is not None:
@@ -372,8 +353,8 @@ class FMaxentResults(MaxentResults):
         out.append(("Shrinkage", f"{sh:g} per observation on standardised coefficients"
                     + (" (default)" if sh == DEFAULT_SHRINKAGE else "")
                     + ("" if sh else ": none")))
-        if self.settings.penalty:
-            out.append(("Ridge penalty", f"{self.settings.penalty:g} on raw coefficients"))
+        if self.settings["penalty"]:
+            out.append(("Ridge penalty", f"{self.settings['penalty']:g} on raw coefficients"))
         return out
 
     def summary(self, cov_type: str | None = None, level: float = 0.95):
@@ -382,7 +363,7 @@ class FMaxentResults(MaxentResults):
         h = self.outer_history
         best = h.loc[self.best_iteration]
         start = h.loc[0]
-        x = self.settings.extra
+        x = self.settings
         lines = [
             ("Target", f"{self.target_name}, {self.measure_}"),
             ("Target: start (unweighted fit) -> returned", f"{start['target']:.4f} -> "
@@ -427,6 +408,7 @@ def _check_bounds(bounds):
     return (lo, hi)
 
 
+@records_call
 def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=None,
             measure=None, method: str | None = None, epsilon: float | None = DEFAULT_EPSILON,
             weight_bounds="auto", shrinkage: float = DEFAULT_SHRINKAGE, inner: str = "full",
@@ -435,7 +417,7 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=
             cov_type: str = "HC0", B: int = DEFAULT_BOOT_B, random_state=None, n_jobs=None,
             progress=None, threshold: float = 0.5, missing: str = "drop",
             collinear: str = "drop", engine: str | None = None, tol: float = 1e-8,
-            max_iter: int = 25) -> FMaxentResults:
+            max_iter: int = 25, _call=None) -> FMaxentResults:
     """F-measure maximising maximum-entropy model (thesis ch. 4, 6, 7).
 
     Parameters
@@ -503,7 +485,7 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=
     >>> import fmstats as fm
     >>> d = fm.datasets.make_thesis_noisy_data("A", random_state=1)
     >>> fit = fm.fmaxent("y_ml ~ x1 + x2", d[d.split == "train"], alpha=0.3)
-    >>> bool(fit.params.abs().max() < 50), fit.settings.extra["weight_bounds"]
+    >>> bool(fit.params.abs().max() < 50), fit.settings["weight_bounds"]
     (True, (0.01, 10.0))
     >>> print(f"{fit.measure(d[d.split == 'test']):.3f}")
     0.747
@@ -533,25 +515,8 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=
             "cov_type='bootstrap' refits the model B times and is not available for a Dask "
             "DataFrame; use cov_type='HC0' (approximate) out of core.")
 
-    extra = dict(method=method, epsilon=epsilon, weight_bounds=bounds, shrinkage=float(shrinkage),
-                 inner=inner, max_outer=int(max_outer), patience=int(patience),
-                 min_improvement=float(min_improvement), rel_improvement=float(rel_improvement),
-                 select=select)
-    call_extra = {"alpha": round(fm.alpha, 6)}
-    call_extra.update({k: v for k, v in extra.items()
-                       if k in ("method", "inner") and v is not None})
-    if bounds != "auto":
-        call_extra["weight_bounds"] = bounds
-    if shrinkage != DEFAULT_SHRINKAGE:
-        call_extra["shrinkage"] = float(shrinkage)
-    if cov_type != "HC0":
-        call_extra["cov_type"] = cov_type
-    prep = prepare("fmaxent", formula, data, weights, penalty=penalty,
-                   cov_type="HC0" if bootstrap_cov else cov_type,
-                   dispersion="pearson", threshold=threshold, measure=fm, beta=None, alpha=None,
-                   dependence="correlated", missing=missing, collinear=collinear,
-                   engine=engine, tol=tol, max_iter=max_iter, start=None,
-                   call_extra=call_extra, extra=extra)
+    prep = prepare("fmaxent", _call, data, weights, dispersion="pearson", dependence="correlated",
+                   start=None, more_cov_types=("bootstrap",))
     resp = prep.frame.response
     rows = prep.rows(float(threshold))   # a row source: in memory or chunks of a Dask frame
     if not rows.has_positives():
@@ -571,11 +536,9 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=
             "`weight_bounds` (clipping).")
     total_weight, column_var = rows.column_variances()
     pen = prep.penalty + standardised_ridge(total_weight, column_var, float(shrinkage))
-    extra.update(method=method, weight_bounds=bounds,
-                 weight_bounds_auto=isinstance(weight_bounds, str))
-    if bootstrap_cov:
-        extra.update(B=int(B), random_state=random_state)
-    settings = dataclasses.replace(prep.settings, extra=extra)
+    settings = prep.settings.replace(method=method, weight_bounds=bounds,
+                                     weight_bounds_auto=isinstance(weight_bounds, str),
+                                     shrinkage=float(shrinkage), epsilon=epsilon)
 
     base_coef = rows.baseline(pen, tol, max_iter)
     with threadpool_limits(limits=1, user_api="blas"):
@@ -598,17 +561,19 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=
              "without bound as the expected F approaches the F of hard predictions); predictions "
              "remain usable but standard errors do not (they print as NA). Raise `shrinkage` "
              f"(now {shrinkage:g}) to keep the coefficients finite.", SeparationWarning)
-    res = FMaxentResults(settings=settings, call=prep.call, frame=prep.frame,
-                         aliased=prep.aliased, fit=fit, outer=outer, baseline_coef=base_coef,
-                         column_var=column_var,
-                         **prep.results_data(fit, rows=rows, fweights=outer.fweights))
+    kw = dict(frame=prep.frame, aliased=prep.aliased, fit=fit, outer=outer,
+              baseline_coef=base_coef, column_var=column_var,
+              **prep.results_data(fit, rows=rows, fweights=outer.fweights))
     if not bootstrap_cov:
-        return res
+        return FMaxentResults(settings=settings, call=_call, **kw)
     from ..resampling import bootstrap  # resampling sits on top of the models: import on use
 
-    boot = bootstrap(res, B=int(B), type="case", data=data, random_state=random_state,
+    # the replicates refit this HC0 fit (its call says HC0), so bootstraps never nest
+    base = FMaxentResults(settings=settings.replace(cov_type="HC0"),
+                          call=_call.replace(cov_type="HC0"), **kw)
+    boot = bootstrap(base, B=int(B), type="case", data=data, random_state=random_state,
                      n_jobs=n_jobs, progress=progress)
-    return res.with_bootstrap(boot)
+    return FMaxentResults(settings=settings, call=_call, bootstrap=boot, **kw)
 
 
 def sweep(formula: str, data: pd.DataFrame, newdata: pd.DataFrame | None = None, *,

@@ -145,9 +145,9 @@ def _check_model(m, i: int):
         raise ModelComparisonError(
             f"anova: model {i + 1} keeps no design matrix (out of core, or keep_data=False), "
             "so its sub-models cannot be refitted; refit it with keep_data=True in memory.")
-    if m.settings.penalty:
+    if m.settings["penalty"]:
         raise ModelComparisonError(
-            f"anova: model {i + 1} has a ridge penalty ({m.settings.penalty:g}); deviance "
+            f"anova: model {i + 1} has a ridge penalty ({m.settings['penalty']:g}); deviance "
             "differences of penalised fits do not follow the reference distributions.")
 
 
@@ -167,7 +167,7 @@ def _fit_columns(m, cols: np.ndarray, tol: float):
         mu = np.full(len(y), 0.5)
         return binomial_deviance(y, mu, w), n_ok, mu, None
     X = np.ascontiguousarray(m.X[:, cols])
-    fit = irls_logit(X, y, w, tol=tol, max_iter=max(m.settings.max_iter, 50), warn=False)
+    fit = irls_logit(X, y, w, tol=tol, max_iter=max(m.settings["max_iter"], 50), warn=False)
     return fit.deviance, n_ok - cols.size, fit.mu, fit
 
 
@@ -311,7 +311,7 @@ def _sequential(m, test: str, dispersion) -> AnovaTable:
     slices = list(m.spec.term_slices())
     kept = np.flatnonzero(~m.aliased)                 # full-design index of each column of X
     pos = {j: i for i, j in enumerate(kept)}
-    tol = min(m.settings.tol, 1e-10)
+    tol = min(m.settings["tol"], 1e-10)
     disp = m.dispersion if dispersion is None else float(dispersion)
     cols: list[int] = []
     if slices and slices[0][0] in ("Intercept", "1"):

@@ -75,9 +75,9 @@ def to_statsmodels(fit: Any, cov_type: str | None = None):
             f"`fit`: to_statsmodels handles maxent and umaxent fits; got a "
             f"{type(fit).__name__} ({model!r}). An F-measure maximiser's weights are "
             "estimated, so no statsmodels GLM has the same inference.")
-    if fit.settings.penalty > 0:
+    if fit.settings["penalty"] > 0:
         raise InvalidArgumentError(
-            f"`fit`: fitted with a ridge penalty ({fit.settings.penalty:g}); statsmodels' GLM "
+            f"`fit`: fitted with a ridge penalty ({fit.settings['penalty']:g}); statsmodels' GLM "
             "has no penalised fit with standard errors. Refit with penalty=0.")
     if fit.X is None:
         fit.require_design("to_statsmodels")

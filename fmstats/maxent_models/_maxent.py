@@ -17,9 +17,10 @@ from scipy.special import expit, gammaln
 
 from .. import measures as _m
 from .._utils.validation import check_choice, describe
-from ._prepare import COV_TYPES, Settings, check_threshold, refit_weights
+from .._utils.call import ModelCall, Settings, records_call, refit_changes
+from ._prepare import COV_TYPES, check_threshold
 from ..exceptions import InvalidArgumentError
-from ._fitdata import is_out_of_core, prepare
+from ._fitdata import prepare
 from ..formula import ModelFrame
 from ..glm.irls import IrlsFit, has_intercept
 from ._report import MaxentReport
@@ -27,7 +28,7 @@ from ._rows import MaxentRows
 from ..results import ModelResults
 
 
-__all__ = ["maxent", "umaxent", "MaxentResults", "COV_TYPES", "refit_weights"]
+__all__ = ["maxent", "umaxent", "MaxentResults", "COV_TYPES"]
 
 
 class MaxentResults(MaxentReport, MaxentRows, ModelResults):
@@ -41,13 +42,13 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
     ``refit()``.
     """
 
-    def __init__(self, *, settings: Settings, call: str, frame: ModelFrame, X: np.ndarray,
+    def __init__(self, *, settings: Settings, call: ModelCall, frame: ModelFrame, X: np.ndarray,
                  aliased: np.ndarray, prior_weights: np.ndarray, fit: IrlsFit,
                  fweights: np.ndarray | None = None, stats=None):
         self.settings = settings
         self.call = call
-        self.formula = settings.formula
-        self.model = settings.model
+        self.formula = settings["formula"]
+        self.model = settings["model"]
         self.spec = frame.spec
         self.response_kind = frame.response.kind
         self.response_name = frame.response.name
@@ -72,9 +73,9 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
         self.prior_weights = prior_weights
         self.fweights = fweights
         self.fit_ = fit
-        self.cov_type = settings.cov_type
-        self.measure_ = settings.measure
-        self.threshold = settings.threshold
+        self.cov_type = settings["cov_type"]
+        self.measure_ = settings["measure"]
+        self.threshold = settings["threshold"]
 
     # ------------------------------------------------------------------ basic quantities
     @property
@@ -83,7 +84,8 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
 
     @property
     def _estimate_dispersion(self) -> bool:
-        return isinstance(self.settings.dispersion, str) and self.settings.dispersion == "pearson"
+        d = self.settings["dispersion"]
+        return isinstance(d, str) and d == "pearson"
 
     @property
     def use_t(self) -> bool:
@@ -148,7 +150,7 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
     @cached_property
     def dispersion(self) -> float:
         """1 for binomial; Pearson chi^2 / df_resid for quasibinomial (as R's summary.glm)."""
-        d = self.settings.dispersion
+        d = self.settings["dispersion"]
         if self._estimate_dispersion:
             if self.df_resid <= 0:
                 raise InvalidArgumentError(
@@ -280,7 +282,7 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
                 alpha=None, dependence: str | None = None) -> float:
         """Noisy F-measure (thesis §6.1) of the fitted probabilities against the labels."""
         fm = self.resolve_measure(measure, beta, alpha)
-        dep = self.settings.dependence if dependence is None else dependence
+        dep = self.settings["dependence"] if dependence is None else dependence
         cells = self._stored_cells(newdata, None)
         if cells is not None:
             check_choice("dependence", dep, ("correlated", "independent"))
@@ -303,22 +305,12 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
         return resample_f(self, newdata, B=B, random_state=random_state, **kwargs)
 
     def refit(self, data: pd.DataFrame, weights=None) -> "MaxentResults":
-        """Fit the same model with the same settings to ``data``.
+        """Fit the same model with the same settings to ``data``: the recorded call again.
 
         A weights column given by name is looked up in ``data``; weights given as
         an array must be passed again (they belong to the old rows).
         """
-        s = self.settings
-        w = refit_weights(s.weights, weights)
-        fn = maxent if s.model == "maxent" else umaxent
-        kwargs = dict(weights=w, penalty=s.penalty, cov_type=s.cov_type, threshold=s.threshold,
-                      measure=s.measure, missing=s.missing, collinear=s.collinear,
-                      engine=s.engine, tol=s.tol, max_iter=s.max_iter)
-        if s.model == "umaxent":
-            kwargs.update(dispersion=s.dispersion, dependence=s.dependence)
-        if s.extra.get("keep_data") is False:
-            kwargs["keep_data"] = False
-        return fn(s.formula, data, **kwargs)
+        return self.call.refit(data, **refit_changes(self.call, weights))
 
     def to_statsmodels(self, cov_type: str | None = None):
         """This model refitted by statsmodels' GLM; see :func:`fmstats.to_statsmodels`."""
@@ -334,25 +326,25 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
 
 # ---------------------------------------------------------------------------- fitting
 
-def _fit(model: str, formula, data, weights, keep_data: bool = True, **kwargs) -> MaxentResults:
+def _fit(call: ModelCall, data, weights, model: str, **fixed) -> MaxentResults:
+    keep_data = call.get("keep_data", True)
     if not isinstance(keep_data, (bool, np.bool_)):
         raise InvalidArgumentError(f"`keep_data` must be True or False; got {describe(keep_data)}.")
-    if not keep_data and not is_out_of_core(data):   # out of core keeps no rows anyway
-        kwargs["extra"] = {**kwargs.get("extra", {}), "keep_data": False}
-    prep = prepare(model, formula, data, weights, **kwargs)
+    prep = prepare(model, call, data, weights, **fixed)
     s = prep.settings
-    fit = prep.rows(s.threshold).fit(start=prep.start, penalty=prep.penalty, tol=s.tol,
-                                     max_iter=s.max_iter)
-    res = MaxentResults(settings=s, call=prep.call, frame=prep.frame, aliased=prep.aliased,
+    fit = prep.rows(s["threshold"]).fit(start=prep.start, penalty=prep.penalty, tol=s["tol"],
+                                        max_iter=s["max_iter"])
+    res = MaxentResults(settings=s, call=call, frame=prep.frame, aliased=prep.aliased,
                         fit=fit, **prep.results_data(fit))
     return res if keep_data or res.stats is not None else res.without_design()
 
 
+@records_call
 def maxent(formula: str, data: pd.DataFrame, weights=None, *, penalty: float = 0.0,
            cov_type: str = "nonrobust", threshold: float = 0.5, measure=None, beta=None,
            alpha=None, missing: str = "drop", collinear: str = "drop", engine: str | None = None,
            tol: float = 1e-8, max_iter: int = 25, start=None,
-           keep_data: bool = True) -> MaxentResults:
+           keep_data: bool = True, _call=None) -> MaxentResults:
     """Weighted maximum-entropy (logistic regression) model for certain labels.
 
     Maximises sum_i w_i log p(y_i | x_i) (thesis ch. 4); identical to R's
@@ -396,20 +388,16 @@ def maxent(formula: str, data: pd.DataFrame, weights=None, *, penalty: float = 0
     >>> print(f"{fit.deviance:.2f}")
     982.45
     """
-    extra = {k: v for k, v in (("penalty", penalty), ("cov_type", cov_type)) if v not in (0, 0.0, "nonrobust")}
-    return _fit("maxent", formula, data, weights, keep_data=keep_data, penalty=penalty,
-                cov_type=cov_type,
-                dispersion=1.0, threshold=threshold, measure=measure, beta=beta, alpha=alpha,
-                dependence="correlated", missing=missing, collinear=collinear, engine=engine,
-                tol=tol, max_iter=max_iter, start=start, call_extra=extra)
+    return _fit(_call, data, weights, "maxent", dispersion=1.0, dependence="correlated")
 
 
+@records_call
 def umaxent(formula: str, data: pd.DataFrame, weights=None, *, dispersion="pearson",
             penalty: float = 0.0, cov_type: str = "nonrobust", threshold: float = 0.5,
             measure=None, beta=None, alpha=None, dependence: str = "correlated",
             missing: str = "drop", collinear: str = "drop", engine: str | None = None,
             tol: float = 1e-8, max_iter: int = 25, start=None,
-            keep_data: bool = True) -> MaxentResults:
+            keep_data: bool = True, _call=None) -> MaxentResults:
     """Uncertain maximum-entropy model for probabilistic labels q (thesis ch. 5).
 
     Maximises sum_i w_i [q_i log p_i + (1 - q_i) log(1 - p_i)], the uncertain
@@ -434,11 +422,4 @@ def umaxent(formula: str, data: pd.DataFrame, weights=None, *, dispersion="pears
     x1           0.854
     x2          -0.367
     """
-    extra = {k: v for k, v in (("dispersion", dispersion), ("penalty", penalty),
-                               ("cov_type", cov_type))
-             if v not in ("pearson", 0, 0.0, "nonrobust")}
-    return _fit("umaxent", formula, data, weights, keep_data=keep_data, penalty=penalty,
-                cov_type=cov_type,
-                dispersion=dispersion, threshold=threshold, measure=measure, beta=beta,
-                alpha=alpha, dependence=dependence, missing=missing, collinear=collinear,
-                engine=engine, tol=tol, max_iter=max_iter, start=start, call_extra=extra)
+    return _fit(_call, data, weights, "umaxent")

@@ -30,8 +30,9 @@ from scipy.special import expit, gammaln
 
 from .. import measures as _m
 from .._utils.validation import check_choice
-from ._prepare import (Settings, check_response_kind, check_settings, check_threshold,
-                     columns_to_keep, model_call, penalty_and_start, single_class_error)
+from .._utils.call import ModelCall, Settings
+from ._prepare import (check_response_kind, check_settings, check_threshold, columns_to_keep,
+                       penalty_and_start, single_class_error)
 from ..exceptions import DataError, InvalidArgumentError, MissingDataWarning, WeightsError
 from ..formula import DaskModelFrame, dask_model_frame
 from ..formula import is_dask_frame
@@ -49,7 +50,7 @@ class DaskPrepared:
     """The dask counterpart of :class:`fmstats.maxent_models._prepare.Prepared` (arrays persisted)."""
 
     settings: Settings
-    call: str
+    call: ModelCall
     frame: DaskModelFrame
     X: object
     y: object
@@ -93,13 +94,14 @@ def _check_block(X, y, trials, prior):
         float(np.dot(cw, y)), lbc, -np.min(w, initial=np.inf), np.max(w, initial=-np.inf)]])
 
 
-def prepare_dask(model: str, formula, data, weights, *, missing, collinear, engine, start,
-                 call_extra, penalty, **kwargs) -> DaskPrepared:
-    """:func:`fmstats.maxent_models._prepare.prepare` for a Dask DataFrame: validate, build, persist, check."""
+def prepare_dask(model: str, call: ModelCall, data, weights, **fixed) -> DaskPrepared:
+    """:func:`fmstats.maxent_models._prepare.prepare` for a Dask DataFrame: validate, build,
+    persist, check."""
     import dask
 
-    settings = check_settings(model, formula, weights, missing=missing, collinear=collinear,
-                               engine=engine, penalty=penalty, **kwargs)
+    settings = check_settings(model, call, **fixed)
+    formula = settings["formula"]
+    missing, collinear, engine = settings["missing"], settings["collinear"], settings["engine"]
     if weights is not None and not isinstance(weights, str):
         raise InvalidArgumentError(
             "`weights` must name a column of the Dask DataFrame (weights given as an array "
@@ -124,10 +126,10 @@ def prepare_dask(model: str, formula, data, weights, *, missing, collinear, engi
     cw = prior if trials is None else (trials if prior is None else prior * trials)
     if cw is not None:
         cw = cw.persist()
-    pen, start = penalty_and_start(frame.column_names, keep, penalty, start)
-    return DaskPrepared(settings=settings, call=model_call(model, formula, data, weights, call_extra),
-                         frame=frame, X=X, y=y, cw=cw, aliased=~keep, penalty=pen, start=start,
-                         checks=checks)
+    pen, start = penalty_and_start(frame.column_names, keep, settings["penalty"],
+                                   settings.get("start"))
+    return DaskPrepared(settings=settings, call=call, frame=frame, X=X, y=y, cw=cw,
+                        aliased=~keep, penalty=pen, start=start, checks=checks)
 
 
 # ----------------------------------------------------------------------------- training stats
@@ -240,7 +242,7 @@ class TrainingStats:
 def training_stats(prep: DaskPrepared, fit, w=None, fweights_range=None) -> TrainingStats:
     p = len(fit.coef)
     v = block_sums(_stats_block, prep.X, prep.y, prep.cw, w, coef=fit.coef,
-                   threshold=prep.settings.threshold, V=fit.xtwx_inv)
+                   threshold=prep.settings["threshold"], V=fit.xtwx_inv)
     meats = tuple(v[13 + k * p * p:13 + (k + 1) * p * p].reshape(p, p) for k in range(3))
     return TrainingStats(cells=v[:12], llf_count=float(v[12]), meats=meats, checks=prep.checks,
                          fweights_range=fweights_range)

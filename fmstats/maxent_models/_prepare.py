@@ -7,87 +7,30 @@ cores live in :mod:`fmstats.glm`, the results in :mod:`fmstats.maxent_models._ma
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from .. import measures as _m
+from .._utils.call import ModelCall, Settings, weights_label
 from .._utils.validation import check_choice, check_scalar, describe, prior_weights, warn
 from ..exceptions import (CollinearityWarning, DesignError, InvalidArgumentError, ResponseError,
                          WeightsError)
-from ..formula import ModelFrame, is_dask_frame, model_frame
+from ..formula import ModelFrame, model_frame
 from ..glm.irls import (SPREAD_RANGE, check_weights_range, column_spread, independent_columns,
                        rank_gram)
 from ..glm.rowsource import ArrayRows
 
-__all__ = ["Settings", "Prepared", "COV_TYPES", "ARRAY_WEIGHTS", "refit_weights",
-           "check_threshold", "model_call", "check_settings", "check_response_kind",
+__all__ = ["Prepared", "COV_TYPES",
+           "check_threshold", "check_settings", "check_response_kind",
            "single_class_error", "columns_to_keep", "penalty_and_start", "prepare"]
 
 COV_TYPES = ("nonrobust", "HC0", "HC1", "HC2", "HC3")
 
 
-@dataclass(frozen=True)
-class Settings:
-    model: str
-    formula: str
-    weights: Any
-    penalty: float
-    cov_type: str
-    dispersion: Any
-    threshold: float
-    measure: Any
-    dependence: str
-    missing: str
-    collinear: str
-    engine: str | None
-    tol: float
-    max_iter: int
-    extra: dict = field(default_factory=dict)
-
-
-
-#: The recorded ``weights`` setting of a model fitted with weights given as an array.
-ARRAY_WEIGHTS = "<array>"
-
-
-def refit_weights(recorded, weights):
-    """The weights of a refit: new ``weights`` if given, else the recorded column name.
-
-    Weights given as an array belong to the old rows, so a refit of such a model
-    needs them again (for the new rows) and says so instead of guessing.
-    """
-    if weights is not None:
-        return weights
-    if isinstance(recorded, str) and recorded == ARRAY_WEIGHTS:
-        raise InvalidArgumentError(
-            "`weights`: this model was fitted with prior weights given as an array, which "
-            "belong to its own rows; pass `weights=` (an array for the new rows or a column "
-            "name) to refit it on other data.")
-    return recorded
-
-
-
 def check_threshold(t):
     return check_scalar("threshold", t, low=0, high=1)
-
-
-def describe_data(data) -> str:
-    if isinstance(data, pd.DataFrame):
-        return f"<DataFrame {data.shape[0]} x {data.shape[1]}>"
-    if is_dask_frame(data):
-        return f"<Dask DataFrame, {data.npartitions} partitions x {len(data.columns)} columns>"
-    return describe(data)
-
-
-def model_call(name, formula, data, weights, extra: dict) -> str:
-    parts = [f"formula = {formula!r}", f"data = {describe_data(data)}"]
-    if weights is not None:
-        parts.append(f"weights = {weights!r}" if isinstance(weights, str) else "weights = <array>")
-    parts += [f"{k} = {v!r}" for k, v in extra.items()]
-    return f"{name}({', '.join(parts)})"
 
 
 def frame_prior_weights(weights, data: pd.DataFrame, frame: ModelFrame) -> np.ndarray:
@@ -109,29 +52,36 @@ def single_class_error(name: str, cls: int):
     )
 
 
-def check_settings(model: str, formula, weights, *, penalty, cov_type, dispersion, threshold,
-                    measure, beta, alpha, dependence, missing, collinear, engine, tol, max_iter,
-                    extra=None) -> Settings:
-    """Validate the arguments shared by all maxent models and pack them."""
-    check_choice("cov_type", cov_type, COV_TYPES)
-    check_choice("collinear", collinear, ("drop", "raise"))
-    check_choice("dependence", dependence, ("correlated", "independent"))
-    check_threshold(threshold)
-    check_scalar("penalty", penalty, low=0)
-    check_scalar("tol", tol, low=0, low_open=True)
-    check_scalar("max_iter", max_iter, low=1, integer=True)
-    fm = _m.as_fmeasure(measure, beta=beta, alpha=alpha)
+def check_settings(model: str, call: ModelCall, **fixed) -> Settings:
+    """Validate the arguments shared by all maxent models; their :class:`Settings`.
+
+    The settings are the call's arguments with the defaults applied (``fixed`` adds the
+    model's own: ``dispersion=1`` for maxent), the F-measure resolved from ``measure`` /
+    ``beta`` / ``alpha``, and ``weights`` as recorded: a column name, ``None`` or
+    ``"<array>"`` (:func:`fmstats._utils.call.weights_label`).
+    """
+    a = {**call.resolved(), **fixed}
+    check_choice("cov_type", a["cov_type"], COV_TYPES + tuple(fixed.get("more_cov_types", ())))
+    check_choice("collinear", a["collinear"], ("drop", "raise"))
+    check_choice("dependence", a["dependence"], ("correlated", "independent"))
+    check_threshold(a["threshold"])
+    check_scalar("penalty", a["penalty"], low=0)
+    check_scalar("tol", a["tol"], low=0, low_open=True)
+    check_scalar("max_iter", a["max_iter"], low=1, integer=True)
+    fm = _m.as_fmeasure(a.pop("measure", None), beta=a.pop("beta", None),
+                        alpha=a.pop("alpha", None))
+    dispersion = a["dispersion"]
     if not (isinstance(dispersion, str) and dispersion == "pearson"):
         if isinstance(dispersion, str):
             raise InvalidArgumentError(
                 f"`dispersion` must be 'pearson' or a positive number; got {dispersion!r}.")
         check_scalar("dispersion", dispersion, low=0, low_open=True)
-    return Settings(model=model, formula=formula, weights=weights if isinstance(weights, str)
-                     or weights is None else ARRAY_WEIGHTS, penalty=float(penalty),
-                     cov_type=cov_type, dispersion=dispersion, threshold=float(threshold),
-                     measure=fm, dependence=dependence, missing=missing, collinear=collinear,
-                     engine=engine, tol=float(tol), max_iter=int(max_iter),
-                     extra=dict(extra or {}))
+    a.pop("more_cov_types", None)
+    weights = a.get("weights")
+    return Settings(a, model=model, measure=fm, penalty=float(a["penalty"]),
+                    threshold=float(a["threshold"]), tol=float(a["tol"]),
+                    max_iter=int(a["max_iter"]),
+                    weights=weights_label(weights))
 
 
 def check_response_kind(model: str, resp) -> None:
@@ -248,7 +198,7 @@ class Prepared:
     """A validated model frame ready for the numerical core."""
 
     settings: Settings
-    call: str
+    call: ModelCall
     frame: ModelFrame
     X: np.ndarray
     aliased: np.ndarray
@@ -271,11 +221,16 @@ class Prepared:
         return {"X": self.X, "prior_weights": self.prior, "fweights": fweights}
 
 
-def prepare(model: str, formula, data, weights, *, missing, collinear, engine, start,
-            call_extra, penalty, **kwargs) -> Prepared:
-    """Validate arguments, build the design, weights and penalty (shared by all maxent models)."""
-    settings = check_settings(model, formula, weights, missing=missing, collinear=collinear,
-                              engine=engine, penalty=penalty, **kwargs)
+def prepare(model: str, call: ModelCall, data, weights, **fixed) -> Prepared:
+    """Validate arguments, build the design, weights and penalty (shared by all maxent models).
+
+    ``call`` is the fit's recorded call (its arguments, defaults applied, are the settings);
+    ``weights`` the weights argument itself (the call keeps an array only by description);
+    ``fixed`` the model's own settings (``dispersion=1`` for maxent).
+    """
+    settings = check_settings(model, call, **fixed)
+    formula = settings["formula"]
+    missing, collinear, engine = settings["missing"], settings["collinear"], settings["engine"]
     frame = model_frame(formula, data, missing=missing, engine=engine)
     resp = frame.response
     check_response_kind(model, resp)
@@ -291,7 +246,7 @@ def prepare(model: str, formula, data, weights, *, missing, collinear, engine, s
         None, frame.column_names, collinear, X=X, w=w))
     if not keep.all():
         X = np.ascontiguousarray(X[:, keep])
-    pen, start = penalty_and_start(frame.column_names, keep, penalty, start)
-    call = model_call(model, formula, data, weights, call_extra)
+    pen, start = penalty_and_start(frame.column_names, keep, settings["penalty"],
+                                   settings.get("start"))
     return Prepared(settings=settings, call=call, frame=frame, X=X, aliased=~keep,
                     prior=prior, w=w, penalty=pen, start=start)

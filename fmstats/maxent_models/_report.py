@@ -59,14 +59,14 @@ class MaxentReport:
         info.append(("Standard errors", self._cov_label(cov_type)))
         info.append(("Confidence intervals", f"Wald, {100 * level:g}% level"))
         info.append(("Weights", self._weights_text()))
-        if self.settings.penalty:
-            info.append(("Ridge penalty", f"{self.settings.penalty:g} (intercept unpenalised)"))
+        if self.settings["penalty"]:
+            info.append(("Ridge penalty", f"{self.settings['penalty']:g} (intercept unpenalised)"))
         info.append(("Response", self._response_text()))
         info.append(("Rows used", f"{self.nobs} of {self.n_input}"))
         sections.append(Section("Model details:", info))
         title = ("Weighted maximum entropy (logistic) model" if self.model == "maxent"
                  else "Uncertain maximum entropy model (probabilistic labels)")
-        return Summary(title=title, call=self.call, coef_table=tidy, statistic_name=stat,
+        return Summary(title=title, call=str(self.call), coef_table=tidy, statistic_name=stat,
                        pvalue_name=pname, coef_note=note, sections=sections,
                        coef_footnotes=self._se_footnotes(tidy, cov_type))
 
@@ -94,7 +94,7 @@ class MaxentReport:
     def _iteration_lines(self) -> list[str]:
         conv = "converged" if self.converged else "DID NOT CONVERGE"
         lines = [f"Number of Fisher Scoring iterations: {self.iterations} ({conv}; "
-                 f"relative deviance change < {self.settings.tol:g})"]
+                 f"relative deviance change < {self.settings['tol']:g})"]
         if self.separated:
             lines.append("Warning: fitted probabilities numerically 0 or 1 occurred "
                          "(separation); standard errors are unreliable.")
@@ -109,7 +109,7 @@ class MaxentReport:
 
     def _weights_text(self) -> str:
         parts = []
-        s = self.settings.weights
+        s = self.settings["weights"]
         if s is None:
             parts.append("none (all 1)")
         else:
@@ -138,12 +138,12 @@ class MaxentReport:
             f"  Training F: {conf.f(fm):.4f}   precision: {conf.precision:.4f}   "
             f"recall: {conf.recall:.4f}   accuracy: {conf.accuracy:.4f}"
         )
-        if self.response_kind != "binary" or self.settings.weights is not None:
+        if self.response_kind != "binary" or self.settings["weights"] is not None:
             lines.append("  (counts weighted by the prior weights and votes; probabilistic labels "
                          "count fractionally)")
         if self.model == "umaxent":
             nf = self.noisy_f()
-            lines.append(f"  Training noisy F ({self.settings.dependence}, fitted probabilities "
+            lines.append(f"  Training noisy F ({self.settings['dependence']}, fitted probabilities "
                          f"vs q): {nf:.4f}")
         table = conf.as_frame()
         return Section("F-measure (training data):", lines + ["Confusion table:"], table=table)

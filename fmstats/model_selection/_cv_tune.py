@@ -43,7 +43,8 @@ from .._utils.parallel import check_n_jobs, run_tasks
 from .._utils.progress import progress_enabled
 from .._utils.validation import check_choice, describe, warn
 from ..exceptions import DataError, EmptyFoldWarning, FitFailedWarning, InvalidArgumentError
-from ._tuned import Tuned, call_text, data_text, fn_name
+from ._tuned import Tuned, fn_name
+from .._utils.call import Settings, records_call
 from ..formula import check_frame
 from ..results import Section, Summary
 from ._threshold import ThresholdedResults, tune_threshold
@@ -158,10 +159,11 @@ class with_measure:  # lower case: used like a function, with_measure(fsvm, alph
         return f"with_measure({self.__name__}, alpha={self.measure.alpha:.4g})"
 
 
+@records_call(rows=("weights", "cv"))
 def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
             repeats: int = 1, measure=None, beta=None, alpha=None, pooling: str = "tp_fp",
             refit: bool = True, on_error: str = "record", n_jobs=None, random_state=None,
-            progress=None, reuse_design: bool = True, **fixed) -> "CvTuneResults":
+            progress=None, reuse_design: bool = True, _call=None, **fixed) -> "CvTuneResults":
     """Choose a model's parameters by cross-validated F (or accuracy).
 
     Parameters
@@ -270,10 +272,12 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
     if first is not None and on_error == "raise":
         raise first
     reemit([w for ws in caught for w in ws], G * K, "fold fits of cv_tune")
-    spec = dict(model_fn=model_fn, formula=formula, grid=points, names=names, cv=kept_cv(cv),
-                repeats=repeats, measure=crit, refit=refit, on_error=on_error,
-                random_state=seed, fixed=fixed, design_note=design.note)
-    res = CvTuneResults._build(spec, names, folds, counts.reshape(G, K, 4), errors, data)
+    settings = Settings(model_fn=model_fn, formula=formula, grid=points, names=names,
+                        cv=kept_cv(cv), repeats=repeats, measure=crit, refit=refit,
+                        on_error=on_error, random_state=seed, fixed=fixed,
+                        design_note=design.note)
+    res = CvTuneResults._build(settings, _call, names, folds, counts.reshape(G, K, 4), errors,
+                               data)
     if first is not None:
         n_bad = int(sum(e is not None for e in errors))
         warn(f"{n_bad} of {G * K} fold fits failed, in {int((res.tidy()['n_failed'] > 0).sum())} "
@@ -297,9 +301,9 @@ class CvTuneResults(Tuned):
     and ``refit(data)`` reruns the whole tuning on new data.
     """
 
-    def __init__(self, *, spec: dict, table: pd.DataFrame, fold_results: pd.DataFrame,
-                 folds: Folds, best_index: int, best_model, call: str, n_rows: int):
-        self._spec = spec
+    def __init__(self, *, settings: Settings, table: pd.DataFrame, fold_results: pd.DataFrame,
+                 folds: Folds, best_index: int, best_model, call, n_rows: int):
+        self.settings = settings
         self._table = table
         self.fold_results = fold_results
         self._folds = folds
@@ -309,7 +313,7 @@ class CvTuneResults(Tuned):
         self.n_rows = n_rows
 
     @classmethod
-    def _build(cls, spec, names, folds, counts, errors, data) -> "CvTuneResults":
+    def _build(cls, spec, call, names, folds, counts, errors, data) -> "CvTuneResults":
         crit: Criterion = spec["measure"]
         G, K, _ = counts.shape
         fold_vals = crit.per_fold(counts)
@@ -350,27 +354,21 @@ class CvTuneResults(Tuned):
         if spec["refit"]:
             best_model = spec["model_fn"](spec["formula"], data, **spec["grid"][best],
                                           **spec["fixed"])
-        call = call_text("cv_tune", {
-            "model_fn": fn_name(spec["model_fn"]), "formula": repr(spec["formula"]),
-            "data": data_text(data), "grid": f"<{G} points over {', '.join(names) or '-'}>",
-            "cv": folds.description if not isinstance(spec["cv"], (int, np.integer))
-            else spec["cv"], "pooling": repr(crit.pooling), "measure": crit.name,
-            **{k: repr(v) for k, v in spec["fixed"].items()}})
-        return cls(spec=spec, table=table, fold_results=fr, folds=folds, best_index=best,
+        return cls(settings=spec, table=table, fold_results=fr, folds=folds, best_index=best,
                    best_model=best_model, call=call, n_rows=len(data))
 
     # ------------------------------------------------------------------ results
     @property
     def criterion(self) -> str:
-        return self._spec["measure"].column
+        return self.settings["measure"].column
 
     @property
     def param_names(self) -> list:
-        return list(self._spec["names"])
+        return list(self.settings["names"])
 
     @property
     def best_params(self) -> dict:
-        return dict(self._spec["grid"][self.best_index])
+        return dict(self.settings["grid"][self.best_index])
 
     @property
     def best_score(self) -> float:
@@ -409,22 +407,19 @@ class CvTuneResults(Tuned):
 
         Explicit (train, test) splits belong to the old rows and cannot be reused.
         """
-        s = self._spec
-        return cv_tune(s["model_fn"], s["formula"], data, s["grid"], refit=s["refit"],
-                       on_error=s["on_error"], n_jobs=n_jobs, progress=progress,
-                       **self._rerun_kwargs("cv_tune"), **s["fixed"])
+        return self._rerun(data, "cv_tune", n_jobs=n_jobs, progress=progress)
 
     # ------------------------------------------------------------------ reporting
     def summary(self, top: int = 10) -> Summary:
         """The criterion, the folds, the best point and the ``top`` grid points."""
-        crit: Criterion = self._spec["measure"]
+        crit: Criterion = self.settings["measure"]
         t = self._table
         b = t.iloc[self.best_index]
         col = crit.column
         lines = [("Measure", crit.text(len(self.folds))),
                  ("Folds", f"{self._folds.description}; the same splits for every grid point"
-                           f" (random_state = {self._spec['random_state']})"),
-                 ("Design", self._spec.get("design_note") or "rebuilt for every fold"),
+                           f" (random_state = {self.settings['random_state']})"),
+                 ("Design", self.settings.get("design_note") or "rebuilt for every fold"),
                  ("Grid", f"{len(t)} points over {', '.join(self.param_names) or '(none)'}; "
                           f"{int((t['n_failed'] > 0).sum())} with failed fits")]
         best = [(k, v) for k, v in self.best_params.items()] or ["(no parameters)"]
@@ -442,8 +437,8 @@ class CvTuneResults(Tuned):
         sections = [Section("Cross-validation:", lines), Section("Best point:", best),
                     Section(f"Grid (best {len(shown)} of {len(t)} by CV {crit.name}):", [],
                             table=shown)]
-        return Summary(title=f"Cross-validated tuning of {fn_name(self._spec['model_fn'])}",
-                       call=self.call, sections=sections)
+        return Summary(title=f"Cross-validated tuning of {fn_name(self.settings['model_fn'])}",
+                       call=str(self.call), sections=sections)
 
     def plot(self, x: str | None = None, y: str | None = None, ax=None):
         """F (the criterion) over one parameter, or a heat map over two.
@@ -453,7 +448,7 @@ class CvTuneResults(Tuned):
         """
         from ..plotting import new_axes, powers_of_two, readable_ticks, scale_label, tick_labels
 
-        t, crit = self._table, self._spec["measure"]
+        t, crit = self._table, self.settings["measure"]
         varying = [n for n in self.param_names if t[n].nunique(dropna=False) > 1]
         axes_names = [n for n in (x, y) if n is not None]
         for n in axes_names:
@@ -516,6 +511,6 @@ class CvTuneResults(Tuned):
         return fig
 
     def __repr__(self) -> str:
-        return (f"<CvTuneResults {fn_name(self._spec['model_fn'])}: {len(self._table)} points x "
+        return (f"<CvTuneResults {fn_name(self.settings['model_fn'])}: {len(self._table)} points x "
                 f"{len(self.folds)} folds, best {self.best_params} with CV "
-                f"{self._spec['measure'].name} = {self.best_score:.4f}>")
+                f"{self.settings['measure'].name} = {self.best_score:.4f}>")

@@ -15,7 +15,8 @@ from ..formula import DesignMatrix, predict_rows, refit_rows
 from .._utils.parallel import check_n_jobs, run_tasks
 from .._utils.progress import progress_enabled
 from ._training import array_weights, prior_weights, training_design, training_frame
-from ._tuned import Tuned, call_text, check_protocol, data_text, fn_name
+from ._tuned import Tuned, check_protocol, fn_name
+from .._utils.call import Settings, records_call
 from .._utils.validation import check_choice, describe
 from ..exceptions import FmstatsError, InvalidArgumentError
 from ..formula import check_frame
@@ -141,10 +142,11 @@ def _row_weights(results, n: int) -> np.ndarray:
     return np.ones(n) if w is None or len(w) != n else w
 
 
+@records_call(rows=("cv",))
 def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: int = 1,
                    measure=None, beta=None, alpha=None, pooling: str = "tp_fp",
                    refit_folds: bool = True, type: str | None = None, random_state=None,
-                   n_jobs=None, progress=None, reuse_design: bool = True
+                   n_jobs=None, progress=None, reuse_design: bool = True, _call=None
                    ) -> "ThresholdedResults":
     """The decision threshold that maximises the cross-validated F of a fitted model.
 
@@ -253,17 +255,13 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     cv_scores = cv_scores[response.observed[rows]].reset_index(drop=True)
     curve = _threshold_curve(cv_scores, crit)
     best = _m.best_position(curve[crit.column].to_numpy())   # ties: the highest threshold
-    spec = dict(cv=kept_cv(cv), repeats=repeats, measure=crit, refit_folds=refit_folds,
-                type=type, random_state=seed,
-                design_note=None if design is None else design.note)
-    call = call_text("tune_threshold", {
-        "results": f"<{fn_name(results)}>", "data": data_text(data),
-        "cv": cv if isinstance(cv, (int, np.integer)) else folds.description,
-        "pooling": repr(pooling), "measure": crit.name, "refit_folds": refit_folds})
+    settings = Settings(cv=kept_cv(cv), repeats=repeats, measure=crit, refit_folds=refit_folds,
+                        type=type, random_state=seed,
+                        design_note=None if design is None else design.note)
     return ThresholdedResults(base=results, data=data, formula=formula, score_type=score_type,
                               threshold=_midpoint(curve["threshold"].to_numpy(), best),
                               curve=curve, best_index=best, cv_scores=cv_scores, folds=folds,
-                              spec=spec, call=call, prior_weights=weights)
+                              settings=settings, call=_call, prior_weights=weights)
 
 
 class ThresholdedResults(Tuned, ScoreCurves):
@@ -309,7 +307,7 @@ class ThresholdedResults(Tuned, ScoreCurves):
         return np.ones(len(self.training_data)) if w is None else w
 
     def __init__(self, *, base, data, formula, score_type, threshold, curve, best_index,
-                 cv_scores, folds, spec, call, prior_weights=None):
+                 cv_scores, folds, settings, call, prior_weights=None):
         self.base = base
         #: prior weights of the rows of ``training_data`` (the base model's), or None
         self.prior_weights = prior_weights
@@ -321,7 +319,7 @@ class ThresholdedResults(Tuned, ScoreCurves):
         self.best_index = best_index
         self.cv_scores = cv_scores
         self._folds = folds
-        self._spec = spec
+        self.settings = settings
         self.call = call
 
     @property
@@ -340,7 +338,7 @@ class ThresholdedResults(Tuned, ScoreCurves):
     @property
     def best_score(self) -> float:
         """The cross-validated criterion at the tuned threshold."""
-        return float(self._curve[self._spec["measure"].column].iloc[self.best_index])
+        return float(self._curve[self.settings["measure"].column].iloc[self.best_index])
 
     def tidy(self) -> pd.DataFrame:
         """The curve: one row per cut of the pooled held-out scores (``threshold`` is the
@@ -350,7 +348,7 @@ class ThresholdedResults(Tuned, ScoreCurves):
 
     def cv_value(self, threshold: float) -> dict:
         """f, precision, recall, accuracy of the held-out scores at any threshold."""
-        h, crit = self.cv_scores, self._spec["measure"]
+        h, crit = self.cv_scores, self.settings["measure"]
         t = np.array([float(threshold)])
         counts = np.stack([_counts_at(g["score"].to_numpy(), (g["weight"] * g["y"]).to_numpy(),
                                       (g["weight"] * (1 - g["y"])).to_numpy(), t)
@@ -399,17 +397,16 @@ class ThresholdedResults(Tuned, ScoreCurves):
             return ThresholdedResults(
                 base=base, data=out, formula=self.formula, score_type=self.score_type,
                 threshold=self.threshold, curve=self._curve, best_index=self.best_index,
-                cv_scores=self.cv_scores, folds=self._folds, spec=self._spec, call=self.call,
+                cv_scores=self.cv_scores, folds=self._folds, settings=self.settings,
+                call=self.call,
                 prior_weights=_row_weights(base, len(out)))
-        s = self._spec
-        return tune_threshold(base, data, refit_folds=s["refit_folds"], type=s["type"],
-                              n_jobs=n_jobs, progress=progress,
-                              **self._rerun_kwargs("tune_threshold"))
+        return self._rerun(data, "tune_threshold", results=base, n_jobs=n_jobs,
+                           progress=progress)
 
     # ------------------------------------------------------------------ reporting
     def summary(self) -> Summary:
         """The tuned threshold, the criterion there and at the base model's own threshold."""
-        crit = self._spec["measure"]
+        crit = self.settings["measure"]
         b = self._curve.iloc[self.best_index]
         name = f"CV {crit.name}"
         lines = [f"  predicted class 1 when predict(type='{self.score_type}') >= "
@@ -427,11 +424,11 @@ class ThresholdedResults(Tuned, ScoreCurves):
                           self.cv_value(np.nextafter(t, np.inf) if strict else t)[crit.column]))
         cv_lines = [("Measure", crit.text(len(self.folds))),
                     ("Folds", f"{self._folds.description} (random_state = "
-                              f"{self._spec['random_state']})"),
+                              f"{self.settings['random_state']})"),
                     ("Held-out scores", "from the model refitted on each training fold"
-                     if self._spec["refit_folds"] else "from the model fitted on all rows "
+                     if self.settings["refit_folds"] else "from the model fitted on all rows "
                      "(refit_folds=False: optimistic)"),
-                    ("Design", self._spec.get("design_note") or "not refitted"),
+                    ("Design", self.settings.get("design_note") or "not refitted"),
                     ("Search", f"exact over all {len(self._curve)} cuts of the pooled held-out "
                                "scores; the threshold is the midpoint between the lowest score "
                                "classed positive and the highest classed negative")]
@@ -439,13 +436,13 @@ class ThresholdedResults(Tuned, ScoreCurves):
                     Section("Base model:", [repr(self.base),
                                             "(its coefficients: results.base.summary())"])]
         return Summary(title="Classifier with a cross-validated decision threshold",
-                       call=self.call, sections=sections)
+                       call=str(self.call), sections=sections)
 
     def plot(self, ax=None):
         """The criterion, precision and recall against the threshold."""
         from ..plotting import new_axes, readable_ticks
 
-        crit = self._spec["measure"]
+        crit = self.settings["measure"]
         c = self._curve[np.isfinite(self._curve["threshold"])]
         fig, ax = new_axes(ax)
         for col, style in ((crit.column, "-"), ("precision", "--"), ("recall", ":")):
@@ -463,6 +460,6 @@ class ThresholdedResults(Tuned, ScoreCurves):
 
     def __repr__(self) -> str:
         return (f"<ThresholdedResults threshold {self.threshold:.4g} on {self.score_type} of "
-                f"{fn_name(self.base)}: CV {self._spec['measure'].name} = "
+                f"{fn_name(self.base)}: CV {self.settings['measure'].name} = "
                 f"{self.best_score:.4f}>")
 

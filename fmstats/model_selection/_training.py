@@ -9,17 +9,17 @@ parts of "its" data checks that the data given is the data the model was fitted 
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
+from .._utils.call import ARRAY_WEIGHTS
 from .._utils.validation import describe
 from ..exceptions import DataError, InvalidArgumentError
 
-__all__ = ["training_frame", "training_design", "prior_weights", "array_weights",
-           "ARRAY_WEIGHTS_LABEL"]
+__all__ = ["training_frame", "training_design", "prior_weights", "array_weights"]
 
-#: How maxent, umaxent, fmaxent, wsvm and fsvm record weights given as an array.
-ARRAY_WEIGHTS_LABEL = "<array>"
 
 _INTERCEPTS = ("Intercept", "(Intercept)")
 
@@ -110,13 +110,13 @@ def prior_weights(results) -> np.ndarray | None:
 
 def _recorded_weights(results):
     s = getattr(results, "settings", None)
-    return s.get("weights") if isinstance(s, dict) else getattr(s, "weights", None)
+    return s.get("weights") if isinstance(s, Mapping) else None
 
 
 def array_weights(results) -> np.ndarray | None:
     """The prior weights when they were given as an array (a refit needs them again,
     for the rows it is given); None for weights from a column or no weights."""
     rec = _recorded_weights(results)
-    if isinstance(rec, str) and rec == ARRAY_WEIGHTS_LABEL:
+    if isinstance(rec, str) and rec == ARRAY_WEIGHTS:
         return prior_weights(results)
     return None

@@ -9,10 +9,11 @@ import pandas as pd
 
 from ._folds import Folds, reuse_cv
 from ..results import Persistable
+from .._utils.call import ModelCall, Settings
 from .._utils.validation import describe
 from ..exceptions import InvalidArgumentError
 
-__all__ = ["Tuned", "check_protocol", "fn_name", "call_text", "data_text"]
+__all__ = ["Tuned", "check_protocol", "fn_name"]
 
 
 def check_protocol(results, *methods) -> None:
@@ -27,31 +28,23 @@ def fn_name(fn) -> str:
     return getattr(fn, "__name__", type(fn).__name__)
 
 
-def call_text(name: str, parts: dict) -> str:
-    return f"{name}({', '.join(f'{k} = {v}' for k, v in parts.items())})"
-
-
-def data_text(data: pd.DataFrame) -> str:
-    return f"<DataFrame {data.shape[0]} x {data.shape[1]}>"
-
-
-
 class Tuned(Persistable):
     """What the results of both tuning functions share: criterion, folds, HTML, pickling."""
 
-    _spec: dict
+    settings: Settings
+    call: ModelCall
     _folds: Folds
 
     @property
     def measure_(self):
         """The F-measure of the criterion (reported beside accuracy when tuning accuracy)."""
-        return self._spec["measure"].fmeasure
+        return self.settings["measure"].fmeasure
 
     @property
     def design_note(self) -> str | None:
         """How the fold fits got their design: built once on all rows (their rows taken from
         it) or rebuilt for every fold, with the reason (e.g. a stateful transform)."""
-        return self._spec.get("design_note")
+        return self.settings.get("design_note")
 
     @property
     def folds(self) -> tuple:
@@ -62,10 +55,12 @@ class Tuned(Persistable):
         """One row per split: repeat, fold, n_train, n_test."""
         return self._folds.table()
 
-    def _rerun_kwargs(self, fn: str) -> dict:
-        s = self._spec
-        return dict(cv=reuse_cv(s["cv"], fn), repeats=s["repeats"], random_state=s["random_state"],
-                    **s["measure"].as_kwargs())
+    def _rerun(self, data, fn: str, **changes):
+        """The recorded call again on ``data``: the same folds' rule (``cv``), the same seed
+        (a random ``random_state`` was fixed at the first run) and ``changes``."""
+        cv = reuse_cv(self.settings["cv"], fn)
+        return self.call.refit(data, cv=cv, random_state=self.settings["random_state"],
+                               **changes)
 
     def _repr_html_(self) -> str:
         return self.summary()._repr_html_()

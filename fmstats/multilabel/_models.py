@@ -40,6 +40,7 @@ from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
 from ..results import Persistable
+from .._utils.call import ModelCall, Settings, describe_value, records_call
 from .._utils.validation import check_choice, check_random_state, check_scalar, describe, warn
 from ..exceptions import (
     ConvergenceWarning,
@@ -335,11 +336,14 @@ def _standardise(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return center, scale
 
 
-def _fit(kind: str, data: Any, labels: Any, features: Any, penalty: Any, penalties: Any,
-         cv: Any, random_state: Any, n_jobs: Any):
-    # R-style call order: br(formula, data)
+def _fit(kind: str, call: ModelCall, data: Any, labels: Any, features: Any, penalty: Any,
+         penalties: Any, cv: Any, random_state: Any, n_jobs: Any):
+    # R-style call order: br(formula, data); recorded in the function's own order
     if isinstance(data, str) and isinstance(labels, pd.DataFrame):
         data, labels = labels, data
+        args = {k: v for k, v in call.arguments.items() if k != "labels"}
+        call = ModelCall(function=call.function, arguments={"labels": labels, **args},
+                         data=describe_value(data), data_arg=call.data_arg)
     data = check_frame(data, "data")
     labels, features = _resolve_columns(data, labels, features)
     X = _feature_matrix(data, features, "data")
@@ -396,18 +400,20 @@ def _fit(kind: str, data: Any, labels: Any, features: Any, penalty: Any, penalti
         warn(f"fitted probabilities numerically 0 or 1 for label(s) {', '.join(map(repr, sep))}:"
              " the data are (quasi-)separated. Use a positive ridge penalty (`penalty=`).",
              SeparationWarning)
-    settings = dict(penalty=penalty, penalties=None if grid is None else tuple(grid[::-1]),
-                    cv=cv if mode == "cv" else None, random_state=random_state, n_jobs=n_jobs)
+    settings = Settings(call.resolved(), penalties=None if grid is None else tuple(grid[::-1]),
+                        cv=cv if mode == "cv" else None)
     cls = PCCResults if kind == "pcc" else BRResults
     return cls(labels=labels, features=features, coef=coef, center=center, scale=scale,
                label_center=lcenter, label_scale=lscale, penalty=lam,
                grid=None if grid is None else grid[::-1].copy(),
                cv_loss=None if cv_loss is None else cv_loss[:, ::-1].copy(),
-               converged=converged, separated=separated, n_obs=n, settings=settings)
+               converged=converged, separated=separated, n_obs=n, settings=settings,
+               call=call)
 
 
+@records_call(rows=())
 def br(data, labels=None, features=None, *, penalty="cv", penalties=DEFAULT_PENALTIES, cv=3,
-       random_state=None, n_jobs=None) -> "BRResults":
+       random_state=None, n_jobs=None, _call=None) -> "BRResults":
     """Binary relevance: one ridge-regularised logistic model per label.
 
     Parameters
@@ -455,11 +461,13 @@ def br(data, labels=None, features=None, *, penalty="cv", penalties=DEFAULT_PENA
     1   0.310   0.441   0.439
     2   0.273   0.306   0.343
     """
-    return _fit("br", data, labels, features, penalty, penalties, cv, random_state, n_jobs)
+    return _fit("br", _call, data, labels, features, penalty, penalties, cv, random_state,
+                n_jobs)
 
 
+@records_call(rows=())
 def pcc(data, labels=None, features=None, *, penalty="cv", penalties=DEFAULT_PENALTIES, cv=3,
-        random_state=None, n_jobs=None) -> "PCCResults":
+        random_state=None, n_jobs=None, _call=None) -> "PCCResults":
     """Probabilistic classifier chain (seed 000, eq. 9) of ridge-regularised logistic models.
 
     Label j (in the order of ``labels``) is modelled by a logistic regression on the
@@ -486,7 +494,8 @@ def pcc(data, labels=None, features=None, *, penalty="cv", penalties=DEFAULT_PEN
     1       1       1       1
     2       1       1       1
     """
-    return _fit("pcc", data, labels, features, penalty, penalties, cv, random_state, n_jobs)
+    return _fit("pcc", _call, data, labels, features, penalty, penalties, cv, random_state,
+                n_jobs)
 
 
 # ----------------------------------------------------------------------------------------
@@ -541,7 +550,7 @@ class MultilabelResults(Persistable):
     model = ""
 
     def __init__(self, *, labels, features, coef, center, scale, label_center, label_scale,
-                 penalty, grid, cv_loss, converged, separated, n_obs, settings):
+                 penalty, grid, cv_loss, converged, separated, n_obs, settings, call):
         self.labels = list(labels)
         self.features = list(features)
         self._coef = np.asarray(coef, dtype=float)
@@ -556,7 +565,8 @@ class MultilabelResults(Persistable):
         self.converged = pd.Series(converged, index=self.labels, name="converged")
         self.separated = pd.Series(separated, index=self.labels, name="separated")
         self.n_obs = int(n_obs)
-        self.settings = dict(settings)
+        self.settings = settings
+        self.call = call
 
     # -- descriptive ------------------------------------------------------------------
     @property
@@ -588,15 +598,8 @@ class MultilabelResults(Persistable):
                 f"(range {lam.min():.3g} .. {lam.max():.3g})>")
 
     def refit(self, data) -> "MultilabelResults":
-        """The same model with the same settings on other data."""
-        s = self.settings
-        fn = pcc if isinstance(self, PCCResults) else br
-        kw = dict(penalty=s["penalty"], random_state=s["random_state"], n_jobs=s["n_jobs"])
-        if s["penalties"] is not None:
-            kw["penalties"] = s["penalties"]
-        if s["cv"] is not None:
-            kw["cv"] = s["cv"]
-        return fn(data, self.labels, self.features, **kw)
+        """The same model with the same settings on other data: the recorded call again."""
+        return self.call.refit(data)
 
     # -- prediction helpers ----------------------------------------------------------
     def _design(self, newdata) -> tuple[np.ndarray, pd.Index]:

@@ -9,6 +9,8 @@ replicate has its own seed, so results do not depend on ``n_jobs``.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import dataclasses
 import warnings
 from dataclasses import dataclass
@@ -254,7 +256,8 @@ class _RefitEngine(Draws):
         converged = bool(getattr(src, "converged", True))
         infinite = bool(getattr(src, "separated", False))
         se, se0 = _model_se(src), self.se0
-        penalty = getattr(getattr(src, "settings", None), "penalty", 0.0)
+        settings = getattr(src, "settings", None)
+        penalty = settings.get("penalty", 0.0) if isinstance(settings, Mapping) else 0.0
         penalised = bool(np.any(np.asarray(penalty if penalty is not None else 0.0) > 0))
         if not infinite and not penalised and se is not None and se0 is not None:
             common = se.index.intersection(se0.index)
@@ -381,11 +384,11 @@ def make_engine(results, *, type_, data, statistic, fast, columns=None, reuse_de
         s = results.settings
         names = list(results.term_names)
         kept = [t for t, a in zip(names, results.aliased) if not a]
-        pen = np.where(np.isin(kept, ["Intercept", "(Intercept)"]), 0.0, s.penalty)
+        pen = np.where(np.isin(kept, ["Intercept", "(Intercept)"]), 0.0, s["penalty"])
         engine = _WeightedEngine(
             **base, X=results.X, y=results.y, prior=results.prior_weights,
             positions=np.flatnonzero(~results.aliased), n_terms=len(names), penalty=pen,
-            tol=s.tol, max_iter=s.max_iter, threshold=results.threshold,
+            tol=s["tol"], max_iter=s["max_iter"], threshold=results.threshold,
             fmeasure=fmeasure_of(results),
             se0=_model_se(results).reindex(names).to_numpy(dtype=float))
         return engine, True

@@ -10,7 +10,6 @@ speak the package protocol: ``predict``, ``confusion``, ``measure``, ``refit``,
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,7 +18,7 @@ from .. import measures as _m
 from .._utils.validation import check_choice, check_scalar, describe, warn
 from ..exceptions import (ConvergenceWarning, DegenerateFitWarning, InvalidArgumentError,
                           ResponseError)
-from ..maxent_models import model_call
+from .._utils.call import ModelCall, Settings, records_call, refit_changes, weights_label
 from ..results import ModelResults
 from ..results import Section, Summary
 from ._data import SvmData, svm_data
@@ -54,21 +53,11 @@ def _check_cost(name, value):
     return float(check_scalar(name, value, low=0, low_open=True))
 
 
-def _weights_label(weights) -> Any:
-    return weights if isinstance(weights, str) or weights is None else "<array>"
-
-
-def _refit_weights(settings: dict, weights):
-    """Weights for a refit: the same column, or new array weights (required after an array)."""
-    if weights is not None:
-        return weights
-    if settings["weights_column"] is not None:
-        return settings["weights_column"]
-    if settings["weights"] is not None:
-        raise InvalidArgumentError(
-            "the model was fitted with array weights, which belong to the old rows; pass "
-            "`weights=` (one per row of the new data) to refit().")
-    return None
+def _settings(call: ModelCall, **resolved) -> Settings:
+    """The fit's settings: its call's arguments (defaults applied), the F-measure resolved
+    from ``measure``/``beta``/``alpha``, and what the fit resolved on the data."""
+    args = {k: v for k, v in call.resolved().items() if k not in ("beta", "alpha")}
+    return Settings(args, **resolved)
 
 
 # ----------------------------------------------------------------------------- results base
@@ -77,9 +66,10 @@ class _SvmResults(ModelResults):
 
     title = "Linear SVM"
 
-    def __init__(self, *, settings: dict, call: str, sd: SvmData, w: np.ndarray, b: float):
+    def __init__(self, *, settings: Settings, call: ModelCall, sd: SvmData, w: np.ndarray,
+                 b: float):
         fr = sd.frame
-        self.settings = dict(settings)
+        self.settings = settings
         self.call = call
         self.formula = settings["formula"]
         self.spec = fr.spec
@@ -207,7 +197,7 @@ class _SvmResults(ModelResults):
     def _summary(self, fit_lines: list, detail_lines: list) -> Summary:
         sections = [Section("Fit:", fit_lines), self._f_section(),
                     Section("Model details:", detail_lines + self._data_lines())]
-        return Summary(title=self.title, call=self.call, coef_table=self._coef_table(),
+        return Summary(title=self.title, call=str(self.call), coef_table=self._coef_table(),
                        coef_note="(hyperplane x'w + b = 0; b is the unpenalised intercept)",
                        sections=sections)
 
@@ -265,11 +255,9 @@ class WsvmResults(_SvmResults):
                 "free": int(free.sum()), "at_bound": int((sv & ~free).sum())}
 
     def refit(self, data: pd.DataFrame, weights=None) -> WsvmResults:
-        """Fit the same model with the same settings to ``data`` (array weights must be re-given)."""
-        s = self.settings
-        w = _refit_weights(s, weights)
-        return wsvm(s["formula"], data, weights=w, C_pos=s["C_pos"], C_neg=s["C_neg"],
-                    measure=s["measure"], tol=s["tol"], missing=s["missing"], engine=s["engine"])
+        """Fit the same model with the same settings to ``data``: the recorded call again
+        (array weights must be re-given)."""
+        return self.call.refit(data, **refit_changes(self.call, weights))
 
     def summary(self) -> Summary:
         f = self.fit_
@@ -294,9 +282,10 @@ class WsvmResults(_SvmResults):
                 f"C- = {self.C_neg:.4g}, support vectors = {len(self.support)}>")
 
 
+@records_call
 def wsvm(formula: str, data: pd.DataFrame, weights=None, *, C_pos: float = 1.0,
          C_neg: float = 1.0, measure=None, beta=None, alpha=None, tol: float = 1e-10,
-         missing: str = "drop", engine: str | None = None) -> WsvmResults:
+         missing: str = "drop", engine: str | None = None, _call=None) -> WsvmResults:
     """Class-weighted linear soft-margin SVM (thesis (3.1)-(3.3)), solved exactly as a QP.
 
     Minimises 1/2 w'w + C+ sum_{y=1} xi_i + C- sum_{y=0} xi_i subject to
@@ -338,12 +327,9 @@ def wsvm(formula: str, data: pd.DataFrame, weights=None, *, C_pos: float = 1.0,
     if not fit.converged:
         warn(f"wsvm: {fit.message}; the hyperplane may be inaccurate. Standardise the "
              "features or reduce very large costs C_pos/C_neg.", ConvergenceWarning)
-    settings = dict(formula=formula, weights=_weights_label(weights),
-                    weights_column=weights if isinstance(weights, str) else None,
-                    C_pos=C_pos, C_neg=C_neg,
-                    measure=fm, tol=float(tol), missing=missing, engine=engine)
-    call = model_call("wsvm", formula, data, weights, {"C_pos": C_pos, "C_neg": C_neg})
-    return WsvmResults(settings=settings, call=call, sd=sd, fit=fit)
+    settings = _settings(_call, weights=weights_label(weights), C_pos=C_pos, C_neg=C_neg,
+                         measure=fm, tol=float(tol))
+    return WsvmResults(settings=settings, call=_call, sd=sd, fit=fit)
 
 
 # ----------------------------------------------------------------------------- fsvm
@@ -361,16 +347,15 @@ class FsvmResults(_SvmResults):
     ``summary``, ``plot_trace``.
     """
 
-    def __init__(self, *, settings, used, call, sd, w, b, xi, run: NloptRun, start_wb):
+    def __init__(self, *, settings, call, sd, w, b, xi, run: NloptRun, start_wb):
         super().__init__(settings=settings, call=call, sd=sd, w=w, b=b)
         self.run_ = run
         self.xi = xi
         self.start_wb = start_wb
-        self.used = dict(used)
-        self.C = used["C"]
-        self.C_pos, self.C_neg = used["C_pos"], used["C_neg"]
+        self.C = settings["C"]
+        self.C_pos, self.C_neg = settings["C_pos"], settings["C_neg"]
         #: whether the minimum predicted a single class (see ``fsvm(degenerate=)``)
-        self.degenerate_fit = bool(used.get("degenerate_fit", False))
+        self.degenerate_fit = bool(settings["degenerate_fit"])
         self.title = ("F-measure maximising linear SVM (thesis (3.6))"
                       if settings["objective"] == "fmeasure"
                       else "Weighted misclassification-counting linear SVM (thesis (3.4))")
@@ -418,17 +403,13 @@ class FsvmResults(_SvmResults):
         return fig
 
     def refit(self, data: pd.DataFrame, weights=None) -> FsvmResults:
-        """Fit the same model with the same settings to ``data``.
+        """Fit the same model with the same settings to ``data``: the recorded call again.
 
         Defaults that depend on the data (C = m+, the costs of the start and of the
         counting objective) are recomputed on ``data``, and the start is the weighted SVM
         on ``data`` (as in the thesis's cross-validation); array weights must be re-given.
         """
-        s = dict(self.settings)
-        w = _refit_weights(s, weights)
-        del s["weights"], s["weights_column"]
-        formula = s.pop("formula")
-        return fsvm(formula, data, weights=w, **s)
+        return self.call.refit(data, **refit_changes(self.call, weights))
 
     def summary(self) -> Summary:
         s, r = self.settings, self.run_
@@ -448,15 +429,15 @@ class FsvmResults(_SvmResults):
                           "over (w, b) with xi = max(0, 1 - y(x'w + b))") + ")"),
             ("Optimiser", f"NLopt {r.nlopt_version} LN_{r.algorithm}, maxeval = {s['maxeval']}, "
                           f"ftol_rel = {s['ftol_rel']:g}; {r.nevals} evaluations in {r.runs} "
-                          f"run(s) (up to {self.used['restarts']} restarts), {r.seconds:.3g} s"),
+                          f"run(s) (up to {self.settings['restarts']} restarts), {r.seconds:.3g} s"),
             ("Result", f"{r.message} ({conv})"),
             ("Objective value", f"{r.fun:.8g} (start {r.start_fun:.8g})"
                                 + (("; the minimum predicts a single class: "
-                                    + ("start returned" if self.used["degenerate"] == "start"
+                                    + ("start returned" if self.settings["degenerate"] == "start"
                                        else "kept")) if self.degenerate_fit else "")),
             ("Margin 2/||w||", f"{self.margin:.6g}"),
         ]
-        details = [("Start", self.used["start_info"]), ("Bounds", self.used["bounds_text"]),
+        details = [("Start", s["start_info"]), ("Bounds", s["bounds_text"]),
                    ("Weights", "none (all 1)" if s["weights"] is None else
                     f"prior weights {s['weights']!r} weight the sums S+ and S-")]
         return self._summary(fit_lines, details)
@@ -543,6 +524,7 @@ def _single_class(X: np.ndarray, wb: np.ndarray) -> bool:
     return bool(p.all() or not p.any())
 
 
+@records_call
 def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=None, measure=None,
          C: float | None = None, a: float | None = None, method: str = "reduced",
          objective: str = "fmeasure", C_pos: float | None = None, C_neg: float | None = None,
@@ -550,7 +532,7 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
          maxeval: int = 500, ftol_rel: float = 1e-4, xtol_rel: float = 0.0, initial_step=None,
          restarts: int | None = None, constraint_tol: float = 0.0,
          degenerate: str | None = None, missing: str = "drop",
-         engine: str | None = None) -> FsvmResults:
+         engine: str | None = None, _call=None) -> FsvmResults:
     """F-measure maximising linear SVM (thesis (3.6)) or misclassification-counting SVM (3.4).
 
     Minimises, with s(xi; a) = 2 (1/(1 + e^{-a xi}) - 1/2) and S+ / S- the sums of
@@ -657,7 +639,6 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
     """
     check_choice("method", method, ("reduced", "primal"))
     check_choice("objective", objective, ("fmeasure", "count"))
-    algorithm_arg, restarts_arg = algorithm, restarts
     if algorithm is None:
         algorithm = ("COBYLA",) if method == "primal" else DEFAULT_REDUCED_ALGORITHMS
     algs = (algorithm,) if isinstance(algorithm, str) else tuple(algorithm)
@@ -674,7 +655,6 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
     if restarts is None:
         restarts = 0 if method == "primal" else 20
     restarts = int(check_scalar("restarts", restarts, low=0, integer=True))
-    degenerate_arg = degenerate
     if a is None:
         a = THESIS_A if method == "primal" else DEFAULT_A
     a = float(check_scalar("a", a, low=0, low_open=True))
@@ -694,7 +674,6 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
         raise InvalidArgumentError(f"`start_C` must be a pair (C_pos, C_neg); got "
                                    f"{describe(start_C)}.")
     sd = svm_data(formula, data, weights, missing, engine)
-    C_arg, C_pos_arg, C_neg_arg = C, C_pos, C_neg
     if objective == "fmeasure":
         C = sd.m_pos if C is None else _check_cost("C", C)
         C_pos = C_neg = None
@@ -744,23 +723,11 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
              f"{run.start_fun:.6g} at the start. Increase `maxeval`, loosen `ftol_rel`"
              + (", or use method='reduced' (n + 1 variables instead of n + 1 + m)"
                 if method == "primal" else "") + ".", ConvergenceWarning)
-    # the arguments as given (refit re-resolves the defaults on its data; `a` is recorded as
-    # resolved, since its default depends only on `method`) and the values used
-    settings = dict(formula=formula, weights=_weights_label(weights),
-                    weights_column=weights if isinstance(weights, str) else None,
-                    measure=fm, C=C_arg, a=a,
-                    method=method, objective=objective, C_pos=C_pos_arg, C_neg=C_neg_arg,
-                    start_C=start_C, bounds=bounds, algorithm=algorithm_arg, maxeval=maxeval,
-                    ftol_rel=ftol_rel, xtol_rel=xtol_rel, initial_step=initial_step,
-                    restarts=restarts_arg, constraint_tol=constraint_tol,
-                    degenerate=degenerate_arg, missing=missing, engine=engine)
-    used = dict(C=C, C_pos=C_pos, C_neg=C_neg, bounds_text=bounds_text, start_info=start_info,
-                algorithm=algorithm, restarts=restarts, degenerate=degenerate,
-                degenerate_fit=degenerate_fit)
-    extra = {k: v for k, v in (("alpha", fm.alpha if objective == "fmeasure" else None),
-                               ("C", C), ("a", a), ("method", method),
-                               ("objective", objective if objective != "fmeasure" else None),
-                               ("C_pos", C_pos), ("C_neg", C_neg)) if v is not None}
-    call = model_call("fsvm", formula, data, weights, extra)
-    return FsvmResults(settings=settings, used=used, call=call, sd=sd, w=wb[:-1], b=wb[-1], xi=xi,
+    # the arguments with their defaults resolved on this data (the call keeps them as given,
+    # so a refit resolves them again on its data)
+    settings = _settings(_call, weights=weights_label(weights), measure=fm, C=C, a=a,
+                         C_pos=C_pos, C_neg=C_neg, algorithm=algorithm, restarts=restarts,
+                         degenerate=degenerate, bounds_text=bounds_text, start_info=start_info,
+                         degenerate_fit=degenerate_fit)
+    return FsvmResults(settings=settings, call=_call, sd=sd, w=wb[:-1], b=wb[-1], xi=xi,
                        run=run, start_wb=wb0)

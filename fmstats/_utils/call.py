@@ -1,0 +1,281 @@
+"""The recorded call of a fit: the model function and the arguments as the user gave them.
+
+Every fmstats model function is wrapped by :func:`records_call`: the wrapper binds the
+arguments to the function's signature once (``inspect.Signature.bind``), keeps what the user
+typed (not the defaults) in a :class:`ModelCall`, and hands it to the function, which stores it
+in its results.  Everything that needs the call reads that one record:
+
+* ``str(call)`` is the printed ``Call:`` of a summary, as the user typed it
+  (``fmaxent(formula = 'y ~ x', data = <DataFrame 100 x 3>, beta = 2)``);
+* :meth:`ModelCall.refit` reruns the function with the same arguments on other data (and
+  any changed ones), so ``refit`` methods and the tuners never rebuild keyword lists by hand;
+* :meth:`ModelCall.resolved` gives every argument with its default applied, the base of a
+  results object's :class:`Settings`.
+
+The data argument itself is not kept (results hold no user data), only its description; nor
+are arguments that belong to the rows of the data (prior weights given as an array, a label
+matrix): they are kept as a :class:`RowArgument` that names them, and a refit must be given
+them again for its own rows.  Nothing here is ambient: the record travels as an argument and
+an attribute.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["ModelCall", "Settings", "records_call", "describe_value", "ARRAY_WEIGHTS",
+           "weights_label", "refit_changes"]
+
+#: How settings record prior weights that were given as an array (they belong to the rows).
+ARRAY_WEIGHTS = "<array>"
+
+
+def describe_value(value: Any) -> str:
+    """A value as a call prints it: scalars and strings as typed, arrays and frames by shape."""
+    if isinstance(value, pd.DataFrame):
+        return f"<DataFrame {value.shape[0]} x {value.shape[1]}>"
+    if isinstance(value, pd.Series):
+        return f"<Series {len(value)}>"
+    if isinstance(value, np.ndarray):
+        return "<array " + " x ".join(map(str, value.shape)) + ">"
+    if hasattr(value, "npartitions") and hasattr(value, "columns"):
+        return f"<Dask DataFrame, {value.npartitions} partitions x {len(value.columns)} columns>"
+    if isinstance(value, (bool, np.bool_)):
+        return repr(bool(value))
+    if isinstance(value, (float, np.floating)):
+        return format(float(value), "g")
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if callable(value) and not isinstance(value, type) and not hasattr(value, "params"):
+        return getattr(value, "__name__", type(value).__name__)
+    if hasattr(value, "params") and hasattr(value, "predict"):
+        return f"<{type(value).__name__}>"          # a fitted model
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {describe_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)) and len(value) <= 12:
+        inner = ", ".join(describe_value(v) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+    text = repr(value)
+    return text if len(text) <= 60 else f"<{type(value).__name__}>"
+
+
+@dataclass(frozen=True)
+class RowArgument:
+    """An argument given per row of the data (weights as an array, a label matrix): the call
+    keeps only its description, and a refit on other rows needs it again."""
+
+    description: str
+
+    def __repr__(self) -> str:
+        return self.description
+
+
+def _row_data(value: Any) -> bool:
+    """Whether a value is data given per row (an array, a Series or frame, a sparse matrix)."""
+    return (isinstance(value, (np.ndarray, pd.Series, pd.DataFrame, list))
+            or hasattr(value, "tocsr"))
+
+
+@dataclass(frozen=True)
+class ModelCall:
+    """A model function and the arguments a fit was called with.
+
+    Attributes
+    ----------
+    function : callable
+        The public model function (``fm.maxent``, ``fm.fmaxent``, ``fm.wsvm``, ...).
+    arguments : dict
+        The arguments as the user passed them, by name, without the data argument and
+        without the defaults the user did not type.
+    data : str
+        A description of the data argument (``<DataFrame 1046 x 5>``).
+    data_arg : str
+        The name of the data argument (``"data"``).
+    """
+
+    function: Callable
+    arguments: dict
+    data: str
+    data_arg: str = "data"
+
+    @classmethod
+    def bind(cls, function: Callable, signature: inspect.Signature, args: tuple,
+             kwargs: dict, data_arg: str = "data", rows: tuple = ()) -> "ModelCall":
+        """The call of ``function(*args, **kwargs)`` (raises TypeError as the call would).
+
+        Arguments named in ``rows`` that hold per-row data are kept as :class:`RowArgument`.
+        """
+        bound = signature.bind(*args, **kwargs)
+        given = dict(bound.arguments)
+        for name, p in signature.parameters.items():   # **kwargs given: flatten them
+            if p.kind is inspect.Parameter.VAR_KEYWORD and name in given:
+                given.update(given.pop(name))
+        data = given.pop(data_arg, None)
+        for name in rows:
+            if name in given and _row_data(given[name]):
+                given[name] = RowArgument(describe_value(given[name]))
+        return cls(function=function, arguments=given, data=describe_value(data),
+                   data_arg=data_arg)
+
+    @classmethod
+    def of(cls, function: Callable, *args, **kwargs) -> "ModelCall":
+        """The call ``function(*args, **kwargs)`` of a function decorated by
+        :func:`records_call`, without making it (e.g. one variant of a comparison)."""
+        return cls.bind(function, inspect.signature(function), args, kwargs,
+                        data_arg=getattr(function, "data_arg", "data"),
+                        rows=getattr(function, "row_args", ()))
+
+    @property
+    def name(self) -> str:
+        """The function's name (``"maxent"``)."""
+        return self.function.__name__
+
+    def resolved(self) -> dict:
+        """Every argument of the function (data excluded): the given ones and the defaults."""
+        sig = inspect.signature(self.function)
+        out = {}
+        for name, p in sig.parameters.items():
+            if name == self.data_arg or p.kind in (inspect.Parameter.VAR_KEYWORD,
+                                                    inspect.Parameter.VAR_POSITIONAL):
+                continue
+            out[name] = self.arguments.get(name, p.default)
+        out.update({k: v for k, v in self.arguments.items() if k not in out})
+        return out
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """The resolved value of argument ``name``."""
+        return self.resolved().get(name, default)
+
+    def given(self, name: str) -> bool:
+        """Whether the user passed argument ``name``."""
+        return name in self.arguments
+
+    def replace(self, **changes) -> "ModelCall":
+        """The same call with some arguments changed (``None`` values are kept, not dropped)."""
+        return ModelCall(function=self.function, arguments={**self.arguments, **changes},
+                         data=self.data, data_arg=self.data_arg)
+
+    def refit(self, data: Any, **changes) -> Any:
+        """Call the function again on ``data`` with the recorded arguments and ``changes``.
+
+        Arguments recorded per row of the old data (:class:`RowArgument`) must be among the
+        ``changes``: they belong to the old rows.
+        """
+        from ..exceptions import InvalidArgumentError
+
+        args = {**self.arguments, **changes}
+        stale = [k for k, v in args.items() if isinstance(v, RowArgument)]
+        if stale:
+            name = stale[0]
+            what = "array weights" if name == "weights" else f"`{name}` given per row"
+            raise InvalidArgumentError(
+                f"`{name}`: this model was fitted with {what} ({args[name]}), which belong to "
+                f"the rows of its own data; pass `{name}=` again for the new data to refit it.")
+        return self.function(**{**args, self.data_arg: data})
+
+    def text(self) -> str:
+        """The call as R prints it: ``name(arg = value, ...)`` in the signature's order, with
+        the arguments the user gave and the data argument."""
+        parts = []
+        order = list(inspect.signature(self.function).parameters)
+        for name in order:
+            if name == self.data_arg:
+                parts.append(f"{name} = {self.data}")
+            elif name in self.arguments:
+                parts.append(f"{name} = {describe_value(self.arguments[name])}")
+        parts += [f"{k} = {describe_value(v)}" for k, v in self.arguments.items()
+                  if k not in order]
+        return f"{self.name}({', '.join(parts)})"
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ModelCall):
+            return NotImplemented
+        return self.function is other.function and self.text() == other.text()
+
+    def __hash__(self) -> int:
+        return hash(self.text())
+
+
+class Settings(Mapping):
+    """The settings a model was fitted with, read-only: ``settings["cov_type"]``.
+
+    Every argument of its recorded call with the defaults applied (the data excluded), plus
+    what the model resolved on the data (e.g. fmaxent's ``method`` when not given, an
+    SVM's default costs).  One shape for every family.
+    """
+
+    __slots__ = ("_values",)
+
+    def __init__(self, values: Mapping | None = None, **more):
+        self._values = {**dict(values or {}), **more}
+
+    def __getitem__(self, key: str) -> Any:
+        return self._values[key]
+
+    def __iter__(self):
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def replace(self, **changes) -> "Settings":
+        """A copy with some settings changed."""
+        return Settings(self._values, **changes)
+
+    def __repr__(self) -> str:
+        return "Settings(" + ", ".join(f"{k}={describe_value(v)}" for k, v in
+                                        self._values.items()) + ")"
+
+    def __getstate__(self):
+        return self._values
+
+    def __setstate__(self, state):
+        self._values = state
+
+
+def records_call(fn: Callable | None = None, *, data: str = "data",
+                 rows: tuple = ("weights",)) -> Callable:
+    """Decorate a model function so that it receives its :class:`ModelCall`.
+
+    The function takes a keyword-only ``_call`` parameter, hidden from its public signature;
+    the wrapper binds the user's arguments, builds the record and passes it in.  ``data``
+    names the data argument (not recorded), ``rows`` the arguments that may hold per-row
+    data (recorded by description only).
+    """
+    def wrap(f: Callable) -> Callable:
+        sig = inspect.signature(f)
+        public = sig.replace(parameters=[p for p in sig.parameters.values()
+                                         if p.name != "_call"])
+
+        @functools.wraps(f)
+        def wrapper(*args, **kwargs):
+            call = ModelCall.bind(wrapper, public, args, kwargs, data_arg=data, rows=rows)
+            return f(*args, _call=call, **kwargs)
+
+        wrapper.__signature__ = public
+        wrapper.data_arg = data
+        wrapper.row_args = tuple(rows)
+        return wrapper
+
+    return wrap(fn) if fn is not None else wrap
+
+
+def weights_label(weights: Any) -> Any:
+    """``weights`` as settings record it: a column name, None, or :data:`ARRAY_WEIGHTS`."""
+    return weights if weights is None or isinstance(weights, str) else ARRAY_WEIGHTS
+
+
+def refit_changes(call: ModelCall, weights: Any = None) -> dict:
+    """The arguments a ``refit(data, weights=)`` changes in the recorded call: new ``weights``
+    if given (weights recorded by column name are looked up in the new data; weights recorded
+    per row must be given again, :meth:`ModelCall.refit` says so)."""
+    return {} if weights is None else {"weights": weights}
