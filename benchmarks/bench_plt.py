@@ -5,11 +5,11 @@ seeded, one thread.  napkinXC (PyPI ``napkinxc``, the ``bench`` extra) is traine
 in the same run, twice:
 
 * same tree & C: fmstats' tree (``--tree``, ``--arity``) passed to napkinXC as
-  ``tree_structure``, liblinear C = ``--C`` and no weight pruning, against fmstats' ``plt``
-  with that tree and C (``--solver``).  liblinear penalises its bias feature, fmstats does
+  ``tree_structure``, liblinear C = ``--C`` and no weight pruning, against fmstats' ``probabilistic_label_tree``
+  with that tree and C.  liblinear penalises its bias feature, fmstats does
   not, so the models are near, not exactly, equal.  ``--repeats`` interleaves repeats of
   this pair (fmstats, napkinXC, fmstats, ...) and keeps the minimum times.
-* defaults: ``plt(X, Y)`` against napkinXC's defaults (hierarchical balanced k-means tree,
+* defaults: ``probabilistic_label_tree(X, Y)`` against napkinXC's defaults (hierarchical balanced k-means tree,
   arity 2, at most 100 labels per pre-leaf node, liblinear C = 10, weights below 0.1
   pruned).
 
@@ -22,7 +22,7 @@ in the same run is what counts.
 
     PYTHONPATH=. python benchmarks/bench_plt.py                       # full split
     PYTHONPATH=. python benchmarks/bench_plt.py --quick --repeats 3   # 6,000 packages
-    PYTHONPATH=. python benchmarks/bench_plt.py --solver block --tree balanced-kmeans
+    PYTHONPATH=. python benchmarks/bench_plt.py --tree balanced-kmeans
 """
 from __future__ import annotations
 
@@ -42,10 +42,9 @@ import numpy as np  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from fmstats.datasets._datasets import load_debtags  # noqa: E402
-from fmstats.extreme._label_tree import label_tree, plt, precision_at_k  # noqa: E402
+from fmstats.extreme._plt import label_tree, probabilistic_label_tree, precision_at_k  # noqa: E402
 
-SOURCES = ("fmstats/extreme/plt.py", "fmstats/extreme/labeltree.py",
-           "fmstats/extreme/nodesolver.py")
+SOURCES = ("fmstats/extreme/_plt.py", "fmstats/extreme/_trees.py")
 
 
 def split(n: int, seed: int, quick: bool):
@@ -92,7 +91,7 @@ def clock2(fn):
 
 
 def run_fmstats(name, Xtr, Ytr, Xte, Yte, n_jobs, **params):
-    model, t_train, c_train = clock2(lambda: plt(Xtr, Ytr, n_jobs=n_jobs, progress=False,
+    model, t_train, c_train = clock2(lambda: probabilistic_label_tree(Xtr, Ytr, n_jobs=n_jobs, progress=False,
                                                  **params))
     with threadpool_limits(1):
         top, t_top = clock(lambda: model.predict_topk(Xte, 5))
@@ -111,7 +110,6 @@ def main(argv=None) -> int:
     ap.add_argument("--C", type=float, default=1.0)
     ap.add_argument("--arity", type=int, default=2)
     ap.add_argument("--tree", default="random", choices=("random", "balanced-kmeans"))
-    ap.add_argument("--solver", default="trust-ncg", choices=("trust-ncg", "block"))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeats", type=int, default=1,
                     help="interleaved repeats of the same-tree pair (minimum times kept)")
@@ -135,7 +133,7 @@ def main(argv=None) -> int:
     same, peer = [], []
     for _ in range(args.repeats):  # interleaved: fmstats, napkinXC, fmstats, ...
         same.append(run_fmstats("fmstats same tree & C", Xtr, Ytr, Xte, Yte, args.n_jobs,
-                                tree=T, C=args.C, solver=args.solver))
+                                tree=T, C=args.C))
         peer.append(run_napkinxc("napkinXC same tree & C", Xtr, Ytr, Xte, Yte, args.n_jobs,
                                  tree_structure=structure, liblinear_c=args.C,
                                  weights_threshold=0.0))

@@ -125,6 +125,17 @@ def scale_label(quantity: str, values=None, scale: str | None = None) -> str:
     return quantity
 
 
+def finish_figure(fig, rect=None):
+    """The common ending of every fmstats figure: readable tick labels
+    (:func:`readable_ticks`) and a tight layout (within ``rect``); returns ``fig``."""
+    readable_ticks(fig)
+    if rect is None:
+        fig.tight_layout()
+    else:
+        fig.tight_layout(rect=rect)
+    return fig
+
+
 def readable_ticks(fig):
     """Tick text of every numeric axis of ``fig`` through :func:`format_tick` (linear axes) or
     ``2^k`` (log axes of base 2); axes with their own tick labels are left alone.  Returns fig."""
@@ -181,9 +192,7 @@ def plot_history(history: pd.DataFrame, best: int | None = None, target_label: s
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend(fontsize="small")
-    readable_ticks(fig)
-    fig.tight_layout()
-    return fig
+    return finish_figure(fig)
 
 
 def plot_sweep(table: pd.DataFrame, measure: str = "f", ax=None):
@@ -217,9 +226,7 @@ def plot_sweep(table: pd.DataFrame, measure: str = "f", ax=None):
     ax.set_title(f"{'Noisy F' if measure == 'noisy_f' else 'F'} over the F-measure's weight",
                  fontsize="medium")
     ax.legend(fontsize="small")
-    readable_ticks(fig)
-    fig.tight_layout()
-    return fig
+    return finish_figure(fig)
 
 
 def _legend_below(ax) -> None:
@@ -285,9 +292,7 @@ def plot_pr(curve: pd.DataFrame, measure, *, best: int, own: int | None, own_lab
             f"alpha = {measure.alpha:.3g})"
     ax.set_title(title + (f"\n{data_label}" if data_label else ""), fontsize="medium")
     _legend_below(ax)
-    readable_ticks(fig)
-    fig.tight_layout()
-    return fig
+    return finish_figure(fig)
 
 
 def plot_roc(curve: pd.DataFrame, measure, *, best: int, own: int | None, own_label: str,
@@ -327,6 +332,4 @@ def plot_roc(curve: pd.DataFrame, measure, *, best: int, own: int | None, own_la
     ax.set_ylabel("true positive rate = recall")
     ax.set_title("ROC" + (f", {data_label}" if data_label else ""), fontsize="medium")
     _legend_below(ax)
-    readable_ticks(fig)
-    fig.tight_layout()
-    return fig
+    return finish_figure(fig)

@@ -38,7 +38,8 @@ import numpy as np
 import pandas as pd
 
 from . import measures as _m
-from ._utils.validation import as_float_vector, check_nonempty, check_probabilities, check_weights
+from ._utils.validation import (as_float_vector, check_nonempty, check_probabilities,
+                                check_weights, raise_if_any)
 from .exceptions import DataError, InvalidArgumentError, ResponseError
 
 __all__ = ["f_curve", "roc_curve", "roc_auc", "best_row", "iso_f_precision", "operating_row"]
@@ -50,10 +51,8 @@ def _inputs(y: Any, score: Any, sample_weight: Any):
     yy = check_probabilities("y", y)
     check_nonempty("y", yy.shape[0])
     s = as_float_vector("score", score, yy.shape[0])
-    if not np.isfinite(s).all():
-        i = int(np.flatnonzero(~np.isfinite(s))[0])
-        raise DataError(f"`score` must be finite; got {s[i]} at position {i} "
-                        f"({int((~np.isfinite(s)).sum())} non-finite value(s)).")
+    raise_if_any(~np.isfinite(s), DataError, lambda i, k: (
+        f"`score` must be finite; got {s[i]} at position {i} ({k} non-finite value(s))."))
     w = check_weights("sample_weight", sample_weight, yy.shape[0])
     return yy, s, w
 

@@ -1,4 +1,4 @@
-"""Probabilistic label trees (fmstats.extreme._label_tree): eq. (9), Algorithms 3 and 4, top-k, P@k."""
+"""Probabilistic label trees (fmstats.extreme._plt): eq. (9), Algorithms 3 and 4, top-k, P@k."""
 from __future__ import annotations
 
 import pickle
@@ -9,8 +9,7 @@ import scipy.sparse as sp
 from scipy.special import expit
 
 from fmstats.exceptions import ConvergenceWarning, DataError, FmstatsError, InvalidArgumentError
-from fmstats.extreme._nodesolver import fit_logistic_blocks
-from fmstats.extreme._label_tree import (LabelTree, TopK, label_tree, logistic_l2, plt,
+from fmstats.extreme._plt import (LabelTree, TopK, label_tree, logistic_l2, probabilistic_label_tree,
                                  precision_at_k)
 from fmstats.extreme._spe import SPE
 
@@ -37,7 +36,7 @@ def data():
 def model(request, data):
     X, Y = data
     tree, arity = request.param
-    return plt(X, Y, arity=arity, tree=tree, max_leaves=1, C=2.0, tol=TOL, random_state=3,
+    return probabilistic_label_tree(X, Y, arity=arity, tree=tree, max_leaves=1, C=2.0, tol=TOL, random_state=3,
                progress=False)
 
 
@@ -77,7 +76,7 @@ def test_node_classifiers_equal_sklearn_on_the_filtered_examples(data):
     from sklearn.linear_model import LogisticRegression
 
     X, Y = data
-    res = plt(X, Y, arity=2, tree="random", C=2.0, tol=TOL, random_state=5, progress=False)
+    res = probabilistic_label_tree(X, Y, arity=2, tree="random", C=2.0, tol=TOL, random_state=5, progress=False)
     W = res.weights.toarray()
     Xd = X.toarray()
     checked = 0
@@ -110,54 +109,6 @@ def test_logistic_l2_equals_sklearn_with_unpenalised_intercept():
     assert b == pytest.approx(ref.intercept_[0], abs=1e-7)
 
 
-
-def test_block_solver_equals_sklearn_lbfgs_for_every_problem():
-    """Several units solved together (one with a constant child, one without rows, units
-    converging at different speeds so that finished ones leave the design) against
-    scikit-learn's lbfgs on each problem alone (same objective: unpenalised intercept)."""
-    from sklearn.linear_model import LogisticRegression
-
-    rng = np.random.default_rng(7)
-    X = sp.random(400, 30, density=0.3, random_state=7, format="csr")
-    rows_list = [np.arange(400), np.sort(rng.choice(400, 120, replace=False)),
-                 np.sort(rng.choice(400, 25, replace=False)), np.zeros(0, dtype=np.int64)]
-    B = rng.normal(size=(3, 30, 3)) * np.array([0.5, 3.0, 1.0])[:, None, None]
-    targets = [(rng.random((r.size, 3)) < expit(X[r] @ B[min(u, 2)])).astype(np.uint8)
-               for u, r in enumerate(rows_list)]
-    targets[1][:, 2] = 1
-    fit = fit_logistic_blocks(X, rows_list, targets, C=3.0, tol=1e-10, max_iter=100)
-    checked = 0
-    for u, rows in enumerate(rows_list):
-        for c in range(3):
-            z = targets[u][:, c]
-            if z.size == 0 or z.min() == z.max():
-                assert fit.intercept[u][c] == (np.inf if z.size and z[0] else -np.inf)
-                assert np.all(fit.coef[u][:, c] == 0) and fit.converged[u][c]
-                continue
-            ref = LogisticRegression(C=3.0, solver="lbfgs", tol=1e-12, max_iter=10000).fit(
-                X[rows].toarray(), z)
-            w = np.zeros(30)
-            w[fit.cols[u]] = fit.coef[u][:, c]
-            assert fit.converged[u][c] and fit.n_iter[u][c] > 0
-            np.testing.assert_allclose(w, ref.coef_[0], atol=1e-5)
-            assert fit.intercept[u][c] == pytest.approx(ref.intercept_[0], abs=1e-5)
-            checked += 1
-    assert checked == 8
-    assert len({int(fit.n_iter[u][c]) for u in range(3) for c in range(2)}) > 1
-
-
-@pytest.mark.parametrize("tree,max_leaves", [("random", 1), ("balanced-kmeans", 4)])
-def test_block_solver_gives_the_trust_ncg_model(data, tree, max_leaves):
-    X, Y = data
-    kw = dict(tree=tree, max_leaves=max_leaves, C=2.0, tol=TOL, random_state=2, progress=False)
-    a = plt(X, Y, **kw)
-    b = plt(X, Y, solver="block", **kw)
-    assert b.converged.all() and b.settings["solver"] == "block"
-    np.testing.assert_array_equal(np.isinf(a.intercepts), np.isinf(b.intercepts))
-    fin = np.isfinite(a.intercepts)
-    np.testing.assert_allclose(b.intercepts[fin], a.intercepts[fin], atol=1e-6)
-    np.testing.assert_allclose(b.weights.toarray(), a.weights.toarray(), atol=1e-6)
-    np.testing.assert_allclose(b.predict_marginals(X), a.predict_marginals(X), atol=1e-6)
 
 # ---------------------------------------------------------------------------
 # prediction: threshold pruning (Algorithm 4) and top-k
@@ -281,7 +232,7 @@ def test_max_leaves_makes_pre_leaves(data, tree, max_leaves):
         return 1 if size <= max(2, max_leaves) else 1 + height(-(-size // 2))
 
     assert T.height == height(m)
-    res = plt(X, Y, tree=tree, max_leaves=max_leaves, C=2.0, tol=TOL, random_state=1,
+    res = probabilistic_label_tree(X, Y, tree=tree, max_leaves=max_leaves, C=2.0, tol=TOL, random_state=1,
               progress=False)
     assert res.tree.n_nodes == T.n_nodes and res.converged.all()
 
@@ -293,7 +244,7 @@ def test_label_without_positives_has_probability_zero(data):
     Y = Y.copy()
     Y[:, 4] = 0
     Y[Y.sum(axis=1) == 0, 0] = 1
-    res = plt(X, Y, random_state=0, progress=False)
+    res = probabilistic_label_tree(X, Y, random_state=0, progress=False)
     assert res.intercepts[res.tree.leaf[4]] == -np.inf
     assert np.all(res.predict_marginals(X)[:, 4] == 0)   # exact: expit(-inf) = 0 in the product
     assert 4 not in res.predict_proba_sparse(X, 0.0).matrix.indices
@@ -305,7 +256,7 @@ def test_custom_node_learner_is_used(data):
     def half(Xn, z):
         return np.zeros(Xn.shape[1]), 0.0
 
-    res = plt(X, Y, node_learner=half, random_state=1, progress=False)
+    res = probabilistic_label_tree(X, Y, node_learner=half, random_state=1, progress=False)
     P = res.predict_node_proba(X)
     learned = np.isfinite(res.intercepts)
     assert learned.sum() > 5 and np.all(P[:, learned] == 0.5)   # exact: expit(0)
@@ -314,7 +265,7 @@ def test_custom_node_learner_is_used(data):
 def test_convergence_warning_when_max_iter_is_too_small(data):
     X, Y = data
     with pytest.warns(ConvergenceWarning, match="max_iter=1"):
-        res = plt(X, Y, max_iter=1, tol=1e-14, random_state=0, progress=False)
+        res = probabilistic_label_tree(X, Y, max_iter=1, tol=1e-14, random_state=0, progress=False)
     assert not res.converged.all()
 
 
@@ -325,23 +276,23 @@ def test_same_random_state_same_model_and_n_jobs_do_not_matter(data):
     from joblib import parallel_config
 
     X, Y = data
-    a = plt(X, Y, arity=3, tree="random", random_state=11, n_jobs=1, progress=False)
+    a = probabilistic_label_tree(X, Y, arity=3, tree="random", random_state=11, n_jobs=1, progress=False)
     with parallel_config(backend="threading"):
-        b = plt(X, Y, arity=3, tree="random", random_state=11, n_jobs=2, progress=False)
-    c = plt(X, Y, arity=3, tree="random", random_state=12, progress=False)
+        b = probabilistic_label_tree(X, Y, arity=3, tree="random", random_state=11, n_jobs=2, progress=False)
+    c = probabilistic_label_tree(X, Y, arity=3, tree="random", random_state=12, progress=False)
     assert np.array_equal(a.tree.label, b.tree.label)
     assert (a.weights != b.weights).nnz == 0 and np.array_equal(a.intercepts, b.intercepts)
     assert not np.array_equal(a.tree.label, c.tree.label)
-    k1 = plt(X, Y, tree="balanced-kmeans", max_leaves=1, random_state=4, progress=False)
-    k2 = plt(X, Y, tree="balanced-kmeans", max_leaves=1, random_state=4, progress=False)
+    k1 = probabilistic_label_tree(X, Y, tree="balanced-kmeans", max_leaves=1, random_state=4, progress=False)
+    k2 = probabilistic_label_tree(X, Y, tree="balanced-kmeans", max_leaves=1, random_state=4, progress=False)
     assert np.array_equal(k1.tree.label, k2.tree.label)
 
 
 @pytest.mark.slow
 def test_process_workers_give_the_same_model(data):
     X, Y = data
-    a = plt(X, Y, arity=2, random_state=8, n_jobs=1, progress=False)
-    b = plt(X, Y, arity=2, random_state=8, n_jobs=2, progress=False)  # loky processes
+    a = probabilistic_label_tree(X, Y, arity=2, random_state=8, n_jobs=1, progress=False)
+    b = probabilistic_label_tree(X, Y, arity=2, random_state=8, n_jobs=2, progress=False)  # loky processes
     assert (a.weights != b.weights).nnz == 0 and np.array_equal(a.intercepts, b.intercepts)
 
 
@@ -357,7 +308,7 @@ def test_pickle_round_trip_and_refit(model, data):
 def test_given_tree_is_used(data):
     X, Y = data
     tree = label_tree(Y.shape[1], 3, random_state=9)
-    res = plt(X, Y, tree=tree, progress=False)
+    res = probabilistic_label_tree(X, Y, tree=tree, progress=False)
     assert res.tree is tree
 
 
@@ -368,41 +319,41 @@ def test_given_tree_is_used(data):
 def test_arity_below_two_raises(data, arity):
     X, Y = data
     with pytest.raises(InvalidArgumentError, match="`arity`.*>= 2"):
-        plt(X, Y, arity=arity)
+        probabilistic_label_tree(X, Y, arity=arity)
 
 
 def test_empty_label_set_raises(data):
     X, _ = data
     with pytest.raises(DataError, match="label"):
-        plt(X, np.zeros((X.shape[0], 0)))
+        probabilistic_label_tree(X, np.zeros((X.shape[0], 0)))
     with pytest.raises(DataError, match="no positive"):
-        plt(X, np.zeros((X.shape[0], 3)))
+        probabilistic_label_tree(X, np.zeros((X.shape[0], 3)))
 
 
 @pytest.mark.parametrize("kwargs,match", [
     ({"tree": "kmeans"}, "`tree`"), ({"C": 0.0}, "`C`"), ({"tol": -1.0}, "`tol`"),
     ({"max_iter": 0}, "`max_iter`"), ({"node_learner": "svm"}, "`node_learner`"),
     ({"weight_threshold": -0.1}, "`weight_threshold`"), ({"random_state": -3}, "random_state"),
-    ({"solver": "lbfgs"}, "`solver`"), ({"max_leaves": 0}, "`max_leaves`"),
+    ({"max_leaves": 0}, "`max_leaves`"),
 ])
 def test_bad_arguments_raise(data, kwargs, match):
     X, Y = data
     with pytest.raises(FmstatsError, match=match):
-        plt(X, Y, **kwargs)
+        probabilistic_label_tree(X, Y, **kwargs)
 
 
 def test_bad_data_raise(data):
     X, Y = data
     with pytest.raises(DataError, match="same number of rows"):
-        plt(X[:-1], Y)
+        probabilistic_label_tree(X[:-1], Y)
     with pytest.raises(FmstatsError, match="only 0 and 1"):
-        plt(X, Y * 2)
+        probabilistic_label_tree(X, Y * 2)
     bad = X.copy().astype(float)
     bad.data[0] = np.nan
     with pytest.raises(DataError, match="finite"):
-        plt(bad, Y)
+        probabilistic_label_tree(bad, Y)
     with pytest.raises(DataError, match="leaves"):
-        plt(X, Y, tree=label_tree(Y.shape[1] + 1, 2, random_state=0))
+        probabilistic_label_tree(X, Y, tree=label_tree(Y.shape[1] + 1, 2, random_state=0))
 
 
 def test_bad_prediction_input_raise(model, data):

@@ -14,7 +14,7 @@ import scipy.sparse as sp
 import fmstats as fm
 from fmstats.results import _persist
 from fmstats.exceptions import DataError, FmstatsError, InvalidArgumentError
-from fmstats.extreme import SPE, plt
+from fmstats.extreme import SPE, probabilistic_label_tree
 from fmstats.multilabel import estimate_P, gfm, gfm_threshold
 from fmstats.multilabel import _inference as gfm_inference
 
@@ -104,7 +104,7 @@ def test_plt_bad_n_jobs_is_a_clear_error(n_jobs):
     X = sp.csr_array(np.eye(6))
     Y = sp.csr_array(np.eye(6, 3))
     with pytest.raises(InvalidArgumentError, match="`n_jobs`"):
-        plt(X, Y, n_jobs=n_jobs)
+        probabilistic_label_tree(X, Y, n_jobs=n_jobs)
 
 
 # ---------------------------------------------------------------------------
@@ -214,7 +214,7 @@ def _build(kind: str, binary_data, maxent_fit):
             return fm.extreme.ofo(spe, Y, 1.0, 10.0)
         if kind == "plt":
             X = sp.csr_array(np.random.default_rng(9).random((60, 4)))
-            return plt(X, Y, random_state=0, n_jobs=1)
+            return probabilistic_label_tree(X, Y, random_state=0, n_jobs=1)
     raise AssertionError(kind)
 
 

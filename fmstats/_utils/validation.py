@@ -73,6 +73,22 @@ def check_scalar(name: str, value: Any, *, low=None, high=None, low_open=False,
     return value
 
 
+def raise_if_any(bad: np.ndarray, error: type, message) -> None:
+    """Raise ``error(message(i, count))`` when any entry of the mask ``bad`` is set.
+
+    ``i`` is the position of the first offending entry (an index tuple for arrays of more
+    than one dimension), ``count`` the number of offending entries: every "the first bad
+    value" check of fmstats goes through here, so each names the argument, the rule, the
+    first value and how many there are.
+    """
+    bad = np.asarray(bad, dtype=bool)
+    if not bad.any():
+        return
+    flat = int(np.flatnonzero(bad)[0])
+    i = flat if bad.ndim <= 1 else tuple(int(v) for v in np.unravel_index(flat, bad.shape))
+    raise error(message(i, int(bad.sum())))
+
+
 def as_float_vector(name: str, value: Any, n: int | None = None) -> np.ndarray:
     """Convert to a 1-d float array, checking its length when ``n`` is given."""
     try:
@@ -101,13 +117,9 @@ def check_weights(name: str, weights: Any, n: int) -> np.ndarray:
         raise WeightsError(
             f"`{name}` must have one value per row ({n}); got length {w.shape[0]}."
         )
-    bad = ~np.isfinite(w)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise WeightsError(
-            f"`{name}` must be finite; got {int(bad.sum())} non-finite value(s), "
-            f"the first at position {i} ({num(w[i])})."
-        )
+    raise_if_any(~np.isfinite(w), WeightsError, lambda i, k: (
+        f"`{name}` must be finite; got {k} non-finite value(s), the first at position {i} "
+        f"({num(w[i])})."))
     neg = w < 0
     if neg.any():
         i = int(np.flatnonzero(neg)[0])
@@ -206,12 +218,8 @@ def prior_weights(weights: Any, data, rows=None, name: str = "weights") -> np.nd
 def check_probabilities(name: str, values: Any, n: int | None = None) -> np.ndarray:
     """Values in [0, 1], finite."""
     p = as_float_vector(name, values, n)
-    bad = ~np.isfinite(p)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ResponseError(
-            f"`{name}` must be finite probabilities; position {i} holds {num(p[i])}."
-        )
+    raise_if_any(~np.isfinite(p), ResponseError, lambda i, k: (
+        f"`{name}` must be finite probabilities; position {i} holds {num(p[i])}."))
     out = (p < 0) | (p > 1)
     if out.any():
         i = int(np.flatnonzero(out)[0])
@@ -225,12 +233,8 @@ def check_probabilities(name: str, values: Any, n: int | None = None) -> np.ndar
 def check_binary(name: str, values: Any, n: int | None = None) -> np.ndarray:
     """A 0/1 (or boolean) vector, returned as float."""
     y = as_float_vector(name, values, n)
-    ok = (y == 0) | (y == 1)
-    if not ok.all():
-        i = int(np.flatnonzero(~ok)[0])
-        raise ResponseError(
-            f"`{name}` must contain only 0 and 1; position {i} holds {num(y[i])}."
-        )
+    raise_if_any(~((y == 0) | (y == 1)), ResponseError, lambda i, k: (
+        f"`{name}` must contain only 0 and 1; position {i} holds {num(y[i])}."))
     return y
 
 

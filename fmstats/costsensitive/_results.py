@@ -308,7 +308,7 @@ class CostSensitiveResults(ModelResults):
     def plot(self, ax=None):
         """Validation F against the cost level t, with the line F = t (Proposition 2: the
         best classifier is found at the level t equal to its own F)."""
-        from ..plotting import new_axes, readable_ticks
+        from ..plotting import new_axes, finish_figure
 
         fig, ax = new_axes(ax)
         c = self.curve
@@ -325,7 +325,5 @@ class CostSensitiveResults(ModelResults):
                       f"validation {MEASURE_TITLES[self.measure_name]}")
         ax.set_title(f"costsens {self.variant}, learner {self.learner}")
         ax.legend(fontsize="x-small", ncol=2 if self.measure_name == "macro_f" else 1)
-        readable_ticks(fig)
-        fig.tight_layout()
-        return fig
+        return finish_figure(fig)
 

@@ -71,14 +71,14 @@ def synthetic_split(random_state: int = 1, *, n: int = 100_000, m: int = 100_000
 def debtags_split(random_state: int = 0, *, n_jobs: int = 2, C: float = 1.0) -> ProtocolSplit:
     """The vignette's debtags run: a random binary PLT on 64 %, SPEs at the lower bounds."""
     from ..datasets import load_debtags
-    from ..extreme import plt
+    from ..extreme import probabilistic_label_tree
     from ..extreme import spe_from_scorer
 
     X, Y, _, _ = load_debtags()
     fit, val, test = split_rows(X.shape[0], random_state)
     priors = label_priors(Y[fit])
     lower = threshold_bounds(priors)[0]
-    model = plt(X[fit], Y[fit], arity=2, tree="random", C=C, random_state=random_state,
+    model = probabilistic_label_tree(X[fit], Y[fit], arity=2, tree="random", C=C, random_state=random_state,
                 n_jobs=n_jobs, progress=False)
     spe_val = spe_from_scorer(model.predict_marginals, X[val], lower, progress=False)
     spe_test = spe_from_scorer(model.predict_marginals, X[test], lower, progress=False)

@@ -7,9 +7,9 @@
   :func:`macro_f_at_thresholds`;
 * :mod:`~fmstats.extreme._synthetic` — :func:`make_extreme_spe`, a calibrated synthetic
   extreme problem;
-* :mod:`~fmstats.extreme._label_tree` — probabilistic label trees: :func:`plt` (training),
+* :mod:`~fmstats.extreme._plt` — probabilistic label trees: :func:`probabilistic_label_tree` (training),
   :class:`PLTResults` (sparse estimates, top-k), :func:`precision_at_k`;
-  :mod:`~fmstats.extreme._labeltree` — the trees (:class:`LabelTree`, :func:`label_tree`);
+  :mod:`~fmstats.extreme._trees` — the trees (:class:`LabelTree`, :func:`label_tree`);
 * :mod:`~fmstats.extreme._protocol` — the experiment of seed 002 section 6:
   :func:`compare_thresholds` (STO, FTA, OFO against 1/c) and :func:`select_by_validation`.
 """
@@ -17,7 +17,9 @@ from ._spe import SPE, as_spe, iter_spe, spe_from_scorer
 from ._synthetic import make_extreme_spe
 from ._thresholds import (PAPER_C, ThresholdFit, fta, label_priors, macro_f_at_thresholds, ofo,
                          sto, threshold_bounds)
-from ._label_tree import LabelTree, PLTResults, TopK, label_tree, logistic_l2, plt, precision_at_k
+from ._plt import (PLTResults, TopK, logistic_l2, plt, precision_at_k,
+                   probabilistic_label_tree)
+from ._trees import LabelTree, label_tree
 from ._protocol import compare_thresholds, select_by_validation, spe_thresholds, tune_thresholds
 
 __all__ = [
@@ -34,7 +36,7 @@ __all__ = [
     "label_priors",
     "threshold_bounds",
     "macro_f_at_thresholds",
-    "plt",
+    "probabilistic_label_tree",
     "PLTResults",
     "TopK",
     "precision_at_k",

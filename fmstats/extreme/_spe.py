@@ -32,7 +32,7 @@ import scipy.sparse as sp
 
 from .._utils.progress import progress_bar, progress_enabled
 from ..results import Persistable
-from .._utils.validation import check_scalar, describe, num, warn
+from .._utils.validation import check_scalar, describe, num, raise_if_any, warn
 from ..exceptions import DataError, DataWarning, InvalidArgumentError, ResponseError
 from ..measures import label_matrix
 
@@ -68,12 +68,9 @@ def per_label(name: str, value: Any, m: int, what: str) -> np.ndarray:
 def check_thresholds(name: str, value: Any, m: int) -> np.ndarray:
     """A scalar or a length-``m`` vector of thresholds in [0, 1] -> float array (m,)."""
     arr = per_label(name, value, m, "a number or an array of numbers in [0, 1]")
-    bad = ~(np.isfinite(arr) & (arr >= 0) & (arr <= 1))
-    if bad.any():
-        j = int(np.flatnonzero(bad)[0])
-        raise InvalidArgumentError(
-            f"`{name}` must lie in [0, 1]; got {int(bad.sum())} value(s) outside, the first "
-            f"for label {j} ({num(arr[j])}).")
+    raise_if_any(~(np.isfinite(arr) & (arr >= 0) & (arr <= 1)), InvalidArgumentError,
+                 lambda j, k: f"`{name}` must lie in [0, 1]; got {k} value(s) outside, the "
+                              f"first for label {j} ({num(arr[j])}).")
     return arr
 
 

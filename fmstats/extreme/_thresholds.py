@@ -26,7 +26,7 @@ import scipy.sparse as sp
 
 from .._utils.progress import progress_bar, progress_enabled
 from ..results import Persistable
-from .._utils.validation import check_probabilities, describe, num
+from .._utils.validation import check_probabilities, describe, num, raise_if_any
 from ..exceptions import DataError, InvalidArgumentError
 from ..measures import FMeasure, check_zero_division, ratio, as_fmeasure, f_score
 from ._spe import (SPE, as_spe, check_label_matrix, check_thresholds, float_array, mask_entries,
@@ -485,11 +485,9 @@ def fta(spe: Any, Y: Any, candidates: Any, *, shared: bool = True,
 def _per_label(name: str, value: Any, m: int, positive: bool) -> np.ndarray:
     rule = "positive" if positive else "non-negative"
     arr = per_label(name, value, m, f"a {rule} number or one per label")
-    bad = ~np.isfinite(arr) | ((arr <= 0) if positive else (arr < 0))
-    if bad.any():
-        j = int(np.flatnonzero(bad)[0])
-        raise InvalidArgumentError(f"`{name}` must be finite and {rule}; got {num(arr[j])} "
-                                   f"for label {j}.")
+    raise_if_any(~np.isfinite(arr) | ((arr <= 0) if positive else (arr < 0)),
+                 InvalidArgumentError, lambda j, k: (
+                     f"`{name}` must be finite and {rule}; got {num(arr[j])} for label {j}."))
     return arr
 
 

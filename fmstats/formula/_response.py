@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ._rsyntax import r_power
-from .._utils.validation import num
+from .._utils.validation import num, raise_if_any
 from ..exceptions import FormulaError, ResponseError, UnseenLevelError
 
 __all__ = ["Response", "binary_from_series", "eval_expr", "response"]
@@ -93,12 +93,8 @@ def response(kind: str, cols: list[str], expr: str | None, data: pd.DataFrame, l
     y, levels = binary_from_series(s, lhs, levels)
     if levels is not None:
         return Response(name=lhs, kind="binary", y=y, levels=levels)
-    bad = (y < 0) | (y > 1)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ResponseError(
-            f"the response '{lhs}' must be 0/1 labels or probabilities in [0, 1]; row "
-            f"{data.index[i]!r} holds {num(y[i])} ({int(bad.sum())} value(s) outside [0, 1])."
-        )
+    raise_if_any((y < 0) | (y > 1), ResponseError, lambda i, k: (
+        f"the response '{lhs}' must be 0/1 labels or probabilities in [0, 1]; row "
+        f"{data.index[i]!r} holds {num(y[i])} ({k} value(s) outside [0, 1])."))
     is01 = bool(np.all((y == 0) | (y == 1)))
     return Response(name=lhs, kind="binary" if is01 else "probability", y=y)

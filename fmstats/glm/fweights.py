@@ -48,14 +48,6 @@ def _g2(x, eps):
     return np.where(x <= 0, 0.0, np.where(x < eps, x * x / (2 * eps), x - eps / 2))
 
 
-def _g1_prime(x, eps):
-    return np.clip((x + eps) / eps, 0.0, 1.0)
-
-
-def _g2_prime(x, eps):
-    return np.clip(x / eps, 0.0, 1.0)
-
-
 def smoothed_noisy_counts(q, p, w, alpha: float, epsilon: float) -> tuple[float, float, float]:
     """Smoothed (TP^U, TN^U, F^U) of §7.2 with row weights ``w``.
 

@@ -67,7 +67,7 @@ def plot_diagnostics(results, fig=None):
     standardised Pearson residuals vs leverage with Cook's distance contours at 0.5 and 1.
     The three most extreme rows are labelled by their index in every panel.
     """
-    from ..plotting import pyplot, readable_ticks
+    from ..plotting import pyplot, finish_figure
 
     plt = pyplot()
     infl = influence(results)
@@ -129,9 +129,7 @@ def plot_diagnostics(results, fig=None):
     label_top(ax, h, sp, infl["cooks_distance"].to_numpy())
     ax.set(xlabel="Leverage", ylabel="Std. Pearson resid.", title="Residuals vs Leverage")
     fig.suptitle(f"{results.formula}", fontsize=10)
-    readable_ticks(fig)
-    fig.tight_layout()
-    return fig
+    return finish_figure(fig)
 
 
 def _smooth(ax, x, y, bins: int = 20):

@@ -14,7 +14,8 @@ import pandas as pd
 
 from .. import measures as _m
 from .._utils.call import ModelCall, Settings, weights_label
-from .._utils.validation import check_choice, check_scalar, describe, prior_weights, warn
+from .._utils.validation import (check_choice, check_scalar, describe, prior_weights,
+                                raise_if_any, warn)
 from ..exceptions import (CollinearityWarning, DesignError, InvalidArgumentError, ResponseError,
                          WeightsError)
 from ..formula import ModelFrame, model_frame
@@ -184,12 +185,9 @@ def check_start(start, names, keep: np.ndarray) -> np.ndarray:
             + f"; got shape {arr.shape}.")
     if arr.shape[0] == len(names):
         arr = arr[keep]
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise InvalidArgumentError(
-            f"`start` must be finite; the value for coefficient '{kept[i]}' is {arr[i]} "
-            f"({int(bad.sum())} non-finite value(s)).")
+    raise_if_any(~np.isfinite(arr), InvalidArgumentError, lambda i, k: (
+        f"`start` must be finite; the value for coefficient '{kept[i]}' is {arr[i]} ({k} "
+        "non-finite value(s))."))
     return arr
 
 

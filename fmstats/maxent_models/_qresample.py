@@ -55,7 +55,7 @@ class ResampledF(Persistable):
 
     def plot(self, ax=None):
         """Histogram of the resampled F with its mean."""
-        from ..plotting import new_axes, readable_ticks
+        from ..plotting import new_axes, finish_figure
 
         fig, ax = new_axes(ax)
         ax.hist(self.values, bins=min(50, max(10, self.B // 20)), color="tab:blue", alpha=0.7)
@@ -65,9 +65,7 @@ class ResampledF(Persistable):
         ax.set_title(f"{self.measure.name} over B = {self.B} label draws from q",
                      fontsize="medium")
         ax.legend(fontsize="small")
-        readable_ticks(fig)
-        fig.tight_layout()
-        return fig
+        return finish_figure(fig)
 
 
 def resample_f(results, newdata: pd.DataFrame | None = None, *, B: int = 1000,

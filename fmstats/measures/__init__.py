@@ -56,7 +56,7 @@ from ._labels import (
 )
 from ._multiclass import multiclass_micro_f
 from ._noisy import expected_confusion, expected_f, noisy_confusion, noisy_f
-from ._pooling import pooled_cv_f
+from ._pooling import pooled_cv_f, pooled_f  # noqa: F401 (pooled_f: shared core)
 
 __all__ = [
     "FMeasure",

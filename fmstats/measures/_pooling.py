@@ -25,6 +25,26 @@ from ._fmeasure import (
 # ---------------------------------------------------------------------------
 # Cross-validation pooling
 # ---------------------------------------------------------------------------
+def pooled_f(counts: np.ndarray, alpha: float, pooling: str = "tp_fp",
+             zero_division: float = 1.0) -> np.ndarray:
+    """The cross-validated F of fold counts pooled over axis 0, vectorised over the rest.
+
+    ``counts`` has shape (k, ..., >= 3), the last axis (tp, fp, fn[, tn]).  ``"tp_fp"``:
+    F of the summed counts (equal to that of the averaged counts); ``"mean"``: the mean of
+    the per-fold F.  The one implementation behind :func:`pooled_cv_f` and the tuners'
+    criterion (:func:`fmstats.cv_tune`).
+    """
+    counts = np.asarray(counts, dtype=float)
+    a, b = alpha, 1.0 - alpha
+    if pooling == "tp_fp":
+        total = counts.sum(axis=0)
+        return np.asarray(ratio(total[..., 0], total[..., 1], total[..., 2], a, b,
+                                zero_division), dtype=float)
+    per_fold = np.asarray(ratio(counts[..., 0], counts[..., 1], counts[..., 2], a, b,
+                                zero_division), dtype=float)
+    return per_fold.mean(axis=0)
+
+
 def _fold_counts(folds: Any) -> np.ndarray:
     if isinstance(folds, Confusion):
         folds = [folds]
@@ -82,8 +102,4 @@ def pooled_cv_f(folds: Any, *, beta: float | None = None, alpha: float | None = 
     m = as_fmeasure(measure, beta, alpha)
     check_choice("pooling", pooling, POOLINGS)
     zd = check_zero_division(zero_division)
-    counts = _fold_counts(folds)
-    a, b = m.alpha, 1.0 - m.alpha
-    if pooling == "tp_fp":
-        return ratio(*counts.mean(axis=0), a, b, zd)
-    return float(np.mean(ratio(counts[:, 0], counts[:, 1], counts[:, 2], a, b, zd)))
+    return float(pooled_f(_fold_counts(folds), m.alpha, pooling, zd))

@@ -446,7 +446,7 @@ class CvTuneResults(Tuned):
         With more than two varying parameters, name ``x`` (and ``y``): the plot is
         the slice through the best point (the other parameters at their best values).
         """
-        from ..plotting import new_axes, powers_of_two, readable_ticks, scale_label, tick_labels
+        from ..plotting import new_axes, powers_of_two, finish_figure, scale_label, tick_labels
 
         t, crit = self._table, self.settings["measure"]
         varying = [n for n in self.param_names if t[n].nunique(dropna=False) > 1]
@@ -506,9 +506,7 @@ class CvTuneResults(Tuned):
             ax.set_ylabel(scale_label(axes_names[1], list(grid.index)))
             ax.set_title(f"{label} over the grid (red star: best)", fontsize="medium")
             fig.colorbar(im, ax=ax, label=label)
-        readable_ticks(fig)
-        fig.tight_layout()
-        return fig
+        return finish_figure(fig)
 
     def __repr__(self) -> str:
         return (f"<CvTuneResults {fn_name(self.settings['model_fn'])}: {len(self._table)} points x "

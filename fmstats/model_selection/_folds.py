@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .. import measures as _m
+from .._utils.folds import stratified_folds
 from .._utils.validation import check_choice, check_random_state, check_scalar, describe, warn
 from ..exceptions import (DataError, EmptyFoldWarning, FmstatsError,
                          FormulaError, InvalidArgumentError, ResponseError)
@@ -166,18 +167,6 @@ def _explicit(pairs: Any, n: int, what: str) -> list:
     return out
 
 
-def _stratified(strata: np.ndarray, k: int, repeats: int, rng: np.random.Generator) -> list:
-    n = strata.shape[0]
-    out = []
-    for _ in range(repeats):
-        perm = rng.permutation(n)
-        order = perm[np.argsort(strata[perm], kind="stable")]  # shuffled within each stratum
-        fold = np.empty(n, dtype=np.int64)
-        fold[order] = np.arange(n) % k                         # dealt round-robin
-        out.extend((np.flatnonzero(fold != j), np.flatnonzero(fold == j)) for j in range(k))
-    return out
-
-
 def make_folds(response: ResponseRows, cv: Any = 5, *, repeats: int = 1,
                random_state: Any = None) -> Folds:
     """Cross-validation splits of the rows of the data behind ``response``.
@@ -215,7 +204,8 @@ def make_folds(response: ResponseRows, cv: Any = 5, *, repeats: int = 1,
                 f"({'positive' if minority else 'negative'}) of '{response.name}': stratified "
                 "folds would leave some test folds without that class. Use cv <= "
                 f"{counts[minority]}.")
-        pairs = _stratified(strata, k, int(repeats), check_random_state(random_state))
+        pairs = stratified_folds(strata, k, check_random_state(random_state),
+                                 repeats=int(repeats))
         repeat = np.repeat(np.arange(repeats), k)
         fold = np.tile(np.arange(k), repeats)
         rep_text = f", {repeats} repeats" if repeats > 1 else ""
@@ -287,14 +277,11 @@ class Criterion:
         """
         total = counts.sum(axis=0)
         tp, fp, fn = total[..., 0], total[..., 1], total[..., 2]
-        out = {"precision": _m.ratio(tp, fp, fn, 1.0, 0.0, 1.0),
-               "recall": _m.ratio(tp, fp, fn, 0.0, 1.0, 1.0)}
-        if self.pooling == "tp_fp":
-            out.update(f=_f(total, self.fmeasure.alpha), accuracy=_accuracy(total))
-        else:
-            out.update(f=_f(counts, self.fmeasure.alpha).mean(axis=0),
-                       accuracy=_accuracy(counts).mean(axis=0))
-        return out
+        acc = (_accuracy(total) if self.pooling == "tp_fp"
+               else _accuracy(counts).mean(axis=0))
+        return {"precision": _m.ratio(tp, fp, fn, 1.0, 0.0, 1.0),
+                "recall": _m.ratio(tp, fp, fn, 0.0, 1.0, 1.0),
+                "f": _m.pooled_f(counts, self.fmeasure.alpha, self.pooling), "accuracy": acc}
 
 
 def _f(counts: np.ndarray, alpha: float) -> np.ndarray:

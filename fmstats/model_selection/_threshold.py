@@ -440,7 +440,7 @@ class ThresholdedResults(Tuned, ScoreCurves):
 
     def plot(self, ax=None):
         """The criterion, precision and recall against the threshold."""
-        from ..plotting import new_axes, readable_ticks
+        from ..plotting import new_axes, finish_figure
 
         crit = self.settings["measure"]
         c = self._curve[np.isfinite(self._curve["threshold"])]
@@ -454,9 +454,7 @@ class ThresholdedResults(Tuned, ScoreCurves):
         ax.set_ylabel("held-out value (0 to 1)")
         ax.set_title(f"Cross-validated threshold ({len(self.folds)} folds)", fontsize="medium")
         ax.legend(fontsize="small")
-        readable_ticks(fig)
-        fig.tight_layout()
-        return fig
+        return finish_figure(fig)
 
     def __repr__(self) -> str:
         return (f"<ThresholdedResults threshold {self.threshold:.4g} on {self.score_type} of "

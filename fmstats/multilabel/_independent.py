@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .._utils.validation import check_scalar, describe
+from .._utils.validation import check_scalar, describe, raise_if_any
 from ..exceptions import DataError, InvalidArgumentError
 
 __all__ = ["independent_P", "lewis", "meuf", "multinomial_rule", "one_hot_P"]
@@ -364,14 +364,11 @@ def multinomial_rule(marginals, *, beta: float = 1.0) -> np.ndarray:
     p, batched = _check_marginals(marginals)
     n, m = p.shape
     total = p.sum(axis=1)
-    bad = np.abs(total - 1.0) > SUM_TOL
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        where = f"instance {i} sums" if batched else "they sum"
-        raise DataError(
-            f"`marginals` must sum to 1 (within {SUM_TOL:g}) for the multinomial rule: Theorem 2.2 "
-            f"assumes all the mass is on one-hot label vectors; {where} to {total[i]:.12g}. If the "
-            f"remaining mass is on y = 0, use gfm(*one_hot_P(marginals)).")
+    raise_if_any(np.abs(total - 1.0) > SUM_TOL, DataError, lambda i, k: (
+        f"`marginals` must sum to 1 (within {SUM_TOL:g}) for the multinomial rule: Theorem 2.2 "
+        f"assumes all the mass is on one-hot label vectors; "
+        f"{f'instance {i} sums' if batched else 'they sum'} to {total[i]:.12g}. If the "
+        f"remaining mass is on y = 0, use gfm(*one_hot_P(marginals))."))
     order, q = _sorted(p)
     S = np.cumsum(q, axis=1)
     k = np.arange(1, m, dtype=float)[None, :]               # k = 1..m-1
@@ -449,13 +446,9 @@ def one_hot_P(marginals) -> tuple[np.ndarray, np.ndarray]:
     p, batched = _check_marginals(marginals)
     n, m = p.shape
     total = p.sum(axis=1)
-    bad = total > 1.0 + SUM_TOL
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        where = f"instance {i} sums" if batched else "they sum"
-        raise DataError(
-            f"`marginals` of a one-hot distribution must sum to at most 1 (within {SUM_TOL:g}); "
-            f"{where} to {total[i]:.12g}.")
+    raise_if_any(total > 1.0 + SUM_TOL, DataError, lambda i, k: (
+        f"`marginals` of a one-hot distribution must sum to at most 1 (within {SUM_TOL:g}); "
+        f"{f'instance {i} sums' if batched else 'they sum'} to {total[i]:.12g}."))
     P = np.zeros((n, m, m))
     P[:, :, 0] = p
     p0 = np.clip(1.0 - total, 0.0, None)

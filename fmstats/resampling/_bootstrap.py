@@ -376,7 +376,7 @@ class BootstrapResults(Persistable):
         ``"forest"``: bootstrap CI beside the model's Wald CI for every term, the model's
         coefficients and the other statistics (training F, ...) on separate panels, each
         with its own scale.  ``ax``: one axes per panel (a sequence when there are two)."""
-        from ..plotting import pyplot, readable_ticks
+        from ..plotting import finish_figure, pyplot
 
         check_choice("kind", kind, ("forest", "hist"))
         terms = list(self.estimate.index if terms is None else terms)
@@ -424,9 +424,7 @@ class BootstrapResults(Persistable):
             handles, names = axes[0].get_legend_handles_labels()
             fig.legend(handles, names, loc="lower center", ncol=3, fontsize="small",
                        frameon=False)
-            readable_ticks(fig)
-            fig.tight_layout(rect=(0, 0.07, 1, 1))
-            return fig
+            return finish_figure(fig, rect=(0, 0.07, 1, 1))
         plt = pyplot()
         cols = min(3, len(terms))
         rows = math.ceil(len(terms) / cols)
@@ -445,6 +443,4 @@ class BootstrapResults(Persistable):
             a.set_visible(False)
         fig.suptitle(f"Bootstrap replicates (B = {self.B}): estimate (black), "
                      f"{self.ci} {100 * self.level:g}% CI (red)", fontsize="medium")
-        readable_ticks(fig)
-        fig.tight_layout()
-        return fig
+        return finish_figure(fig)

@@ -6,7 +6,7 @@ Used by (each inherits :class:`Persistable`):
 * ``_tuned.Tuned``: cv_tune and tune_threshold;
 * ``bootstrap.BootstrapResults``, ``validate.ValidateResults``, ``qresample.ResampledF``;
 * ``multilabel.models.MultilabelResults``: br and pcc;
-* ``extreme.plt.PLTResults``, ``extreme.thresholds.ThresholdFit`` (sto, fta, ofo) and
+* ``extreme.probabilistic_label_tree.PLTResults``, ``extreme.thresholds.ThresholdFit`` (sto, fta, ofo) and
   ``extreme.spe.SPE``.
 
 File format (:data:`FORMAT_VERSION` 1): a pickle of the dict

@@ -385,7 +385,7 @@ class FsvmResults(_SvmResults):
 
     def plot_trace(self, ax=None):
         """Objective per NLopt evaluation and the best feasible value so far (log scale)."""
-        from ..plotting import new_axes, readable_ticks
+        from ..plotting import new_axes, finish_figure
 
         fig, ax = new_axes(ax)
         t = self.trace
@@ -398,9 +398,7 @@ class FsvmResults(_SvmResults):
         ax.set_title(f"{self.run_.algorithm} ({self.settings['method']}): "
                      f"{self.message.split(':')[0]}", fontsize="small")
         ax.legend(fontsize="small")
-        readable_ticks(fig)
-        fig.tight_layout()
-        return fig
+        return finish_figure(fig)
 
     def refit(self, data: pd.DataFrame, weights=None) -> FsvmResults:
         """Fit the same model with the same settings to ``data``: the recorded call again.

@@ -497,7 +497,7 @@ def plot_chapter8(table: pd.DataFrame, axes=None, title: str | None = None):
     ``table`` is the output of :func:`chapter8`; ``axes`` a pair of matplotlib axes
     (default a new 1 x 2 figure).  Returns the figure.
     """
-    from ..plotting import pyplot, readable_ticks
+    from ..plotting import pyplot, finish_figure
 
     need = {"alpha", "model", "data", "f"}
     if not isinstance(table, pd.DataFrame) or not need <= set(table.columns):
@@ -519,6 +519,4 @@ def plot_chapter8(table: pd.DataFrame, axes=None, title: str | None = None):
                      + (f": {title}" if title else ""), fontsize="medium")
         ax.set_ylabel("F")
     axes[0].legend(fontsize="small")
-    readable_ticks(fig)
-    fig.tight_layout()
-    return fig
+    return finish_figure(fig)

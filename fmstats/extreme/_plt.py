@@ -7,11 +7,10 @@ node probabilities on the path from the root to its leaf (eq. 9):
 
     eta(x, j) = prod_{t in Path(j)} eta_T(x, t).
 
-* :func:`plt` trains one L2-regularised logistic regression per node on the
+* :func:`probabilistic_label_tree` trains one L2-regularised logistic regression per node on the
   examples positive at the node's parent (Algorithm 3), sibling nodes together,
-  in parallel over parents with joblib; node by node with scipy's trust-region
-  Newton-CG, or all nodes with the same number of siblings at once
-  (:mod:`fmstats.extreme._nodesolver`).
+  in parallel over parents with joblib, node by node with scipy's trust-region
+  Newton-CG.
 * :meth:`PLTResults.predict_proba_sparse` descends only into nodes whose path
   probability exceeds the node threshold ``tau_t = min`` over its children
   (Algorithm 4 with per-label thresholds) and returns sparse probability
@@ -22,14 +21,15 @@ node probabilities on the path from the root to its leaf (eq. 9):
   found (default, the faster one here) or by the best-first search with a
   priority queue per instance; :func:`precision_at_k` scores it.
 
-Trees (:class:`~fmstats.extreme._labeltree.LabelTree`, built by
-:func:`~fmstats.extreme._labeltree.label_tree`) are random complete b-ary trees (as
+Trees (:class:`~fmstats.extreme._trees.LabelTree`, built by
+:func:`~fmstats.extreme._trees.label_tree`) are random complete b-ary trees (as
 in the paper's experiments) or built by hierarchical balanced k-means on label
 centroids (the default, with pre-leaf nodes of up to 100 labels as in napkinXC).
 """
 from __future__ import annotations
 
 import heapq
+import warnings
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
@@ -42,12 +42,11 @@ from ..results import Persistable
 from .._utils.call import Settings, records_call
 from .._utils.validation import check_choice, check_scalar, describe, num, warn
 from ..exceptions import ConvergenceWarning, DataError, InvalidArgumentError
-from ._labeltree import LabelTree, check_arity, label_tree
-from ._nodesolver import fit_logistic_blocks, row_entries
+from ._trees import LabelTree, check_arity, label_tree
 from ._spe import SPE, check_label_matrix, check_thresholds
 
-__all__ = ["plt", "PLTResults", "TopK", "precision_at_k", "logistic_l2", "LabelTree",
-           "label_tree"]
+__all__ = ["probabilistic_label_tree", "plt", "PLTResults", "TopK", "precision_at_k", "logistic_l2",
+           "LabelTree", "label_tree"]
 
 _CHUNK_ELEMENTS = 4_000_000  # dense elements per block in exhaustive prediction
 
@@ -65,9 +64,7 @@ def logistic_l2(X: sp.csr_matrix, z: np.ndarray, C: float = 1.0, tol: float = 1e
     Newton method with conjugate gradients on Hessian-vector products
     (scipy's ``trust-ncg``; liblinear's TRON works the same way).  Stops when the
     Euclidean norm of the gradient is below ``tol``.  Returns
-    ``(w, b, n_iter, converged)``.  :func:`plt` uses it node by node with
-    ``solver="trust-ncg"``; ``solver="block"`` solves the same problems for many nodes
-    at once (:func:`~fmstats.extreme._nodesolver.fit_logistic_blocks`).
+    ``(w, b, n_iter, converged)``.  :func:`probabilistic_label_tree` uses it node by node.
     """
     n, p = X.shape
     lam = 1.0 / (C * n)
@@ -130,31 +127,10 @@ def _compress_columns(Xp: sp.csr_matrix) -> tuple[np.ndarray, sp.csr_matrix]:
                                shape=(Xp.shape[0], cols.size))
 
 
-_BLOCK_ELEMENTS = 3_000_000  # (rows + stored entries) x children per call of the block solver
-
-
-def _logistic_chunks(units: list) -> list[list]:
-    """Units grouped by their number of children, in order, in chunks small enough that
-    the block solver's dense (rows x children) and (columns x children) arrays stay small."""
-    chunks: list[list] = []
-    for k in sorted({len(u[0]) for u in units}):
-        current, size = [], 0
-        for u in (u for u in units if len(u[0]) == k):
-            cost = (u[2].shape[0] + u[3]) * k
-            if current and size + cost > _BLOCK_ELEMENTS:
-                chunks.append(current)
-                current, size = [], 0
-            current.append(u)
-            size += cost
-        chunks.append(current)
-    return chunks
-
-
-def _train_units(X, units, learner, block, C, tol, max_iter, weight_threshold):
+def _train_units(X, units, learner, C, tol, max_iter, weight_threshold):
     """Worker: the children of several parents.  A unit is (children, rows, Z, nnz) with
     Z the 0/1 targets (len(rows), len(children)) and nnz the stored entries of its rows;
-    the root is a unit of its own (rows None: all).  With ``block``, the logistic nodes
-    are fitted by the block solver, many units per call; otherwise node by node."""
+    the root is a unit of its own (rows None: all); nodes are fitted one by one."""
     out = []
 
     def emit(node, cols, w, b, it, ok):
@@ -162,16 +138,6 @@ def _train_units(X, units, learner, block, C, tol, max_iter, weight_threshold):
         out.append((int(node), cols[keep].astype(np.int32), w[keep], float(b), int(it),
                     bool(ok)))
 
-    if block:
-        for chunk in _logistic_chunks(units):
-            fit = fit_logistic_blocks(
-                X, [np.arange(X.shape[0]) if u[1] is None else u[1] for u in chunk],
-                [u[2] for u in chunk], C, tol, max_iter)
-            for i, u in enumerate(chunk):
-                for c, node in enumerate(u[0]):
-                    emit(node, fit.cols[i], fit.coef[i][:, c], fit.intercept[i][c],
-                         fit.n_iter[i][c], fit.converged[i][c])
-        return out
     for nodes, rows, Z, _ in units:
         if Z.shape[0] == 0 or np.all(Z.min(axis=0) == Z.max(axis=0)):  # constants only
             cols, Xn = np.zeros(0, np.int64), sp.csr_matrix((Z.shape[0], 0))
@@ -231,9 +197,8 @@ def _check_features(X: Any, n_features: int | None = None, name: str = "X") -> s
 # training (Algorithm 3)
 # ---------------------------------------------------------------------------
 @records_call(data="X", rows=("Y",))
-def plt(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "balanced-kmeans",
-        node_learner: str | Callable = "logistic", solver: str = "trust-ncg",
-        C: float = 10.0, tol: float = 1e-5,
+def probabilistic_label_tree(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "balanced-kmeans",
+        node_learner: str | Callable = "logistic", C: float = 10.0, tol: float = 1e-5,
         max_iter: int = 100, weight_threshold: float = 0.0, kmeans_max_iter: int = 50,
         max_leaves: int | None = None, random_state: Any = None, n_jobs: int | None = None,
         progress: Any = None, _call=None) -> "PLTResults":
@@ -262,18 +227,6 @@ def plt(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "balanced-kme
         callable ``f(X_node, z) -> (coef, intercept)`` receives the CSR rows reaching
         the node restricted to their non-zero columns (float64) and 0/1 targets with
         both classes present; it must be picklable when ``n_jobs`` is not 1.
-    solver : {"trust-ncg", "block"}, default "trust-ncg"
-        How logistic nodes are fitted (same objective, same stopping rule):
-        ``"trust-ncg"`` node by node (:func:`logistic_l2`); ``"block"`` all nodes
-        with the same number of siblings together, sharing every sparse product
-        (:func:`~fmstats.extreme._nodesolver.fit_logistic_blocks`).  Measured on
-        debtags (random binary tree, C = 1, one thread, CPU seconds): 4,800 rows:
-        trust-ncg 5.0 s, block 13.6 s; 24,240 rows (loaded machine): trust-ncg
-        28.2 s, napkinXC 10.6 s, trust-ncg with scikit-learn's liblinear as
-        ``node_learner`` 29-36 s.  The block solver's dense work over the columns
-        of every unit (hashed features: about one column per four stored entries)
-        and its CG steps for already converged problems outweigh the Python
-        overhead it removes, so trust-ncg stays the default.
     C : float, default 10
         Inverse L2 penalty of the logistic node classifiers (scikit-learn's ``C``).
     tol, max_iter
@@ -312,11 +265,11 @@ def plt(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "balanced-kme
     Examples
     --------
     >>> import numpy as np
-    >>> from fmstats.extreme import plt, precision_at_k
+    >>> from fmstats.extreme import probabilistic_label_tree, precision_at_k
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(300, 5))
     >>> Y = (X[:, :4] + 0.5 * rng.normal(size=(300, 4)) > 0.8).astype(int)
-    >>> model = plt(X, Y, arity=2, random_state=0)
+    >>> model = probabilistic_label_tree(X, Y, arity=2, random_state=0)
     >>> model  # doctest: +ELLIPSIS
     <PLTResults: 4 labels, 5 nodes (balanced-kmeans tree, arity 2, height 1), 5 features, ...>
     >>> print(f"{precision_at_k(Y, model.predict_topk(X, k=1), k=1):.3f}")
@@ -335,7 +288,6 @@ def plt(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "balanced-kme
     if isinstance(node_learner, str):
         check_choice("node_learner", node_learner, ("logistic",))
         learner = None
-        check_choice("solver", solver, ("trust-ncg", "block"))
     elif callable(node_learner):
         learner = node_learner
     else:
@@ -381,9 +333,7 @@ def plt(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "balanced-kme
     workers = effective_n_jobs(n_jobs) if n_jobs is not None else effective_n_jobs()
     batches = _batches(units, np.asarray(costs), max(1, min(len(units), 8 * workers)))
     done = run_tasks(_train_units,
-                     [(X, b, learner, learner is None and solver == "block", C, tol, max_iter,
-                       weight_threshold)
-                      for b in batches],
+                     [(X, b, learner, C, tol, max_iter, weight_threshold) for b in batches],
                      n_jobs=n_jobs, progress=progress, desc="PLT nodes", blas_threads=1)
     fitted = sorted((r for batch in done for r in batch), key=lambda r: r[0])
     sizes = np.array([r[1].size for r in fitted])
@@ -401,9 +351,29 @@ def plt(X: Any, Y: Any, *, arity: int = 2, tree: str | LabelTree = "balanced-kme
     return PLTResults(T, W, bias, n_iter, converged, n, settings, _call)
 
 
+def plt(X: Any, Y: Any, **kwargs) -> "PLTResults":
+    """Deprecated alias of :func:`probabilistic_label_tree`.
+
+    The short name shadowed matplotlib's ``plt``; it will be removed in a later release.
+    """
+    warnings.warn("fmstats.extreme.plt is deprecated; use probabilistic_label_tree (the short "
+                  "name shadows matplotlib's `plt`).", FutureWarning, stacklevel=2)
+    return probabilistic_label_tree(X, Y, **kwargs)
+
+
 # ---------------------------------------------------------------------------
 # sparse kernels for prediction
 # ---------------------------------------------------------------------------
+def row_entries(X: sp.csr_matrix, rows: np.ndarray):
+    """(local row, column, value) of the stored entries of ``X[rows]``, without scipy's
+    fancy indexing (which rescans the whole index array on every call)."""
+    starts = X.indptr[rows]
+    lens = X.indptr[rows + 1] - starts
+    before = np.cumsum(lens) - lens
+    pos = np.repeat(starts - before, lens) + np.arange(int(lens.sum()))
+    return np.repeat(np.arange(rows.size), lens), X.indices[pos], X.data[pos]
+
+
 def _dot_rows(rl, cols, vals, n_rows, w_idx, w_val, scratch):
     """Dot products of rows (given as entries) with one sparse weight vector."""
     if w_idx.size == 0 or cols.size == 0:
@@ -443,7 +413,7 @@ class PLTResults(Persistable):
     n_obs : int
         Number of training rows.
     settings : Settings
-        The arguments of :func:`plt`, defaults applied.
+        The arguments of :func:`probabilistic_label_tree`, defaults applied.
     call : ModelCall
         The recorded call (``refit`` reruns it).
     """
