@@ -38,7 +38,8 @@ from _common import ensure_fmstats_importable, format_table, print_header, sourc
 ensure_fmstats_importable()
 
 from fmstats.datasets._datasets import make_thesis_svm_data
-from fmstats.svm import (DEFAULT_A, DEFAULT_A_GRID, THESIS_A_GRID, chapter8, fsvm)
+from fmstats.experiments.thesis_ch8 import chapter8
+from fmstats.svm import DEFAULT_A, DEFAULT_A_GRID, THESIS_A_GRID, fsvm
 
 NAMES = ("A1", "A2", "B1", "B2")
 ALPHAS = (0.3, 0.5, 0.7)

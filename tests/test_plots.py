@@ -71,7 +71,7 @@ PLOTTERS = {
     "fmstats.plotting.plot_pr": "f_curve table",
     "fmstats.plotting.plot_roc": "f_curve table",
     "fmstats.maxent_models._diagnostics.plot_diagnostics": "maxent fit",
-    "fmstats.svm._tuning.plot_chapter8": "chapter-8 table",
+    "fmstats.experiments.thesis_ch8.plot_chapter8": "chapter-8 table",
     "ScoreCurves.plot_pr": "maxent, fmaxent, wsvm fits and a thresholded classifier",
     "ScoreCurves.plot_roc": "maxent, fmaxent, wsvm fits and a thresholded classifier",
     "FMaxentResults.plot_history": "fmaxent fit",
@@ -464,7 +464,7 @@ def test_cv_tune_curve_and_heat_map(cv_one, cv_two):
 def _chapter8_table():
     """A synthetic chapter8() table: F = 0.5 + 0.1 alpha + 0.01 k (+ 0.2 on the test set) for
     the k-th model, so that every line, and the two panels, differ."""
-    from fmstats.svm._tuning import CHAPTER8_MODELS
+    from fmstats.experiments.thesis_ch8 import CHAPTER8_MODELS
 
     rows = [{"alpha": a, "model": m, "data": d, "f": 0.5 + 0.1 * a + 0.01 * k
              + (0.2 if d == "test" else 0.0)}
@@ -474,7 +474,7 @@ def _chapter8_table():
 
 
 def test_chapter8_plot():
-    from fmstats.svm._tuning import plot_chapter8
+    from fmstats.experiments.thesis_ch8 import plot_chapter8
 
     check_figure(plot_chapter8(_chapter8_table(), title="synthetic"))
 
@@ -984,7 +984,7 @@ def test_chapter8_plot_draws_the_table():
 
     Fails on: the panels swapped (train on the right); a model's line drawn from another
     model's rows."""
-    from fmstats.svm._tuning import CHAPTER8_MODELS, plot_chapter8
+    from fmstats.experiments.thesis_ch8 import CHAPTER8_MODELS, plot_chapter8
 
     fig = plot_chapter8(_chapter8_table())
     alphas = np.array([0.1, 0.3, 0.5, 0.7, 0.9])

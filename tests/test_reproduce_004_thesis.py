@@ -23,7 +23,7 @@ import pytest
 import fmstats as fm
 from fmstats.experiments.thesis_ch9 import (ALPHAS, TITANIC_FORMULA, chapter9_gains, claim_fractions,
                               inner_comparison, sweep_gains, thesis_inner_loop, titanic_split)
-from fmstats.svm import chapter8
+from fmstats.experiments.thesis_ch8 import chapter8
 from fmstats.experiments.thesis_ch8 import fsvm_minus_wsvm, vignette_chapter8
 
 pytestmark = pytest.mark.reference

@@ -22,8 +22,8 @@ from fmstats.exceptions import (ConvergenceWarning, DegenerateFitWarning, Invali
                                 ResponseError)
 from fmstats.measures import FMeasure
 from fmstats.svm._models import fsvm, wsvm
-from fmstats.svm._tuning import (CHAPTER8_MODELS, DEFAULT_A_GRID, chapter8,
-                                plot_chapter8, thesis_grid, tune_fsvm, tune_wsvm, with_measure)
+from fmstats.experiments.thesis_ch8 import CHAPTER8_MODELS, chapter8, plot_chapter8
+from fmstats.svm import DEFAULT_A_GRID, thesis_grid, tune_fsvm, tune_wsvm, with_measure
 from fmstats.model_selection._cv_tune import cv_tune
 
 # rounding-sensitive decisions: .ci/run runs these again under a second OpenBLAS kernel

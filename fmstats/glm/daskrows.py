@@ -15,7 +15,7 @@ from .dask import block_sums, irls_evaluate_dask, irls_logit_dask, map_rows
 from .fweights import (TINY, Iterate, expected_f_weights, metric_sums, metrics_from_sums,
                        noisy_f_weights, smoothed_from_sums, smoothed_sums, weight_scale)
 
-__all__ = ["DaskRows"]
+__all__ = ["DaskSource"]
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ def _weights_block(raw, cw, mean, bounds):
     return fw if cw is None else cw * fw
 
 
-class DaskRows:
+class DaskSource:
     """A row source on persisted dask arrays (the interface of :mod:`fmstats.glm.rowsource`):
     a fit is iterations + 1 passes; per outer iteration of the F-maximiser one pass for the
     metrics, one for the raw F-weights (persisted) and their normalisation, then the

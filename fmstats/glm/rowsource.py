@@ -2,8 +2,8 @@
 
 The IRLS fit of :func:`fmstats.maxent_models._maxent.maxent` and the outer loop of the F-maximiser
 (:func:`fmstats.maxent_models._fmaxent.fmaxent`) see their data only through this interface, so the same
-code fits a design held in memory (:class:`ArrayRows`, here) and one held in chunks of a Dask
-DataFrame (:class:`fmstats.glm.daskrows.DaskRows`, each method one or two passes that sum
+code fits a design held in memory (:class:`ArraySource`, here) and one held in chunks of a Dask
+DataFrame (:class:`fmstats.glm.daskrows.DaskSource`, each method one or two passes that sum
 per-chunk results: X'WX, scores, metric counts)::
 
     fit(start=, penalty=, tol=, max_iter=)      IRLS fit with the count weights (IrlsFit-like)
@@ -18,7 +18,7 @@ per-chunk results: X'WX, scores, metric counts)::
     refit(fw, coef, penalty=, tol=, max_iter=)  warm-started IRLS with weights cw * fw
     evaluate(fw, coef, penalty)                 the fit at coef (covariance, deviance)
 
-Used by :mod:`fmstats.maxent_models._prepare` (which builds an :class:`ArrayRows`), :mod:`fmstats.maxent_models._maxent` and
+Used by :mod:`fmstats.maxent_models._prepare` (which builds an :class:`ArraySource`), :mod:`fmstats.maxent_models._maxent` and
 :mod:`fmstats.maxent_models._fmaxent`.
 """
 from __future__ import annotations
@@ -30,10 +30,10 @@ from .fweights import (TINY, Iterate, expected_f_weights, metric_sums, metrics_f
                        noisy_f_weights, smoothed_noisy_counts, weight_scale)
 from .irls import irls_coef, irls_evaluate, irls_logit
 
-__all__ = ["ArrayRows"]
+__all__ = ["ArraySource"]
 
 
-class ArrayRows:
+class ArraySource:
     """A row source in memory: the design X, response q and count weights cw as arrays."""
 
     def __init__(self, X, q, cw, threshold: float):

@@ -518,7 +518,7 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=
     prep = prepare("fmaxent", _call, data, weights, dispersion="pearson", dependence="correlated",
                    start=None, more_cov_types=("bootstrap",))
     resp = prep.frame.response
-    rows = prep.rows(float(threshold))   # a row source: in memory or chunks of a Dask frame
+    rows = prep.source(float(threshold))   # a row source: in memory or chunks of a Dask frame
     if not rows.has_positives():
         raise ResponseError(f"the response '{resp.name}' has no positives; the F-measure is "
                             "undefined.")

@@ -332,7 +332,7 @@ def _fit(call: ModelCall, data, weights, model: str, **fixed) -> MaxentResults:
         raise InvalidArgumentError(f"`keep_data` must be True or False; got {describe(keep_data)}.")
     prep = prepare(model, call, data, weights, **fixed)
     s = prep.settings
-    fit = prep.rows(s["threshold"]).fit(start=prep.start, penalty=prep.penalty, tol=s["tol"],
+    fit = prep.source(s["threshold"]).fit(start=prep.start, penalty=prep.penalty, tol=s["tol"],
                                         max_iter=s["max_iter"])
     res = MaxentResults(settings=s, call=call, frame=prep.frame, aliased=prep.aliased,
                         fit=fit, **prep.results_data(fit))

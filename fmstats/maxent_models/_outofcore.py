@@ -3,7 +3,7 @@
 :func:`fmstats.maxent_models._fitdata.prepare` routes here when ``data`` is a ``dask.dataframe.DataFrame``.
 The design is built partition by partition (:func:`fmstats.formula._dask.dask_model_frame`), kept
 in (worker) memory with ``persist``, checked with the rules of :mod:`fmstats.maxent_models._prepare`, and
-handed to the model cores as a :class:`fmstats.glm.daskrows.DaskRows` row source; the
+handed to the model cores as a :class:`fmstats.glm.daskrows.DaskSource` row source; the
 coefficients, standard errors, deviances and iteration counts equal the in-memory fit's (to
 ~1e-13).  The cores and the results classes are the in-memory ones: a fit returns a
 :class:`~fmstats.maxent_models._maxent.MaxentResults` (or ``FMaxentResults``) holding, instead of X, the
@@ -37,7 +37,7 @@ from ..exceptions import DataError, InvalidArgumentError, MissingDataWarning, We
 from ..formula import DaskModelFrame, dask_model_frame
 from ..formula import is_dask_frame
 from ..glm.dask import block_sums, refuse_offset_columns
-from ..glm.daskrows import DaskRows
+from ..glm.daskrows import DaskSource
 from ..glm.irls import gram, logit_probs
 
 __all__ = ["prepare_dask", "DaskPrepared", "TrainingStats"]
@@ -64,11 +64,11 @@ class DaskPrepared:
     def response(self):
         return self.frame.response
 
-    def rows(self, threshold: float) -> DaskRows:
+    def source(self, threshold: float) -> DaskSource:
         """The row source of the cores."""
-        return DaskRows(self.X, self.y, self.cw, threshold, self.checks["sum_q"])
+        return DaskSource(self.X, self.y, self.cw, threshold, self.checks["sum_q"])
 
-    def results_data(self, fit, rows: DaskRows | None = None, fweights=None) -> dict:
+    def results_data(self, fit, rows: DaskSource | None = None, fweights=None) -> dict:
         """What the results keep of the training data: the sums of :class:`TrainingStats`
         (for fmaxent, ``rows`` and the F-weights of the fit: the sums use weights cw * fw)."""
         if rows is None:

@@ -21,7 +21,7 @@ from ..exceptions import (CollinearityWarning, DesignError, InvalidArgumentError
 from ..formula import ModelFrame, model_frame
 from ..glm.irls import (SPREAD_RANGE, check_weights_range, column_spread, independent_columns,
                        rank_gram)
-from ..glm.rowsource import ArrayRows
+from ..glm.rowsource import ArraySource
 
 __all__ = ["Prepared", "COV_TYPES",
            "check_threshold", "check_settings", "check_response_kind",
@@ -209,9 +209,9 @@ class Prepared:
     def response(self):
         return self.frame.response
 
-    def rows(self, threshold: float) -> ArrayRows:
+    def source(self, threshold: float) -> ArraySource:
         """The row source of the cores (:mod:`fmstats.glm.rowsource`)."""
-        return ArrayRows(self.X, self.frame.response.y, self.w, threshold)
+        return ArraySource(self.X, self.frame.response.y, self.w, threshold)
 
     def results_data(self, fit, rows=None, fweights=None) -> dict:
         """What the results keep of the training data: the design, the prior weights and

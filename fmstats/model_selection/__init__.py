@@ -8,7 +8,8 @@
 """
 from ._cv_tune import (CvTuneResults, EmptyFoldWarning, FitFailedWarning, ThresholdedResults,
                        cv_tune, tune_threshold, with_measure)
-from ._folds import Criterion, capturing, reemit
+from ._criterion import Criterion
+from ._fits import capturing, reemit
 from ._grid import grid_points
 from ._training import array_weights, training_design, training_frame
 

@@ -36,8 +36,9 @@ import pandas as pd
 
 from .. import measures as _m
 from ._grid import check_names, grid_points
-from ._folds import (Criterion, Folds, capturing, fixed_seed, kept_cv, make_folds, reemit,
-                     response_rows, warn_empty_folds)
+from ._criterion import Criterion
+from ._fits import capturing, reemit
+from ._folds import Folds, fixed_seed, fold_response, kept_cv, make_folds, warn_empty_folds
 from ..formula import DesignMatrix
 from .._utils.parallel import check_n_jobs, run_tasks
 from .._utils.progress import progress_enabled
@@ -77,7 +78,7 @@ def _row_weights(weights, data: pd.DataFrame) -> np.ndarray | None:
 def _weighted_counts(fit, formula, test: pd.DataFrame, w: np.ndarray) -> np.ndarray:
     """tp, fp, fn, tn of ``fit``'s classes on ``test`` (numbered 0..k-1), rows weighted by
     ``w`` (times trials)."""
-    response = response_rows(formula, test)
+    response = fold_response(formula, test)
     cls = fit.predict(test, type="class")
     rows = cls.index.to_numpy()
     keep = response.observed[rows]
@@ -244,7 +245,7 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
     names = list(dict.fromkeys(k for p in points for k in p))
     check_names(model_fn, names, fixed)
     data = check_frame(data, "data")
-    response = response_rows(formula, data)
+    response = fold_response(formula, data)
     seed = fixed_seed(random_state)
     folds = make_folds(response, cv, repeats=repeats, random_state=seed)
     warn_empty_folds(folds, response, pooling)

@@ -1,7 +1,5 @@
-"""Cross-validation plumbing shared by the tuning functions: folds, the pooled criterion, fits.
+"""The folds of the tuning functions: the response they stratify on and the (train, test) splits.
 
-Folds
------
 ``make_folds`` turns the ``cv`` argument of the tuning functions (an integer, a
 scikit-learn-style splitter or explicit index pairs) into a checked
 :class:`Folds`.  Integer ``cv`` gives stratified folds: the rows of each class
@@ -9,41 +7,29 @@ are shuffled with ``random_state`` and dealt round-robin to the folds, so every
 fold holds ``floor`` or ``ceil`` of its share of each class.  Probabilistic
 labels q are stratified on ``q >= 0.5``; rows whose response is missing form a
 stratum of their own (the model drops them).
-
-Criterion and fits
-------------------
-:class:`Criterion` pools fold confusion counts into F (or accuracy) as
-Forman & Scholz's F_tp,fp or as the mean of fold values; :func:`capturing` runs
-one fit in a worker, returning an FmstatsError instead of raising it and the
-warnings it emitted, which :func:`reemit` repeats once per category in the
-calling process (so warnings do not depend on ``n_jobs``).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
-import warnings
 
 import numpy as np
 import pandas as pd
 
-from .. import measures as _m
 from .._utils.folds import stratified_folds
-from .._utils.validation import check_choice, check_random_state, check_scalar, describe, warn
-from ..exceptions import (DataError, EmptyFoldWarning, FmstatsError,
-                         FormulaError, InvalidArgumentError, ResponseError)
+from .._utils.validation import check_random_state, check_scalar, describe, warn
+from ..exceptions import (DataError, EmptyFoldWarning, FormulaError, InvalidArgumentError, ResponseError)
 from ..formula import nonfinite_mask
 from ..formula import response as response_of
 from ..formula import check_frame, parse_response, split_formula
 
-__all__ = ["ResponseRows", "response_rows", "Folds", "make_folds", "Criterion",
-           "capturing", "reemit", "warn_empty_folds",
+__all__ = ["FoldResponse", "fold_response", "Folds", "make_folds", "warn_empty_folds",
            "fixed_seed", "kept_cv", "reuse_cv"]
 
 
 @dataclass(frozen=True)
-class ResponseRows:
+class FoldResponse:
     """The response of a formula on every row of a frame.
 
     ``y`` is the proportion in [0, 1] (NaN where the response is missing), ``w``
@@ -66,7 +52,7 @@ class ResponseRows:
         return np.where(self.observed, (np.nan_to_num(self.y) >= 0.5).astype(np.int64), -1)
 
 
-def response_rows(formula: Any, data: Any) -> ResponseRows:
+def fold_response(formula: Any, data: Any) -> FoldResponse:
     """Evaluate only the left-hand side of ``formula`` on ``data`` (no design matrix)."""
     if not isinstance(formula, str):
         raise FormulaError(f"`formula` must be a string such as 'y ~ x1 + x2'; got "
@@ -82,7 +68,7 @@ def response_rows(formula: Any, data: Any) -> ResponseRows:
     w = np.zeros(len(data))
     y[ok] = resp.y
     w[ok] = 1.0 if resp.trials is None else resp.trials
-    return ResponseRows(name=lhs, y=y, w=w)
+    return FoldResponse(name=lhs, y=y, w=w)
 
 
 @dataclass(frozen=True)
@@ -103,7 +89,7 @@ class Folds:
     def __len__(self) -> int:
         return len(self.pairs)
 
-    def table(self, response: ResponseRows | None = None) -> pd.DataFrame:
+    def table(self, response: FoldResponse | None = None) -> pd.DataFrame:
         """One row per split: repeat, fold, n_train, n_test (and test positives)."""
         out = pd.DataFrame({"repeat": self.repeat, "fold": self.fold,
                             "n_train": [len(tr) for tr, _ in self.pairs],
@@ -112,7 +98,7 @@ class Folds:
             out["test_positives"] = self.test_positives(response)
         return out
 
-    def test_positives(self, response: ResponseRows) -> np.ndarray:
+    def test_positives(self, response: FoldResponse) -> np.ndarray:
         """Weight of the positive class in each test fold (sum of w y)."""
         wy = np.nan_to_num(response.w * response.y)
         return np.array([wy[te].sum() for _, te in self.pairs])
@@ -167,14 +153,14 @@ def _explicit(pairs: Any, n: int, what: str) -> list:
     return out
 
 
-def make_folds(response: ResponseRows, cv: Any = 5, *, repeats: int = 1,
+def make_folds(response: FoldResponse, cv: Any = 5, *, repeats: int = 1,
                random_state: Any = None) -> Folds:
     """Cross-validation splits of the rows of the data behind ``response``.
 
     Parameters
     ----------
-    response : ResponseRows
-        From :func:`response_rows`; used to stratify and to check class counts.
+    response : FoldResponse
+        From :func:`fold_response`; used to stratify and to check class counts.
     cv : int, splitter or iterable of (train, test)
         An integer k >= 2 gives stratified k-fold splits (no more folds than rows of
         the minority class).  A splitter is called as ``cv.split(X, strata)`` with a
@@ -226,94 +212,6 @@ def make_folds(response: ResponseRows, cv: Any = 5, *, repeats: int = 1,
     return Folds(tuple(pairs), np.zeros(len(pairs), dtype=np.int64), idx, desc, n)
 
 
-_POOLINGS = ("tp_fp", "mean")
-_POOLING_TEXT = {
-    "tp_fp": "TP, FP and FN averaged over the {k} held-out folds, then the measure "
-             "(Forman & Scholz's F_tp,fp; thesis section 8.2)",
-    "mean": "the measure on each of the {k} held-out folds, averaged (mean of fold values)",
-}
-
-
-# ----------------------------------------------------------------------------- the criterion
-class Criterion:
-    """The measure (an F-measure or accuracy) and the pooling over folds."""
-
-    def __init__(self, measure, beta, alpha, pooling):
-        check_choice("pooling", pooling, _POOLINGS)
-        self.accuracy = isinstance(measure, str) and measure == "accuracy"
-        if isinstance(measure, str) and not self.accuracy:
-            raise InvalidArgumentError(
-                f"`measure` must be an FMeasure, 'accuracy' or None (F from beta/alpha, default "
-                f"F1); got {measure!r}.")
-        # with accuracy, the F-measure (beta/alpha, default F1) is still reported beside it
-        self.fmeasure = _m.as_fmeasure(None if self.accuracy else measure, beta, alpha)
-        self.pooling = pooling
-        self.name = "accuracy" if self.accuracy else self.fmeasure.name
-        self.column = "accuracy" if self.accuracy else "f"
-
-    def as_kwargs(self) -> dict:
-        """The arguments that make this criterion again (for refits)."""
-        kw = ({"measure": "accuracy", "alpha": self.fmeasure.alpha} if self.accuracy
-              else {"measure": self.fmeasure})
-        return {**kw, "pooling": self.pooling}
-
-    def text(self, k: int) -> str:
-        what = "accuracy (TP + TN) / n" if self.accuracy else str(self.fmeasure)
-        return f"{what}; {_POOLING_TEXT[self.pooling].format(k=k)}"
-
-    def per_fold(self, counts: np.ndarray) -> np.ndarray:
-        """The measure of every count vector in ``counts`` (..., 4) = tp, fp, fn, tn."""
-        if self.accuracy:
-            return _accuracy(counts)
-        return _f(counts, self.fmeasure.alpha)
-
-    def summarise(self, counts: np.ndarray) -> dict:
-        """Pool fold counts (k, ..., 4) over axis 0: f, precision, recall, accuracy.
-
-        ``f`` and ``accuracy`` follow the pooling (``"tp_fp"``: the measure of the
-        summed counts, which equals that of the averaged counts, as
-        :func:`fmstats.measures.pooled_cv_f`; ``"mean"``: the mean of the fold
-        values); precision and recall are always those of the summed counts.
-        """
-        total = counts.sum(axis=0)
-        tp, fp, fn = total[..., 0], total[..., 1], total[..., 2]
-        acc = (_accuracy(total) if self.pooling == "tp_fp"
-               else _accuracy(counts).mean(axis=0))
-        return {"precision": _m.ratio(tp, fp, fn, 1.0, 0.0, 1.0),
-                "recall": _m.ratio(tp, fp, fn, 0.0, 1.0, 1.0),
-                "f": _m.pooled_f(counts, self.fmeasure.alpha, self.pooling), "accuracy": acc}
-
-
-def _f(counts: np.ndarray, alpha: float) -> np.ndarray:
-    """F = TP / (TP + alpha FP + (1 - alpha) FN) (1 where the denominator is 0)."""
-    return np.asarray(_m.ratio(counts[..., 0], counts[..., 1], counts[..., 2], alpha,
-                                1.0 - alpha, 1.0), dtype=float)
-
-
-def _accuracy(counts: np.ndarray) -> np.ndarray:
-    n = counts.sum(axis=-1)
-    return np.divide(counts[..., 0] + counts[..., 3], n, out=np.full(np.shape(n), np.nan),
-                     where=n > 0)
-
-
-# ----------------------------------------------------------------------------- running fits
-def capturing(fn: Callable, *args):
-    """Run ``fn(*args)``; return (value, FmstatsError or None, [(category, message)])."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            value, error = fn(*args), None
-        except FmstatsError as exc:
-            value, error = None, exc
-    return value, error, [(w.category, str(w.message)) for w in caught]
-
-
-def reemit(records: list, n: int, what: str) -> None:
-    by_cat: dict = {}
-    for cat, msg in records:
-        by_cat.setdefault(cat, []).append(msg)
-    for cat, msgs in by_cat.items():
-        warn(f"{len(msgs)} warning(s) of this kind in {n} {what}; the first: {msgs[0]}", cat)
 
 
 def fixed_seed(random_state) -> int:
@@ -324,7 +222,7 @@ def fixed_seed(random_state) -> int:
     return int(check_random_state(random_state).integers(0, 2**31 - 1))
 
 
-def warn_empty_folds(folds: Folds, response: ResponseRows, pooling: str) -> None:
+def warn_empty_folds(folds: Folds, response: FoldResponse, pooling: str) -> None:
     empty = np.flatnonzero(folds.test_positives(response) <= 0)
     if not empty.size:
         return

@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 
 from .. import measures as _m
-from ._folds import (Criterion, capturing, fixed_seed, kept_cv, make_folds, reemit,
-                     response_rows, warn_empty_folds)
+from ._criterion import Criterion
+from ._fits import capturing, reemit
+from ._folds import fixed_seed, fold_response, kept_cv, make_folds, warn_empty_folds
 from ..formula import DesignMatrix, predict_rows, refit_rows
 from .._utils.parallel import check_n_jobs, run_tasks
 from .._utils.progress import progress_enabled
@@ -221,7 +222,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
                                        reuse=reuse_design)
     else:
         data = training_frame(results, data, what="tune_threshold()").reset_index(drop=True)
-    response = response_rows(formula, data)
+    response = fold_response(formula, data)
     weights = _row_weights(results, len(data))
     score_type = _score_type(results, data, type)
     seed = fixed_seed(random_state)
@@ -300,7 +301,7 @@ class ThresholdedResults(Tuned, ScoreCurves):
         return super()._truth_weights(newdata)
 
     def _training_response(self):
-        return response_rows(self.formula, self.training_data)
+        return fold_response(self.formula, self.training_data)
 
     def _prior(self) -> np.ndarray:
         w = getattr(self, "prior_weights", None)   # None in results pickled before weights
@@ -374,7 +375,7 @@ class ThresholdedResults(Tuned, ScoreCurves):
         """
         data = (self.training_data if newdata is None
                 else check_frame(newdata, "newdata").reset_index(drop=True))
-        response = response_rows(self.formula, data)
+        response = fold_response(self.formula, data)
         w = response.w * self._prior() if newdata is None else response.w
         cls = self.predict(data, type="class")
         rows = cls.index.to_numpy()

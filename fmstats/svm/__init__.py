@@ -4,18 +4,18 @@
   (pure core :func:`wsvm_fit`);
 * :func:`fsvm` -- F-measure maximising SVM (3.6) and misclassification-counting SVM
   (3.4), minimised with NLopt (COBYLA by default), started from :func:`wsvm`;
-* :func:`tune_wsvm`, :func:`tune_fsvm`, :func:`chapter8` -- the cross-validated tuning
-  and the experiment of chapter 8 (:mod:`fmstats.svm._tuning`).
+* :func:`tune_wsvm`, :func:`tune_fsvm` -- the cross-validated tuning of chapter 8 (the
+  experiment itself is :func:`fmstats.experiments.thesis_ch8.chapter8`).
 """
 from ._cobyla import SvmObjective, run_nlopt, step_approx, thesis_bounds
 from ._models import (DEFAULT_A, THESIS_A, FsvmResults, WsvmResults, all_negative_objective, fsvm,
                      wsvm)
 from ._qp import WsvmFit, wsvm_fit
-from ._tuning import (CHAPTER8_MODELS, DEFAULT_A_GRID, THESIS_A_GRID, THESIS_ALPHAS,
-                     THESIS_C_VALUES, chapter8, plot_chapter8, thesis_grid, tune_fsvm, tune_wsvm, with_measure)
+from ._tuning import (DEFAULT_A_GRID, THESIS_A_GRID, THESIS_C_VALUES, thesis_grid, tune_fsvm,
+                      tune_wsvm, with_measure)
 
 __all__ = ["wsvm", "fsvm", "WsvmResults", "FsvmResults", "wsvm_fit", "WsvmFit",
            "SvmObjective", "run_nlopt", "step_approx", "thesis_bounds", "tune_wsvm", "tune_fsvm",
-           "chapter8", "plot_chapter8", "with_measure", "thesis_grid", "THESIS_C_VALUES",
-           "THESIS_A_GRID", "DEFAULT_A_GRID", "THESIS_ALPHAS", "CHAPTER8_MODELS", "DEFAULT_A",
+           "with_measure", "thesis_grid", "THESIS_C_VALUES",
+           "THESIS_A_GRID", "DEFAULT_A_GRID", "DEFAULT_A",
            "THESIS_A", "all_negative_objective"]
