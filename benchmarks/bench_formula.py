@@ -21,8 +21,8 @@ Contenders (the right-hand side ``rhs = "x + g * h"``):
   fmstats makes (fmstats scans for missing values itself), so fmstats/formulaic
   over this one is the pure cost of fmstats' own work;
 * ``patsy``              ``patsy.dmatrix(rhs, df)``;
-* ``fmstats/formulaic``  ``fmstats.formula._frame.model_frame("y ~ " + rhs, df, engine="formulaic")``;
-* ``fmstats/patsy``      ``fmstats.formula._frame.model_frame("y ~ " + rhs, df, engine="patsy")``.
+* ``fmstats/formulaic``  ``fmstats.formula.model_frame("y ~ " + rhs, df, engine="formulaic")``;
+* ``fmstats/patsy``      ``fmstats.formula.model_frame("y ~ " + rhs, df, engine="patsy")``.
 
 ``model_frame`` does more than the raw engine call (formula parsing, the
 missing-value scan of the used columns, the response, the recorded factor
@@ -83,7 +83,7 @@ def contenders():
     import patsy
     from formulaic import model_matrix
 
-    from fmstats.formula._frame import model_frame
+    from fmstats.formula import model_frame
 
     def run_formulaic(df):
         mm = model_matrix(RHS, df, output="numpy")
@@ -266,7 +266,7 @@ def maxent_vs_core(n: int, repeat: int, threads: int, seed: int) -> None:
     from threadpoolctl import threadpool_limits
 
     import fmstats as fm
-    from fmstats.formula._frame import model_frame
+    from fmstats.formula import model_frame
     from fmstats.glm.irls import irls_logit
 
     rng = np.random.default_rng(seed)

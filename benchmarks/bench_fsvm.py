@@ -43,11 +43,11 @@ from _common import (
 
 ensure_fmstats_importable()
 
-from fmstats.datasets._datasets import make_thesis_svm_data
+from fmstats.datasets import make_thesis_svm_data
 from fmstats.exceptions import ConvergenceWarning
 from fmstats.svm._cobyla import SvmObjective, nlopt_version, run_nlopt, thesis_bounds
-from fmstats.svm._models import fsvm
-from fmstats.svm._qp import wsvm_fit
+from fmstats.svm import fsvm
+from fmstats.svm import wsvm_fit
 
 R_SCRIPT = r"""
 suppressMessages(library(nloptr))

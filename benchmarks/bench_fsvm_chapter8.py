@@ -37,7 +37,7 @@ from _common import ensure_fmstats_importable, format_table, print_header, sourc
 
 ensure_fmstats_importable()
 
-from fmstats.datasets._datasets import make_thesis_svm_data
+from fmstats.datasets import make_thesis_svm_data
 from fmstats.experiments.thesis_ch8 import chapter8
 from fmstats.svm import DEFAULT_A, DEFAULT_A_GRID, THESIS_A_GRID, fsvm
 

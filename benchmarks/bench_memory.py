@@ -62,7 +62,7 @@ def _inputs(case: str, args):
         return (lambda: gfm(P, p0)), {"n": args.gfm_n, "m": args.gfm_m,
                                       "input_bytes": int(P.nbytes)}
     from fmstats.extreme import sto
-    from fmstats.extreme._synthetic import make_extreme_spe
+    from fmstats.extreme import make_extreme_spe
 
     spe, Y = make_extreme_spe(args.sto_n, args.sto_m, args.sto_per_row, hidden_per_row=2.0,
                               random_state=args.seed)

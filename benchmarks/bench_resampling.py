@@ -97,8 +97,8 @@ def main() -> None:
     import statsmodels.api as sm
 
     import fmstats as fm
-    from fmstats.resampling._bootstrap import bootstrap
-    from fmstats.datasets._datasets import load_adult
+    from fmstats.resampling import bootstrap
+    from fmstats.datasets import load_adult
     from fmstats.glm.irls import irls_logit
 
     print_header("bench_resampling: bootstrap of maxent on UCI Adult",

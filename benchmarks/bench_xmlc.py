@@ -35,7 +35,7 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 
 
 from fmstats.extreme._synthetic import make_extreme_spe  # noqa: E402
-from fmstats.extreme._thresholds import (PAPER_C, fta, label_priors, ofo, sto,  # noqa: E402
+from fmstats.extreme import (PAPER_C, fta, label_priors, ofo, sto,  # noqa: E402
                                         threshold_bounds)
 
 SOURCES = ("fmstats/extreme/spe.py", "fmstats/extreme/thresholds.py",

@@ -3,7 +3,7 @@
 For data A and B of chapter 9 (several seeds) and alpha = 0.05, ..., 0.95, fit the noisy-F
 maximiser with several epsilon values and with the thesis's hard clipping, and print the mean
 training and test noisy F, the mean number of outer iterations and the largest weight ratio.
-This is the measurement behind fmstats.maxent_models._fmaxent.DEFAULT_EPSILON.
+This is the measurement behind fmstats.maxent_models.DEFAULT_EPSILON.
 
     python benchmarks/choose_epsilon.py [--seeds 3]
 """

@@ -1,4 +1,4 @@
-"""Where does the time of ``fmstats.formula._frame.model_frame`` go, beyond the formulaic call?
+"""Where does the time of ``fmstats.formula.model_frame`` go, beyond the formulaic call?
 
 Run from the repository root::
 

@@ -198,7 +198,7 @@ def plot_history(history: pd.DataFrame, best: int | None = None, target_label: s
 def plot_sweep(table: pd.DataFrame, measure: str = "f", ax=None):
     """F (or noisy F) over alpha for the baseline and the maximiser, train and test.
 
-    ``table`` is the output of :func:`fmstats.maxent_models._fmaxent.sweep`; the top axis shows
+    ``table`` is the output of :func:`fmstats.sweep`; the top axis shows
     beta = sqrt((1 - alpha) / alpha), the same F-measure's other parameter.
     """
     if measure not in ("f", "noisy_f"):

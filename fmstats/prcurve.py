@@ -1,7 +1,7 @@
 """Precision, recall, F and ROC at every threshold of a score: exact, weighted, vectorised.
 
 The pure computations behind ``results.f_curve()``, ``results.plot_pr()`` and
-``results.plot_roc()`` (:class:`fmstats.results._protocol.ScoreCurves`).  A row is classed
+``results.plot_roc()`` (:class:`fmstats.results.ScoreCurves`).  A row is classed
 positive when its score is at least the threshold; the thresholds are the distinct
 scores, so the curves are exact (no grid).  One sort and two cumulative sums give the
 counts at every threshold at once.
@@ -9,7 +9,7 @@ counts at every threshold at once.
 Counts are weighted: a row adds ``w * y`` to the positives and ``w * (1 - y)`` to the
 negatives, so a probabilistic label ``y = q`` counts fractionally (q as a positive,
 1 - q as a negative) and ``cbind(yes, no)`` trials enter as weights — the counting of
-:meth:`fmstats.maxent_models._maxent.MaxentResults.confusion` (``noisy_confusion`` with independent
+:meth:`fmstats.MaxentResults.confusion` (``noisy_confusion`` with independent
 cells).  Precision is 1 where nothing is classed positive, recall 1 where there is no
 positive weight, F is ``zero_division = 1`` where its denominator is 0
 (:class:`fmstats.measures.Confusion`'s conventions).

@@ -17,7 +17,7 @@ from threadpoolctl import threadpool_info
 import fmstats as fm
 from fmstats.svm import tune_fsvm, tune_wsvm
 from fmstats.svm._qp import wsvm_fit, wsvm_grid
-from fmstats.svm._tuning import thesis_grid
+from fmstats.svm import thesis_grid
 
 
 def _digest(values) -> str:

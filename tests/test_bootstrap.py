@@ -10,11 +10,11 @@ import pytest
 from scipy import stats
 
 import fmstats as fm
-from fmstats.resampling._bootstrap import (
+from fmstats.resampling import (
     BootstrapResults, ResamplingWarning, basic_interval, bca_interval, bootstrap,
     jackknife_acceleration, percentile_interval,
 )
-from fmstats.datasets._datasets import titanic_complete
+from fmstats.datasets import titanic_complete
 from fmstats.exceptions import DataError, InvalidArgumentError
 
 TITANIC = "survived ~ pclass + sex + age + sibsp"

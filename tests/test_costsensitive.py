@@ -288,7 +288,7 @@ ADULT_FORMULA = (
 
 @pytest.fixture(scope="module")
 def adult():
-    from fmstats.datasets._datasets import load_adult
+    from fmstats.datasets import load_adult
 
     return load_adult("train").dropna(), load_adult("test").dropna()
 

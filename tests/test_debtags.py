@@ -1,4 +1,4 @@
-"""The bundled debtags data (data/debtags_*.npz) and its loader fmstats.datasets._datasets.load_debtags."""
+"""The bundled debtags data (data/debtags_*.npz) and its loader fmstats.datasets.load_debtags."""
 from __future__ import annotations
 
 import hashlib

@@ -12,10 +12,10 @@ import pytest
 import scipy.sparse as sp
 
 from fmstats.exceptions import DataError, DataWarning, InvalidArgumentError
-from fmstats.extreme._protocol import (compare_thresholds, select_by_validation,
+from fmstats.extreme import (compare_thresholds, select_by_validation,
                                       spe_thresholds, tune_thresholds)
-from fmstats.extreme._spe import SPE
-from fmstats.extreme._thresholds import PAPER_C
+from fmstats.extreme import SPE
+from fmstats.extreme import PAPER_C
 from test_extreme_thresholds import brute_sto, loop_ofo, problem
 
 skm = pytest.importorskip("sklearn.metrics")

@@ -17,9 +17,9 @@ import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
 
 from fmstats.exceptions import DataError, DataWarning, InvalidArgumentError, ResponseError
-from fmstats.extreme._spe import SPE, as_spe, iter_spe, spe_from_scorer
-from fmstats.extreme._synthetic import make_extreme_spe
-from fmstats.extreme._thresholds import (PAPER_C, ThresholdFit, fta, label_priors,
+from fmstats.extreme import SPE, as_spe, iter_spe, spe_from_scorer
+from fmstats.extreme import make_extreme_spe
+from fmstats.extreme import (PAPER_C, ThresholdFit, fta, label_priors,
                                         macro_f_at_thresholds, ofo, sto, threshold_bounds)
 from fmstats.measures import FMeasure
 

@@ -14,7 +14,7 @@ from fmstats.exceptions import (
     ResponseError,
     UnseenLevelError,
 )
-from fmstats.formula._frame import formula_names, model_frame, split_formula
+from fmstats.formula import formula_names, model_frame, split_formula
 
 
 @pytest.mark.parametrize("rhs", ["x1 + x2", "x1 * g", "C(g) + np.log(x1 ** 2)",

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from fmstats.exceptions import DataError, InvalidArgumentError
-from fmstats.multilabel._inference import estimate_P, gfm, gfm_threshold, hamming
+from fmstats.multilabel import estimate_P, gfm, gfm_threshold, hamming
 
 
 def all_vectors(m):

@@ -17,7 +17,7 @@ import pytest
 from scipy.special import expit
 from scipy.stats import binom
 
-from fmstats.datasets._datasets import load_yeast, yeast_label_names
+from fmstats.datasets import load_yeast, yeast_label_names
 from fmstats.exceptions import (
     DataError,
     FmstatsError,

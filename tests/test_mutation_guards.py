@@ -19,11 +19,11 @@ from scipy.optimize import brentq
 from scipy.special import expit, ndtr, ndtri
 
 import fmstats as fm
-from fmstats.resampling._bootstrap import bca_interval
+from fmstats.resampling import bca_interval
 from fmstats.exceptions import MissingDataWarning, SeparationWarning
 from fmstats.extreme import sto
 from fmstats.measures import pooled_cv_f
-from fmstats.svm._cobyla import SvmObjective
+from fmstats.svm import SvmObjective
 from fmstats.resampling._separation import no_finite_mle
 
 REF = Path(__file__).parent / "reference"

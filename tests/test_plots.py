@@ -70,7 +70,7 @@ PLOTTERS = {
     "fmstats.plotting.plot_sweep": "sweep table",
     "fmstats.plotting.plot_pr": "f_curve table",
     "fmstats.plotting.plot_roc": "f_curve table",
-    "fmstats.maxent_models._diagnostics.plot_diagnostics": "maxent fit",
+    "fmstats.maxent_models.plot_diagnostics": "maxent fit",
     "fmstats.experiments.thesis_ch8.plot_chapter8": "chapter-8 table",
     "ScoreCurves.plot_pr": "maxent, fmaxent, wsvm fits and a thresholded classifier",
     "ScoreCurves.plot_roc": "maxent, fmaxent, wsvm fits and a thresholded classifier",
@@ -387,7 +387,7 @@ def test_module_plot_functions(fits):
     check_figure(plotting.plot_pr(curve, None, best=best_row(curve), own=1, own_label="p >= 0.5"))
     check_figure(plotting.plot_roc(curve, None, best=best_row(curve), own=None, own_label="-"))
     check_figure(plotting.plot_history(fits["fmaxent"].outer_history, best=2))
-    from fmstats.maxent_models._diagnostics import plot_diagnostics
+    from fmstats.maxent_models import plot_diagnostics
 
     check_figure(plot_diagnostics(f))
 
@@ -486,7 +486,7 @@ def test_tick_helpers():
         ["$2^{-3}$", "$2^{-2}$", "$2^{-1}$", "$2^{0}$"]
     assert plotting.tick_labels([0.1, 0.2, 0.4]) == ["0.1", "0.2", "0.4"]   # not powers of 2
     # a subset of a log2 grid (the thesis's C values 2^-3.5, ..., 2^6 in steps of 2^0.5)
-    from fmstats.svm._tuning import THESIS_C_VALUES
+    from fmstats.svm import THESIS_C_VALUES
 
     assert plotting.tick_labels(THESIS_C_VALUES[::3])[:2] == ["$2^{-3.5}$", "$2^{-2}$"]
     assert not plotting.powers_of_two([1.0, 2.0])            # two values are not a grid
@@ -1008,7 +1008,7 @@ def test_diagnostics_draw_glm_residuals_and_leverage(fits, data, how):
     Fails on: fitted probabilities instead of the linear predictor on the x axis; the Q-Q
     plot of Pearson residuals, or of unstandardised ones; leverage against deviance
     residuals; Cook's contours with n in place of k."""
-    from fmstats.maxent_models._diagnostics import plot_diagnostics
+    from fmstats.maxent_models import plot_diagnostics
 
     fit = fits["maxent"]
     fig = plot_diagnostics(fit) if how == "function" else fit.plot_diagnostics()

@@ -9,9 +9,9 @@ import scipy.sparse as sp
 from scipy.special import expit
 
 from fmstats.exceptions import ConvergenceWarning, DataError, FmstatsError, InvalidArgumentError
-from fmstats.extreme._plt import (LabelTree, TopK, label_tree, logistic_l2, probabilistic_label_tree,
+from fmstats.extreme import (LabelTree, TopK, label_tree, logistic_l2, probabilistic_label_tree,
                                  precision_at_k)
-from fmstats.extreme._spe import SPE
+from fmstats.extreme import SPE
 
 TOL = 1e-8  # tight Newton tolerance where the tests compare with other solvers
 

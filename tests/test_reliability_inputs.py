@@ -119,7 +119,7 @@ def test_one_stray_string_in_a_text_column_of_numbers_raises(d80):
 
 
 def test_text_column_of_numbers_with_a_level_per_row_warns(d80):
-    from fmstats.formula._frame import model_frame
+    from fmstats.formula import model_frame
 
     with pytest.warns(DataWarning, match=r"column 'x'.*reads as numbers.*80 levels"):
         mf = model_frame("y ~ x", d80.assign(x=d80.x.astype(str)))

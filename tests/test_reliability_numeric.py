@@ -230,7 +230,7 @@ def test_dask_path_fits_moderate_offsets_like_memory(data, offset):
 @pytest.mark.parametrize("model", ["umaxent", "fmaxent"])
 @pytest.mark.parametrize("offset", [1e7, 1e9])
 def test_other_maxent_models_keep_an_offset_column(data, model, offset):
-    from fmstats.maxent_models._fmaxent import fmaxent
+    from fmstats.maxent_models import fmaxent
 
     fit = {"umaxent": fm.umaxent, "fmaxent": fmaxent}[model]
     with warnings.catch_warnings():

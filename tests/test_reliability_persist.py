@@ -320,8 +320,8 @@ def test_truncated_file_is_a_clear_error_for_every_type(built, kind, cut, tmp_pa
 
 
 def test_base_classes_load_their_subclasses(built, tmp_path):
-    from fmstats.results._persist import Persistable
-    from fmstats.results._protocol import ModelResults
+    from fmstats.results import Persistable
+    from fmstats.results import ModelResults
 
     path = tmp_path / "w.pkl"
     built["wsvm"].save(path)

@@ -159,7 +159,7 @@ def test_bootstrap_counts_and_drops_separated_replicates(titanic_boot):
     assert boot.n_separated == 3
     assert set(boot.degenerate_replicates) == set(np.flatnonzero(hand))
     assert "Replicates without a finite MLE (separated): 3" in str(boot.summary())
-    from fmstats.resampling._bootstrap import DegenerateReplicateWarning
+    from fmstats.resampling import DegenerateReplicateWarning
 
     assert any(issubclass(w.category, DegenerateReplicateWarning)
                and "penalty=" in str(w.message) for w in out["drop_warnings"])
@@ -211,7 +211,7 @@ def tiny():
 
 
 def test_validate_keeps_estimates_in_range_and_warns(tiny):
-    from fmstats.resampling._validate import OptimismWarning
+    from fmstats.resampling import OptimismWarning
 
     fit = _quiet(fm.maxent, "y ~ x1 + x2 + x3", tiny)
     with warnings.catch_warnings(record=True) as rec:
@@ -250,7 +250,7 @@ def test_resample_f_needs_probabilities(data):
 
 @pytest.mark.parametrize("cands", [[[0.1, 0.5], [0.2, 0.6]], np.full((3, 1), 0.5)])
 def test_fta_two_dimensional_candidates_refused(cands):
-    from fmstats.extreme._thresholds import fta
+    from fmstats.extreme import fta
 
     P = np.array([[0.9, 0.3], [0.2, 0.6], [0.6, 0.1]])
     Y = np.array([[1, 0], [0, 1], [1, 0]])

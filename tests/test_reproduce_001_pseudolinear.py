@@ -203,7 +203,7 @@ def test_adult_cs_and_t_single_split_and_protocol():
     from scipy.special import expit
 
     from fmstats.costsensitive import costsens
-    from fmstats.datasets._datasets import load_adult
+    from fmstats.datasets import load_adult
     from fmstats.experiments.papers import ADULT_FORMULA
 
     train, test = load_adult("train").dropna(), load_adult("test").dropna()
@@ -349,7 +349,7 @@ def test_vignette_06_claim_plain_variant_misses_rare_labels():
     """"at the 1/2 cut the plain classifiers never predict the rare labels Class 9, 10, 11
     and 14 for any test gene (training priors 1.4-13 %)"."""
     from fmstats.costsensitive import costsens
-    from fmstats.datasets._datasets import load_yeast, yeast_label_names
+    from fmstats.datasets import load_yeast, yeast_label_names
 
     train, test = load_yeast("train"), load_yeast("test")
     labels = yeast_label_names()

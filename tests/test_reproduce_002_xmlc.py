@@ -68,7 +68,7 @@ from fmstats.extreme import (PAPER_C, SPE, fta, macro_f_at_thresholds, make_extr
 from fmstats.experiments.seed002 import (absent_label_breakdown, best_label_threshold,
                                          debtags_split, run_protocol, selected_thresholds,
                                          shared_threshold_scan, synthetic_split)
-from fmstats.extreme._protocol import compare_thresholds, select_by_validation
+from fmstats.extreme import compare_thresholds, select_by_validation
 from fmstats.measures import f_score
 
 pytestmark = pytest.mark.reference
@@ -681,7 +681,7 @@ def test_debtags_protocol_equals_reference():
     test after selection, STO's validation-test gap the largest, every tuned method far above
     the threshold 1/2.  Catches the synthetic tests' mutants on real estimates (SPE
     thresholds at the lower bounds, not 0)."""
-    from fmstats.datasets._datasets import load_debtags
+    from fmstats.datasets import load_debtags
 
     split = debtags_split(0)
     X, Y, _, _ = load_debtags()

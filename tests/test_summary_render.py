@@ -30,7 +30,7 @@ import pandas as pd
 import pytest
 
 import fmstats as fm
-from fmstats.results._summary import (SIGNIF_LEGEND, Summary, coef_columns, format_numbers,
+from fmstats.results import (SIGNIF_LEGEND, Summary, coef_columns, format_numbers,
                              format_pvalue, format_pvalues)
 
 REF = Path(__file__).parent / "reference"

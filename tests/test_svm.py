@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from sklearn.svm import SVC
 
-from fmstats.datasets._datasets import make_thesis_svm_data
+from fmstats.datasets import make_thesis_svm_data
 from fmstats.exceptions import (
     ConvergenceWarning,
     DegenerateFitWarning,
@@ -20,9 +20,9 @@ from fmstats.exceptions import (
     UnseenLevelError,
 )
 from fmstats.measures import Confusion, FMeasure
-from fmstats.svm._cobyla import SvmObjective, run_nlopt, step_approx, thesis_bounds
-from fmstats.svm._models import FsvmResults, WsvmResults, fsvm, wsvm
-from fmstats.svm._qp import wsvm_fit
+from fmstats.svm import SvmObjective, run_nlopt, step_approx, thesis_bounds
+from fmstats.svm import FsvmResults, WsvmResults, fsvm, wsvm
+from fmstats.svm import wsvm_fit
 
 # rounding-sensitive decisions: .ci/run runs these again under a second OpenBLAS kernel
 pytestmark = pytest.mark.numerics
@@ -476,7 +476,7 @@ def test_bad_input(thesis):
 
 # ----------------------------------------------------------------------------- chapter 8 protocol
 def test_thesis_grid_is_lower_triangular():
-    from fmstats.svm._tuning import THESIS_A_GRID, thesis_grid
+    from fmstats.svm import THESIS_A_GRID, thesis_grid
 
     grid = thesis_grid()
     values = 2.0 ** (-4 + np.arange(1, 21) / 2)
@@ -495,8 +495,8 @@ def test_thesis_grid_is_lower_triangular():
 def test_svm_models_work_with_cv_tune(thesis):
     import functools
 
-    from fmstats.svm._tuning import thesis_grid
-    from fmstats.model_selection._cv_tune import cv_tune
+    from fmstats.svm import thesis_grid
+    from fmstats.model_selection import cv_tune
 
     tr = thesis["A2"][0]
     grid = thesis_grid(tr["y"])[::23]

@@ -13,14 +13,14 @@ import pandas as pd
 import pytest
 from sklearn.svm import SVC
 
-from fmstats.datasets._datasets import make_thesis_svm_data
+from fmstats.datasets import make_thesis_svm_data
 from fmstats.exceptions import DataError
 from fmstats.measures import FMeasure
 from fmstats.svm import _tuning as svm_tuning
-from fmstats.svm._models import wsvm
+from fmstats.svm import wsvm
 from fmstats.svm._qp import wsvm_fit, wsvm_grid
-from fmstats.svm._tuning import thesis_grid, tune_wsvm
-from fmstats.model_selection._cv_tune import cv_tune, with_measure
+from fmstats.svm import thesis_grid, tune_wsvm
+from fmstats.model_selection import cv_tune, with_measure
 
 # rounding-sensitive decisions: .ci/run runs these again under a second OpenBLAS kernel
 pytestmark = pytest.mark.numerics

@@ -17,14 +17,14 @@ from sklearn.metrics import fbeta_score
 from sklearn.model_selection import GridSearchCV
 from sklearn.svm import SVC
 
-from fmstats.datasets._datasets import make_thesis_svm_data
+from fmstats.datasets import make_thesis_svm_data
 from fmstats.exceptions import (ConvergenceWarning, DegenerateFitWarning, InvalidArgumentError,
                                 ResponseError)
 from fmstats.measures import FMeasure
-from fmstats.svm._models import fsvm, wsvm
+from fmstats.svm import fsvm, wsvm
 from fmstats.experiments.thesis_ch8 import CHAPTER8_MODELS, chapter8, plot_chapter8
 from fmstats.svm import DEFAULT_A_GRID, thesis_grid, tune_fsvm, tune_wsvm, with_measure
-from fmstats.model_selection._cv_tune import cv_tune
+from fmstats.model_selection import cv_tune
 
 # rounding-sensitive decisions: .ci/run runs these again under a second OpenBLAS kernel
 pytestmark = pytest.mark.numerics

@@ -16,7 +16,7 @@ import fmstats as fm
 from fmstats._utils.validation import check_choice
 from fmstats.exceptions import (DataWarning, InvalidArgumentError, ResponseError,
                                 SeparationWarning)
-from fmstats.model_selection._cv_tune import (CvTuneResults, EmptyFoldWarning, FitFailedWarning,
+from fmstats.model_selection import (CvTuneResults, EmptyFoldWarning, FitFailedWarning,
                             ThresholdedResults, cv_tune, tune_threshold)
 
 # rounding-sensitive decisions: .ci/run runs these again under a second OpenBLAS kernel

@@ -12,7 +12,7 @@ import pytest
 from sklearn.metrics import accuracy_score, f1_score, fbeta_score
 
 import fmstats as fm
-from fmstats.resampling._bootstrap import ResamplingWarning
+from fmstats.resampling import ResamplingWarning
 from fmstats.exceptions import InvalidArgumentError
 from fmstats.resampling._validate import (OptimismWarning, ValidateResults, estimate_632plus,
                               no_information_counts, validate)

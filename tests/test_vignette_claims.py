@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import fmstats as fm
-from fmstats.resampling._bootstrap import bootstrap
-from fmstats.model_selection._cv_tune import cv_tune, tune_threshold
+from fmstats.resampling import bootstrap
+from fmstats.model_selection import cv_tune, tune_threshold
 
 pytestmark = pytest.mark.reference
 

@@ -7,8 +7,8 @@ functions, so the prose cannot drift from the code.
 * :func:`synthetic_split` draws the 100,000-label problem of the vignette and splits it
   64/16/20 (PLT-training part for the priors, validation, test);
 * :func:`debtags_split` splits the bundled debtags data the same way and trains the PLT;
-* :func:`run_protocol` runs :func:`~fmstats.extreme._protocol.compare_thresholds` and
-  :func:`~fmstats.extreme._protocol.select_by_validation` on a split;
+* :func:`run_protocol` runs :func:`~fmstats.extreme.compare_thresholds` and
+  :func:`~fmstats.extreme.select_by_validation` on a split;
 * :func:`absent_label_breakdown` splits the test macro-F of the selected thresholds into
   labels that occur in the test set and labels that do not;
 * :func:`shared_threshold_scan` scores one shared threshold (FTA) over any grid, and

@@ -14,15 +14,15 @@ node probabilities on the path from the root to its leaf (eq. 9):
 * :meth:`PLTResults.predict_proba_sparse` descends only into nodes whose path
   probability exceeds the node threshold ``tau_t = min`` over its children
   (Algorithm 4 with per-label thresholds) and returns sparse probability
-  estimates (an :class:`~fmstats.extreme._spe.SPE`), vectorised over instances
+  estimates (an :class:`~fmstats.extreme.SPE`), vectorised over instances
   level by level.
 * :meth:`PLTResults.predict_topk` returns the k largest marginals, either by
   Algorithm 4 with per-instance thresholds lowered tenfold until k labels are
   found (default, the faster one here) or by the best-first search with a
   priority queue per instance; :func:`precision_at_k` scores it.
 
-Trees (:class:`~fmstats.extreme._trees.LabelTree`, built by
-:func:`~fmstats.extreme._trees.label_tree`) are random complete b-ary trees (as
+Trees (:class:`~fmstats.extreme.LabelTree`, built by
+:func:`~fmstats.extreme.label_tree`) are random complete b-ary trees (as
 in the paper's experiments) or built by hierarchical balanced k-means on label
 centroids (the default, with pre-leaf nodes of up to 100 labels as in napkinXC).
 """

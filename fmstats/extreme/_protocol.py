@@ -2,7 +2,7 @@
 
 Thresholds are tuned on sparse probability estimates (SPEs) of a validation set
 and scored on a test set.  For every c of a grid (the paper's
-:data:`~fmstats.extreme._thresholds.PAPER_C`) and every label j, with
+:data:`~fmstats.extreme.PAPER_C`) and every label j, with
 lower_j the lower end of the range (5) from the label priors:
 
 * **STO** searches the exact per-label optimum on the validation SPE restricted
@@ -54,7 +54,7 @@ def spe_thresholds(c: float, lower_bounds: Any) -> np.ndarray:
     c : float
         At least 1 (the paper's grid runs from 2 to 10,000).
     lower_bounds : array of shape (m,)
-        E.g. the lower end of :func:`~fmstats.extreme._thresholds.threshold_bounds`.
+        E.g. the lower end of :func:`~fmstats.extreme.threshold_bounds`.
     """
     lower = np.atleast_1d(np.asarray(lower_bounds, dtype=float))
     return np.maximum(1.0 / _check_c(c), check_thresholds("lower_bounds", lower, lower.size))

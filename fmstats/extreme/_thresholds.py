@@ -610,7 +610,7 @@ def ofo(spe: Any, Y: Any, a: Any, b: Any, *, lower_bounds: Any = None,
     ----------
     spe : SPE, sparse (n, m) probability matrix, or an iterable of them
         An iterable is a stream of consecutive row chunks (e.g. from
-        :func:`~fmstats.extreme._spe.iter_spe` or ``SPE.row_chunks``) whose rows
+        :func:`~fmstats.extreme.iter_spe` or ``SPE.row_chunks``) whose rows
         together match ``Y``.  Estimates the SPE does not store count as 0, so
         the SPE thresholds should not exceed the thresholds OFO reaches (use
         ``lower_bounds`` >= them).

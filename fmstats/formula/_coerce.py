@@ -55,7 +55,7 @@ def _show(values) -> str:
 def factor_only_columns(rhs: str, variables, names_of) -> set:
     """Columns that the right-hand side uses only inside ``C()``/``factor()``.
 
-    ``names_of`` is the formula-name scanner (:func:`fmstats.formula._frame.formula_names`).
+    ``names_of`` is the formula-name scanner (:func:`fmstats.formula.formula_names`).
     """
     called = set(_FACTOR_CALL.findall(rhs))
     if not called:

@@ -28,7 +28,7 @@ holds every level of every factor (a level missing from a training fold drops it
 column).  So the design is used only when
 
 * the formula has no stateful transform and every categorical term is a data column
-  (:meth:`fmstats.formula._frame.DesignSpec.data_dependent`);
+  (:meth:`fmstats.formula.DesignSpec.data_dependent`);
 * the subset's rows hold every level of every factor column, use the same right-hand
   side, engine and response levels, and have no missing value in the design's columns.
 

@@ -1,7 +1,7 @@
 """Row sources: the data a maxent-family core iterates over, in memory or in chunks.
 
-The IRLS fit of :func:`fmstats.maxent_models._maxent.maxent` and the outer loop of the F-maximiser
-(:func:`fmstats.maxent_models._fmaxent.fmaxent`) see their data only through this interface, so the same
+The IRLS fit of :func:`fmstats.maxent` and the outer loop of the F-maximiser
+(:func:`fmstats.fmaxent`) see their data only through this interface, so the same
 code fits a design held in memory (:class:`ArraySource`, here) and one held in chunks of a Dask
 DataFrame (:class:`fmstats.glm.daskrows.DaskSource`, each method one or two passes that sum
 per-chunk results: X'WX, scores, metric counts)::

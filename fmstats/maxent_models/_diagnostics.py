@@ -1,6 +1,6 @@
 """Regression diagnostics for maxent-family fits: influence measures and R's four panels.
 
-Used by :meth:`fmstats.maxent_models._maxent.MaxentResults.influence` and ``plot_diagnostics``.  The formulas
+Used by :meth:`fmstats.MaxentResults.influence` and ``plot_diagnostics``.  The formulas
 are R's (``stats::influence.measures``, ``rstandard.glm``, ``rstudent.glm``,
 ``cooks.distance.glm``) with the weighted hat matrix of the final IRLS fit.
 """

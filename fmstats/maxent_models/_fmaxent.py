@@ -158,7 +158,7 @@ class FMaxentResults(MaxentResults):
     target, training F, noisy F and log-likelihood per iteration; ``coef_path`` the
     coefficients of every iterate; ``best_iteration``
     the iterate returned; ``fweights`` the F-maximising weights (mean 1) at that iterate;
-    ``bootstrap_`` the :class:`fmstats.resampling._bootstrap.BootstrapResults` behind
+    ``bootstrap_`` the :class:`fmstats.BootstrapResults` behind
     ``cov_type="bootstrap"`` (else ``None``).
     """
 

@@ -1,7 +1,7 @@
 """Inference after ``summary()`` for maxent-family fits: prediction standard errors, analysis of
 deviance (R's ``anova.glm``) and profile-likelihood confidence intervals (R's ``confint.glm``).
 
-Used by :class:`fmstats.maxent_models._maxent.MaxentResults` (``predict(se_fit=True)``,
+Used by :class:`fmstats.MaxentResults` (``predict(se_fit=True)``,
 ``conf_int(method="profile")``) and exported as :func:`fmstats.anova`.  The functions read a
 fitted results object through its public attributes (``X``, ``y``, ``count_weights``,
 ``params``, ``aliased``, ``spec``, ``dispersion``) and refit sub-models on the stored design;

@@ -296,7 +296,7 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
                    random_state=None, **kwargs):
         """F of the predicted classes on B label vectors drawn from q (thesis §9.2).
 
-        See :func:`fmstats.maxent_models._qresample.resample_f`.
+        See :func:`fmstats.resample_f`.
         """
         if self.stats is not None:
             self.stats.check_resample(newdata)

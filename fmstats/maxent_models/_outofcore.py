@@ -1,12 +1,12 @@
 """Out-of-core ``maxent``, ``umaxent`` and ``fmaxent``: a Dask DataFrame as a row source.
 
 :func:`fmstats.maxent_models._fitdata.prepare` routes here when ``data`` is a ``dask.dataframe.DataFrame``.
-The design is built partition by partition (:func:`fmstats.formula._dask.dask_model_frame`), kept
+The design is built partition by partition (:func:`fmstats.formula.dask_model_frame`), kept
 in (worker) memory with ``persist``, checked with the rules of :mod:`fmstats.maxent_models._prepare`, and
 handed to the model cores as a :class:`fmstats.glm.daskrows.DaskSource` row source; the
 coefficients, standard errors, deviances and iteration counts equal the in-memory fit's (to
 ~1e-13).  The cores and the results classes are the in-memory ones: a fit returns a
-:class:`~fmstats.maxent_models._maxent.MaxentResults` (or ``FMaxentResults``) holding, instead of X, the
+:class:`~fmstats.MaxentResults` (or ``FMaxentResults``) holding, instead of X, the
 :class:`TrainingStats` computed here.
 
 Passes over the data of a ``maxent`` fit: one scan (row counts, missing values, factor

@@ -1,7 +1,7 @@
 """The R-style report of maxent-family fits: ``summary()`` in ``summary.glm``'s layout plus an
 F-measure section, and its pieces (covariance label, NA footnotes, weights and response text).
 
-Used by :class:`fmstats.maxent_models._maxent.MaxentResults` (and through it ``FMaxentResults`` and the
+Used by :class:`fmstats.MaxentResults` (and through it ``FMaxentResults`` and the
 out-of-core results), which mixes :class:`MaxentReport` in; the subclasses override the pieces
 (``_iteration_lines``, ``_cov_label``, ``_se_footnotes``, ``_se_advice``).
 """
@@ -23,7 +23,7 @@ COV_LABEL = {
 
 
 class MaxentReport:
-    """Reporting methods of :class:`fmstats.maxent_models._maxent.MaxentResults` (a mixin)."""
+    """Reporting methods of :class:`fmstats.MaxentResults` (a mixin)."""
 
     # ------------------------------------------------------------------ reporting
     def summary(self, cov_type: str | None = None, level: float = 0.95) -> Summary:

@@ -1,6 +1,6 @@
 """The training data of a maxent-family fit: its rows, or the sums an out-of-core fit keeps.
 
-:class:`MaxentRows` is a mixin of :class:`fmstats.maxent_models._maxent.MaxentResults` (and so of
+:class:`MaxentRows` is a mixin of :class:`fmstats.MaxentResults` (and so of
 ``FMaxentResults``): the quantities that need the training rows -- weights, fitted values,
 residuals, hat values, the sandwich covariances, the design for predictions -- computed from
 X and y when the fit keeps them, from the precomputed values of ``keep_data=False``, or from
@@ -115,13 +115,13 @@ class MaxentRows:
 
     def influence(self) -> pd.DataFrame:
         """Leverage, standardised and studentised residuals and Cook's distance per row (R's
-        ``influence.measures``); see :func:`fmstats.maxent_models._diagnostics.influence`."""
+        ``influence.measures``); see :func:`fmstats.maxent_models.influence`."""
         from ._diagnostics import influence
 
         return influence(self)
 
     def plot_diagnostics(self, fig=None):
-        """R's four diagnostic panels (``plot.lm``); see :func:`fmstats.maxent_models._diagnostics.plot_diagnostics`."""
+        """R's four diagnostic panels (``plot.lm``); see :func:`fmstats.maxent_models.plot_diagnostics`."""
         from ._diagnostics import plot_diagnostics
 
         return plot_diagnostics(self, fig=fig)

@@ -113,7 +113,7 @@ def _cv_task(model_fn, formula, design, train, test, params, fixed):
 
 # ----------------------------------------------------------------------------- cv_tune
 class with_measure:  # lower case: used like a function, with_measure(fsvm, alpha=0.3)
-    """``model_fn`` with its own F-measure bound, for :func:`fmstats.model_selection._cv_tune.cv_tune`.
+    """``model_fn`` with its own F-measure bound, for :func:`fmstats.cv_tune`.
 
     ``cv_tune``'s ``alpha``/``beta``/``measure`` choose the *criterion*, so a model's
     own F-measure argument (the F that ``fmaxent`` or the F-measure SVM maximises, the
@@ -214,7 +214,7 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
     -----
     A model function may fit the whole grid itself: if it has a method
     ``cv_counts(formula, design, points, pairs, fixed, *, n_jobs, progress)`` (``design``:
-    the :class:`~fmstats.formula._reuse.DesignMatrix` of ``data``), that is
+    the :class:`~fmstats.formula.DesignMatrix` of ``data``), that is
     called instead of one fit per (grid point, fold), and must return, for every
     (point, fold) in point-major order, what a single fit's task returns: the counts
     (tp, fp, fn, tn) or None, the FmstatsError or None, and the list of caught

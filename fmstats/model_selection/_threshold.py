@@ -1,7 +1,7 @@
 """The cross-validated decision threshold of a fitted model: :func:`tune_threshold`.
 
 Split from :mod:`fmstats.model_selection._cv_tune` (which re-exports it); the criterion, folds and failure
-handling are those of :func:`fmstats.model_selection._cv_tune.cv_tune` (see that module's notes).
+handling are those of :func:`fmstats.cv_tune` (see that module's notes).
 """
 from __future__ import annotations
 

@@ -33,7 +33,7 @@ def training_frame(results, data, *, what: str = "resampling", design=None) -> p
     design and labels (``spec``, ``X``, ``y``), both are rebuilt from ``data`` and
     compared: a flipped response or other rows raise a :class:`DataError` naming the
     first difference.  ``what`` names the caller in the messages.  ``design`` (a function
-    of the rows, returning a :class:`fmstats.formula._reuse.DesignMatrix`) builds the design
+    of the rows, returning a :class:`fmstats.formula.DesignMatrix`) builds the design
     of the rows once for the caller, and the comparison takes it from there.
     """
     if data is None:
@@ -85,7 +85,7 @@ def training_frame(results, data, *, what: str = "resampling", design=None) -> p
 
 def training_design(results, data, *, what: str = "resampling", reuse: bool = True):
     """(the checked training rows numbered 0..n-1, their design built once): the
-    :class:`~fmstats.formula._reuse.DesignMatrix` that also served the check of ``data``."""
+    :class:`~fmstats.formula.DesignMatrix` that also served the check of ``data``."""
     from ..formula import DesignMatrix, model_engine
 
     built = []

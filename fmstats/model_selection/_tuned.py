@@ -1,4 +1,4 @@
-"""What :func:`fmstats.model_selection._cv_tune.cv_tune` and :func:`fmstats.model_selection._threshold.tune_threshold` share.
+"""What :func:`fmstats.cv_tune` and :func:`fmstats.tune_threshold` share.
 
 Used by :mod:`fmstats.model_selection._cv_tune` and :mod:`fmstats.model_selection._threshold` only: the results base
 :class:`Tuned` (criterion, folds, HTML, pickling) and small text helpers of their calls.

@@ -7,7 +7,7 @@ a prediction h in {0,1}^m, with s_y = sum_i y_i and s_h = sum_i h_i,
 
 i.e. eq. (1) of the seed for beta = 1 (0/0 = 1 when y = h = 0).  The empty prediction scores 1
 exactly when y = 0, for every beta >= 0 (this is also the convention of
-:func:`fmstats.multilabel._inference.gfm`, whose k = 0 value is p(y = 0)).
+:func:`fmstats.multilabel.gfm`, whose k = 0 value is p(y = 0)).
 
 Label independence (§2.1): p(y) = prod_i p_i^{y_i} (1 - p_i)^{1 - y_i}.  Then, for a fixed number
 k of predicted positives, the best prediction takes the k labels with the largest marginals
@@ -23,7 +23,7 @@ Multinomial case (§2.2): the mass sits on the one-hot vectors y(i), p(Y = y(i))
 :func:`multinomial_rule` is the closed-form maximiser of del Coz et al. (Theorem 2.2).
 
 :func:`independent_P` and :func:`one_hot_P` build the (P, p0) inputs of
-:func:`fmstats.multilabel._inference.gfm` for those two families, so that GFM (which is exact for
+:func:`fmstats.multilabel.gfm` for those two families, so that GFM (which is exact for
 any distribution) can be compared with the specialised methods.
 
 Conventions (shared with :mod:`fmstats.multilabel._inference`): marginals are batched as (n, m);

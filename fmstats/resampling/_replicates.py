@@ -2,7 +2,7 @@
 
 Used by :mod:`fmstats.resampling._bootstrap` (replicates of a statistic, the jackknife) and
 :mod:`fmstats.resampling._validate` (replicates of the class predictions).  See
-:func:`fmstats.resampling._bootstrap.bootstrap` for the resampling schemes and the weighted fast path
+:func:`fmstats.bootstrap` for the resampling schemes and the weighted fast path
 of maxent/umaxent fits.  Replicates are computed in chunks by module-level workers
 through joblib (so ``joblib.parallel_config(backend="dask")`` works unchanged); every
 replicate has its own seed, so results do not depend on ``n_jobs``.

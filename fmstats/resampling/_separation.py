@@ -1,4 +1,4 @@
-"""Does a logistic fit have a finite maximum-likelihood estimate?  Used by :mod:`fmstats.resampling._bootstrap`
+"""Does a logistic fit have a finite maximum-likelihood estimate?  Used by :mod:`fmstats.resampling`
 (the test, and the counting, dropping and warning of replicates without one).
 
 IRLS flags separation when fitted probabilities reach 0 or 1 numerically, but under

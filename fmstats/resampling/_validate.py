@@ -137,7 +137,7 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
     measure, beta, alpha : an FMeasure (default the model's, or F given by ``beta``/``alpha``),
         ``"f"``, ``"accuracy"``, ``"precision"``, ``"recall"``, ``"jaccard"``, or a list.
     data : the training DataFrame (needed except for maxent/umaxent fits, see
-        :func:`fmstats.resampling._bootstrap.bootstrap`).
+        :func:`fmstats.bootstrap`).
     fast : weighted refits of maxent/umaxent (default: whenever they apply).
     random_state, n_jobs, progress, reuse_design : as in :func:`fmstats.bootstrap`.
 

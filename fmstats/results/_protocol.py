@@ -7,7 +7,7 @@ Every fmstats model returns a results object that
   p_value, conf_low, conf_high) from which ``summary()`` formats its table;
 * speaks the protocol used by tuning and bootstrap: ``refit(data)``,
   ``predict(newdata, type=...)``, ``confusion(newdata)``, ``measure(newdata)``;
-* draws its score curves (:class:`fmstats.results._curves.ScoreCurves`): ``f_curve()``,
+* draws its score curves (:class:`fmstats.results.ScoreCurves`): ``f_curve()``,
   ``plot_pr()``, ``plot_roc()``, ``roc_auc()``;
 * saves and loads itself (``save(path)``, ``Cls.load(path)``; :mod:`fmstats.results._persist`) and
   shows its summary in a notebook (``_repr_html_``).

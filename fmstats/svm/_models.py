@@ -1,7 +1,7 @@
 """Formula interface of the SVM family: ``wsvm()`` (weighted SVM) and ``fsvm()`` (F-measure SVM).
 
 ``wsvm`` solves the class-weighted soft-margin SVM (thesis (3.1)-(3.3)) exactly
-(:func:`fmstats.svm._qp.wsvm_fit`); ``fsvm`` minimises the F-measure objective (3.6)
+(:func:`fmstats.svm.wsvm_fit`); ``fsvm`` minimises the F-measure objective (3.6)
 or the misclassification-counting objective (3.4) with NLopt, started from ``wsvm``
 as in chapter 8 (:mod:`fmstats.svm._cobyla`).  Both return frozen results objects that
 speak the package protocol: ``predict``, ``confusion``, ``measure``, ``refit``,
@@ -209,7 +209,7 @@ class WsvmResults(_SvmResults):
     Attributes: ``w``, ``b``, ``params``, ``dual_coef`` (alpha per training row),
     ``support`` (index labels of the support vectors), ``support_vectors``,
     ``n_support``, ``margin``, ``decision_values``, ``objective``, ``converged``,
-    ``fit_`` (the :class:`~fmstats.svm._qp.WsvmFit`); methods ``predict``,
+    ``fit_`` (the :class:`~fmstats.svm.WsvmFit`); methods ``predict``,
     ``confusion``, ``measure``, ``refit``, ``summary``.
     """
 
@@ -291,7 +291,7 @@ def wsvm(formula: str, data: pd.DataFrame, weights=None, *, C_pos: float = 1.0,
     Minimises 1/2 w'w + C+ sum_{y=1} xi_i + C- sum_{y=0} xi_i subject to
     y_i (x_i'w + b) >= 1 - xi_i, xi_i >= 0 (labels coded -1/+1 inside), with a
     structure-exploiting interior-point method and an active-set polish
-    (:func:`fmstats.svm._qp.wsvm_fit`); b is unpenalised and obtained from the free
+    (:func:`fmstats.svm.wsvm_fit`); b is unpenalised and obtained from the free
     support vectors (thesis ch. 2).
 
     Parameters
@@ -306,7 +306,7 @@ def wsvm(formula: str, data: pd.DataFrame, weights=None, *, C_pos: float = 1.0,
     measure, beta, alpha : the F-measure reported by ``summary()`` and ``measure()``
         (default F1).
     tol : relative tolerance of the interior-point method.
-    missing, engine : as in :func:`fmstats.maxent_models._maxent.maxent`.
+    missing, engine : as in :func:`fmstats.maxent`.
 
     Examples
     --------

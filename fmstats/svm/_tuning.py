@@ -8,7 +8,7 @@
 * :func:`with_measure` -- binds a model's own F-measure, since ``cv_tune``'s
   ``alpha``/``beta``/``measure`` name the criterion.
 
-All tuners run through :func:`fmstats.model_selection._cv_tune.cv_tune`: every grid point is scored
+All tuners run through :func:`fmstats.cv_tune`: every grid point is scored
 on the same folds, the fits run in parallel through joblib with a tqdm progress bar,
 and the folds are drawn from ``random_state``.  ``tune_wsvm`` fits its grid in
 batches (cv_tune's ``cv_counts`` hook): each joblib task builds one fold's design
@@ -252,7 +252,7 @@ def tune_wsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measur
         positives are the minority), or a dict of lists, list of dicts or DataFrame over
         ``C_pos`` and ``C_neg``.
     cv, repeats, pooling, refit, on_error, n_jobs, random_state, progress, reuse_design :
-        as in :func:`fmstats.model_selection._cv_tune.cv_tune` (default 2 folds, as in the thesis).
+        as in :func:`fmstats.cv_tune` (default 2 folds, as in the thesis).
         The grid is fitted in chunks of up to ``WSVM_CHUNK`` points per fold and joblib
         task (a batched QP; the same counts as one fit per point, whatever ``n_jobs``).
     **fit_args : further arguments of :func:`~fmstats.svm.wsvm` (``weights`` as a
@@ -316,7 +316,7 @@ def tune_fsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measur
     C, start_C : see above.
     criterion : ``"f"`` (pooled CV F_tp,fp) or ``"accuracy"``.
     cv, repeats, pooling, refit, on_error, n_jobs, random_state, progress, reuse_design :
-        as in :func:`fmstats.model_selection._cv_tune.cv_tune`.
+        as in :func:`fmstats.cv_tune`.
     **fit_args : further arguments of :func:`~fmstats.svm.fsvm` (``method``,
         ``maxeval``, ``ftol_rel``, ``algorithm``, ``restarts``, ``bounds``, ``weights``
         as a column name...).

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from fmstats.datasets._datasets import load_yeast, yeast_label_names
+from fmstats.datasets import load_yeast, yeast_label_names
 from fmstats.multilabel import br, pcc
 
 LABELS = yeast_label_names()

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from fmstats.costsensitive import costsens
-from fmstats.datasets._datasets import load_yeast, yeast_label_names
+from fmstats.datasets import load_yeast, yeast_label_names
 
 LABELS = yeast_label_names()
 FORMULA = " + ".join(LABELS) + " ~ ."
