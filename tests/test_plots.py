@@ -70,7 +70,7 @@ PLOTTERS = {
     "fmstats.plotting.plot_sweep": "sweep table",
     "fmstats.plotting.plot_pr": "f_curve table",
     "fmstats.plotting.plot_roc": "f_curve table",
-    "fmstats.maxent_models.plot_diagnostics": "maxent fit",
+    "fmstats.maxent_models._diagnostics.plot_diagnostics": "maxent fit",
     "fmstats.experiments.thesis_ch8.plot_chapter8": "chapter-8 table",
     "ScoreCurves.plot_pr": "maxent, fmaxent, wsvm fits and a thresholded classifier",
     "ScoreCurves.plot_roc": "maxent, fmaxent, wsvm fits and a thresholded classifier",
