@@ -110,7 +110,7 @@ def main():
             coef = r.coef if hasattr(r, "coef") else r.params.to_numpy()
             refc = ref.coef if name.startswith("irls") else ref_m.params.to_numpy()
             diff = float(np.max(np.abs(coef - refc) / np.maximum(np.abs(refc), 1e-300)))
-            fit = r if hasattr(r, "passes") else getattr(r, "fit_", None)
+            fit = r if hasattr(r, "passes") else getattr(r, "core_fit", None)
             passes = getattr(fit, "passes", "-")
             rows.append([name, f"{median(times[name]):.3f}",
                          f"{median(times[name]) / median(times[base]):.2f}x", str(passes),

@@ -149,10 +149,10 @@ def part_default(X, y, t_lin, repeat):
         warnings.simplefilter("ignore", ConvergenceWarning)
         t_cob, rc = _time(lambda: fsvm(formula, frame, algorithm="COBYLA"), 1)
     rows = [["fsvm default: reduced, NM/COBYLA restarts", f"{t_all:.3f}",
-             f"{r.start_objective:.6g}", f"{r.objective:.6g}", r.nevals, r.run_.runs,
+             f"{r.start_objective:.6g}", f"{r.objective:.6g}", r.nevals, r.nlopt_run.runs,
              r.converged, f"{t_all / t_lin:.2f}"],
             ["fsvm reduced, COBYLA + restarts", f"{t_cob:.3f}", f"{rc.start_objective:.6g}",
-             f"{rc.objective:.6g}", rc.nevals, rc.run_.runs, rc.converged,
+             f"{rc.objective:.6g}", rc.nevals, rc.nlopt_run.runs, rc.converged,
              f"{t_cob / t_lin:.2f}"]]
     m, n = X.shape
     print(f"Part 2: F-measure SVM, default method, m = {m}, n = {n}, alpha = 0.5, "
@@ -218,7 +218,7 @@ def part_primal(name, seed, skip_r):
         r = fsvm("y ~ x1 + x2", tr)
         t_r, c_r = time.perf_counter() - t0, time.process_time() - c0
     rows = [[f"fmstats fsvm(method='primal'), NLopt {nlopt_version()}", f"{t_p:.1f}",
-             f"{c_p:.1f}", f"{p.run_.callback_seconds:.2f}", p.nevals,
+             f"{c_p:.1f}", f"{p.nlopt_run.callback_seconds:.2f}", p.nevals,
              f"{p.start_objective:.6g}", f"{p.objective:.6g}", p.code, "1.00"]]
     if res is None:
         rows.append([f"R nloptr: {why}", "-", "-", "-", "-", "-", "-", "-", "-"])
@@ -227,7 +227,7 @@ def part_primal(name, seed, skip_r):
                      f"{res['cpu']:.1f}", "-", res["evals"], f"{p.start_objective:.6g}",
                      f"{res['objective']:.6g}", res["status"], f"{res['cpu'] / c_p:.2f}"])
     rows.append(["fmstats fsvm() default (reduced, NM/COBYLA)", f"{t_r:.3f}", f"{c_r:.3f}",
-                 f"{r.run_.callback_seconds:.3f}", r.nevals, f"{r.start_objective:.6g}",
+                 f"{r.nlopt_run.callback_seconds:.3f}", r.nevals, f"{r.start_objective:.6g}",
                  f"{r.objective:.6g}", r.code, f"{c_r / c_p:.5f}"])
     print(f"Part 3: thesis protocol on {name} (seed {seed}): m = {len(tr)}, primal has "
           f"{len(tr) + 3} variables, {len(tr)} margin constraints + {2 * (len(tr) + 3)} finite "
@@ -295,7 +295,7 @@ def part_investigate(seed, maxeval):
                     for alg, b in (("NELDERMEAD", "thesis"), ("COBYLA", "thesis"),
                                    ("NELDERMEAD", None))]
         rows.append([name, f"{p.start_objective:.5g}", f"{p.objective:.5g} ({t_p:.0f} s)"]
-                    + [f"{r.objective:.5g} ({r.run_.seconds:.3f} s)" for r in fits])
+                    + [f"{r.objective:.5g} ({r.nlopt_run.seconds:.3f} s)" for r in fits])
     print(f"Part 4b: objective reached at m = 400 (alpha = 0.5, a = 1, C = m+; primal "
           f"maxeval {maxeval})")
     print(format_table(["data", "start", "primal COBYLA", "reduced NM (default)",

@@ -405,7 +405,7 @@ class WsvmClassifier(_FmstatsClassifier):
 
     @staticmethod
     def _n_iter(res) -> int:
-        return res.fit_.iterations      # interior-point iterations
+        return res.core_fit.iterations      # interior-point iterations
 
 
 class FsvmClassifier(_FmstatsClassifier):

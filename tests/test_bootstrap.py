@@ -186,7 +186,7 @@ def test_absent_level_is_nan_and_aligned_by_name(synth):
 def _label_noise_se(r, counts: bool) -> np.ndarray:
     """Delta-method SE of a refit on labels drawn from q: the fit on y* solves
     X'W(y* - p) = 0, so b* - b ~ (X'WVX)^-1 X'W (y* - q) with Var(y*) = q(1-q)/trials."""
-    X, q, p = r.X, r.y, r.fit_.mu
+    X, q, p = r.X, r.y, r.core_fit.mu
     w = r.prior_weights * (r.trials if counts else 1.0)
     bread = np.linalg.inv(X.T @ (X * (w * p * (1 - p))[:, None]))
     var = w ** 2 * q * (1 - q) / (r.trials if counts else 1.0)

@@ -30,11 +30,11 @@ def boot_fit(small):
 
 def test_bootstrap_cov_is_covariance_of_whole_fit_replicates(boot_fit, small):
     r = boot_fit
-    assert r.cov_type == "bootstrap" and r.bootstrap_.B == 60
-    reps = r.bootstrap_.replicates[list(r.params.index)].to_numpy()
+    assert r.cov_type == "bootstrap" and r.bootstrap_results.B == 60
+    reps = r.bootstrap_results.replicates[list(r.params.index)].to_numpy()
     np.testing.assert_allclose(r.cov_params().to_numpy(), np.cov(reps, rowvar=False), rtol=1e-12)
     # each replicate is a complete fmaxent fit on resampled rows: replicate 0 by hand
-    idx = np.sort(np.repeat(np.arange(len(small)), r.bootstrap_.counts(0)))
+    idx = np.sort(np.repeat(np.arange(len(small)), r.bootstrap_results.counts(0)))
     again = fm.fmaxent("y_ml ~ x1 + x2", small.iloc[idx].reset_index(drop=True), alpha=0.3)
     np.testing.assert_allclose(reps[0], again.params.to_numpy(), rtol=1e-10)
     # the point estimate is the ordinary fit's

@@ -137,7 +137,7 @@ def test_iterations_match_r_default_control(fits, ref, model):
     # same start, update and stopping rule as glm.fit, so the same number of Fisher scoring steps.
     # An integer, but decided by |dev - dev_old| / (|dev| + 0.1) < 1e-8: portable because no
     # step's criterion lies within 25% of 1e-8 (rounding moves it by ~1e-8 of itself)
-    dev = fits[model].fit_.history[:, 0]
+    dev = fits[model].core_fit.history[:, 0]
     crit = np.abs(np.diff(dev)) / (np.abs(dev[1:]) + 0.1)
     assert np.all(np.abs(np.log10(crit / 1e-8)) > 0.1), crit
     assert fits[model].iterations == ref["stats"].loc[model, "iter"]
@@ -165,8 +165,8 @@ def test_integer_weight_loglik_matches_r_formula(fits):
     from scipy.stats import binom
 
     m = np.round(f.prior_weights)
-    r_style = np.sum(binom.logpmf(np.round(m * f.y), m, f.fit_.mu))
-    assert np.sum(m * (f.y * np.log(f.fit_.mu) + (1 - f.y) * np.log1p(-f.fit_.mu))) == \
+    r_style = np.sum(binom.logpmf(np.round(m * f.y), m, f.core_fit.mu))
+    assert np.sum(m * (f.y * np.log(f.core_fit.mu) + (1 - f.y) * np.log1p(-f.core_fit.mu))) == \
         pytest.approx(r_style, rel=1e-12)
 
 

@@ -923,7 +923,7 @@ def test_fsvm_trace_draws_the_objective_trace(fits, data, method):
     from 0; the two lines swapped."""
     fit = fits["fsvm"] if method == "reduced" else _quiet(
         fm.fsvm, FORMULA, data.iloc[:60], method="primal", maxeval=80)
-    r = fit.run_
+    r = fit.nlopt_run
     feasible = np.where(np.asarray(r.violation) <= 1e-9, r.trace, np.inf)
     if method == "primal":
         assert np.isinf(feasible).sum() > 10                 # else the check below is idle

@@ -158,7 +158,7 @@ def test_training_counts_equal_confusion_at_every_threshold(fits, name):
         c = fit.confusion(threshold=t)
         np.testing.assert_allclose([tp, fp, fn, tn], [c.tp, c.fp, c.fn, c.tn],
                                    rtol=1e-10, atol=1e-9)
-        assert f == pytest.approx(c.f(fit.measure_), rel=1e-10, abs=1e-12)
+        assert f == pytest.approx(c.f(fit.fmeasure), rel=1e-10, abs=1e-12)
 
 
 @pytest.mark.parametrize("name", ["maxent weighted", "maxent cbind", "umaxent"])
@@ -214,7 +214,7 @@ def test_svm_curve_uses_decision_values_and_prior_weights(synth_module):
     fit = fm.wsvm("y ~ x1 + x2", d, weights="w", C_pos=2.0, C_neg=1.0)
     curve = fit.f_curve()
     s = fit.decision_values.to_numpy()
-    ref = _brute(d["y"].to_numpy(float), s, d["w"].to_numpy(float), fit.measure_.beta)
+    ref = _brute(d["y"].to_numpy(float), s, d["w"].to_numpy(float), fit.fmeasure.beta)
     pd.testing.assert_frame_equal(curve, ref, rtol=1e-10, atol=1e-9)
     # the model's own rule x'w + b > 0 is the row of the smallest positive decision value
     t, strict, _ = fit._decision_rule()

@@ -396,7 +396,7 @@ def test_fsvm_protocol_refit_pickle_plot(thesis, tmp_path):
     matplotlib.use("Agg")
     tr, te = thesis["B2"]
     r = _fit_expecting_only_convergence_warnings(fsvm, "y ~ x1 + x2", tr, beta=2, a=5.0)
-    assert isinstance(r, FsvmResults) and r.measure_.alpha == pytest.approx(0.2)
+    assert isinstance(r, FsvmResults) and r.fmeasure.alpha == pytest.approx(0.2)
     again = r.refit(tr)
     np.testing.assert_array_equal(again.params, r.params)   # the same computation again
     loaded = pickle.loads(pickle.dumps(r))
@@ -514,7 +514,7 @@ def test_svm_models_work_with_cv_tune(thesis):
     # the F-SVM's own alpha is bound with partial (cv_tune's alpha is the criterion)
     res2 = cv_tune(functools.partial(fsvm, alpha=0.3), "y ~ x1 + x2", tr, {"a": [1.0, 10.0]},
                    cv=2, alpha=0.3, random_state=0, progress=False, n_jobs=1)
-    assert res2.best_model.measure_.alpha == pytest.approx(0.3)
+    assert res2.best_model.fmeasure.alpha == pytest.approx(0.3)
     assert res2.best_params["a"] in (1.0, 10.0)
 
 

@@ -110,7 +110,7 @@ def test_tune_wsvm_pooled_f_equals_libsvm_hand_computation(a2, alpha):
     assert res.best_params == grid[int(np.argmax(hand))]
     assert res.best_score == pytest.approx(hand.max(), rel=1e-12)
     # the refitted model is the weighted SVM at the best costs, reporting the tuned F
-    assert res.best_model.measure_ == FMeasure(alpha=alpha)
+    assert res.best_model.fmeasure == FMeasure(alpha=alpha)
     assert (res.best_model.C_pos, res.best_model.C_neg) == tuple(res.best_params.values())  # copies
 
 
@@ -215,7 +215,7 @@ def test_tune_fsvm_uses_C_m_plus_and_the_a_grid_by_hand(a2):
     best = res.best_model
     # exact: C = m+ = 20 counted, start costs (m-, m+) / 10 = 80 / 10, 20 / 10
     assert best.C == 20.0 and best.settings["start_C"] == (8.0, 2.0)
-    assert best.measure_ == FMeasure(alpha=0.4) and best.settings["a"] == res.best_params["a"]
+    assert best.fmeasure == FMeasure(alpha=0.4) and best.settings["a"] == res.best_params["a"]
     ref = _quiet(fsvm, FORMULA, train, alpha=0.4, a=res.best_params["a"])   # fsvm's defaults
     np.testing.assert_allclose(best.params, ref.params, rtol=1e-12)
 
@@ -241,10 +241,10 @@ def test_with_measure_binds_the_models_own_f(a2):
     assert bound.__name__ == "fsvm" and "0.3" in repr(bound)
     res = _quiet(cv_tune, bound, FORMULA, train, {"a": [1.0, 10.0]}, alpha=0.3, cv=2,
                  random_state=0, n_jobs=1)
-    assert res.best_model.measure_.alpha == pytest.approx(0.3)
+    assert res.best_model.fmeasure.alpha == pytest.approx(0.3)
     again = _quiet(pickle.loads(pickle.dumps(bound)), FORMULA, train, a=1.0, maxeval=20,
                    restarts=0)
-    assert again.measure_.alpha == pytest.approx(0.3)
+    assert again.fmeasure.alpha == pytest.approx(0.3)
 
 
 # ----------------------------------------------------------------------------- chapter8
@@ -326,7 +326,7 @@ def test_tune_wsvm_bad_input(a2, kwargs, match):
     kw = dict(n_values=2, n_jobs=1, refit=False, random_state=0)
     kw.update(kwargs)
     if match is None:
-        assert tune_wsvm(FORMULA, train, **kw).measure_.beta == 2
+        assert tune_wsvm(FORMULA, train, **kw).fmeasure.beta == 2
         return
     with pytest.raises(InvalidArgumentError, match=match):
         tune_wsvm(FORMULA, train, **kw)

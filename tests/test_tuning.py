@@ -107,13 +107,13 @@ def test_with_measure_binds_the_models_own_measure(synth):
     folds = _folds(synth["y"].to_numpy(), 3, seed=5)
     bound = fm.with_measure(fm.maxent, beta=2)
     res = cv_tune(bound, FORMULA, synth, {"threshold": [0.3, 0.5]}, cv=folds, alpha=0.5)
-    assert res.best_model.measure_ == fm.FMeasure(beta=2)     # the model's F: F2
-    assert res.measure_ == fm.FMeasure(alpha=0.5)             # the criterion: F1
+    assert res.best_model.fmeasure == fm.FMeasure(beta=2)     # the model's F: F2
+    assert res.fmeasure == fm.FMeasure(alpha=0.5)             # the criterion: F1
     plain = cv_tune(fm.maxent, FORMULA, synth, {"threshold": [0.3, 0.5]}, cv=folds, alpha=0.5)
     pd.testing.assert_frame_equal(res.tidy(), plain.tidy())   # same fits, same folds
     with pytest.raises(InvalidArgumentError, match="'beta'.*does not take"):
         cv_tune(bound, FORMULA, synth, {"beta": [1, 2]}, cv=folds)
-    assert pickle.loads(pickle.dumps(bound))(FORMULA, synth).measure_ == fm.FMeasure(beta=2)
+    assert pickle.loads(pickle.dumps(bound))(FORMULA, synth).fmeasure == fm.FMeasure(beta=2)
 
 
 def test_accuracy_criterion_is_pooled_accuracy(synth):

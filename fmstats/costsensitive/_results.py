@@ -62,11 +62,6 @@ class CostSensitiveResults(ModelResults):
     def __init__(self, **kw):
         self.__dict__.update(kw)
 
-    @property
-    def measure_(self):
-        """The fit's F-measure (the protocol's name for ``fmeasure``)."""
-        return self.fmeasure
-
     # ------------------------------------------------------------------ tables
     @cached_property
     def coef(self):

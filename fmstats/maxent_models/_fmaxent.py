@@ -158,7 +158,7 @@ class FMaxentResults(MaxentResults):
     target, training F, noisy F and log-likelihood per iteration; ``coef_path`` the
     coefficients of every iterate; ``best_iteration``
     the iterate returned; ``fweights`` the F-maximising weights (mean 1) at that iterate;
-    ``bootstrap_`` the :class:`fmstats.BootstrapResults` behind
+    ``bootstrap_results`` the :class:`fmstats.BootstrapResults` behind
     ``cov_type="bootstrap"`` (else ``None``).
     """
 
@@ -177,7 +177,7 @@ class FMaxentResults(MaxentResults):
         self.outer_converged = outer.converged
         self.stop_reason = outer.reason
         self.baseline_coef = baseline_coef
-        self.bootstrap_ = bootstrap
+        self.bootstrap_results = bootstrap
 
     @property
     def method(self) -> str:
@@ -200,8 +200,8 @@ class FMaxentResults(MaxentResults):
     def llf(self) -> float:
         """The (uncertain) log-likelihood of the returned coefficients with the count weights only."""
         if self.stats is not None:
-            return self.stats.llf(self.fit_)
-        mu = self.fit_.mu
+            return self.stats.llf(self.core_fit)
+        mu = self.core_fit.mu
         return float(np.dot(self.count_weights, self.y * np.log(mu) + (1 - self.y) * np.log1p(-mu)))
 
     @property
@@ -227,7 +227,7 @@ class FMaxentResults(MaxentResults):
         """``|coefficient|`` times the weighted SD of its column: the change in log-odds per SD."""
         sd = np.sqrt(self.column_var)
         names = [t for t, a in zip(self.term_names, self.aliased) if not a]
-        return pd.Series(np.abs(self.fit_.coef) * sd, index=names, name="std_coef")
+        return pd.Series(np.abs(self.core_fit.coef) * sd, index=names, name="std_coef")
 
     # ------------------------------------------------------------------ covariance
     def cov_params(self, cov_type: str | None = None) -> pd.DataFrame:
@@ -237,12 +237,12 @@ class FMaxentResults(MaxentResults):
         cov_type = self.cov_type if cov_type is None else cov_type
         if cov_type != "bootstrap":
             return super().cov_params(cov_type)
-        if self.bootstrap_ is None:
+        if self.bootstrap_results is None:
             raise InvalidArgumentError(
                 "cov_type='bootstrap' needs the replicates: refit with "
                 "fmaxent(..., cov_type='bootstrap', B=..., random_state=...).")
         names = [t for t, a in zip(self.term_names, self.aliased) if not a]
-        reps = self.bootstrap_.replicates[names].to_numpy(dtype=float)
+        reps = self.bootstrap_results.replicates[names].to_numpy(dtype=float)
         reps = reps[np.all(np.isfinite(reps), axis=1)]
         cov = np.cov(reps, rowvar=False, ddof=1) if len(reps) > 1 else \
             np.full((len(names), len(names)), np.nan)
@@ -251,7 +251,7 @@ class FMaxentResults(MaxentResults):
     def se_unusable(self, cov_type: str | None = None) -> str | None:
         cov_type = self.cov_type if cov_type is None else cov_type
         if cov_type == "bootstrap":
-            boot = self.bootstrap_
+            boot = self.bootstrap_results
             ok = int(np.all(np.isfinite(boot.replicates[self.params.dropna().index]),
                             axis=1).sum()) if boot is not None else 0
             if boot is not None and ok < max(2, boot.B // 2):
@@ -269,7 +269,7 @@ class FMaxentResults(MaxentResults):
     @cached_property
     def n_saturated(self) -> int:
         """Rows whose fitted probability is numerically 0 or 1 (a sharp model)."""
-        mu = expit(self.fit_.eta)
+        mu = expit(self.core_fit.eta)
         return int(np.count_nonzero((self.weights > 0) & ((mu < SEPARATION_EPS)
                                                           | (mu > 1 - SEPARATION_EPS))))
 
@@ -294,7 +294,7 @@ class FMaxentResults(MaxentResults):
 
     def _cov_label(self, cov_type: str) -> str:
         if cov_type == "bootstrap":
-            b = self.bootstrap_
+            b = self.bootstrap_results
             return (f"bootstrap: covariance of {b.B} case-resampling replicates of the whole "
                     f"fit, outer loop included (random_state = {b.random_state})")
         return (super()._cov_label(cov_type) + "; treats the F-weights as fixed although they "
@@ -365,7 +365,7 @@ class FMaxentResults(MaxentResults):
         start = h.loc[0]
         x = self.settings
         lines = [
-            ("Target", f"{self.target_name}, {self.measure_}"),
+            ("Target", f"{self.target_name}, {self.fmeasure}"),
             ("Target: start (unweighted fit) -> returned", f"{start['target']:.4f} -> "
                                                            f"{best['target']:.4f}"),
             ("Training F of predicted classes: start -> returned",

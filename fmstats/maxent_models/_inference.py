@@ -125,7 +125,7 @@ def _is_binomial_glm(m) -> bool:
     """A maxent/umaxent fit (or an F-maximiser, refused below): a binomial GLM with a deviance.
     Judged by its attributes so this module, which sits above the models, need not import them."""
     try:
-        return m.family in ("binomial", "quasibinomial") and hasattr(m, "fit_")
+        return m.family in ("binomial", "quasibinomial") and hasattr(m, "core_fit")
     except Exception:
         return False
 
@@ -286,7 +286,7 @@ def anova(*models, test: str | None = None, dispersion: float | None = None) -> 
             rao = None
             if test == "Rao":
                 small, big = (prev, m) if prev.rank <= m.rank else (m, prev)
-                rao = _rao(big, big.X, small.fit_.mu)       # a quadratic form: >= 0
+                rao = _rao(big, big.X, small.core_fit.mu)       # a quadratic form: >= 0
             stat, p = _p_and_stat(test, abs(dev), abs(df), disp, biggest.df_resid, rao,
                                   biggest._estimate_dispersion and dispersion is None)
             row.update(df=df, deviance=dev, statistic=stat, p_value=p)
@@ -387,8 +387,8 @@ def profile_conf_int(results, level: float = 0.95) -> pd.DataFrame:
     if results.X is None:
         results.require_design("profile-likelihood intervals")
     X, y, w = results.X, results.y, results.count_weights
-    coef = results.fit_.coef
-    dev_hat = float(binomial_deviance(y, np.clip(results.fit_.mu, 1e-300, 1 - 1e-16), w))
+    coef = results.core_fit.coef
+    dev_hat = float(binomial_deviance(y, np.clip(results.core_fit.mu, 1e-300, 1 - 1e-16), w))
     phi = results.dispersion
     q = float(stats.norm.ppf(0.5 + level / 2))
     cov = results.cov_params("nonrobust").to_numpy()

@@ -72,9 +72,9 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
         self.trials = None if stats is not None else frame.response.trials
         self.prior_weights = prior_weights
         self.fweights = fweights
-        self.fit_ = fit
+        self.core_fit = fit
         self.cov_type = settings["cov_type"]
-        self.measure_ = settings["measure"]
+        self.fmeasure = settings["measure"]
         self.threshold = settings["threshold"]
 
     # ------------------------------------------------------------------ basic quantities
@@ -94,7 +94,7 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
     @cached_property
     def params(self) -> pd.Series:
         out = np.full(len(self.term_names), np.nan)
-        out[~self.aliased] = self.fit_.coef
+        out[~self.aliased] = self.core_fit.coef
         return pd.Series(out, index=pd.Index(self.term_names, name="term"), name="estimate")
 
     @property
@@ -106,7 +106,7 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
     def n_ok(self) -> int:
         """Rows with a positive weight (R's ``n.ok``)."""
         if self.stats is not None:
-            return int(self.fit_.n_active)
+            return int(self.core_fit.n_active)
         return int(np.count_nonzero(self.weights > 0))
 
     @property
@@ -123,28 +123,28 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
 
     @property
     def deviance(self) -> float:
-        return self.fit_.deviance
+        return self.core_fit.deviance
 
     @property
     def null_deviance(self) -> float:
-        return self.fit_.null_deviance
+        return self.core_fit.null_deviance
 
     @property
     def converged(self) -> bool:
-        return self.fit_.converged
+        return self.core_fit.converged
 
     @property
     def iterations(self) -> int:
-        return self.fit_.iterations
+        return self.core_fit.iterations
 
     @property
     def separated(self) -> bool:
-        return self.fit_.separated
+        return self.core_fit.separated
 
     @cached_property
     def history(self) -> pd.DataFrame:
         """Deviance and step size per IRLS iteration (row 0 is the start)."""
-        h = self.fit_.history
+        h = self.core_fit.history
         return pd.DataFrame({"iteration": np.arange(len(h)), "deviance": h[:, 0], "step": h[:, 1]})
 
     @cached_property
@@ -171,8 +171,8 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
         R reports NA for quasibinomial fits).
         """
         if self.stats is not None:
-            return self.stats.llf(self.fit_)
-        ll = self.fit_.loglik
+            return self.stats.llf(self.core_fit)
+        ll = self.core_fit.loglik
         if self.trials is not None:
             k = self.y * self.trials
             ll += float(np.sum(self.prior_weights * (gammaln(self.trials + 1) - gammaln(k + 1)
@@ -241,10 +241,10 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
                 "`se_fit`/`interval` need type='response' or 'link'; a predicted class has no "
                 "standard error.")
         if newdata is None and self.X is None and not (se_fit or interval):
-            X, index, eta = None, self.index, self.fit_.eta
+            X, index, eta = None, self.index, self.core_fit.eta
         else:
             X, index = self._design(newdata, missing)
-            eta = X @ self.fit_.coef
+            eta = X @ self.core_fit.coef
         if se_fit or interval:
             from ._inference import predict_se
 

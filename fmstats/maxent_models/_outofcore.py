@@ -190,7 +190,7 @@ class TrainingStats:
         return fit.loglik + self.checks["llf_const"]
 
     def cov(self, results, cov_type: str) -> np.ndarray:
-        fit = results.fit_
+        fit = results.core_fit
         if cov_type == "nonrobust":
             return results.dispersion * fit.xtwx_inv
         bread = fit.xtwx_inv
@@ -231,7 +231,7 @@ class TrainingStats:
         t = results.threshold if threshold is None else check_threshold(threshold)
         meta = pd.Series([], dtype=np.int64 if type == "class" else float, name=type)
         return newdata.map_partitions(_predict_partition, results.spec, ~results.aliased,
-                                      results.fit_.coef, type, t, missing, meta=meta)
+                                      results.core_fit.coef, type, t, missing, meta=meta)
 
     def check_resample(self, newdata) -> None:
         if newdata is None or is_dask_frame(newdata):
@@ -295,7 +295,7 @@ def _newdata_cells(results, newdata, threshold) -> np.ndarray:
 
     t = results.threshold if threshold is None else check_threshold(threshold)
     task = delayed(_newdata_block, pure=False)
-    parts = [task(part, results.spec, ~results.aliased, results.fit_.coef, t)
+    parts = [task(part, results.spec, ~results.aliased, results.core_fit.coef, t)
              for part in newdata.to_delayed()]
     v = np.sum(dask.compute(*parts), axis=0)
     if v[12]:

@@ -95,15 +95,15 @@ def resample_f(results, newdata: pd.DataFrame | None = None, *, B: int = 1000,
     <ResampledF F1: mean 0.6629, sd 0.0360, 95% range [0.5930, ...>
     """
     check_scalar("B", B, low=2, integer=True)
-    needed = ("fit_", "X", "y", "aliased", "threshold", "prior_weights", "spec", "measure_")
-    if any(not hasattr(results, a) for a in needed) or not hasattr(results.fit_, "coef"):
+    needed = ("core_fit", "X", "y", "aliased", "threshold", "prior_weights", "spec", "fmeasure")
+    if any(not hasattr(results, a) for a in needed) or not hasattr(results.core_fit, "coef"):
         raise InvalidArgumentError(
             "`results` must be a fitted maxent, umaxent or fmaxent model: resample_f() "
             "classes rows by the model's probabilities, and "
             f"{describe(results)} has none (an SVM's response is its class). Use "
             "fm.bootstrap() for other models.")
     rng = check_random_state(random_state)
-    fm = results.measure_ if (measure is None and beta is None and alpha is None) \
+    fm = results.fmeasure if (measure is None and beta is None and alpha is None) \
         else _m.as_fmeasure(measure, beta=beta, alpha=alpha)
     t = results.threshold if threshold is None else check_scalar("threshold", threshold, low=0,
                                                                  high=1)
@@ -112,7 +112,7 @@ def resample_f(results, newdata: pd.DataFrame | None = None, *, B: int = 1000,
     else:
         resp, Xn, _ = results.spec.build_with_response(newdata, missing="drop")
         q, X, w = resp.y, Xn[:, ~results.aliased], np.ones(len(resp.y))
-    pred = (expit(X @ results.fit_.coef) >= t).astype(float)
+    pred = (expit(X @ results.core_fit.coef) >= t).astype(float)
     wp = w * pred
     n = len(q)
     check_scalar("max_cells", max_cells, low=1, integer=True)

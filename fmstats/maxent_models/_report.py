@@ -131,7 +131,7 @@ class MaxentReport:
         return f"{self.response_name}: 0/1 labels"
 
     def _f_section(self) -> Section:
-        fm = self.measure_
+        fm = self.fmeasure
         conf = self.confusion()
         lines = [f"{fm}; predicted class 1 when fitted probability >= {self.threshold:g}"]
         lines.append(

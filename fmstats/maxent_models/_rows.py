@@ -49,25 +49,25 @@ class MaxentRows:
     def fitted_values(self) -> pd.Series:
         """Fitted probabilities of the positive class on the training rows."""
         self._row_level("fitted_values", "use predict(ddf) for a lazy dask Series")
-        return pd.Series(self.fit_.mu, index=self.index, name="fitted")
+        return pd.Series(self.core_fit.mu, index=self.index, name="fitted")
 
     @cached_property
     def linear_predictor(self) -> pd.Series:
         self._row_level("linear_predictor", "use predict(ddf, type='link')")
-        return pd.Series(self.fit_.eta, index=self.index, name="link")
+        return pd.Series(self.core_fit.eta, index=self.index, name="link")
 
     @cached_property
     def pearson_chi2(self) -> float:
         if self.stats is not None:
-            return self.fit_.pearson_chi2
-        mu = self.fit_.mu
+            return self.core_fit.pearson_chi2
+        mu = self.core_fit.mu
         return float(np.sum(self.weights * (self.y - mu) ** 2 / (mu * (1 - mu))))
 
     @cached_property
     def hat(self) -> pd.Series:
         """Diagonal of the weighted hat matrix W^1/2 X (X'WX)^-1 X' W^1/2 (R's hatvalues)."""
         self._row_level("hat", "HC2/HC3 covariances were computed at fit time")
-        h = self._kept["hat"] if self.X is None else self.fit_.leverage(self.X)   # centred
+        h = self._kept["hat"] if self.X is None else self.core_fit.leverage(self.X)   # centred
         return pd.Series(h, index=self.index, name="hat")
 
     def _cov_array(self, cov_type: str) -> np.ndarray:
@@ -75,16 +75,16 @@ class MaxentRows:
             return self.stats.cov(self, cov_type)
         if self.X is None:
             return self._kept["cov"][cov_type]
-        bread = self.fit_.xtwx_inv
+        bread = self.core_fit.xtwx_inv
         if cov_type == "nonrobust":
             return self.dispersion * bread
-        score = self.weights * (self.y - self.fit_.mu)
+        score = self.weights * (self.y - self.core_fit.mu)
         e2 = score ** 2
         if cov_type in ("HC2", "HC3"):
             one_minus_h = 1.0 - self.hat.to_numpy()
             power = 1 if cov_type == "HC2" else 2
             e2 = e2 / np.where(one_minus_h > 0, one_minus_h, np.inf) ** power
-        cov = self.fit_.sandwich(self.X, e2)   # bread @ X'diag(e2)X @ bread, accurately
+        cov = self.core_fit.sandwich(self.X, e2)   # bread @ X'diag(e2)X @ bread, accurately
         if cov_type == "HC1":
             n = self.nobs
             cov *= n / (n - self.rank)
@@ -94,7 +94,7 @@ class MaxentRows:
         """Drop the design matrix X (``keep_data=False``), keeping every covariance type and
         the hat values precomputed; the fit still summarises, predicts new data, scores
         its training rows (from the stored linear predictor) and refits."""
-        self._kept = {"hat": self.fit_.leverage(self.X),
+        self._kept = {"hat": self.core_fit.leverage(self.X),
                       "cov": {ct: self._cov_array(ct) for ct in COV_TYPES}}
         self.X = None
         return self
@@ -130,7 +130,7 @@ class MaxentRows:
         """Residuals on the training rows: deviance, pearson, response or working."""
         self._row_level("resid()")
         check_choice("type", type, ("deviance", "pearson", "response", "working"))
-        y, mu, w = self.y, self.fit_.mu, self.weights
+        y, mu, w = self.y, self.core_fit.mu, self.weights
         if type == "response":
             r = y - mu
         elif type == "working":
@@ -145,10 +145,10 @@ class MaxentRows:
     def _truth_and_weights(self, newdata):
         """Labels, count weights and linear predictor on ``newdata`` (default: training rows)."""
         if newdata is None:
-            return self.y, self.count_weights, self.fit_.eta
+            return self.y, self.count_weights, self.core_fit.eta
         resp, X, _ = self.spec.build_with_response(newdata, missing="drop")
         w = resp.trials if resp.trials is not None else np.ones(len(resp.y))
-        return resp.y, w, X[:, ~self.aliased] @ self.fit_.coef
+        return resp.y, w, X[:, ~self.aliased] @ self.core_fit.coef
 
     def _stored_cells(self, newdata, threshold):
         """Out of core: the confusion and noisy counts summed over the training rows (or one

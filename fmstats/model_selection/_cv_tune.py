@@ -400,7 +400,7 @@ class CvTuneResults(Tuned):
     def measure(self, newdata=None, measure=None, **kwargs) -> float:
         """``best_model.measure(newdata, ...)``; the tuned F-measure by default."""
         if measure is None and not kwargs:
-            measure = self.measure_
+            measure = self.fmeasure
         return self._model().measure(newdata, measure=measure, **kwargs)
 
     def refit(self, data: pd.DataFrame, *, n_jobs=1, progress=False) -> "CvTuneResults":

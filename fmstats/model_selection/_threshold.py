@@ -385,7 +385,7 @@ class ThresholdedResults(Tuned, ScoreCurves):
 
     def measure(self, newdata=None, measure=None, *, beta=None, alpha=None) -> float:
         """F of the tuned classes on ``newdata``; the tuned F-measure by default."""
-        fm = self.measure_ if measure is None and beta is None and alpha is None \
+        fm = self.fmeasure if measure is None and beta is None and alpha is None \
             else _m.as_fmeasure(measure, beta, alpha)
         return float(self.confusion(newdata).f(fm))
 

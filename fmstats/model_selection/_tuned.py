@@ -36,7 +36,7 @@ class Tuned(Persistable):
     _folds: Folds
 
     @property
-    def measure_(self):
+    def fmeasure(self):
         """The F-measure of the criterion (reported beside accuracy when tuning accuracy)."""
         return self.settings["measure"].fmeasure
 

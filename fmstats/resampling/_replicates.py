@@ -271,7 +271,7 @@ class _RefitEngine(Draws):
 
 def _model_se(results) -> pd.Series | None:
     """Model-based SEs (from the IRLS information) by term, for the maxent family; else None."""
-    fit = getattr(results, "fit_", None)
+    fit = getattr(results, "core_fit", None)
     inv = getattr(fit, "xtwx_inv", None)
     names, aliased = getattr(results, "term_names", None), getattr(results, "aliased", None)
     if inv is None or names is None or aliased is None or not all(
@@ -284,7 +284,7 @@ def _model_se(results) -> pd.Series | None:
 
 
 def fmeasure_of(results):
-    fm = getattr(results, "measure_", None)
+    fm = getattr(results, "fmeasure", None)
     return fm if isinstance(fm, _m.FMeasure) else _m.FMeasure()
 
 

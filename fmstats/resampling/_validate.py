@@ -79,7 +79,7 @@ def _measures(measure, beta, alpha, results) -> dict:
         if m is None or m == "f" or isinstance(m, _m.FMeasure):
             fm = m if isinstance(m, _m.FMeasure) else None
             if fm is None and beta is None and alpha is None:
-                fm = getattr(results, "measure_", None) or _m.FMeasure()
+                fm = getattr(results, "fmeasure", None) or _m.FMeasure()
             else:
                 fm = _m.as_fmeasure(fm, beta=beta, alpha=alpha)
             out[fm.name] = lambda c, fm=fm: fm.from_counts(c[..., 0], c[..., 1], c[..., 2])

@@ -103,7 +103,7 @@ class ScoreCurves:
 
     def _measure_arg(self, measure, beta, alpha):
         if measure is None and beta is None and alpha is None:
-            return self.measure_
+            return self.fmeasure
         return _m.as_fmeasure(measure, beta, alpha)
 
     # ------------------------------------------------------------------ public
@@ -161,7 +161,7 @@ class ScoreCurves:
         curve = self.f_curve(newdata, weights)
         best, own, label = self._curve_points(curve)
         draw = plotting.plot_pr if which == "pr" else plotting.plot_roc
-        return draw(curve, self.measure_, best=best, own=own, own_label=label,
+        return draw(curve, self.fmeasure, best=best, own=own, own_label=label,
                     score_name=self._curve_score_name(), ax=ax,
                     data_label="training rows" if newdata is None else "newdata", **kwargs)
 

@@ -14,7 +14,7 @@ Every fmstats model returns a results object that
 
 What is shared is implemented here once: the coefficient table (standard errors, Wald
 statistics, p-values, intervals, ``tidy``), ``measure`` (the F-measure of ``confusion``
-under the fit's measure ``measure_`` or the one asked for), ``_repr_html_``, pickling and
+under the fit's measure ``fmeasure`` or the one asked for), ``_repr_html_``, pickling and
 persistence.  A family implements what differs: ``params``, ``cov_params``, ``predict``,
 ``confusion``, ``refit`` and ``summary``.
 
@@ -47,7 +47,7 @@ class ModelResults(Persistable, ScoreCurves):
 
     use_t: bool = False
     #: the fit's F-measure (a :class:`fmstats.measures.FMeasure`), set by the family
-    measure_ = None
+    fmeasure = None
 
     # ------------------------------------------------------------------ coefficient table
     @property
@@ -164,7 +164,7 @@ class ModelResults(Persistable, ScoreCurves):
     def resolve_measure(self, measure=None, beta=None, alpha=None):
         """The F-measure asked for (``measure``, ``beta`` or ``alpha``), else the fit's own."""
         if measure is None and beta is None and alpha is None:
-            return self.measure_
+            return self.fmeasure
         return as_fmeasure(measure, beta=beta, alpha=alpha)
 
     def measure(self, newdata=None, measure=None, *, beta=None, alpha=None, **kwargs) -> float:

@@ -85,7 +85,7 @@ class _SvmResults(ModelResults):
         self.prior_weights = sd.weights
         self.w = np.asarray(w, dtype=float)
         self.b = float(b)
-        self.measure_ = settings["measure"]
+        self.fmeasure = settings["measure"]
 
     # ------------------------------------------------------------------ coefficients
     @cached_property
@@ -176,7 +176,7 @@ class _SvmResults(ModelResults):
                              "estimate": self.params.to_numpy(dtype=float)})
 
     def _f_section(self) -> Section:
-        fm = self.measure_
+        fm = self.fmeasure
         conf = self.confusion()
         lines = [f"{fm}; predicted class 1 when x'w + b > 0",
                  f"  Training F: {conf.f(fm):.4f}   precision: {conf.precision:.4f}   "
@@ -209,7 +209,7 @@ class WsvmResults(_SvmResults):
     Attributes: ``w``, ``b``, ``params``, ``dual_coef`` (alpha per training row),
     ``support`` (index labels of the support vectors), ``support_vectors``,
     ``n_support``, ``margin``, ``decision_values``, ``objective``, ``converged``,
-    ``fit_`` (the :class:`~fmstats.svm.WsvmFit`); methods ``predict``,
+    ``core_fit`` (the :class:`~fmstats.svm.WsvmFit`); methods ``predict``,
     ``confusion``, ``measure``, ``refit``, ``summary``.
     """
 
@@ -217,39 +217,39 @@ class WsvmResults(_SvmResults):
 
     def __init__(self, *, settings, call, sd, fit: WsvmFit):
         super().__init__(settings=settings, call=call, sd=sd, w=fit.w, b=fit.b)
-        self.fit_ = fit
+        self.core_fit = fit
         self.C_pos = settings["C_pos"]
         self.C_neg = settings["C_neg"]
 
     @property
     def converged(self) -> bool:
-        return self.fit_.converged
+        return self.core_fit.converged
 
     @property
     def objective(self) -> float:
-        return self.fit_.objective
+        return self.core_fit.objective
 
     @cached_property
     def dual_coef(self) -> pd.Series:
         """Dual coefficients alpha_i (0 <= alpha_i <= c_i); w = sum alpha_i y_i x_i."""
-        return pd.Series(self.fit_.dual, index=self.index, name="alpha")
+        return pd.Series(self.core_fit.dual, index=self.index, name="alpha")
 
     @cached_property
     def support(self) -> pd.Index:
         """Index labels of the support vectors (alpha_i > 0)."""
-        return self.index[self.fit_.support]
+        return self.index[self.core_fit.support]
 
     @cached_property
     def support_vectors(self) -> pd.DataFrame:
         """Design rows (without the intercept) of the support vectors."""
         names = [t for i, t in enumerate(self.term_names) if i != self.intercept_pos]
-        return pd.DataFrame(self.X[self.fit_.support], index=self.support, columns=names)
+        return pd.DataFrame(self.X[self.core_fit.support], index=self.support, columns=names)
 
     @cached_property
     def n_support(self) -> dict:
         """Support vectors per class and how many are free (0 < alpha < c) or at the bound."""
-        sv = self.fit_.dual > 0
-        free = self.fit_.free
+        sv = self.core_fit.dual > 0
+        free = self.core_fit.free
         return {"positive": int((sv & (self.y == 1)).sum()),
                 "negative": int((sv & (self.y == 0)).sum()),
                 "free": int(free.sum()), "at_bound": int((sv & ~free).sum())}
@@ -260,7 +260,7 @@ class WsvmResults(_SvmResults):
         return self.call.refit(data, **refit_changes(self.call, weights))
 
     def summary(self) -> Summary:
-        f = self.fit_
+        f = self.core_fit
         ns = self.n_support
         fit_lines = [
             ("Class costs", f"C+ = {self.C_pos:.6g} (positives), C- = {self.C_neg:.6g} "
@@ -334,7 +334,7 @@ def wsvm(formula: str, data: pd.DataFrame, weights=None, *, C_pos: float = 1.0,
 
 # ----------------------------------------------------------------------------- fsvm
 def _run_attr(name: str, doc: str) -> property:
-    return property(lambda self: getattr(self.run_, name), doc=doc)
+    return property(lambda self: getattr(self.nlopt_run, name), doc=doc)
 
 
 class FsvmResults(_SvmResults):
@@ -349,7 +349,7 @@ class FsvmResults(_SvmResults):
 
     def __init__(self, *, settings, call, sd, w, b, xi, run: NloptRun, start_wb):
         super().__init__(settings=settings, call=call, sd=sd, w=w, b=b)
-        self.run_ = run
+        self.nlopt_run = run
         self.xi = xi
         self.start_wb = start_wb
         self.C = settings["C"]
@@ -377,7 +377,7 @@ class FsvmResults(_SvmResults):
     @cached_property
     def trace(self) -> pd.DataFrame:
         """Objective of each NLopt evaluation, its constraint violation and the best so far."""
-        r = self.run_
+        r = self.nlopt_run
         f = np.where(r.violation <= 1e-9, r.trace, np.inf)
         best = np.minimum.accumulate(np.r_[r.start_fun, f])[1:]
         return pd.DataFrame({"evaluation": np.arange(1, r.nevals + 1), "objective": r.trace,
@@ -395,7 +395,7 @@ class FsvmResults(_SvmResults):
         ax.set_yscale("log")
         ax.set_xlabel("objective evaluation")
         ax.set_ylabel("objective (log scale)")
-        ax.set_title(f"{self.run_.algorithm} ({self.settings['method']}): "
+        ax.set_title(f"{self.nlopt_run.algorithm} ({self.settings['method']}): "
                      f"{self.message.split(':')[0]}", fontsize="small")
         ax.legend(fontsize="small")
         return finish_figure(fig)
@@ -410,10 +410,10 @@ class FsvmResults(_SvmResults):
         return self.call.refit(data, **refit_changes(self.call, weights))
 
     def summary(self) -> Summary:
-        s, r = self.settings, self.run_
+        s, r = self.settings, self.nlopt_run
         if s["objective"] == "fmeasure":
             obj = (f"1/2 w'w + C (alpha S- + (1-alpha) S+) / (m+ - S+), C = {self.C:.6g}, "
-                   f"alpha = {self.measure_.alpha:.4g} (beta = {self.measure_.beta:.4g})")
+                   f"alpha = {self.fmeasure.alpha:.4g} (beta = {self.fmeasure.beta:.4g})")
         else:
             obj = f"1/2 w'w + C+ S+ + C- S-, C+ = {self.C_pos:.6g}, C- = {self.C_neg:.6g}"
         conv = "converged" if r.converged else "DID NOT CONVERGE"
