@@ -147,7 +147,7 @@ def test_profile_ci_equals_exact_r_roots(fits, ref, model, level):
     assert np.all(np.abs(ci["conf_low"] - r["exact_lower"]) <= 1e-4 * se)
     assert np.all(np.abs(ci["conf_high"] - r["exact_upper"]) <= 1e-4 * se)
     assert np.all(np.abs(ci["conf_low"] - r["lower"]) <= 4e-4 * se)
-    if not fit._estimate_dispersion:
+    if not fit.estimates_dispersion:
         # R's confint.default uses normal quantiles; fmstats uses t(df) for quasi fits, as the
         # t values of its summary (R's summary.glm) do, so only binomial fits compare
         wald = fit.conf_int(level=level, cov_type="nonrobust").loc[r.index]

@@ -81,7 +81,7 @@ PLOTTERS = {
     "ThresholdedResults.plot": "tune_threshold",
     "CvTuneResults.plot": "1-D curve and 2-D heat map",
     "CostSensitiveResults.plot": "costsens",
-    "MaxentRows.plot_diagnostics": "maxent fit",
+    "MaxentResults.plot_diagnostics": "maxent fit",
 }
 
 

@@ -16,7 +16,8 @@ __all__ = ["influence", "plot_diagnostics"]
 
 
 def _check(results):
-    if getattr(results, "stats", None) is not None:
+    training = getattr(results, "training", None)
+    if training is not None and not training.in_memory:
         raise InvalidArgumentError("influence: an out-of-core (Dask) fit keeps no rows; refit "
                                    "in memory for row diagnostics.")
 
@@ -46,7 +47,7 @@ def influence(results) -> pd.DataFrame:
         std_d = d / np.sqrt(phi * one_h)
         std_p = p / np.sqrt(phi * one_h)
         stud = np.sign(d) * np.sqrt(d * d + h * p * p / one_h)
-        if results._estimate_dispersion:
+        if results.estimates_dispersion:
             n = int(np.count_nonzero(active))
             ss = float(np.sum(d[active] ** 2))
             sigma = np.sqrt((ss - d * d / one_h) / (n - results.rank - 1))

@@ -193,16 +193,16 @@ class FMaxentResults(MaxentResults):
         return "quasibinomial"
 
     @property
-    def _estimate_dispersion(self) -> bool:
-        return True  # the F-weights have an arbitrary scale: only an estimated dispersion is valid
+    def estimates_dispersion(self) -> bool:
+        """True: the F-weights have an arbitrary scale, so only an estimated dispersion is valid."""
+        return True
 
     @cached_property
     def llf(self) -> float:
         """The (uncertain) log-likelihood of the returned coefficients with the count weights only."""
-        if self.stats is not None:
-            return self.stats.llf(self.core_fit)
-        mu = self.core_fit.mu
-        return float(np.dot(self.count_weights, self.y * np.log(mu) + (1 - self.y) * np.log1p(-mu)))
+        if not self.training.in_memory:
+            return self.training.llf(self)
+        return self.training.count_loglik(self.core_fit)
 
     @property
     def aic(self):
@@ -212,10 +212,7 @@ class FMaxentResults(MaxentResults):
     @property
     def fweights_range(self) -> tuple[float, float]:
         """Smallest and largest F-weight on the rows with positive weight."""
-        if self.stats is not None:
-            return self.stats.fweights_range
-        fw = self.fweights[self.count_weights > 0]
-        return float(fw.min()), float(fw.max())
+        return self.training.fweights_range()
 
     @property
     def target_name(self) -> str:
@@ -273,8 +270,9 @@ class FMaxentResults(MaxentResults):
         return int(np.count_nonzero((self.weights > 0) & ((mu < SEPARATION_EPS)
                                                           | (mu > 1 - SEPARATION_EPS))))
 
-    def _se_footnotes(self, tidy: pd.DataFrame, cov_type: str) -> list[str]:
-        notes = super()._se_footnotes(tidy, cov_type)
+    def se_footnotes(self, tidy: pd.DataFrame, cov_type: str) -> list[str]:
+        """Why standard errors print as NA, or that the HC0 ones treat the weights as fixed."""
+        notes = super().se_footnotes(tidy, cov_type)
         if not notes and cov_type != "bootstrap":
             notes.append("Std. errors treat the F-weights as fixed, but the weights depend on "
                          "the estimates: they are approximate and can be several times too "
@@ -288,16 +286,18 @@ class FMaxentResults(MaxentResults):
             "deviance is not a likelihood to profile. Use cov_type='bootstrap' with Wald "
             "intervals, or fm.bootstrap(fit) for percentile/BCa intervals.")
 
-    def _se_advice(self) -> str:
+    def se_advice(self) -> str:
+        """What to do about unusable standard errors of an F-maximiser."""
         return (f"Raise `shrinkage` (now {self.settings['shrinkage']:g}) or keep the "
                 "default weight clipping.")
 
-    def _cov_label(self, cov_type: str) -> str:
+    def cov_label(self, cov_type: str) -> str:
+        """The summary's \"Standard errors\" line (bootstrap or the approximate sandwich)."""
         if cov_type == "bootstrap":
             b = self.bootstrap_results
             return (f"bootstrap: covariance of {b.B} case-resampling replicates of the whole "
                     f"fit, outer loop included (random_state = {b.random_state})")
-        return (super()._cov_label(cov_type) + "; treats the F-weights as fixed although they "
+        return (super().cov_label(cov_type) + "; treats the F-weights as fixed although they "
                 "depend on the estimates, so it is approximate: cov_type='bootstrap' refits "
                 "the whole reweighting")
 
@@ -317,7 +317,8 @@ class FMaxentResults(MaxentResults):
         return self.call.refit(data, **changes)
 
     # ------------------------------------------------------------------ reporting
-    def _iteration_lines(self) -> list[str]:
+    def iteration_lines(self) -> list[str]:
+        """The summary's iteration lines: the final weighted fit and the outer loop."""
         lines = ["(Deviances and dispersion are those of the final weighted fit, with the F-weights.)",
                  f"Outer iterations: {len(self.outer_history) - 1}; see 'F-measure maximisation'."]
         if self.separated and self.penalised:
@@ -563,7 +564,7 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=
              f"(now {shrinkage:g}) to keep the coefficients finite.", SeparationWarning)
     kw = dict(frame=prep.frame, aliased=prep.aliased, fit=fit, outer=outer,
               baseline_coef=base_coef, column_var=column_var,
-              **prep.results_data(fit, rows=rows, fweights=outer.fweights))
+              training=prep.training(fit, rows=rows, fweights=outer.fweights))
     if not bootstrap_cov:
         return FMaxentResults(settings=settings, call=_call, **kw)
     from ..resampling import bootstrap  # resampling sits on top of the models: import on use

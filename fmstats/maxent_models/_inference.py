@@ -152,7 +152,7 @@ def _check_model(m, i: int):
 
 
 def _default_test(m) -> str:
-    return "F" if m._estimate_dispersion else "Chisq"
+    return "F" if m.estimates_dispersion else "Chisq"
 
 
 def _weights(m) -> np.ndarray:
@@ -199,7 +199,7 @@ def _p_and_stat(test, dev, df, dispersion, df_resid_big, rao=None, estimated=Tru
 def _same_rows(models) -> None:
     m0 = models[0]
     for i, m in enumerate(models[1:], start=2):
-        if m._estimate_dispersion != m0._estimate_dispersion:
+        if m.estimates_dispersion != m0.estimates_dispersion:
             raise ModelComparisonError(
                 f"anova: model {i} is {m.family} and model 1 {m0.family}; compare fits of one "
                 "family.")
@@ -288,7 +288,7 @@ def anova(*models, test: str | None = None, dispersion: float | None = None) -> 
                 small, big = (prev, m) if prev.rank <= m.rank else (m, prev)
                 rao = _rao(big, big.X, small.core_fit.mu)       # a quadratic form: >= 0
             stat, p = _p_and_stat(test, abs(dev), abs(df), disp, biggest.df_resid, rao,
-                                  biggest._estimate_dispersion and dispersion is None)
+                                  biggest.estimates_dispersion and dispersion is None)
             row.update(df=df, deviance=dev, statistic=stat, p_value=p)
         rows.append(row)
     heading = ["Analysis of Deviance Table", ""]
@@ -329,7 +329,7 @@ def _sequential(m, test: str, dispersion) -> AnovaTable:
         df = float(prev[1] - rdf)
         rao = _rao(m, m.X[:, cols_now], prev[2]) if test == "Rao" and df > 0 else None
         stat, p = _p_and_stat(test, prev[0] - dev, df, disp, m.df_resid, rao,
-                              m._estimate_dispersion and dispersion is None)
+                              m.estimates_dispersion and dispersion is None)
         rows.append({"df": df, "deviance": float(prev[0] - dev), "resid_df": float(rdf),
                      "resid_dev": float(dev), "statistic": stat, "p_value": p})
         index.append(label)

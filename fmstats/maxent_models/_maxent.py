@@ -13,25 +13,25 @@ from functools import cached_property
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit, gammaln
+from scipy.special import expit
 
 from .. import measures as _m
 from .._utils.validation import check_choice, describe
 from .._utils.call import ModelCall, Settings, records_call, refit_changes
-from ._prepare import COV_TYPES, check_threshold
+from ._prepare import check_threshold
 from ..exceptions import InvalidArgumentError
 from ._fitdata import prepare
 from ..formula import ModelFrame
-from ..glm.irls import IrlsFit, has_intercept
-from ._report import MaxentReport
-from ._rows import MaxentRows
-from ..results import ModelResults
+from ..glm.irls import IrlsFit
+from ..results import ModelResults, Summary
+from ._report import cov_label, iteration_lines, maxent_summary, se_footnotes
+from ._training import COV_TYPES, require_design
 
 
 __all__ = ["maxent", "umaxent", "MaxentResults", "COV_TYPES"]
 
 
-class MaxentResults(MaxentReport, MaxentRows, ModelResults):
+class MaxentResults(ModelResults):
     """A fitted weighted (``maxent``) or uncertain (``umaxent``) maximum-entropy model.
 
     Main attributes: ``params``, ``bse``, ``tvalues``, ``pvalues``,
@@ -39,12 +39,27 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
     ``fitted_values``, ``deviance``, ``null_deviance``, ``aic``, ``llf``,
     ``dispersion``, ``converged``, ``iterations``, ``history``;
     methods ``predict()``, ``resid()``, ``confusion()``, ``measure()``,
-    ``refit()``.
+    ``refit()``.  Built by :func:`maxent` and :func:`umaxent`.
+
+    Parameters
+    ----------
+    settings : Settings
+        The fit's settings (its call's arguments, defaults applied).
+    call : ModelCall
+        The recorded call (printed by ``summary()``, rerun by ``refit()``).
+    frame : ModelFrame
+        The model frame: design encoding, response, row provenance.
+    aliased : ndarray of bool
+        Which design columns were dropped as collinear.
+    fit : IrlsFit
+        The IRLS solution.
+    training : InMemoryTraining or TrainingStats
+        What the results keep of the training data (:mod:`fmstats.maxent_models._training`):
+        the rows, or the sums of an out-of-core fit.
     """
 
-    def __init__(self, *, settings: Settings, call: ModelCall, frame: ModelFrame, X: np.ndarray,
-                 aliased: np.ndarray, prior_weights: np.ndarray, fit: IrlsFit,
-                 fweights: np.ndarray | None = None, stats=None):
+    def __init__(self, *, settings: Settings, call: ModelCall, frame: ModelFrame,
+                 aliased: np.ndarray, fit: IrlsFit, training):
         self.settings = settings
         self.call = call
         self.formula = settings["formula"]
@@ -58,41 +73,73 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
         self.n_dropped = frame.n_dropped
         self.term_names = tuple(frame.column_names)
         self.aliased = aliased
-        self.X = X
-        # an out-of-core fit keeps sums over its rows (``stats``, fmstats.maxent_models._outofcore) instead of
-        # X, y and the weights; every row-level quantity then says so
-        self.stats = stats
-        if stats is None:
-            self._shape, self._has_intercept = tuple(X.shape), bool(has_intercept(X))
-        else:
-            self._shape = (fit.nobs, len(fit.coef))
-            self._has_intercept = bool(fit.has_intercept)
-        self._kept = None        # what keep_data=False precomputed before dropping X
-        self.y = None if stats is not None else frame.response.y
-        self.trials = None if stats is not None else frame.response.trials
-        self.prior_weights = prior_weights
-        self.fweights = fweights
+        #: the training data: its rows in memory, or the sums of an out-of-core fit
+        self.training = training
         self.core_fit = fit
         self.cov_type = settings["cov_type"]
         self.fmeasure = settings["measure"]
         self.threshold = settings["threshold"]
 
+    # ------------------------------------------------------------------ the training rows
+    @property
+    def X(self):
+        """The design of the training rows (None out of core or with ``keep_data=False``)."""
+        return self.training.X
+
+    @property
+    def y(self):
+        """The response of the training rows as proportions (None out of core)."""
+        return self.training.y
+
+    @property
+    def trials(self):
+        """Binomial trials of ``cbind`` responses (None otherwise or out of core)."""
+        return self.training.trials
+
+    @property
+    def prior_weights(self):
+        """The prior weights of the training rows (None out of core)."""
+        return self.training.prior_weights
+
+    @property
+    def fweights(self):
+        """The F-measure maximising weights of an ``fmaxent`` fit (None otherwise)."""
+        return self.training.fweights
+
+    @property
+    def count_weights(self) -> np.ndarray:
+        """Weight of each row in confusion counts: prior weights times trials (cbind)."""
+        return self.training.count_weights
+
+    @property
+    def weights(self) -> np.ndarray:
+        """Weights of the fitted likelihood: count weights times any F-maximising weights."""
+        return self.training.weights
+
+    def require_design(self, what: str):
+        """Raise the DataError of ``what``, which needs the design this fit does not keep."""
+        require_design(what)
+
     # ------------------------------------------------------------------ basic quantities
     @property
     def family(self) -> str:
-        return "quasibinomial" if self._estimate_dispersion else "binomial"
+        """``"binomial"``, or ``"quasibinomial"`` when the dispersion is estimated."""
+        return "quasibinomial" if self.estimates_dispersion else "binomial"
 
     @property
-    def _estimate_dispersion(self) -> bool:
+    def estimates_dispersion(self) -> bool:
+        """Whether the dispersion is estimated (Pearson chi^2 / df, R's quasibinomial)."""
         d = self.settings["dispersion"]
         return isinstance(d, str) and d == "pearson"
 
     @property
     def use_t(self) -> bool:
-        return self._estimate_dispersion
+        """Whether tests use the t distribution (with an estimated dispersion)."""
+        return self.estimates_dispersion
 
     @cached_property
     def params(self) -> pd.Series:
+        """The coefficients by term (NaN for aliased terms)."""
         out = np.full(len(self.term_names), np.nan)
         out[~self.aliased] = self.core_fit.coef
         return pd.Series(out, index=pd.Index(self.term_names, name="term"), name="estimate")
@@ -100,46 +147,35 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
     @property
     def nobs(self) -> int:
         """Rows used in the fit (after dropping missing values)."""
-        return int(self._shape[0])
+        return int(self.training.shape[0])
 
     @cached_property
     def n_ok(self) -> int:
         """Rows with a positive weight (R's ``n.ok``)."""
-        if self.stats is not None:
-            return int(self.core_fit.n_active)
-        return int(np.count_nonzero(self.weights > 0))
+        return self.training.n_ok(self.core_fit)
 
     @property
     def rank(self) -> int:
-        return int(self._shape[1])
+        """The number of estimated (non-aliased) coefficients."""
+        return int(self.training.shape[1])
 
     @property
     def df_resid(self) -> int:
+        """Residual degrees of freedom."""
         return self.n_ok - self.rank
 
     @property
     def df_null(self) -> int:
-        return self.n_ok - int(self._has_intercept)
+        """Degrees of freedom of the null model."""
+        return self.n_ok - int(self.training.has_intercept)
 
-    @property
-    def deviance(self) -> float:
-        return self.core_fit.deviance
-
-    @property
-    def null_deviance(self) -> float:
-        return self.core_fit.null_deviance
-
-    @property
-    def converged(self) -> bool:
-        return self.core_fit.converged
-
-    @property
-    def iterations(self) -> int:
-        return self.core_fit.iterations
-
-    @property
-    def separated(self) -> bool:
-        return self.core_fit.separated
+    deviance = property(lambda self: self.core_fit.deviance, doc="The residual deviance.")
+    null_deviance = property(lambda self: self.core_fit.null_deviance,
+                             doc="The deviance of the null model (R's null.deviance).")
+    converged = property(lambda self: self.core_fit.converged, doc="Whether IRLS converged.")
+    iterations = property(lambda self: self.core_fit.iterations, doc="IRLS iterations.")
+    separated = property(lambda self: self.core_fit.separated,
+                         doc="Whether fitted probabilities reached 0 or 1 (separation).")
 
     @cached_property
     def history(self) -> pd.DataFrame:
@@ -148,17 +184,20 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
         return pd.DataFrame({"iteration": np.arange(len(h)), "deviance": h[:, 0], "step": h[:, 1]})
 
     @cached_property
+    def pearson_chi2(self) -> float:
+        """Pearson's chi-squared statistic of the fit."""
+        return self.training.pearson_chi2(self.core_fit)
+
+    @cached_property
     def dispersion(self) -> float:
         """1 for binomial; Pearson chi^2 / df_resid for quasibinomial (as R's summary.glm)."""
-        d = self.settings["dispersion"]
-        if self._estimate_dispersion:
+        if self.estimates_dispersion:
             if self.df_resid <= 0:
                 raise InvalidArgumentError(
                     "cannot estimate the dispersion with no residual degrees of freedom "
-                    f"(n = {self.n_ok}, rank = {self.rank}); pass dispersion=1."
-                )
+                    f"(n = {self.n_ok}, rank = {self.rank}); pass dispersion=1.")
             return self.pearson_chi2 / self.df_resid
-        return float(d)
+        return float(self.settings["dispersion"])
 
     @cached_property
     def llf(self) -> float:
@@ -170,27 +209,57 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
         labels it is the uncertain log-likelihood of thesis ch. 5 (no R analogue:
         R reports NA for quasibinomial fits).
         """
-        if self.stats is not None:
-            return self.stats.llf(self.core_fit)
-        ll = self.core_fit.loglik
-        if self.trials is not None:
-            k = self.y * self.trials
-            ll += float(np.sum(self.prior_weights * (gammaln(self.trials + 1) - gammaln(k + 1)
-                                                     - gammaln(self.trials - k + 1))))
-        return ll
+        return self.training.llf(self)
 
     @property
     def aic(self) -> float | None:
         """-2 llf + 2 rank; ``None`` (R's NA) for quasi-likelihood fits."""
-        if self._estimate_dispersion or self.response_kind == "probability":
+        if self.estimates_dispersion or self.response_kind == "probability":
             return None
         return -2.0 * self.llf + 2.0 * self.rank
 
     @property
     def bic(self) -> float | None:
+        """-2 llf + log(n) rank; ``None`` for quasi-likelihood fits."""
         if self.aic is None:
             return None
         return -2.0 * self.llf + np.log(self.n_ok) * self.rank
+
+    # ------------------------------------------------------------------ rows
+    @cached_property
+    def fitted_values(self) -> pd.Series:
+        """Fitted probabilities of the positive class on the training rows."""
+        self.training.row_level("fitted_values", "use predict(ddf) for a lazy dask Series")
+        return pd.Series(self.core_fit.mu, index=self.index, name="fitted")
+
+    @cached_property
+    def linear_predictor(self) -> pd.Series:
+        """The linear predictor (log-odds) on the training rows."""
+        self.training.row_level("linear_predictor", "use predict(ddf, type='link')")
+        return pd.Series(self.core_fit.eta, index=self.index, name="link")
+
+    @cached_property
+    def hat(self) -> pd.Series:
+        """Diagonal of the weighted hat matrix W^1/2 X (X'WX)^-1 X' W^1/2 (R's hatvalues)."""
+        return pd.Series(self.training.hat(self.core_fit), index=self.index, name="hat")
+
+    def resid(self, type: str = "deviance") -> pd.Series:
+        """Residuals on the training rows: deviance, pearson, response or working."""
+        return pd.Series(self.training.resid(self.core_fit, type), index=self.index,
+                         name=f"resid_{type}")
+
+    def influence(self) -> pd.DataFrame:
+        """Leverage, standardised and studentised residuals and Cook's distance per row (R's
+        ``influence.measures``); see :func:`fmstats.maxent_models.influence`."""
+        from ._diagnostics import influence
+
+        return influence(self)
+
+    def plot_diagnostics(self, fig=None):
+        """R's four diagnostic panels; see :func:`fmstats.maxent_models.plot_diagnostics`."""
+        from ._diagnostics import plot_diagnostics
+
+        return plot_diagnostics(self, fig=fig)
 
     # ------------------------------------------------------------------ covariance
     def se_unusable(self, cov_type: str | None = None) -> str | None:
@@ -209,7 +278,7 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
         cov_type = self.cov_type if cov_type is None else cov_type
         check_choice("cov_type", cov_type, COV_TYPES)
         names = [t for t, a in zip(self.term_names, self.aliased) if not a]
-        return pd.DataFrame(self._cov_array(cov_type), index=names, columns=names)
+        return pd.DataFrame(self.training.cov(self, cov_type), index=names, columns=names)
 
     # ------------------------------------------------------------------ prediction
     def predict(self, newdata: pd.DataFrame | None = None, type: str = "response",
@@ -228,10 +297,10 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
         delta method.  ``interval="confidence"`` adds ``conf_low``/``conf_high`` at ``level``,
         computed on the link scale and transformed (so always within [0, 1]).
         """
-        if self.stats is not None:   # out of core: a lazy series for new chunked data
-            lazy = self.stats.predict(self, newdata, type, threshold, missing, se_fit, interval)
-            if lazy is not None:
-                return lazy
+        lazy = self.training.lazy_predict(self, newdata, type, threshold, missing, se_fit,
+                                          interval)
+        if lazy is not None:    # out of core: a lazy series for new chunked data
+            return lazy
         check_choice("type", type, ("response", "link", "class"))
         check_choice("missing", missing, ("drop", "raise"))
         if interval is not None:
@@ -243,7 +312,7 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
         if newdata is None and self.X is None and not (se_fit or interval):
             X, index, eta = None, self.index, self.core_fit.eta
         else:
-            X, index = self._design(newdata, missing)
+            X, index = self.training.design(self, newdata, missing)
             eta = X @ self.core_fit.coef
         if se_fit or interval:
             from ._inference import predict_se
@@ -270,10 +339,10 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
         weights times trials); probabilistic labels count fractionally (q for
         positives, 1 - q for negatives).  Returns a :class:`fmstats.measures.Confusion`.
         """
-        cells = self._stored_cells(newdata, threshold)
+        cells = self.training.cells(self, newdata, threshold)
         if cells is not None:
             return _m.Confusion(*(max(float(c), 0.0) for c in cells[:4]))
-        y, w, eta = self._truth_and_weights(newdata)
+        y, w, eta = self.training.truth_weights_eta(self, newdata)
         t = self.threshold if threshold is None else check_threshold(threshold)
         pred = (expit(eta) >= t).astype(float)
         return _m.noisy_confusion(y, pred, dependence="independent", sample_weight=w)
@@ -283,14 +352,13 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
         """Noisy F-measure (thesis §6.1) of the fitted probabilities against the labels."""
         fm = self.resolve_measure(measure, beta, alpha)
         dep = self.settings["dependence"] if dependence is None else dependence
-        cells = self._stored_cells(newdata, None)
+        cells = self.training.cells(self, newdata, None)
         if cells is not None:
             check_choice("dependence", dep, ("correlated", "independent"))
             k = 4 if dep == "correlated" else 8
             return float(_m.Confusion(*(max(float(c), 0.0) for c in cells[k:k + 4])).f(fm))
-        y, w, eta = self._truth_and_weights(newdata)
-        p = expit(eta)
-        return float(_m.noisy_f(y, p, measure=fm, dependence=dep, sample_weight=w))
+        y, w, eta = self.training.truth_weights_eta(self, newdata)
+        return float(_m.noisy_f(y, expit(eta), measure=fm, dependence=dep, sample_weight=w))
 
     def resample_f(self, newdata: pd.DataFrame | None = None, *, B: int = 1000,
                    random_state=None, **kwargs):
@@ -298,8 +366,7 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
 
         See :func:`fmstats.resample_f`.
         """
-        if self.stats is not None:
-            self.stats.check_resample(newdata)
+        self.training.check_resample(newdata)
         from ._qresample import resample_f
 
         return resample_f(self, newdata, B=B, random_state=random_state, **kwargs)
@@ -318,8 +385,29 @@ class MaxentResults(MaxentReport, MaxentRows, ModelResults):
 
         return to_statsmodels(self, cov_type)
 
+    # ------------------------------------------------------------------ reporting
+    def summary(self, cov_type: str | None = None, level: float = 0.95) -> Summary:
+        """R's ``summary.glm`` layout plus an F-measure section."""
+        return maxent_summary(self, cov_type=cov_type, level=level)
+
+    def cov_label(self, cov_type: str) -> str:
+        """The summary's "Standard errors" line for ``cov_type``."""
+        return cov_label(self, cov_type)
+
+    def se_footnotes(self, tidy: pd.DataFrame, cov_type: str) -> list[str]:
+        """Why standard errors print as NA, and what to do (none when they are usable)."""
+        return se_footnotes(self, tidy, cov_type)
+
+    def se_advice(self) -> str:
+        """What to do about unusable standard errors."""
+        return "Add a ridge `penalty=` or remove the separating terms."
+
+    def iteration_lines(self) -> list[str]:
+        """The summary's iteration lines."""
+        return iteration_lines(self)
+
     def __repr__(self) -> str:
-        where = " (out of core)" if self.stats is not None else ""
+        where = "" if self.training.in_memory else " (out of core)"
         return (f"<{type(self).__name__}{where} {self.model}: {self.formula!r}, n = {self.nobs}, "
                 f"deviance = {self.deviance:.4g}, converged = {self.converged}>")
 
@@ -335,8 +423,10 @@ def _fit(call: ModelCall, data, weights, model: str, **fixed) -> MaxentResults:
     fit = prep.source(s["threshold"]).fit(start=prep.start, penalty=prep.penalty, tol=s["tol"],
                                         max_iter=s["max_iter"])
     res = MaxentResults(settings=s, call=call, frame=prep.frame, aliased=prep.aliased,
-                        fit=fit, **prep.results_data(fit))
-    return res if keep_data or res.stats is not None else res.without_design()
+                        fit=fit, training=prep.training(fit))
+    if not keep_data and res.training.in_memory:   # out of core keeps no rows anyway
+        res.training.drop_design(res)
+    return res
 
 
 @records_call

@@ -68,15 +68,13 @@ class DaskPrepared:
         """The row source of the cores."""
         return DaskSource(self.X, self.y, self.cw, threshold, self.checks["sum_q"])
 
-    def results_data(self, fit, rows: DaskSource | None = None, fweights=None) -> dict:
+    def training(self, fit, rows: DaskSource | None = None, fweights=None) -> "TrainingStats":
         """What the results keep of the training data: the sums of :class:`TrainingStats`
         (for fmaxent, ``rows`` and the F-weights of the fit: the sums use weights cw * fw)."""
         if rows is None:
-            stats = training_stats(self, fit)
-        else:
-            stats = training_stats(self, fit, rows.weights(fweights),
-                                   (1.0, 1.0) if fweights is None else fweights.active_range)
-        return {"X": None, "prior_weights": None, "fweights": None, "stats": stats}
+            return training_stats(self, fit)
+        return training_stats(self, fit, rows.weights(fweights),
+                              (1.0, 1.0) if fweights is None else fweights.active_range)
 
 
 def _check_block(X, y, trials, prior):
@@ -164,32 +162,79 @@ def _stats_block(X, y, cw, w, coef, threshold, V):
 class TrainingStats:
     """What an out-of-core fit keeps of its training data: sums computed in one pass.
 
-    ``cells``: 12 weighted counts (confusion at the fit's threshold, then the correlated
-    and the independent noisy confusion of the fitted probabilities); ``llf_count``: the
-    log-likelihood with the count weights; ``meats``: the sandwich middles X'diag(s^2)X for
-    HC0/HC1, HC2 and HC3; ``checks``: n_ok, sum_q, llf_const, prior_range;
-    ``fweights_range``: the F-weights' range on active rows (fmaxent).
+    The out-of-core kind of the training-data interface of
+    :mod:`fmstats.maxent_models._training`: it answers from its sums what they can give and
+    raises a :class:`~fmstats.exceptions.DataError` for row-level quantities.
+
+    Parameters
+    ----------
+    counts : ndarray of shape (12,)
+        Weighted counts: the confusion at the fit's threshold, then the correlated and the
+        independent noisy confusion of the fitted probabilities.
+    llf_count : float
+        The log-likelihood with the count weights.
+    meats : tuple of ndarray
+        The sandwich middles X'diag(s^2)X for HC0/HC1, HC2 and HC3.
+    checks : dict
+        ``n_ok``, ``sum_q``, ``llf_const`` and ``prior_range`` of the data checks.
+    shape : tuple of int
+        (rows used, kept design columns).
+    has_intercept : bool
+        Whether the design has an intercept column.
+    fweights_range_ : tuple of float or None
+        The F-weights' range on the active rows (fmaxent), else None.
     """
 
-    cells: np.ndarray
+    counts: np.ndarray
     llf_count: float
     meats: tuple
     checks: dict
-    fweights_range: tuple | None = None
+    shape: tuple
+    has_intercept: bool
+    fweights_range_: tuple | None = None
+
+    in_memory = False
+    X = y = trials = prior_weights = fweights = None
 
     def confusion(self, which: int) -> _m.Confusion:
-        return _m.Confusion(*(max(float(c), 0.0) for c in self.cells[4 * which:4 * which + 4]))
+        """Confusion ``which`` (0: classes, 1: correlated noisy, 2: independent noisy)."""
+        return _m.Confusion(*(max(float(c), 0.0) for c in self.counts[4 * which:4 * which + 4]))
+
     @staticmethod
-    def unavailable(what: str, advice: str = ""):
+    def row_level(what: str, advice: str = ""):
         """Raise the DataError of a row-level quantity the results do not keep."""
         unavailable(what, advice)
 
-    def llf(self, fit) -> float:
-        if self.fweights_range is not None:   # fmaxent: the count-weight likelihood
+    @property
+    def count_weights(self):
+        """Not kept out of core (a DataError)."""
+        unavailable("count_weights")
+
+    @property
+    def weights(self):
+        """Not kept out of core (a DataError)."""
+        unavailable("weights")
+
+    def n_ok(self, fit) -> int:
+        """Rows with a positive weight."""
+        return int(fit.n_active)
+
+    def pearson_chi2(self, fit) -> float:
+        """Pearson's chi-squared, summed by the out-of-core IRLS."""
+        return fit.pearson_chi2
+
+    def hat(self, fit):
+        """Not kept out of core (a DataError)."""
+        unavailable("hat", "HC2/HC3 covariances were computed at fit time")
+
+    def llf(self, results) -> float:
+        """The log-likelihood (fmaxent: with the count weights only)."""
+        if self.fweights_range_ is not None:
             return self.llf_count
-        return fit.loglik + self.checks["llf_const"]
+        return results.core_fit.loglik + self.checks["llf_const"]
 
     def cov(self, results, cov_type: str) -> np.ndarray:
+        """The coefficients' covariance of type ``cov_type`` from the stored meats."""
         fit = results.core_fit
         if cov_type == "nonrobust":
             return results.dispersion * fit.xtwx_inv
@@ -201,22 +246,46 @@ class TrainingStats:
         return cov
 
     def prior_range(self) -> tuple[float, float]:
+        """Smallest and largest prior weight, from the data checks."""
         lo, hi = self.checks["prior_range"]
         return float(lo), float(hi)
 
-    def cells_for(self, results, newdata, threshold) -> np.ndarray | None:
+    def fweights_range(self) -> tuple[float, float]:
+        """The F-weights' range on the active rows (fmaxent)."""
+        return self.fweights_range_
+
+    def design(self, results, newdata, missing: str = "drop"):
+        """(X, index) of in-memory ``newdata``; the training rows are not kept."""
+        if newdata is None:
+            unavailable("the design of the training rows", "pass `newdata`")
+        X, index = results.spec.build(newdata, missing=missing)
+        return X[:, ~results.aliased], index
+
+    def truth_weights_eta(self, results, newdata):
+        """Labels, weights and linear predictor of in-memory ``newdata``."""
+        if newdata is None:
+            unavailable("the training rows", "pass `newdata`")
+        resp, X, _ = results.spec.build_with_response(newdata, missing="drop")
+        w = resp.trials if resp.trials is not None else np.ones(len(resp.y))
+        return resp.y, w, X[:, ~results.aliased] @ results.core_fit.coef
+
+    def resid(self, fit, type: str):
+        """Not kept out of core (a DataError)."""
+        unavailable("resid()")
+
+    def cells(self, results, newdata, threshold) -> np.ndarray | None:
         """Cells on the training data (fit's threshold only) or on Dask data; None otherwise."""
         if newdata is None:
             if threshold is not None and check_threshold(threshold) != results.threshold:
                 unavailable(f"the training confusion at threshold {threshold:g}",
                             f"it was counted at {results.threshold:g}; pass the Dask "
                             "DataFrame as `newdata` to count again")
-            return self.cells
+            return self.counts
         if is_dask_frame(newdata):
             return _newdata_cells(results, newdata, threshold)
         return None
 
-    def predict(self, results, newdata, type, threshold, missing, se_fit, interval):
+    def lazy_predict(self, results, newdata, type, threshold, missing, se_fit, interval):
         """A lazy dask Series for Dask ``newdata``; ``None`` for in-memory ``newdata``."""
         if newdata is None:
             unavailable("predict() on the training rows", "pass the Dask DataFrame")
@@ -234,6 +303,7 @@ class TrainingStats:
                                       results.core_fit.coef, type, t, missing, meta=meta)
 
     def check_resample(self, newdata) -> None:
+        """Resampling labels needs in-memory rows."""
         if newdata is None or is_dask_frame(newdata):
             unavailable("resample_f() on the training or Dask data",
                         "pass an in-memory DataFrame")
@@ -244,8 +314,9 @@ def training_stats(prep: DaskPrepared, fit, w=None, fweights_range=None) -> Trai
     v = block_sums(_stats_block, prep.X, prep.y, prep.cw, w, coef=fit.coef,
                    threshold=prep.settings["threshold"], V=fit.xtwx_inv)
     meats = tuple(v[13 + k * p * p:13 + (k + 1) * p * p].reshape(p, p) for k in range(3))
-    return TrainingStats(cells=v[:12], llf_count=float(v[12]), meats=meats, checks=prep.checks,
-                         fweights_range=fweights_range)
+    return TrainingStats(counts=v[:12], llf_count=float(v[12]), meats=meats, checks=prep.checks,
+                         shape=(int(fit.nobs), p), has_intercept=bool(fit.has_intercept),
+                         fweights_range_=fweights_range)
 
 
 # ----------------------------------------------------------------------------- new data

@@ -22,12 +22,12 @@ from ..formula import ModelFrame, model_frame
 from ..glm.irls import (SPREAD_RANGE, check_weights_range, column_spread, independent_columns,
                        rank_gram)
 from ..glm.rowsource import ArraySource
+from ._training import COV_TYPES, InMemoryTraining
 
 __all__ = ["Prepared", "COV_TYPES",
            "check_threshold", "check_settings", "check_response_kind",
            "single_class_error", "columns_to_keep", "penalty_and_start", "prepare"]
 
-COV_TYPES = ("nonrobust", "HC0", "HC1", "HC2", "HC3")
 
 
 def check_threshold(t):
@@ -213,10 +213,12 @@ class Prepared:
         """The row source of the cores (:mod:`fmstats.glm.rowsource`)."""
         return ArraySource(self.X, self.frame.response.y, self.w, threshold)
 
-    def results_data(self, fit, rows=None, fweights=None) -> dict:
-        """What the results keep of the training data: the design, the prior weights and
-        (fmaxent) the F-weights of the returned fit."""
-        return {"X": self.X, "prior_weights": self.prior, "fweights": fweights}
+    def training(self, fit, rows=None, fweights=None) -> InMemoryTraining:
+        """What the results keep of the training data: the rows (the design, the response,
+        the prior weights and, for fmaxent, the F-weights of the returned fit)."""
+        resp = self.frame.response
+        return InMemoryTraining(X=self.X, y=resp.y, trials=resp.trials, prior_weights=self.prior,
+                                fweights=fweights, index=self.frame.index)
 
 
 def prepare(model: str, call: ModelCall, data, weights, **fixed) -> Prepared:

@@ -1,9 +1,12 @@
 """The R-style report of maxent-family fits: ``summary()`` in ``summary.glm``'s layout plus an
 F-measure section, and its pieces (covariance label, NA footnotes, weights and response text).
 
-Used by :class:`fmstats.MaxentResults` (and through it ``FMaxentResults`` and the
-out-of-core results), which mixes :class:`MaxentReport` in; the subclasses override the pieces
-(``_iteration_lines``, ``_cov_label``, ``_se_footnotes``, ``_se_advice``).
+:func:`maxent_summary` builds the report of a :class:`fmstats.MaxentResults` (or
+``FMaxentResults``) from its public protocol -- ``tidy``, ``confusion``, ``noisy_f``, the
+deviances, ``settings``, ``training`` -- and four hooks the results classes define, which is
+how ``FMaxentResults`` tells its own story: ``iteration_lines()``, ``cov_label(cov_type)``,
+``se_footnotes(tidy, cov_type)`` and ``se_advice()``; the base versions are here
+(:func:`iteration_lines`, :func:`cov_label`, :func:`se_footnotes`).
 """
 from __future__ import annotations
 
@@ -11,7 +14,8 @@ import pandas as pd
 
 from ..results import Section, Summary, format_numbers
 
-__all__ = ["MaxentReport", "COV_LABEL"]
+__all__ = ["maxent_summary", "cov_label", "se_footnotes", "iteration_lines", "weights_text",
+           "response_text", "f_section", "COV_LABEL"]
 
 COV_LABEL = {
     "nonrobust": "model-based (inverse Fisher information{disp})",
@@ -22,129 +26,120 @@ COV_LABEL = {
 }
 
 
-class MaxentReport:
-    """Reporting methods of :class:`fmstats.MaxentResults` (a mixin)."""
+def maxent_summary(results, cov_type: str | None = None, level: float = 0.95) -> Summary:
+    """R's ``summary.glm`` layout plus an F-measure section for a maxent-family fit."""
+    r = results
+    cov_type = r.cov_type if cov_type is None else cov_type
+    tidy = r.tidy(level=level, cov_type=cov_type)
+    stat = "t value" if r.use_t else "z value"
+    pname = "Pr(>|t|)" if r.use_t else "Pr(>|z|)"
+    note = ""
+    if r.aliased.any():
+        note = f"({int(r.aliased.sum())} not defined because of singularities)"
+    disp = (f"(Dispersion parameter for {r.family} family taken to be "
+            f"{r.dispersion:.6g})")
+    devs = format_numbers([r.null_deviance, r.deviance], digits=5)  # R: digits + 1
+    dfs = [str(d).rjust(len(str(max(r.df_null, r.df_resid)))) for d in (r.df_null, r.df_resid)]
+    dev_lines = [
+        disp,
+        "",
+        f"    Null deviance: {devs[0]}  on {dfs[0]}  degrees of freedom",
+        f"Residual deviance: {devs[1]}  on {dfs[1]}  degrees of freedom",
+    ]
+    if r.n_dropped:
+        dev_lines.append(f"  ({r.n_dropped} observations deleted due to missingness)")
+    aic = r.aic
+    dev_lines.append(f"AIC: {aic:.2f}" if aic is not None else "AIC: NA (quasi-likelihood)")
+    dev_lines.append("")
+    dev_lines.extend(r.iteration_lines())
+    sections = [Section("", dev_lines), f_section(r)]
+    info = [("Standard errors", r.cov_label(cov_type)),
+            ("Confidence intervals", f"Wald, {100 * level:g}% level"),
+            ("Weights", weights_text(r))]
+    if r.settings["penalty"]:
+        info.append(("Ridge penalty", f"{r.settings['penalty']:g} (intercept unpenalised)"))
+    info.append(("Response", response_text(r)))
+    info.append(("Rows used", f"{r.nobs} of {r.n_input}"))
+    sections.append(Section("Model details:", info))
+    title = ("Weighted maximum entropy (logistic) model" if r.model == "maxent"
+             else "Uncertain maximum entropy model (probabilistic labels)")
+    return Summary(title=title, call=str(r.call), coef_table=tidy, statistic_name=stat,
+                   pvalue_name=pname, coef_note=note, sections=sections,
+                   coef_footnotes=r.se_footnotes(tidy, cov_type))
 
-    # ------------------------------------------------------------------ reporting
-    def summary(self, cov_type: str | None = None, level: float = 0.95) -> Summary:
-        """R's ``summary.glm`` layout plus an F-measure section."""
-        cov_type = self.cov_type if cov_type is None else cov_type
-        tidy = self.tidy(level=level, cov_type=cov_type)
-        stat = "t value" if self.use_t else "z value"
-        pname = "Pr(>|t|)" if self.use_t else "Pr(>|z|)"
-        note = ""
-        if self.aliased.any():
-            note = f"({int(self.aliased.sum())} not defined because of singularities)"
-        sections = []
-        disp = (f"(Dispersion parameter for {self.family} family taken to be "
-                f"{self.dispersion:.6g})")
-        devs = format_numbers([self.null_deviance, self.deviance], digits=5)  # R: digits + 1
-        dfs = [str(d).rjust(len(str(max(self.df_null, self.df_resid))))
-               for d in (self.df_null, self.df_resid)]
-        dev_lines = [
-            disp,
-            "",
-            f"    Null deviance: {devs[0]}  on {dfs[0]}  degrees of freedom",
-            f"Residual deviance: {devs[1]}  on {dfs[1]}  degrees of freedom",
-        ]
-        if self.n_dropped:
-            dev_lines.append(f"  ({self.n_dropped} observations deleted due to missingness)")
-        aic = self.aic
-        dev_lines.append(f"AIC: {aic:.2f}" if aic is not None else "AIC: NA (quasi-likelihood)")
-        dev_lines.append("")
-        dev_lines.extend(self._iteration_lines())
-        sections.append(Section("", dev_lines))
-        sections.append(self._f_section())
-        info = []
-        info.append(("Standard errors", self._cov_label(cov_type)))
-        info.append(("Confidence intervals", f"Wald, {100 * level:g}% level"))
-        info.append(("Weights", self._weights_text()))
-        if self.settings["penalty"]:
-            info.append(("Ridge penalty", f"{self.settings['penalty']:g} (intercept unpenalised)"))
-        info.append(("Response", self._response_text()))
-        info.append(("Rows used", f"{self.nobs} of {self.n_input}"))
-        sections.append(Section("Model details:", info))
-        title = ("Weighted maximum entropy (logistic) model" if self.model == "maxent"
-                 else "Uncertain maximum entropy model (probabilistic labels)")
-        return Summary(title=title, call=str(self.call), coef_table=tidy, statistic_name=stat,
-                       pvalue_name=pname, coef_note=note, sections=sections,
-                       coef_footnotes=self._se_footnotes(tidy, cov_type))
 
-    def _cov_label(self, cov_type: str) -> str:
-        disp_txt = ", dispersion estimated" if self._estimate_dispersion else ""
-        return COV_LABEL[cov_type].format(disp=disp_txt)
+def cov_label(results, cov_type: str) -> str:
+    """The base covariance label of the summary's "Standard errors" line."""
+    disp_txt = ", dispersion estimated" if results.estimates_dispersion else ""
+    return COV_LABEL[cov_type].format(disp=disp_txt)
 
-    def _se_footnotes(self, tidy: pd.DataFrame, cov_type: str) -> list[str]:
-        """One line saying why standard errors print as NA, and what to do (R prints NA too)."""
-        why = self.se_unusable(cov_type)
-        if why is not None:
-            return [f"Std. errors, tests and Wald intervals are NA: {why}. "
-                    f"{self._se_advice()}"]
-        bad = tidy["std_error"].isna() & tidy["estimate"].notna()
-        if bad.any():
-            terms = ", ".join(map(str, tidy.loc[bad, "term"].head(3)))
-            return [f"Std. errors NA for {terms}{' ...' if bad.sum() > 3 else ''}: the "
-                    "estimated variance is not finite and positive (a near-singular "
-                    "information matrix). Simplify the model or add a ridge `penalty=`."]
-        return []
 
-    def _se_advice(self) -> str:
-        return "Add a ridge `penalty=` or remove the separating terms."
+def se_footnotes(results, tidy: pd.DataFrame, cov_type: str) -> list[str]:
+    """One line saying why standard errors print as NA, and what to do (R prints NA too)."""
+    why = results.se_unusable(cov_type)
+    if why is not None:
+        return [f"Std. errors, tests and Wald intervals are NA: {why}. {results.se_advice()}"]
+    bad = tidy["std_error"].isna() & tidy["estimate"].notna()
+    if bad.any():
+        terms = ", ".join(map(str, tidy.loc[bad, "term"].head(3)))
+        return [f"Std. errors NA for {terms}{' ...' if bad.sum() > 3 else ''}: the "
+                "estimated variance is not finite and positive (a near-singular "
+                "information matrix). Simplify the model or add a ridge `penalty=`."]
+    return []
 
-    def _iteration_lines(self) -> list[str]:
-        conv = "converged" if self.converged else "DID NOT CONVERGE"
-        lines = [f"Number of Fisher Scoring iterations: {self.iterations} ({conv}; "
-                 f"relative deviance change < {self.settings['tol']:g})"]
-        if self.separated:
-            lines.append("Warning: fitted probabilities numerically 0 or 1 occurred "
-                         "(separation); standard errors are unreliable.")
-        return lines
 
-    def _prior_range(self) -> tuple[float, float]:
-        """Smallest and largest prior weight (out-of-core results read it from their stats)."""
-        if getattr(self, "stats", None) is not None:
-            return self.stats.prior_range()
-        pw = self.prior_weights
-        return float(pw.min()), float(pw.max())
+def iteration_lines(results) -> list[str]:
+    """The base "Number of Fisher Scoring iterations" lines."""
+    conv = "converged" if results.converged else "DID NOT CONVERGE"
+    lines = [f"Number of Fisher Scoring iterations: {results.iterations} ({conv}; "
+             f"relative deviance change < {results.settings['tol']:g})"]
+    if results.separated:
+        lines.append("Warning: fitted probabilities numerically 0 or 1 occurred "
+                     "(separation); standard errors are unreliable.")
+    return lines
 
-    def _weights_text(self) -> str:
-        parts = []
-        s = self.settings["weights"]
-        if s is None:
-            parts.append("none (all 1)")
-        else:
-            lo, hi = self._prior_range()
-            name = f"'{s}'" if isinstance(s, str) else "array"
-            parts.append(f"prior weights {name}, range [{lo:.4g}, {hi:.4g}]")
-        if self.response_kind == "counts":
-            parts.append("times the number of votes (cbind)")
-        return ", ".join(parts)
 
-    def _response_text(self) -> str:
-        if self.response_kind == "counts":
-            return f"{self.response_name}: vote counts, q = yes / (yes + no)"
-        if self.response_kind == "probability":
-            return f"{self.response_name}: probabilistic labels q in [0, 1]"
-        if self.response_levels is not None and self.response_levels != (False, True):
-            return (f"{self.response_name}: '{self.response_levels[1]}' is the positive class, "
-                    f"'{self.response_levels[0]}' the negative")
-        return f"{self.response_name}: 0/1 labels"
+def weights_text(results) -> str:
+    """The summary's "Weights" line."""
+    parts = []
+    s = results.settings["weights"]
+    if s is None:
+        parts.append("none (all 1)")
+    else:
+        lo, hi = results.training.prior_range()
+        name = f"'{s}'" if isinstance(s, str) else "array"
+        parts.append(f"prior weights {name}, range [{lo:.4g}, {hi:.4g}]")
+    if results.response_kind == "counts":
+        parts.append("times the number of votes (cbind)")
+    return ", ".join(parts)
 
-    def _f_section(self) -> Section:
-        fm = self.fmeasure
-        conf = self.confusion()
-        lines = [f"{fm}; predicted class 1 when fitted probability >= {self.threshold:g}"]
-        lines.append(
-            f"  Training F: {conf.f(fm):.4f}   precision: {conf.precision:.4f}   "
-            f"recall: {conf.recall:.4f}   accuracy: {conf.accuracy:.4f}"
-        )
-        if self.response_kind != "binary" or self.settings["weights"] is not None:
-            lines.append("  (counts weighted by the prior weights and votes; probabilistic labels "
-                         "count fractionally)")
-        if self.model == "umaxent":
-            nf = self.noisy_f()
-            lines.append(f"  Training noisy F ({self.settings['dependence']}, fitted probabilities "
-                         f"vs q): {nf:.4f}")
-        table = conf.as_frame()
-        return Section("F-measure (training data):", lines + ["Confusion table:"], table=table)
 
+def response_text(results) -> str:
+    """The summary's "Response" line."""
+    r = results
+    if r.response_kind == "counts":
+        return f"{r.response_name}: vote counts, q = yes / (yes + no)"
+    if r.response_kind == "probability":
+        return f"{r.response_name}: probabilistic labels q in [0, 1]"
+    if r.response_levels is not None and r.response_levels != (False, True):
+        return (f"{r.response_name}: '{r.response_levels[1]}' is the positive class, "
+                f"'{r.response_levels[0]}' the negative")
+    return f"{r.response_name}: 0/1 labels"
+
+
+def f_section(results) -> Section:
+    """The summary's "F-measure (training data)" section with the confusion table."""
+    r = results
+    fm = r.fmeasure
+    conf = r.confusion()
+    lines = [f"{fm}; predicted class 1 when fitted probability >= {r.threshold:g}",
+             f"  Training F: {conf.f(fm):.4f}   precision: {conf.precision:.4f}   "
+             f"recall: {conf.recall:.4f}   accuracy: {conf.accuracy:.4f}"]
+    if r.response_kind != "binary" or r.settings["weights"] is not None:
+        lines.append("  (counts weighted by the prior weights and votes; probabilistic labels "
+                     "count fractionally)")
+    if r.model == "umaxent":
+        lines.append(f"  Training noisy F ({r.settings['dependence']}, fitted probabilities "
+                     f"vs q): {r.noisy_f():.4f}")
+    return Section("F-measure (training data):", lines + ["Confusion table:"],
+                   table=conf.as_frame())

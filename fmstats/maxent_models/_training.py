@@ -1,0 +1,194 @@
+"""What a maxent-family fit keeps of its training data: one interface, in memory or out of core.
+
+A :class:`~fmstats.MaxentResults` holds one training-data object and asks it every question
+that needs the training rows, whichever kind it is:
+
+* :class:`InMemoryTraining` -- the rows themselves (design X, labels, weights).  With
+  ``keep_data=False`` it drops X after precomputing every covariance type and the hat values
+  (:meth:`InMemoryTraining.drop_design`), so it still summarises, scores its rows and refits;
+* :class:`fmstats.maxent_models._outofcore.TrainingStats` -- the sums an out-of-core (Dask) fit
+  computed in one pass; a row-level question raises a :class:`~fmstats.exceptions.DataError`
+  that says so.
+
+The interface (both classes): ``in_memory``, ``shape``, ``has_intercept``, ``X``, ``y``,
+``trials``, ``prior_weights``, ``fweights``, ``count_weights``, ``weights``,
+``row_level(what, advice)``, ``n_ok(fit)``, ``pearson_chi2(fit)``, ``hat(fit)``,
+``cov(results, cov_type)``, ``llf(results)``, ``prior_range()``, ``fweights_range()``,
+``design(results, newdata, missing)``, ``truth_weights_eta(results, newdata)``,
+``cells(results, newdata, threshold)``, ``resid(fit, type)``,
+``lazy_predict(results, newdata, ...)`` and ``check_resample(newdata)``.
+"""
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+from scipy.special import gammaln, xlogy
+
+from .._utils.validation import check_choice
+from ..exceptions import DataError
+from ..glm.irls import has_intercept
+
+__all__ = ["InMemoryTraining", "COV_TYPES"]
+
+COV_TYPES = ("nonrobust", "HC0", "HC1", "HC2", "HC3")
+
+
+class InMemoryTraining:
+    """The training rows of a maxent-family fit, held in memory.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p)
+        The design of the used rows, aliased columns dropped.
+    y : ndarray of shape (n,)
+        The response as proportions in [0, 1].
+    trials : ndarray of shape (n,) or None
+        Binomial trials per row (``cbind(yes, no)``), else None.
+    prior_weights : ndarray of shape (n,)
+        The prior weights.
+    fweights : ndarray of shape (n,) or None
+        The F-measure maximising weights of an ``fmaxent`` fit (mean 1), else None.
+    index : pandas.Index
+        The index labels of the used rows.
+    """
+
+    in_memory = True
+
+    def __init__(self, *, X, y, trials, prior_weights, fweights=None, index=None):
+        self.X = X
+        self.y = y
+        self.trials = trials
+        self.prior_weights = prior_weights
+        self.fweights = fweights
+        self.index = index
+        self.shape = tuple(X.shape)
+        self.has_intercept = bool(has_intercept(X))
+        self._kept = None        # what drop_design() precomputed before dropping X
+
+    # ------------------------------------------------------------------ weights
+    @cached_property
+    def count_weights(self) -> np.ndarray:
+        """Weight of each row in confusion counts: prior weights times trials (cbind)."""
+        w = self.prior_weights
+        return w * self.trials if self.trials is not None else w
+
+    @cached_property
+    def weights(self) -> np.ndarray:
+        """Weights of the fitted likelihood: count weights times any F-maximising weights."""
+        return self.count_weights if self.fweights is None else self.count_weights * self.fweights
+
+    def row_level(self, what: str, advice: str = "") -> None:
+        """Rows are at hand: every row-level quantity is available."""
+
+    def n_ok(self, fit) -> int:
+        """Rows with a positive weight (R's ``n.ok``)."""
+        return int(np.count_nonzero(self.weights > 0))
+
+    # ------------------------------------------------------------------ statistics
+    def pearson_chi2(self, fit) -> float:
+        """Pearson's chi-squared of the weighted fit."""
+        mu = fit.mu
+        return float(np.sum(self.weights * (self.y - mu) ** 2 / (mu * (1 - mu))))
+
+    def hat(self, fit) -> np.ndarray:
+        """Diagonal of the weighted hat matrix (R's ``hatvalues``)."""
+        return self._kept["hat"] if self.X is None else fit.leverage(self.X)
+
+    def cov(self, results, cov_type: str) -> np.ndarray:
+        """The coefficients' covariance of type ``cov_type`` (model-based or sandwich)."""
+        if self.X is None:
+            return self._kept["cov"][cov_type]
+        fit = results.core_fit
+        if cov_type == "nonrobust":
+            return results.dispersion * fit.xtwx_inv
+        e2 = (self.weights * (self.y - fit.mu)) ** 2
+        if cov_type in ("HC2", "HC3"):
+            one_minus_h = 1.0 - self.hat(fit)
+            power = 1 if cov_type == "HC2" else 2
+            e2 = e2 / np.where(one_minus_h > 0, one_minus_h, np.inf) ** power
+        cov = fit.sandwich(self.X, e2)   # bread @ X'diag(e2)X @ bread, accurately
+        if cov_type == "HC1":
+            n = self.shape[0]
+            cov *= n / (n - self.shape[1])
+        return cov
+
+    def llf(self, results) -> float:
+        """Log-likelihood of the count-weighted fit (binomial coefficients for counts)."""
+        ll = results.core_fit.loglik
+        if self.trials is not None:
+            k = self.y * self.trials
+            ll += float(np.sum(self.prior_weights * (gammaln(self.trials + 1) - gammaln(k + 1)
+                                                     - gammaln(self.trials - k + 1))))
+        return ll
+
+    def count_loglik(self, fit) -> float:
+        """The log-likelihood with the count weights only (fmaxent: without the F-weights)."""
+        mu = fit.mu
+        return float(np.dot(self.count_weights,
+                            self.y * np.log(mu) + (1 - self.y) * np.log1p(-mu)))
+
+    def prior_range(self) -> tuple[float, float]:
+        """Smallest and largest prior weight."""
+        return float(self.prior_weights.min()), float(self.prior_weights.max())
+
+    def fweights_range(self) -> tuple[float, float]:
+        """Smallest and largest F-weight on the rows with positive weight."""
+        fw = self.fweights[self.count_weights > 0]
+        return float(fw.min()), float(fw.max())
+
+    # ------------------------------------------------------------------ rows
+    def drop_design(self, results) -> None:
+        """Drop X (``keep_data=False``), keeping every covariance type and the hat values."""
+        self._kept = {"hat": results.core_fit.leverage(self.X),
+                      "cov": {ct: self.cov(results, ct) for ct in COV_TYPES}}
+        self.X = None
+
+    def design(self, results, newdata, missing: str = "drop"):
+        """(X, index) of ``newdata`` (default: the training rows) for the kept columns."""
+        if newdata is None:
+            if self.X is None:
+                require_design("this call on the training rows")
+            return self.X, self.index
+        X, index = results.spec.build(newdata, missing=missing)
+        return X[:, ~results.aliased], index
+
+    def truth_weights_eta(self, results, newdata):
+        """Labels, count weights and linear predictor on ``newdata`` (default: training rows)."""
+        if newdata is None:
+            return self.y, self.count_weights, results.core_fit.eta
+        resp, X, _ = results.spec.build_with_response(newdata, missing="drop")
+        w = resp.trials if resp.trials is not None else np.ones(len(resp.y))
+        return resp.y, w, X[:, ~results.aliased] @ results.core_fit.coef
+
+    def cells(self, results, newdata, threshold):
+        """None: in memory, the confusion is counted from the rows."""
+        return None
+
+    def resid(self, fit, type: str) -> np.ndarray:
+        """Residuals of ``type``: deviance, pearson, response or working."""
+        check_choice("type", type, ("deviance", "pearson", "response", "working"))
+        y, mu, w = self.y, fit.mu, self.weights
+        if type == "response":
+            return y - mu
+        if type == "working":
+            return (y - mu) / (mu * (1 - mu))
+        if type == "pearson":
+            return np.sqrt(w) * (y - mu) / np.sqrt(mu * (1 - mu))
+        d = 2 * w * (xlogy(y, y) - xlogy(y, mu) + xlogy(1 - y, 1 - y) - xlogy(1 - y, 1 - mu))
+        return np.sign(y - mu) * np.sqrt(np.maximum(d, 0))
+
+    def lazy_predict(self, results, newdata, type, threshold, missing, se_fit, interval):
+        """None: in memory, predictions are computed at once."""
+        return None
+
+    def check_resample(self, newdata) -> None:
+        """Resampling labels from q works on the training rows and on any DataFrame."""
+
+
+def require_design(what: str):
+    """The DataError of a call that needs the design of a ``keep_data=False`` fit."""
+    raise DataError(
+        f"{what} needs the design matrix, which this fit does not keep (keep_data=False); "
+        "refit with keep_data=True (or, where the call takes one, pass `newdata`: the "
+        "training rows give the same answer).")
