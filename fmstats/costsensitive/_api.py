@@ -215,39 +215,66 @@ def costsens(formula: str, data: pd.DataFrame, *, measure: Any = None, beta: flo
 
     Parameters
     ----------
-    formula, data : ``"y ~ x1 + C(g)"`` on a DataFrame.  The response decides the task:
-        a 0/1, boolean or two-level column (or expression) is binary; ``"y1 + y2 + y3 ~
-        ..."`` (or ``"~ ..."`` with ``labels=[...]``) is multi-label, as in
+    formula : str
+        R-style formula ``"y ~ x1 + C(g)"``.  The response decides the task: a 0/1,
+        boolean or two-level column (or expression) is binary; ``"y1 + y2 + y3 ~ ..."``
+        (or ``"~ ..."`` with ``labels=[...]``) is multi-label, as in
         :func:`fmstats.multilabel.br`; one column with more than two classes is multiclass.
         ``.`` on the right stands for every column not in the response.
-    labels : label columns (multi-label with a one-sided formula).
-    measure : ``"f"`` (binary F_beta), ``"micro_f"`` / ``"macro_f"`` (multi-label; macro-F
-        runs Algorithm 1 for each label, binary relevance) or ``"multiclass_f"`` (micro-F
-        with a default class); default by response.  An :class:`FMeasure` sets beta.
-    beta, alpha : F_beta weight (default F1); beta must be > 0.
-    default_class : the "uninteresting" class of the multiclass micro-F (default: the most
-        frequent training class).
-    learner : ``"logit"`` (ridge logistic / multinomial regression) or ``"svm"`` (weighted
-        linear SVM of :func:`fmstats.svm.wsvm_fit` on standardised columns; C = 1/penalty).
-    costs, thresholds : the four variants of the paper: ``-`` (both False), ``T``, ``CS``,
-        ``CS&T`` (both True, the default).  Without ``costs`` one equal-cost fit is made.
-    grid : number of levels t_j = (1+beta^2) j/(grid+1) (19: 0.1, ..., 1.9 for F1) or the
+    data : pandas.DataFrame
+        The data the formula refers to.
+    measure : str or FMeasure, optional
+        ``"f"`` (binary F_beta), ``"micro_f"`` / ``"macro_f"`` (multi-label; macro-F runs
+        Algorithm 1 for each label, binary relevance) or ``"multiclass_f"`` (micro-F with
+        a default class); default by response.  An :class:`FMeasure` sets beta.
+    beta, alpha : float, optional
+        F_beta weight (default F1), or its weight alpha on precision; beta must be > 0.
+    labels : str or list of str, optional
+        Label columns (multi-label with a one-sided formula).
+    default_class : object, optional
+        The "uninteresting" class of the multiclass micro-F (default: the most frequent
+        training class).
+    learner : {"logit", "svm"}, default "logit"
+        ``"logit"`` (ridge logistic / multinomial regression) or ``"svm"`` (weighted
+        linear SVM of :func:`fmstats.svm.wsvm_fit` on standardised columns;
+        C = 1/penalty).
+    costs, thresholds : bool, default True
+        The four variants of the paper: ``-`` (both False), ``T``, ``CS``, ``CS&T`` (both
+        True, the default).  Without ``costs`` one equal-cost fit is made.
+    grid : int or array-like, default 19
+        Number of levels t_j = (1+beta^2) j/(grid+1) (19: 0.1, ..., 1.9 for F1) or the
         levels themselves.
-    search : ``"grid"`` (every level, warm-started in increasing t) or ``"bracket"``
-        (section 5.1; with an int ``grid`` as its budget of fits).
-    validation : fraction of rows held out (stratified by class for binary and multiclass
+    search : {"grid", "bracket"}, default "grid"
+        ``"grid"`` (every level, warm-started in increasing t) or ``"bracket"`` (section
+        5.1; with an int ``grid`` as its budget of fits).
+    validation : float, array-like of bool or array-like, default 1/3
+        Fraction of rows held out (stratified by class for binary and multiclass
         responses), a boolean mask over the rows, or index labels of ``data``.
-    penalty : ridge penalty on the non-intercept coefficients; the row costs are rescaled
-        to mean 1, so it keeps one meaning across t.
-    random_state : seed of the validation split.
-    tol, max_iter : convergence settings of the logistic learner.
-    n_jobs : parallel jobs for the labels of macro-F (joblib).
-    progress : progress bar (None: when interactive).
-    missing, engine : as in :func:`fmstats.maxent`.
+    penalty : float, default 1.0
+        Ridge penalty on the non-intercept coefficients; the row costs are rescaled to
+        mean 1, so it keeps one meaning across t.
+    random_state : int or numpy.random.Generator, optional
+        Seed of the validation split.
+    tol : float, default 1e-8
+        Convergence tolerance of the logistic learner.
+    max_iter : int, default 25
+        Iteration cap of the logistic learner.
+    n_jobs : int, optional
+        Parallel jobs for the labels of macro-F (joblib).
+    progress : bool, optional
+        Progress bar (None: when interactive).
+    missing : {"drop", "raise"}, default "drop"
+        As in :func:`fmstats.maxent`: rows with missing values are dropped (with a
+        warning) or raise.
+    engine : str, optional
+        As in :func:`fmstats.maxent`: the formula engine, ``"formulaic"`` (default) or
+        ``"patsy"``.
 
     Returns
     -------
     CostSensitiveResults
+        The classifier trained on the training part, with the chosen cost level and
+        threshold.
 
     Examples
     --------
@@ -276,12 +303,28 @@ def costsens_variants(formula: str, data: pd.DataFrame, newdata: pd.DataFrame | 
     Every variant uses the same validation split; the untuned and the tuned-threshold
     variants share their fits (one equal-cost fit for - and T, one search for CS and CS&T;
     with ``search="bracket"`` CS and CS&T are searched separately, as the bracketing follows
-    their own curves).  ``kwargs`` are those of :func:`costsens` except ``costs``,
-    ``thresholds`` and ``learner``.
+    their own curves).
 
-    Returns ``(table, fits)``: a DataFrame with one row per learner and variant (t,
-    threshold, validation F and, with ``newdata``, the measure on it) and a dict
-    ``{(learner, variant): CostSensitiveResults}``.
+    Parameters
+    ----------
+    formula : str
+        R-style formula, as in :func:`costsens`.
+    data : pandas.DataFrame
+        The data the formula refers to.
+    newdata : pandas.DataFrame, optional
+        Test data; when given, the table gets each variant's measure on it.
+    learners : str or sequence of str, default ("logit",)
+        The learners compared (``"logit"``, ``"svm"``).
+    **kwargs
+        Arguments of :func:`costsens` except ``costs``, ``thresholds`` and ``learner``.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        One row per learner and variant (t, threshold, validation F and, with
+        ``newdata``, the measure on it).
+    fits : dict
+        ``{(learner, variant): CostSensitiveResults}``.
 
     Examples
     --------
@@ -354,9 +397,56 @@ def costsens_arrays(X: Any, y: Any, *, kind: str | None = None, measure: Any = N
                     validation: Any = 1 / 3, penalty: float = 1.0, random_state: Any = None,
                     tol: float = 1e-8, max_iter: int = 25, n_jobs: int | None = None,
                     progress: Any = None, column_names=None, _call=None) -> CostSensitiveResults:
-    """:func:`costsens` on a design matrix ``X`` (with ``intercept=True`` its first column
-    is the constant) and ``y``: a 0/1 vector (binary), a 0/1 matrix (multi-label) or a class
-    vector with ``kind="multiclass"``.  ``validation`` masks / positions refer to rows."""
+    """:func:`costsens` on a design matrix ``X`` and a response ``y``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, p)
+        The design matrix; with ``intercept=True`` its first column is the constant.
+    y : array-like
+        A 0/1 vector (binary), a 0/1 matrix (multi-label; a DataFrame names the labels) or
+        a class vector with ``kind="multiclass"``.
+    kind : {"binary", "multilabel", "multiclass"}, optional
+        The task; default: multi-label for a matrix ``y``, multiclass with
+        ``measure="multiclass_f"``, binary otherwise.
+    measure : str or FMeasure, optional
+        As in :func:`costsens`.
+    beta, alpha : float, optional
+        As in :func:`costsens`.
+    intercept : bool, default True
+        Whether the first column of ``X`` is the constant (a column of ones).
+    default_class : object, optional
+        As in :func:`costsens`.
+    learner : {"logit", "svm"}, default "logit"
+        As in :func:`costsens`.
+    costs, thresholds : bool, default True
+        As in :func:`costsens`.
+    grid : int or array-like, default 19
+        As in :func:`costsens`.
+    search : {"grid", "bracket"}, default "grid"
+        As in :func:`costsens`.
+    validation : float or array-like, default 1/3
+        As in :func:`costsens`; masks / positions refer to the rows of ``X``.
+    penalty : float, default 1.0
+        As in :func:`costsens`.
+    random_state : int or numpy.random.Generator, optional
+        As in :func:`costsens`.
+    tol : float, default 1e-8
+        As in :func:`costsens`.
+    max_iter : int, default 25
+        As in :func:`costsens`.
+    n_jobs : int, optional
+        As in :func:`costsens`.
+    progress : bool, optional
+        As in :func:`costsens`.
+    column_names : list of str, optional
+        Names of the columns of ``X`` (default ``x0``, ``x1``, ...).
+
+    Returns
+    -------
+    CostSensitiveResults
+        The fitted classifier.
+    """
     name, fm = _measure(measure, beta, alpha)
     X = np.ascontiguousarray(np.asarray(X, dtype=float))
     yv = np.asarray(y)

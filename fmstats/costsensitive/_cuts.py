@@ -27,6 +27,18 @@ def cost_grid(grid: Any, beta: float = 1.0) -> np.ndarray:
     An int ``grid`` gives ``(1+beta^2) j/(grid+1)``, j = 1..grid (``0.1, ..., 1.9`` for F1
     and ``grid=19``, the paper's section 5); a sequence is used as given (sorted), each value
     in ``(0, 1+beta^2)``.
+
+    Parameters
+    ----------
+    grid : int or array-like
+        The number of levels, or the levels themselves.
+    beta : float, default 1.0
+        The F-measure's beta.
+
+    Returns
+    -------
+    numpy.ndarray
+        The levels t, increasing.
     """
     top = 1.0 + beta * beta
     if isinstance(grid, numbers.Integral) and not isinstance(grid, bool):
@@ -87,6 +99,22 @@ def best_threshold(y: Any, score: Any, *, beta: float = 1.0) -> tuple[float, flo
 
     The rule is "positive iff score >= threshold"; every cut between distinct scores is
     tried at once (sort + cumulative counts).
+
+    Parameters
+    ----------
+    y : array-like
+        The 0/1 labels.
+    score : array-like
+        The scores, one per label.
+    beta : float, default 1.0
+        The F-measure's beta.
+
+    Returns
+    -------
+    threshold : float
+        The best cut (``-inf``: every row positive; ``+inf``: none, F = 0).
+    f : float
+        F_beta at that cut.
     """
     y = np.asarray(y, dtype=float).ravel()
     thr, f, _, _ = best_cut(score, y, 1.0 - y, float(y.sum()), beta * beta)

@@ -125,6 +125,24 @@ def profile_value(measure: str, e: Any, priors: Any, *, beta: float = 1.0) -> np
     ``e`` may be a matrix of profiles (one per row).  ``priors`` are P_1..P_L (for the
     binary measures only P_1 is used; give ``[P_1]`` or ``[P_1, 1-P_1]`` with a 4-entry
     profile).  For the multiclass measures class 1 (entry 0) is the default class.
+
+    Parameters
+    ----------
+    measure : str
+        One of :data:`PROFILE_MEASURES`: ``"f"``, ``"micro_f"``, ``"multiclass_f"``,
+        ``"jaccard"``, ``"micro_jaccard"``, ``"multiclass_jaccard"``.
+    e : array-like
+        The error profile(s) (FN_1, FP_1, ..., FN_L, FP_L), 2L entries (a row each).
+    priors : array-like
+        The positive priors P_1..P_L (for the binary measures only P_1 is used); for the
+        multiclass measures one per class, the default class first.
+    beta : float, default 1.0
+        The F-measure's beta (> 0, finite; ignored by the Jaccard indices).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        F(e), one value per profile.
     """
     measure = _check_measure(measure)
     beta = _check_beta(beta)
@@ -137,6 +155,24 @@ def profile_value(measure: str, e: Any, priors: Any, *, beta: float = 1.0) -> np
 
 def cost_vector(measure: str, t: float, priors: Any, *, beta: float = 1.0) -> np.ndarray:
     """The cost vector a(t) of Propositions 4, 6, 7 and Remark 2 (see the module table).
+
+    Parameters
+    ----------
+    measure : str
+        One of :data:`PROFILE_MEASURES`: ``"f"``, ``"micro_f"``, ``"multiclass_f"``,
+        ``"jaccard"``, ``"micro_jaccard"``, ``"multiclass_jaccard"``.
+    t : float
+        The level t.
+    priors : array-like
+        The positive priors P_1..P_L (for the binary measures only P_1 is used); for the
+        multiclass measures one per class, the default class first.
+    beta : float, default 1.0
+        The F-measure's beta (> 0, finite; ignored by the Jaccard indices).
+
+    Returns
+    -------
+    numpy.ndarray
+        The costs a(t), one per entry (FN_1, FP_1, ..., FN_L, FP_L) of the profile.
 
     Examples
     --------
@@ -155,7 +191,26 @@ def cost_vector(measure: str, t: float, priors: Any, *, beta: float = 1.0) -> np
 
 
 def cost_offset(measure: str, t: float, priors: Any, *, beta: float = 1.0) -> float:
-    """b(t) = t d0 - c0, so that F(e) >= t  <=>  <a(t), e> + b(t) <= 0."""
+    """b(t) = t d0 - c0, so that F(e) >= t  <=>  <a(t), e> + b(t) <= 0.
+
+    Parameters
+    ----------
+    measure : str
+        One of :data:`PROFILE_MEASURES`: ``"f"``, ``"micro_f"``, ``"multiclass_f"``,
+        ``"jaccard"``, ``"micro_jaccard"``, ``"multiclass_jaccard"``.
+    t : float
+        The level t.
+    priors : array-like
+        The positive priors P_1..P_L (for the binary measures only P_1 is used); for the
+        multiclass measures one per class, the default class first.
+    beta : float, default 1.0
+        The F-measure's beta (> 0, finite; ignored by the Jaccard indices).
+
+    Returns
+    -------
+    float
+        The offset b(t).
+    """
     measure = _check_measure(measure)
     beta = _check_beta(beta)
     t = float(check_scalar("t", t))
@@ -165,8 +220,26 @@ def cost_offset(measure: str, t: float, priors: Any, *, beta: float = 1.0) -> fl
 
 
 def discretisation_factor(measure: str, priors: Any, *, beta: float = 1.0) -> float:
-    """Phi of Proposition 3 (Propositions 4, 6, 7; for the Jaccard indices by the same
-    argument): the inverse of the smallest denominator over feasible profiles."""
+    """Phi of Proposition 3: the inverse of the smallest denominator over feasible profiles.
+
+    Propositions 4, 6, 7; for the Jaccard indices by the same argument.
+
+    Parameters
+    ----------
+    measure : str
+        One of :data:`PROFILE_MEASURES`: ``"f"``, ``"micro_f"``, ``"multiclass_f"``,
+        ``"jaccard"``, ``"micro_jaccard"``, ``"multiclass_jaccard"``.
+    priors : array-like
+        The positive priors P_1..P_L (for the binary measures only P_1 is used); for the
+        multiclass measures one per class, the default class first.
+    beta : float, default 1.0
+        The F-measure's beta (> 0, finite; ignored by the Jaccard indices).
+
+    Returns
+    -------
+    float
+        Phi.
+    """
     measure = _check_measure(measure)
     beta = _check_beta(beta)
     p = _priors(priors, measure)

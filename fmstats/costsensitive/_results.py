@@ -39,6 +39,15 @@ def _fmt_table(df: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
 class CostSensitiveResults(ModelResults):
     """A classifier selected by the cost-sensitive reduction (seed 001).
 
+    Built by :func:`~fmstats.costsensitive.costsens` (and ``costsens_arrays``,
+    ``costsens_variants``), not directly.
+
+    Parameters
+    ----------
+    **kw
+        The fields of the fit, set as attributes: those listed below and the ones
+        prediction and display use (coefficients, design spec, outputs, settings, call).
+
     Attributes
     ----------
     kind : ``"binary"``, ``"multilabel"`` or ``"multiclass"``.
@@ -132,6 +141,19 @@ class CostSensitiveResults(ModelResults):
         threshold (log-odds or SVM decision values; a DataFrame with one column per label or
         class); ``"response"``: probabilities of the logistic learner (multiclass: the
         weighted multinomial's class probabilities).
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame or array-like
+            The rows to predict: a DataFrame with the formula's columns, or a design
+            matrix (with the fit's columns) for a fit of ``costsens_arrays``.
+        type : {"class", "link", "response"}, default "class"
+            What to predict (see above).
+
+        Returns
+        -------
+        pandas.Series or pandas.DataFrame
+            One value per row, or one column per label or class.
         """
         check_choice("type", type, ("class", "link", "response"))
         X, index = self._design(newdata)
@@ -189,6 +211,22 @@ class CostSensitiveResults(ModelResults):
         Multiclass (seed 001's definition): TP = a non-default truth predicted right,
         FN = a non-default truth predicted wrong, FP = a default-class truth predicted as
         another class.  ``y`` is needed only when ``newdata`` is a design matrix.
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame or array-like
+            The rows to score: a DataFrame with the response and the formula's columns, or
+            a design matrix for a fit of ``costsens_arrays``.
+        y : array-like, optional
+            The truth, when ``newdata`` is a design matrix.
+        by_label : bool, default False
+            Multi-label: a DataFrame of tp, fp, fn, tn per label instead of the pooled
+            counts.
+
+        Returns
+        -------
+        Confusion or pandas.DataFrame
+            The confusion counts.
         """
         truth, pred = self._truth(newdata, y)
         if self.kind == "multiclass":
@@ -212,6 +250,23 @@ class CostSensitiveResults(ModelResults):
 
         Empty denominators follow :mod:`fmstats.measures` (``zero_division=1``: a label with
         neither truth nor predictions has F = 1 in the macro mean).
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame or array-like
+            The rows to score, as in :meth:`confusion`.
+        y : array-like, optional
+            The truth, when ``newdata`` is a design matrix.
+        measure : FMeasure, optional
+            The F-measure (default: the fit's own).
+        beta, alpha : float, optional
+            The F-measure by its beta or by its weight alpha on precision (at most one of
+            ``measure``, ``beta`` and ``alpha``).
+
+        Returns
+        -------
+        float
+            The measure's value.
         """
         fm = self.resolve_measure(measure, beta, alpha)
         truth, pred = self._truth(newdata, y)
@@ -222,7 +277,18 @@ class CostSensitiveResults(ModelResults):
         return float(_m.f_score(truth, pred, measure=fm, average=avg))
 
     def refit(self, data):
-        """Run :func:`costsens` again with the same settings on ``data``."""
+        """Run :func:`costsens` again with the same settings on ``data``.
+
+        Parameters
+        ----------
+        data : pandas.DataFrame
+            The data to fit, with the columns the formula refers to.
+
+        Returns
+        -------
+        CostSensitiveResults
+            The new fit.
+        """
         if self.formula is None:
             raise InvalidArgumentError(
                 "refit() needs a fit made from a formula; call costsens_arrays() again.")
@@ -301,8 +367,20 @@ class CostSensitiveResults(ModelResults):
                 f"learner={self.learner}: validation F = {self.validation_f:.4f}>")
 
     def plot(self, ax=None):
-        """Validation F against the cost level t, with the line F = t (Proposition 2: the
-        best classifier is found at the level t equal to its own F)."""
+        """Validation F against the cost level t, with the line F = t.
+
+        Proposition 2: the best classifier is found at the level t equal to its own F.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on; a new figure when None.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn on.
+        """
         from ..plotting import new_axes, finish_figure
 
         fig, ax = new_axes(ax)

@@ -217,7 +217,7 @@ def meuf(marginals, *, exact: bool = True, beta: float = 1.0):
     Parameters
     ----------
     marginals : (m,) or (n, m) array_like
-        p_i = p(y_i = 1), finite and in [0, 1]; m >= 1.
+        The marginals p_i = p(y_i = 1), finite and in [0, 1]; m >= 1.
     exact : bool, default True
         ``True``: exact expected F_beta of every top-k prediction.  With q the sorted marginals,
         A ~ PoissonBinomial(q_1..q_k) the true positives and R ~ PoissonBinomial(q_{k+1}..q_m)
@@ -290,7 +290,7 @@ def lewis(marginals, *, beta: float = 1.0) -> np.ndarray:
     Parameters
     ----------
     marginals : (m,) or (n, m) array_like
-        p_i = p(y_i = 1), finite and in [0, 1].
+        The marginals p_i = p(y_i = 1), finite and in [0, 1].
     beta : float, default 1
         The F_beta weight, beta >= 0.
 
@@ -336,8 +336,8 @@ def multinomial_rule(marginals, *, beta: float = 1.0) -> np.ndarray:
     Parameters
     ----------
     marginals : (m,) or (n, m) array_like
-        p_i = p(Y = y(i)); they must sum to 1 within 1e-9 per instance.  If the remaining mass
-        1 - sum p_i sits on y = 0, the theorem does not apply: use
+        The masses p_i = p(Y = y(i)); they must sum to 1 within 1e-9 per instance.  If the
+        remaining mass 1 - sum p_i sits on y = 0, the theorem does not apply: use
         ``gfm(*one_hot_P(marginals))`` instead.
     beta : float, default 1
         The F_beta weight, beta >= 0 (the seed states the beta = 1 case).
@@ -345,6 +345,7 @@ def multinomial_rule(marginals, *, beta: float = 1.0) -> np.ndarray:
     Returns
     -------
     H : (m,) or (n, m) int8 array
+        The prediction.
 
     Raises
     ------
@@ -394,14 +395,14 @@ def independent_P(marginals) -> tuple[np.ndarray, np.ndarray]:
     Parameters
     ----------
     marginals : (m,) or (n, m) array_like
-        p_i = p(y_i = 1), finite and in [0, 1].
+        The marginals p_i = p(y_i = 1), finite and in [0, 1].
 
     Returns
     -------
     P : (m, m) or (n, m, m) array
         P[..., i, s-1] = p(y_i = 1, s_y = s), s = 1..m.
     p0 : float or (n,) array
-        p(y = 0).
+        The probability p(y = 0).
     """
     p, batched = _check_marginals(marginals)
     n, m = p.shape

@@ -200,20 +200,27 @@ def gfm(P, p0, *, beta: float = 1.0, max_memory: float = MAX_MEMORY):
 
     Parameters
     ----------
-    P : (m, m) or (n, m, m) array, P[..., i, s-1] = p(y_i = 1, s_y = s).
-    p0 : scalar or (n,) array, p(y = 0).
-    beta : F_beta (the derivation holds for any beta >= 0 with W = (1+beta^2)/(beta^2 s + k)).
-    max_memory : bytes of working memory per chunk of instances (default 512 MiB); GFM
-        needs :func:`bytes_per_instance` = 16 m^2 + 64 m bytes per instance (4 MB at
-        m = 500) beyond P itself, so a chunk holds at most ``max_memory // (16 m^2 + 64 m)``
+    P : array-like of shape (m, m) or (n, m, m)
+        P[..., i, s-1] = p(y_i = 1, s_y = s).
+    p0 : float or array-like of shape (n,)
+        The probability p(y = 0).
+    beta : float, default 1.0
+        The beta of F_beta (the derivation holds for any beta >= 0 with
+        W = (1+beta^2)/(beta^2 s + k)).
+    max_memory : float, default MAX_MEMORY
+        Bytes of working memory per chunk of instances (default 512 MiB); GFM needs
+        :func:`bytes_per_instance` = 16 m^2 + 64 m bytes per instance (4 MB at m = 500)
+        beyond P itself, so a chunk holds at most ``max_memory // (16 m^2 + 64 m)``
         instances (at least one; at most 4 MiB of them, see :func:`chunk_size`).  Results
         do not depend on it.
 
     Returns
     -------
-    (H, expected_f) : H the 0/1 predictions, (m,) or (n, m) int8; expected_f the expected
-    F_beta of H, a float or (n,) array.  Ties are broken deterministically: fewer positive
-    labels first, then lower label indices.
+    H : numpy.ndarray
+        The 0/1 predictions, (m,) or (n, m) int8.  Ties are broken deterministically:
+        fewer positive labels first, then lower label indices.
+    expected_f : float or numpy.ndarray
+        The expected F_beta of H, a float or (n,) array.
 
     Examples
     --------
@@ -237,7 +244,24 @@ def gfm_threshold(P, p0, *, beta: float = 1.0, max_memory: float = MAX_MEMORY):
 
     The labels are ranked by their marginals (ties by lower index) and the best k is
     found with the same expected-F values as GFM, restricted to the top-k-marginal sets.
-    Returns ``(H, expected_f)`` like :func:`gfm`; ``max_memory`` as there.
+
+    Parameters
+    ----------
+    P : array-like of shape (m, m) or (n, m, m)
+        P[..., i, s-1] = p(y_i = 1, s_y = s), as in :func:`gfm`.
+    p0 : float or array-like of shape (n,)
+        The probability p(y = 0).
+    beta : float, default 1.0
+        The beta of F_beta (>= 0).
+    max_memory : float, default MAX_MEMORY
+        Bytes of working memory per chunk of instances, as in :func:`gfm`.
+
+    Returns
+    -------
+    H : numpy.ndarray
+        The 0/1 predictions, (m,) or (n, m) int8, like :func:`gfm`.
+    expected_f : float or numpy.ndarray
+        The expected F_beta of H, a float or (n,) array.
 
     Examples
     --------
@@ -260,13 +284,17 @@ def estimate_P(samples) -> tuple[np.ndarray, np.ndarray]:
 
     Parameters
     ----------
-    samples : (S, m) or (n, S, m) array of 0/1 label vectors; an (S, m) scipy.sparse
-        matrix is accepted too (densified: the result P is dense anyway).
+    samples : array-like of shape (S, m) or (n, S, m)
+        The 0/1 label vectors; an (S, m) scipy.sparse matrix is accepted too (densified:
+        the result P is dense anyway).
 
     Returns
     -------
-    (P, p0) : P[..., i, s-1] = share of samples with y_i = 1 and s_y = s; p0 = share of
-    all-zero samples.  Batched like the input.
+    P : numpy.ndarray
+        P[..., i, s-1] = share of samples with y_i = 1 and s_y = s.  Batched like the
+        input.
+    p0 : float or numpy.ndarray
+        Share of all-zero samples.  Batched like the input.
 
     Examples
     --------
@@ -313,6 +341,16 @@ def estimate_P(samples) -> tuple[np.ndarray, np.ndarray]:
 
 def hamming(marginals) -> np.ndarray:
     """The Hamming-loss minimiser: h_i = 1 where the marginal p_i >= 1/2.
+
+    Parameters
+    ----------
+    marginals : array-like
+        The marginal probabilities p_i, in [0, 1] (any shape).
+
+    Returns
+    -------
+    numpy.ndarray
+        The 0/1 predictions (int8), in the shape of ``marginals``.
 
     Examples
     --------

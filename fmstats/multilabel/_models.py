@@ -415,28 +415,37 @@ def br(data, labels=None, features=None, *, penalty="cv", penalties=DEFAULT_PENA
 
     Parameters
     ----------
-    data : pandas DataFrame with 0/1 label columns and numeric feature columns.
-        (``br(formula, data)`` in R's order works too.)
-    labels : list of label column names, or a formula ``"y1 + y2 + y3 ~ x1 + x2"``
-        (``"... ~ ."`` uses every other column as a feature).  Names are separated by '+';
-        back-quote unusual names.
-    features : list of feature column names (default: every non-label column).  Must be
-        numeric or boolean without missing values.  They are standardised with the training
-        means and standard deviations, which are stored and re-applied to new data.
-    penalty : ``"cv"`` (default) to choose each label's ridge penalty by ``cv``-fold
+    data : pandas.DataFrame
+        The data, with 0/1 label columns and numeric feature columns
+        (``br(formula, data)`` in R's order works too).
+    labels : list of str or str, optional
+        The label column names, or a formula ``"y1 + y2 + y3 ~ x1 + x2"`` (``"... ~ ."``
+        uses every other column as a feature).  Names are separated by '+'; back-quote
+        unusual names.
+    features : list of str, optional
+        The feature column names (default: every non-label column).  Must be numeric or
+        boolean without missing values.  They are standardised with the training means and
+        standard deviations, which are stored and re-applied to new data.
+    penalty : "cv", float or sequence of float, default "cv"
+        ``"cv"`` (default) to choose each label's ridge penalty by ``cv``-fold
         cross-validation on the log-loss over ``penalties``; or a number >= 0 used for every
         label; or one number per label.  The penalty is per row (see the module docstring):
         lambda / 2 * ||b||^2 is added to the *mean* log-loss; the intercept is not penalised.
-    penalties : the grid tried by cross-validation (positive numbers); default
+    penalties : sequence of float, default DEFAULT_PENALTIES
+        The grid tried by cross-validation (positive numbers); default
         10^-4, 10^-3.5, ..., 10^1.
-    cv : number of folds (>= 2; folds are stratified by the label) or a splitter with a
+    cv : int or splitter, default 3
+        Number of folds (>= 2; folds are stratified by the label) or a splitter with a
         scikit-learn style ``split(X, y)`` method.
-    random_state : None, int or numpy Generator for the folds.
-    n_jobs : fit the labels in parallel with joblib (default: sequentially).
+    random_state : int or numpy.random.Generator, optional
+        Seeds the folds.
+    n_jobs : int, optional
+        Fit the labels in parallel with joblib (default: sequentially).
 
     Returns
     -------
     BRResults
+        The fitted per-label models.
 
     Notes
     -----
@@ -472,9 +481,32 @@ def pcc(data, labels=None, features=None, *, penalty="cv", penalties=DEFAULT_PEN
     means and standard deviations); the true labels are used when training, so the m models
     are fitted independently of one another.  The arguments are those of :func:`br`.
 
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        The data, with 0/1 label columns and numeric feature columns, as in :func:`br`
+        (``pcc(formula, data)`` in R's order works too).
+    labels : list of str or str, optional
+        The label column names in the order of the chain, or a formula
+        ``"y1 + y2 + y3 ~ x1 + x2"``, as in :func:`br`.
+    features : list of str, optional
+        The feature column names (default: every non-label column), as in :func:`br`.
+    penalty : "cv", float or sequence of float, default "cv"
+        The ridge penalty per row: chosen by cross-validation, one for every label or one
+        per label, as in :func:`br`.
+    penalties : sequence of float, default DEFAULT_PENALTIES
+        The grid tried by cross-validation, as in :func:`br`.
+    cv : int or splitter, default 3
+        Number of folds or a splitter, as in :func:`br`.
+    random_state : int or numpy.random.Generator, optional
+        Seeds the folds.
+    n_jobs : int, optional
+        Fit the labels in parallel with joblib (default: sequentially).
+
     Returns
     -------
     PCCResults
+        The fitted chain.
 
     Examples
     --------
@@ -616,12 +648,52 @@ class BRResults(MultilabelResults):
     Under BR the labels are independent given x, so its joint distribution is known exactly
     from the marginals: ``predict`` uses the exact GFM parameters of the independent model
     (``independent_P``) instead of a Monte Carlo estimate unless ``n_samples`` is given.
+
+    Built by :func:`br`, not directly.
+
+    Parameters
+    ----------
+    labels, features : list of str
+        The label and feature column names.
+    coef : numpy.ndarray
+        Coefficients (terms x labels) on the standardised scale.
+    center, scale : numpy.ndarray
+        Training means and standard deviations of the features.
+    label_center, label_scale : numpy.ndarray or None
+        Training means and standard deviations of the labels (None for BR, whose models
+        do not use them).
+    penalty : numpy.ndarray
+        The ridge penalty (per row) used for each label.
+    grid : numpy.ndarray or None
+        The penalty grid of the cross-validation (None with a fixed penalty).
+    cv_loss : numpy.ndarray or None
+        Cross-validated mean log-loss (labels x penalty grid), or None.
+    converged, separated : numpy.ndarray of bool
+        Flags of the final fits, one per label.
+    n_obs : int
+        Number of training rows.
+    settings : Settings
+        The fit's settings: the call's arguments with the defaults applied, the penalty
+        grid and the folds.
+    call : ModelCall
+        The recorded call (printed by the results, rerun by ``refit``).
     """
 
     model = "binary relevance"
 
     def predict_marginals(self, newdata) -> pd.DataFrame:
-        """p(y_j = 1 | x) for every label: DataFrame (newdata index x labels)."""
+        """p(y_j = 1 | x) for every label: DataFrame (newdata index x labels).
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame
+            Rows with the feature columns.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The marginals, newdata index x labels.
+        """
         marg, index = self._marginals(newdata)
         return pd.DataFrame(marg, index=index, columns=self.labels)
 
@@ -630,7 +702,22 @@ class BRResults(MultilabelResults):
         return expit(self._base_eta(Z)), index
 
     def sample(self, newdata, n_samples: int = 200, random_state=None) -> np.ndarray:
-        """Label vectors drawn from the model: independent Bernoulli draws, (n, S, m) int8."""
+        """Label vectors drawn from the model: independent Bernoulli draws, (n, S, m) int8.
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame
+            Rows with the feature columns (n of them).
+        n_samples : int, default 200
+            Label vectors S drawn per instance.
+        random_state : int or numpy.random.Generator, optional
+            Seeds the draws.
+
+        Returns
+        -------
+        numpy.ndarray
+            The draws, shape (n, S, m), int8.
+        """
         S = check_n_samples(n_samples)
         rng = check_random_state(random_state)
         marg, _ = self._marginals(newdata)
@@ -646,6 +733,26 @@ class BRResults(MultilabelResults):
         matrix P and p0 of independent labels (``independent_P``), so that GFM, GFM-T and
         exact MEUF coincide up to ties.  With an integer ``n_samples`` P, p0 and the
         marginals are estimated from that many independent draws per instance instead.
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame
+            Rows with the feature columns.
+        inference : str, default "gfm"
+            One of ``"hamming"``, ``"gfm"``, ``"gfm-t"``, ``"meuf"``, ``"meuf-approx"``,
+            ``"lewis"``.
+        n_samples : int, optional
+            None (default) for the exact distribution, or the number of draws per
+            instance to estimate it from.
+        random_state : int or numpy.random.Generator, optional
+            Seeds the draws (with ``n_samples``).
+        beta : float, default 1.0
+            The beta of the F-measure maximised (>= 0).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The 0/1 predictions, newdata index x labels.
         """
         inference = check_inference(inference)
         check_scalar("beta", beta, low=0)
@@ -685,6 +792,35 @@ class PCCResults(MultilabelResults):
     ``predict`` estimates P, p0 (for GFM, GFM-T) and the marginals (for the other rules)
     from one sample of ``n_samples`` label vectors per instance, as in the paper.
     :meth:`exact_P` enumerates all 2^m label vectors instead (small m only).
+
+    Built by :func:`pcc`, not directly.
+
+    Parameters
+    ----------
+    labels, features : list of str
+        The label and feature column names (the labels in the chain order).
+    coef : numpy.ndarray
+        Coefficients (terms x labels) on the standardised scale.
+    center, scale : numpy.ndarray
+        Training means and standard deviations of the features.
+    label_center, label_scale : numpy.ndarray or None
+        Training means and standard deviations of the labels, inputs of the later models
+        of the chain.
+    penalty : numpy.ndarray
+        The ridge penalty (per row) used for each label.
+    grid : numpy.ndarray or None
+        The penalty grid of the cross-validation (None with a fixed penalty).
+    cv_loss : numpy.ndarray or None
+        Cross-validated mean log-loss (labels x penalty grid), or None.
+    converged, separated : numpy.ndarray of bool
+        Flags of the final fits, one per label.
+    n_obs : int
+        Number of training rows.
+    settings : Settings
+        The fit's settings: the call's arguments with the defaults applied, the penalty
+        grid and the folds.
+    call : ModelCall
+        The recorded call (printed by the results, rerun by ``refit``).
     """
 
     model = "probabilistic classifier chain"
@@ -713,6 +849,20 @@ class PCCResults(MultilabelResults):
         For label j the linear predictor of all n x S partial vectors is one BLAS product
         with the labels drawn so far; the loop runs over the m labels only (and over blocks
         of instances when n x S x m is very large).
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame
+            Rows with the feature columns (n of them).
+        n_samples : int, default 200
+            Label vectors S drawn per instance.
+        random_state : int or numpy.random.Generator, optional
+            Seeds the draws.
+
+        Returns
+        -------
+        numpy.ndarray
+            The draws, shape (n, S, m), int8.
         """
         return self._sample(newdata, n_samples, random_state)[0]
 
@@ -742,15 +892,41 @@ class PCCResults(MultilabelResults):
 
     def predict_marginals(self, newdata, n_samples: int = 200, random_state=None
                           ) -> pd.DataFrame:
-        """Marginals p(y_j = 1 | x) estimated from ``n_samples`` chain samples per instance."""
+        """Marginals p(y_j = 1 | x) estimated from ``n_samples`` chain samples per instance.
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame
+            Rows with the feature columns.
+        n_samples : int, default 200
+            Chain samples drawn per instance.
+        random_state : int or numpy.random.Generator, optional
+            Seeds the draws.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The estimated marginals, newdata index x labels.
+        """
         Y, index = self._sample(newdata, n_samples, random_state)
         return pd.DataFrame(Y.mean(axis=1), index=index, columns=self.labels)
 
     def exact_P(self, newdata) -> tuple[np.ndarray, np.ndarray]:
         """The exact GFM parameters of the chain by enumerating all 2^m label vectors.
 
-        Returns ``(P, p0)`` with P of shape (n, m, m), P[:, i, s-1] = p(y_i = 1, s_y = s | x).
         Only for m <= ``EXACT_MAX_LABELS`` (cost n 2^m m).
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame
+            Rows with the feature columns (n of them).
+
+        Returns
+        -------
+        P : numpy.ndarray
+            Shape (n, m, m), P[:, i, s-1] = p(y_i = 1, s_y = s | x).
+        p0 : numpy.ndarray
+            Shape (n,), p(y = 0 | x).
         """
         m = self.n_labels
         if m > EXACT_MAX_LABELS:
@@ -783,6 +959,25 @@ class PCCResults(MultilabelResults):
         One sample of ``n_samples`` label vectors per instance is drawn from the chain;
         ``"gfm"`` / ``"gfm-t"`` use ``estimate_P`` of it, ``"meuf"``, ``"meuf-approx"``,
         ``"lewis"`` and ``"hamming"`` use the marginals estimated from the same sample.
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame
+            Rows with the feature columns.
+        inference : str, default "gfm"
+            One of ``"hamming"``, ``"gfm"``, ``"gfm-t"``, ``"meuf"``, ``"meuf-approx"``,
+            ``"lewis"``.
+        n_samples : int, default 200
+            Label vectors drawn from the chain per instance.
+        random_state : int or numpy.random.Generator, optional
+            Seeds the draws.
+        beta : float, default 1.0
+            The beta of the F-measure maximised (>= 0).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The 0/1 predictions, newdata index x labels.
         """
         inference = check_inference(inference)
         check_scalar("beta", beta, low=0)

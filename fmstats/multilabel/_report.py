@@ -20,21 +20,28 @@ def evaluate(results, newdata, inferences: Iterable[str] = INFERENCES, n_samples
 
     Parameters
     ----------
-    results : a :class:`BRResults` / :class:`PCCResults`, or a mapping name -> results
-        (rows of all models are stacked, with the name in column ``model``).
-    newdata : DataFrame with the model's feature and label columns.
-    inferences : methods to compare (see ``predict``).
-    n_samples : chain samples per instance for PCC (one sample shared by all methods).  BR
-        uses its exact marginals and independent_P (see :meth:`BRResults.predict`).
-    random_state : seed of the sampling.
-    beta : the F_beta the F-tailored methods maximise and the table reports.
+    results : BRResults, PCCResults or mapping
+        A :class:`BRResults` / :class:`PCCResults`, or a mapping name -> results (rows of
+        all models are stacked, with the name in column ``model``).
+    newdata : pandas.DataFrame
+        Test data with the model's feature and label columns.
+    inferences : iterable of str, default INFERENCES
+        Methods to compare (see ``predict``).
+    n_samples : int, default 200
+        Chain samples per instance for PCC (one sample shared by all methods).  BR uses its
+        exact marginals and independent_P (see :meth:`BRResults.predict`).
+    random_state : int or numpy.random.Generator, default 0
+        Seed of the sampling.
+    beta : float, default 1.0
+        The F_beta the F-tailored methods maximise and the table reports.
 
     Returns
     -------
-    DataFrame, one row per (model, inference): ``instance_f``, ``micro_f``, ``macro_f``,
-    ``hamming_loss``, ``time_s`` (inference time: drawing the sample for PCC or computing
-    the marginals for BR, plus the method itself) and ``method_time_s`` (the method alone).
-    Instance-wise and macro F count an empty truth predicted empty as 1.
+    pandas.DataFrame
+        One row per (model, inference): ``instance_f``, ``micro_f``, ``macro_f``,
+        ``hamming_loss``, ``time_s`` (inference time: drawing the sample for PCC or
+        computing the marginals for BR, plus the method itself) and ``method_time_s`` (the
+        method alone).  Instance-wise and macro F count an empty truth predicted empty as 1.
 
     Examples
     --------

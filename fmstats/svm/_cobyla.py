@@ -105,7 +105,20 @@ def quantise_start(v: np.ndarray, bits: int = 30) -> np.ndarray:
 
 
 def step_approx(xi, a: float):
-    """s(xi; a) = 2 (1/(1 + exp(-a xi)) - 1/2), computed stably as tanh(a xi / 2)."""
+    """s(xi; a) = 2 (1/(1 + exp(-a xi)) - 1/2), computed stably as tanh(a xi / 2).
+
+    Parameters
+    ----------
+    xi : float or array-like
+        The slacks.
+    a : float
+        The slope (> 0); large a makes s a step counting the violations.
+
+    Returns
+    -------
+    numpy.ndarray
+        The values s(xi; a), element by element.
+    """
     return np.tanh(0.5 * a * np.asarray(xi, dtype=float))
 
 
@@ -113,9 +126,25 @@ def step_approx(xi, a: float):
 class SvmObjective:
     """The objective (3.4) or (3.6) on fixed data.
 
-    ``X`` (m, n) without intercept column, ``y`` in {-1, +1}, ``weight`` row weights
-    (frequency weights of the sums; ones for the thesis).  ``kind`` is ``"fmeasure"``
-    (uses ``alpha`` and ``C``) or ``"count"`` (uses ``C_pos`` and ``C_neg``).
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (m, n)
+        The design without intercept column.
+    y : numpy.ndarray of shape (m,)
+        Labels in {-1, +1}.
+    weight : numpy.ndarray of shape (m,)
+        Row weights (frequency weights of the sums; ones for the thesis).
+    kind : {"fmeasure", "count"}
+        ``"fmeasure"`` (3.6, uses ``alpha`` and ``C``) or ``"count"`` (3.4, uses
+        ``C_pos`` and ``C_neg``).
+    a : float
+        Slope of the step approximation :func:`step_approx`.
+    alpha : float, default 0.5
+        Weight of the F-measure on precision (the thesis's beta).
+    C : float, default 1.0
+        Weight of the F term of (3.6).
+    C_pos, C_neg : float, default 1.0
+        Costs of positive and negative violations in (3.4).
     """
 
     X: np.ndarray
@@ -151,7 +180,20 @@ class SvmObjective:
         return float(self._cp.sum())
 
     def value(self, w: np.ndarray, xi: np.ndarray) -> float:
-        """Objective at (w, xi) (b enters only through the constraints / xi)."""
+        """Objective at (w, xi) (b enters only through the constraints / xi).
+
+        Parameters
+        ----------
+        w : numpy.ndarray
+            The weights.
+        xi : numpy.ndarray
+            The slacks, one per row.
+
+        Returns
+        -------
+        float
+            The objective value.
+        """
         s = step_approx(xi, self.a)
         return self._combine(w, fixed_order_dot(self._cp, s), fixed_order_dot(self._cn, s))
 
@@ -166,11 +208,33 @@ class SvmObjective:
         return reg + self.C * (self.alpha * s_neg + (1.0 - self.alpha) * s_pos) / denom
 
     def slack(self, wb: np.ndarray) -> np.ndarray:
-        """xi = max(0, 1 - y (X w + b)) for wb = (w, b)."""
+        """xi = max(0, 1 - y (X w + b)) for wb = (w, b).
+
+        Parameters
+        ----------
+        wb : numpy.ndarray
+            The weights w followed by the offset b.
+
+        Returns
+        -------
+        numpy.ndarray
+            The smallest feasible slacks, one per row.
+        """
         return np.maximum(0.0, 1.0 - self.y * self.decision(wb))
 
     def decision(self, wb: np.ndarray) -> np.ndarray:
-        """x'w + b on the rows, by :func:`fixed_order_matvec` (the same bits on every machine)."""
+        """x'w + b on the rows, by :func:`fixed_order_matvec` (the same bits on every machine).
+
+        Parameters
+        ----------
+        wb : numpy.ndarray
+            The weights w followed by the offset b.
+
+        Returns
+        -------
+        numpy.ndarray
+            The decision values, one per row.
+        """
         return fixed_order_matvec(self._Xb, np.asarray(wb, dtype=float))
 
     def reduced(self, wb: np.ndarray) -> float:
@@ -178,6 +242,16 @@ class SvmObjective:
 
         Equal to ``value(w, slack(wb))``; the step function is evaluated only on the rows
         with positive slack (s(0) = 0), since tanh dominates the cost of an evaluation.
+
+        Parameters
+        ----------
+        wb : numpy.ndarray
+            The weights w followed by the offset b.
+
+        Returns
+        -------
+        float
+            The objective value.
         """
         Zb = self._Zb
         xi = 1.0 - fixed_order_matvec(Zb, wb.astype(Zb.dtype))
@@ -192,11 +266,33 @@ class SvmObjective:
                              fixed_order_dot(np.take(self._cn, rows), s))
 
     def primal(self, z: np.ndarray) -> float:
-        """The primal objective over z = (w, b, xi)."""
+        """The primal objective over z = (w, b, xi).
+
+        Parameters
+        ----------
+        z : numpy.ndarray
+            The weights w, the offset b and the slacks xi, in that order.
+
+        Returns
+        -------
+        float
+            The objective value.
+        """
         return self.value(z[: self.n], z[self.n + 1:])
 
     def margin_constraints(self, z: np.ndarray) -> np.ndarray:
-        """g(z) = 1 - xi - y (X w + b) <= 0, one entry per row (vectorised)."""
+        """g(z) = 1 - xi - y (X w + b) <= 0, one entry per row (vectorised).
+
+        Parameters
+        ----------
+        z : numpy.ndarray
+            The weights w, the offset b and the slacks xi, in that order.
+
+        Returns
+        -------
+        numpy.ndarray
+            The constraint values g(z), feasible where every entry is <= 0.
+        """
         n = self.n
         return 1.0 - z[n + 1:] - self.y * self.decision(z[:n + 1])
 
@@ -208,6 +304,22 @@ def thesis_bounds(w: np.ndarray, b: float, xi: np.ndarray | None = None):
     ``xi_i in [0, ceil(max xi)]``.  A zero width (w = 0, b = 0 or xi = 0 exactly) is
     widened to 1 so that the box has an interior.  Returns (lower, upper) over (w, b)
     when ``xi`` is None, else over (w, b, xi).
+
+    Parameters
+    ----------
+    w : numpy.ndarray
+        The starting weights.
+    b : float
+        The starting offset.
+    xi : numpy.ndarray, optional
+        The starting slacks (primal method); None for bounds over (w, b) only.
+
+    Returns
+    -------
+    lower : numpy.ndarray
+        The lower bounds of the box.
+    upper : numpy.ndarray
+        The upper bounds of the box.
     """
     n = len(w)
     wmax = max(float(np.max(np.ceil(np.abs(w)))) if n else 0.0, 1.0)
@@ -252,14 +364,43 @@ def run_nlopt(fun, x0: np.ndarray, *, lower=None, upper=None, constraints=None,
               feas_tol: float = 1e-9, maxtime: float = 0.0, restarts: int = 0) -> NloptRun:
     """Minimise ``fun(x)`` with NLopt local derivative-free algorithm(s).
 
-    ``constraints(x) -> g`` (vector, feasible where g <= 0) is passed as one
-    vector-valued NLopt constraint with tolerance ``constraint_tol`` per entry.
-    Points whose largest violation exceeds ``feas_tol`` are never returned.
-    ``algorithm`` is a name (``"COBYLA"``) or a sequence of names used in turn.
-    ``restarts``: up to this many further runs, each from the best point so far with a
-    fresh initial step (cycling through the algorithms), until every algorithm of the
-    cycle in a row fails to improve the objective by ``ftol_rel`` (relative); all runs
-    share the ``maxeval`` budget.
+    Parameters
+    ----------
+    fun : callable
+        The objective ``fun(x) -> float``.
+    x0 : numpy.ndarray
+        The starting point (evaluated first; the result is never worse).
+    lower, upper : numpy.ndarray, optional
+        Box bounds on x (both or neither).
+    constraints : callable, optional
+        ``constraints(x) -> g`` (vector, feasible where g <= 0), passed as one
+        vector-valued NLopt constraint with tolerance ``constraint_tol`` per entry.
+    constraint_tol : float, default 0.0
+        NLopt's tolerance of each entry of the constraint.
+    algorithm : str or sequence of str, default "COBYLA"
+        A name (``"COBYLA"``, without ``LN_``) or a sequence of names used in turn.
+    maxeval : int, default 500
+        Evaluations allowed; all runs share this budget.
+    ftol_rel : float, default 1e-4
+        NLopt stopping rule on the relative change of the objective.
+    xtol_rel : float, default 0.0
+        NLopt stopping rule on the relative change of x (0: not used).
+    initial_step : float or array-like, optional
+        NLopt's initial step (NLopt's own choice when None).
+    feas_tol : float, default 1e-9
+        Points whose largest violation exceeds ``feas_tol`` are never returned.
+    maxtime : float, default 0.0
+        NLopt's time limit in seconds (0: none).
+    restarts : int, default 0
+        Up to this many further runs, each from the best point so far with a fresh
+        initial step (cycling through the algorithms), until every algorithm of the cycle
+        in a row fails to improve the objective by ``ftol_rel`` (relative); all runs
+        share the ``maxeval`` budget.
+
+    Returns
+    -------
+    NloptRun
+        The best feasible point, its objective, NLopt's result and the trace.
     """
     import nlopt
 

@@ -211,6 +211,20 @@ class WsvmResults(_SvmResults):
     ``n_support``, ``margin``, ``decision_values``, ``objective``, ``converged``,
     ``core_fit`` (the :class:`~fmstats.svm.WsvmFit`); methods ``predict``,
     ``confusion``, ``measure``, ``refit``, ``summary``.
+
+    Built by :func:`wsvm`, not directly.
+
+    Parameters
+    ----------
+    settings : Settings
+        The fit's settings: the call's arguments with the defaults applied, and the
+        F-measure and costs resolved by :func:`wsvm`.
+    call : ModelCall
+        The recorded call of :func:`wsvm` (printed by ``summary()``, rerun by ``refit``).
+    sd : SvmData
+        The checked model frame: design without the intercept, labels, prior weights.
+    fit : WsvmFit
+        The QP solution of :func:`fmstats.svm.wsvm_fit`.
     """
 
     title = "Weighted linear soft-margin SVM (class costs C+ and C-)"
@@ -255,8 +269,21 @@ class WsvmResults(_SvmResults):
                 "free": int(free.sum()), "at_bound": int((sv & ~free).sum())}
 
     def refit(self, data: pd.DataFrame, weights=None) -> WsvmResults:
-        """Fit the same model with the same settings to ``data``: the recorded call again
-        (array weights must be re-given)."""
+        """Fit the same model with the same settings to ``data``: the recorded call again.
+
+        Parameters
+        ----------
+        data : pandas.DataFrame
+            The data to fit, with the columns the formula refers to.
+        weights : str or array-like, optional
+            New prior weights; weights recorded by column name are looked up in ``data``,
+            array weights must be re-given.
+
+        Returns
+        -------
+        WsvmResults
+            The new fit.
+        """
         return self.call.refit(data, **refit_changes(self.call, weights))
 
     def summary(self) -> Summary:
@@ -296,17 +323,35 @@ def wsvm(formula: str, data: pd.DataFrame, weights=None, *, C_pos: float = 1.0,
 
     Parameters
     ----------
-    formula : ``"y ~ x1 + C(g)"`` with a two-valued response (0/1, boolean or a
-        two-level factor whose second level is the positive class); the intercept
-        is the SVM's offset b and must not be removed.
-    data : DataFrame.
-    weights : optional prior weights (column name or array) multiplying the costs.
-    C_pos, C_neg : costs of margin violations of positive and negative rows (> 0).
-        The heuristic (3.3) is C_pos / C_neg = m- / m+.
-    measure, beta, alpha : the F-measure reported by ``summary()`` and ``measure()``
-        (default F1).
-    tol : relative tolerance of the interior-point method.
-    missing, engine : as in :func:`fmstats.maxent`.
+    formula : str
+        R-style formula ``"y ~ x1 + C(g)"`` with a two-valued response (0/1, boolean or a
+        two-level factor whose second level is the positive class); the intercept is the
+        SVM's offset b and must not be removed.
+    data : pandas.DataFrame
+        The data the formula refers to.
+    weights : str or array-like, optional
+        Prior weights (column name or array) multiplying the costs.
+    C_pos, C_neg : float, default 1.0
+        Costs of margin violations of positive and negative rows (> 0).  The heuristic
+        (3.3) is C_pos / C_neg = m- / m+.
+    measure : FMeasure, optional
+        The F-measure reported by ``summary()`` and ``measure()`` (default F1); give at
+        most one of ``measure``, ``beta`` and ``alpha``.
+    beta, alpha : float, optional
+        The same F-measure given by its beta or by its weight alpha on precision.
+    tol : float, default 1e-10
+        Relative tolerance of the interior-point method.
+    missing : {"drop", "raise"}, default "drop"
+        As in :func:`fmstats.maxent`: rows with missing values are dropped (with a
+        warning) or raise.
+    engine : str, optional
+        As in :func:`fmstats.maxent`: the formula engine, ``"formulaic"`` (default) or
+        ``"patsy"``.
+
+    Returns
+    -------
+    WsvmResults
+        The fitted SVM.
 
     Examples
     --------
@@ -345,6 +390,29 @@ class FsvmResults(_SvmResults):
     (NLopt), ``nevals``, ``trace`` (objective per evaluation), ``start`` (w, b of the
     starting point); methods ``predict``, ``confusion``, ``measure``, ``refit``,
     ``summary``, ``plot_trace``.
+
+    Built by :func:`fsvm`, not directly.
+
+    Parameters
+    ----------
+    settings : Settings
+        The fit's settings: the call's arguments with the defaults applied, and what
+        :func:`fsvm` resolved on the data (F-measure, C, a, costs, algorithm, restarts,
+        bounds, start, whether the fit was degenerate).
+    call : ModelCall
+        The recorded call of :func:`fsvm` (printed by ``summary()``, rerun by ``refit``).
+    sd : SvmData
+        The checked model frame: design without the intercept, labels, prior weights.
+    w : numpy.ndarray
+        The returned weight vector.
+    b : float
+        The returned offset.
+    xi : numpy.ndarray
+        Slacks of the solution.
+    run : NloptRun
+        The NLopt run (result code, evaluations, trace).
+    start_wb : numpy.ndarray
+        The starting point (w, b), b last.
     """
 
     def __init__(self, *, settings, call, sd, w, b, xi, run: NloptRun, start_wb):
@@ -384,7 +452,18 @@ class FsvmResults(_SvmResults):
                              "violation": r.violation, "best_feasible": best})
 
     def plot_trace(self, ax=None):
-        """Objective per NLopt evaluation and the best feasible value so far (log scale)."""
+        """Objective per NLopt evaluation and the best feasible value so far (log scale).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on; a new figure when None.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn on.
+        """
         from ..plotting import new_axes, finish_figure
 
         fig, ax = new_axes(ax)
@@ -406,6 +485,19 @@ class FsvmResults(_SvmResults):
         Defaults that depend on the data (C = m+, the costs of the start and of the
         counting objective) are recomputed on ``data``, and the start is the weighted SVM
         on ``data`` (as in the thesis's cross-validation); array weights must be re-given.
+
+        Parameters
+        ----------
+        data : pandas.DataFrame
+            The data to fit, with the columns the formula refers to.
+        weights : str or array-like, optional
+            New prior weights; weights recorded by column name are looked up in ``data``,
+            array weights must be re-given.
+
+        Returns
+        -------
+        FsvmResults
+            The new fit.
         """
         return self.call.refit(data, **refit_changes(self.call, weights))
 
@@ -511,6 +603,20 @@ def all_negative_objective(C: float, alpha: float, a: float) -> float:
 
     Every positive row has xi = 2, every negative xi = 0, so S+ = m+ tanh(a), S- = 0
     and the objective is C (1 - alpha) tanh(a) / (1 - tanh(a)).
+
+    Parameters
+    ----------
+    C : float
+        Weight of the F term.
+    alpha : float
+        Weight of the F-measure on precision, in (0, 1).
+    a : float
+        Slope of the step approximation (> 0).
+
+    Returns
+    -------
+    float
+        The objective; infinite when tanh(a) rounds to 1.
     """
     t = float(np.tanh(a))
     return C * (1.0 - alpha) * t / (1.0 - t) if t < 1.0 else np.inf
@@ -568,12 +674,26 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
 
     Parameters
     ----------
-    formula, data, weights : as in :func:`wsvm`; prior weights weight the sums and m+.
-    alpha, beta, measure : the F-measure (default F1); alpha must lie in (0, 1).
-    C : weight of the F term (> 0; default m+, the number of positive rows).
-    a : slope of the step approximation (> 0); large a counts violations.  Default 5 for
+    formula : str
+        R-style formula, as in :func:`wsvm`: a two-valued response, the intercept kept.
+    data : pandas.DataFrame
+        The data the formula refers to.
+    weights : str or array-like, optional
+        Prior weights (column name or array), as in :func:`wsvm`; they weight the sums
+        and m+.
+    alpha, beta : float, optional
+        The F-measure by its weight alpha on precision or by its beta (default F1); alpha
+        must lie in (0, 1).
+    measure : FMeasure, optional
+        The F-measure as an object; give at most one of ``alpha``, ``beta`` and
+        ``measure``.
+    C : float, optional
+        Weight of the F term (> 0; default m+, the number of positive rows).
+    a : float, optional
+        Slope of the step approximation (> 0); large a counts violations.  Default 5 for
         the reduced method (see above) and the thesis's 1 for the primal one.
-    method : ``"reduced"`` (default; over (w, b) with xi = max(0, 1 - y(x'w + b))
+    method : {"reduced", "primal"}, default "reduced"
+        ``"reduced"`` (default; over (w, b) with xi = max(0, 1 - y(x'w + b))
         substituted -- the same minima, n + 1 variables; 0.02 s at m = 400 and about 1 s
         at m = 1e5 in ``benchmarks/bench_fsvm.py``) or ``"primal"``: the thesis's method
         exactly -- its formulation over (w, b, xi) with the m margin constraints (one
@@ -585,42 +705,73 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
         results come from.  It takes minutes at m = 400 (about as long as R's nloptr on
         the same problem; ``benchmarks/bench_fsvm.py`` prints the ratio): use it to
         reproduce the thesis, not to classify.
-    objective : ``"fmeasure"`` (3.6) or ``"count"`` (3.4).
-    C_pos, C_neg : costs of the counting objective (default (m-, m+)/10).
-    start : None (the weighted SVM, costs ``start_C``, default (m-, m+)/10), a fitted
-        ``wsvm``/``fsvm`` result, or coefficients in ``params`` order.  The start is
-        rounded to multiples of 2^-30 of its largest coefficient (at least 1), ~1e-9
-        relative: COBYLA follows the objective's values bit for bit, and a start that
-        differs in the last bits between BLAS kernels would end at another point.  With
-        the objective evaluated without BLAS (:func:`fmstats.svm._cobyla.fixed_order_matvec`)
-        the same data give the same fit on every machine.
-    bounds : ``"thesis"`` (the R code's box: ``|w_j| <= max ceil|w_j0|``, ``|b| <= ceil|b0|``,
-        ``0 <= xi <= ceil max xi0``; a zero width becomes 1), None (only xi >= 0), or a pair
-        (lower, upper) in ``params`` order.
-    algorithm : NLopt local derivative-free algorithm (without ``LN_``), or a sequence of
-        them used in turn by the restarts: ``"COBYLA"`` (the thesis's, and the only one for
-        the primal method) or, for the reduced method, ``"NELDERMEAD"``, ``"SBPLX"``,
+    objective : {"fmeasure", "count"}, default "fmeasure"
+        The F-measure objective (3.6) or the counting objective (3.4).
+    C_pos, C_neg : float, optional
+        Costs of the counting objective (default (m-, m+)/10).
+    start : None, WsvmResults, FsvmResults or array-like, optional
+        None (the weighted SVM, costs ``start_C``), a fitted ``wsvm``/``fsvm`` result, or
+        coefficients in ``params`` order.  The start is rounded to multiples of 2^-30 of
+        its largest coefficient (at least 1), ~1e-9 relative: COBYLA follows the
+        objective's values bit for bit, and a start that differs in the last bits between
+        BLAS kernels would end at another point.  With the objective evaluated without
+        BLAS (:func:`fmstats.svm._cobyla.fixed_order_matvec`) the same data give the same
+        fit on every machine.
+    start_C : tuple of float, optional
+        The costs (C_pos, C_neg) of the weighted SVM that is the default start (default
+        (m-, m+)/10).
+    bounds : "thesis", None or tuple, default "thesis"
+        ``"thesis"`` (the R code's box: ``|w_j| <= max ceil|w_j0|``, ``|b| <= ceil|b0|``,
+        ``0 <= xi <= ceil max xi0``; a zero width becomes 1), None (only xi >= 0), or a
+        pair (lower, upper) in ``params`` order.
+    algorithm : str or sequence of str, optional
+        NLopt local derivative-free algorithm (without ``LN_``), or a sequence of them
+        used in turn by the restarts: ``"COBYLA"`` (the thesis's, and the only one for the
+        primal method) or, for the reduced method, ``"NELDERMEAD"``, ``"SBPLX"``,
         ``"BOBYQA"``, ``"NEWUOA_BOUND"``, ``"PRAXIS"``.  Default: COBYLA for the primal
         method; ``("NELDERMEAD", "COBYLA")`` alternating for the reduced one (its objective
         has kinks where a margin becomes active, on which either method alone stalls; the
         alternation reached the lowest objectives in the benchmark).
-    maxeval, ftol_rel, xtol_rel, initial_step : NLopt stopping rules (``maxeval`` is the
-        total over restarts) and initial step.
-    restarts : further NLopt runs from the best point, until every algorithm of the cycle
-        in a row fails to improve the objective by ``ftol_rel`` (relative); default 20 for
-        the reduced method, 0 for the primal one (the thesis's single run).
-    constraint_tol : NLopt's tolerance of each margin constraint (primal method).
-    degenerate : ``"start"`` (default for the reduced method) returns the start, with a
+    maxeval : int, default 500
+        NLopt stopping rule: the number of evaluations, the total over restarts.
+    ftol_rel : float, default 1e-4
+        NLopt stopping rule: the relative change of the objective.
+    xtol_rel : float, default 0.0
+        NLopt stopping rule: the relative change of the point (0: not used).
+    initial_step : float or array-like, optional
+        NLopt's initial step (NLopt's own choice when None).
+    restarts : int, optional
+        Further NLopt runs from the best point, until every algorithm of the cycle in a
+        row fails to improve the objective by ``ftol_rel`` (relative); default 20 for the
+        reduced method, 0 for the primal one (the thesis's single run).
+    constraint_tol : float, default 0.0
+        NLopt's tolerance of each margin constraint (primal method).
+    degenerate : {"start", "keep"}, optional
+        ``"start"`` (default for the reduced method) returns the start, with a
         :class:`~fmstats.exceptions.DegenerateFitWarning`, when the minimum predicts a
         single class on every training row and the start predicted both; ``"keep"``
         (default for the primal method, the thesis's behaviour) returns the minimum
         anyway, with the same warning.  ``degenerate_fit`` on the result says whether it
         happened.
-    missing, engine : as in :func:`wsvm`.
+    missing : {"drop", "raise"}, default "drop"
+        As in :func:`wsvm`.
+    engine : str, optional
+        As in :func:`wsvm`.
 
-    Stopping at ``maxeval`` (or any non-success NLopt code) emits a
-    :class:`~fmstats.exceptions.ConvergenceWarning`; the best feasible point evaluated
-    is returned, never worse than the start.
+    Returns
+    -------
+    FsvmResults
+        The fitted SVM.
+
+    Warns
+    -----
+    ConvergenceWarning
+        Stopping at ``maxeval`` (or any non-success NLopt code) emits a
+        :class:`~fmstats.exceptions.ConvergenceWarning`; the best feasible point evaluated
+        is returned, never worse than the start.
+    DegenerateFitWarning
+        When the minimum predicts a single class on every training row and the start
+        predicted both (see ``degenerate``).
 
     Examples
     --------

@@ -41,21 +41,46 @@ __all__ = ["WsvmFit", "wsvm_fit", "wsvm_grid", "as_pm1", "class_costs"]
 class WsvmFit:
     """Solution of the weighted linear SVM QP.
 
+    Built by :func:`wsvm_fit`, not directly; every parameter is also an attribute of the
+    same name.
+
+    Parameters
+    ----------
+    w : numpy.ndarray
+        The weights of the hyperplane x'w + b = 0.
+    b : float
+        The offset of the hyperplane (unregularised).
+    dual : numpy.ndarray
+        Alpha, the multipliers of the margin constraints, 0 <= alpha_i <= c_i.
+    c : numpy.ndarray
+        The box bounds c_i (class cost times sample weight) of the rows fitted.
+    xi : numpy.ndarray
+        Slacks max(0, 1 - y_i (x_i'w + b)).
+    decision : numpy.ndarray
+        The decision values x_i'w + b on the training rows.
+    objective, dual_objective : float
+        Primal and dual objective values at the solution.
+    converged : bool
+        Whether the solution is known to be optimal: the interior-point method met its
+        tolerance, or the active-set solve on its margins passed every KKT condition.
+    iterations : int
+        Interior-point iterations.
+    polished : bool
+        Whether the active-set KKT solve was accepted.
+    b_rule : str
+        How b was obtained ("free support vectors", "midpoint of the optimal interval" or
+        "interior point").
+    message : str
+        A human-readable status.
+
     Attributes
     ----------
-    w, b : the hyperplane x'w + b = 0 (b unregularised).
-    dual : alpha, the multipliers of the margin constraints, 0 <= alpha_i <= c_i.
-    c : the box bounds c_i (class cost times sample weight) of the rows fitted.
-    xi : slacks max(0, 1 - y_i (x_i'w + b)).
-    decision : x_i'w + b on the training rows.
-    objective, dual_objective : primal and dual objective values at the solution.
-    converged : whether the solution is known to be optimal: the interior-point method met
-        its tolerance, or the active-set solve on its margins passed every KKT condition.
-    iterations : interior-point iterations.
-    polished : whether the active-set KKT solve was accepted.
-    b_rule : how b was obtained ("free support vectors", "midpoint of the optimal interval"
-        or "interior point").
-    message : a human-readable status.
+    support : numpy.ndarray
+        Indices of the support vectors (alpha_i > 0).
+    free : numpy.ndarray
+        Boolean mask of the free support vectors (0 < alpha_i < c_i).
+    margin : float
+        Width 2 / ||w|| between the canonical hyperplanes x'w + b = +-1.
     """
 
     w: np.ndarray
@@ -414,17 +439,24 @@ def wsvm_fit(X, y, C_pos: float, C_neg: float, sample_weight=None, *, tol: float
 
     Parameters
     ----------
-    X : (m, n) float array without an intercept column.
-    y : (m,) labels in {0, 1} or {-1, 1}.
-    C_pos, C_neg : costs of margin violations of positive and negative rows (> 0).
-    sample_weight : optional non-negative row weights multiplying the costs; rows of
-        weight 0 are left out of the fit (their multiplier is 0).
-    tol : relative tolerance of the interior-point method (duality gap and residuals).
-    max_iter : interior-point iteration cap.
+    X : array-like of shape (m, n)
+        Float array without an intercept column.
+    y : array-like of shape (m,)
+        Labels in {0, 1} or {-1, 1}.
+    C_pos, C_neg : float
+        Costs of margin violations of positive and negative rows (> 0).
+    sample_weight : array-like of shape (m,), optional
+        Non-negative row weights multiplying the costs; rows of weight 0 are left out of
+        the fit (their multiplier is 0).
+    tol : float, default 1e-10
+        Relative tolerance of the interior-point method (duality gap and residuals).
+    max_iter : int, default 200
+        Interior-point iteration cap.
 
     Returns
     -------
     WsvmFit
+        The solution.
     """
     X, ypm, sample_weight = _check_inputs(X, y, sample_weight)
     _check_costs(C_pos, C_neg)

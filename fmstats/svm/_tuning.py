@@ -54,6 +54,18 @@ def thesis_grid(y=None, n_values: int = 20) -> list[dict]:
     thesis's 20 values.  When labels ``y`` (0/1) are given and the positives are the
     majority, the triangle is mirrored (C_neg >= C_pos) so that the rare class still
     gets the larger cost.
+
+    Parameters
+    ----------
+    y : array-like, optional
+        The 0/1 labels; when the positives are the majority the triangle is mirrored.
+    n_values : int, default 20
+        How many cost values 2^(-4 + k/2), k = 1..n_values (the thesis's 20).
+
+    Returns
+    -------
+    list of dict
+        One dict ``{"C_pos": ..., "C_neg": ...}`` per grid point.
     """
     n_values = int(check_scalar("n_values", n_values, low=1, integer=True))
     values = [float(2.0 ** (-4 + k / 2)) for k in range(1, n_values + 1)]
@@ -241,22 +253,55 @@ def tune_wsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measur
               **fit_args) -> CvTuneResults:
     """The weighted SVM with (C_pos, C_neg) chosen by cross-validated F (thesis section 8.2).
 
+    The grid is fitted in chunks of up to ``WSVM_CHUNK`` points per fold and joblib task
+    (a batched QP; the same counts as one fit per point, whatever ``n_jobs``).
+
     Parameters
     ----------
-    formula, data : as in :func:`fmstats.svm.wsvm`.
-    alpha, beta, measure : the F-measure of the criterion (default F1; alpha in (0, 1)).
-    criterion : ``"f"`` (pooled CV F_tp,fp: TP, FP, FN averaged over the folds, then F)
-        or ``"accuracy"`` (the thesis's baseline; the F at ``alpha`` is reported beside).
-    grid : the (C_pos, C_neg) points: None for :func:`thesis_grid` on the labels of
-        ``data`` with ``n_values`` values (210 points for 20; C_pos >= C_neg when the
-        positives are the minority), or a dict of lists, list of dicts or DataFrame over
-        ``C_pos`` and ``C_neg``.
-    cv, repeats, pooling, refit, on_error, n_jobs, random_state, progress, reuse_design :
-        as in :func:`fmstats.cv_tune` (default 2 folds, as in the thesis).
-        The grid is fitted in chunks of up to ``WSVM_CHUNK`` points per fold and joblib
-        task (a batched QP; the same counts as one fit per point, whatever ``n_jobs``).
-    **fit_args : further arguments of :func:`~fmstats.svm.wsvm` (``weights`` as a
-        column name, ``tol``, ``missing``, ``engine``).
+    formula : str
+        R-style formula, as in :func:`fmstats.svm.wsvm`.
+    data : pandas.DataFrame
+        The data, as in :func:`fmstats.svm.wsvm`.
+    alpha, beta : float, optional
+        The F-measure of the criterion by its weight on precision or by its beta (default
+        F1; alpha in (0, 1)).
+    measure : FMeasure, optional
+        The F-measure of the criterion as an object (at most one of ``alpha``, ``beta``
+        and ``measure``).
+    criterion : {"f", "accuracy"}, default "f"
+        ``"f"`` (pooled CV F_tp,fp: TP, FP, FN averaged over the folds, then F) or
+        ``"accuracy"`` (the thesis's baseline; the F at ``alpha`` is reported beside).
+    grid : dict, list of dict or pandas.DataFrame, optional
+        The (C_pos, C_neg) points: None for :func:`thesis_grid` on the labels of ``data``
+        with ``n_values`` values (210 points for 20; C_pos >= C_neg when the positives are
+        the minority), or a dict of lists, list of dicts or DataFrame over ``C_pos`` and
+        ``C_neg``.
+    n_values : int, default 20
+        The number of cost values of the default grid (:func:`thesis_grid`).
+    cv : int, splitter or iterable of (train, test) positions, default 2
+        As in :func:`fmstats.cv_tune` (default 2 folds, as in the thesis).
+    repeats : int, default 1
+        As in :func:`fmstats.cv_tune`: repeated stratified k-fold (integer ``cv`` only).
+    pooling : {"tp_fp", "mean"}, default "tp_fp"
+        As in :func:`fmstats.cv_tune`: average TP, FP, FN over the folds, then the
+        measure, or the mean of the fold values.
+    refit : bool, default True
+        As in :func:`fmstats.cv_tune`: refit the best point on all of ``data``
+        (``best_model``).
+    on_error : {"record", "raise"}, default "record"
+        As in :func:`fmstats.cv_tune`: record failed fits or raise.
+    n_jobs : int, optional
+        As in :func:`fmstats.cv_tune`: parallel (grid point x fold) fits through joblib.
+    random_state : int or numpy.random.Generator, optional
+        As in :func:`fmstats.cv_tune`: seeds the folds of integer ``cv``.
+    progress : bool, optional
+        As in :func:`fmstats.cv_tune`: a tqdm progress bar (None: automatic).
+    reuse_design : bool, default True
+        As in :func:`fmstats.cv_tune`: build the design of ``data`` once and refit every
+        fold on its rows.
+    **fit_args
+        Further arguments of :func:`~fmstats.svm.wsvm` (``weights`` as a column name,
+        ``tol``, ``missing``, ``engine``).
 
     Returns
     -------
@@ -302,10 +347,18 @@ def tune_fsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measur
 
     Parameters
     ----------
-    formula, data : as in :func:`fmstats.svm.fsvm`.
-    alpha, beta, measure : the F-measure the SVM maximises and the criterion judges
-        (default F1; alpha in (0, 1)).
-    a_grid : the slopes a > 0 searched.  Default :data:`DEFAULT_A_GRID` = (0.1, 5, 10, 30),
+    formula : str
+        R-style formula, as in :func:`fmstats.svm.fsvm`.
+    data : pandas.DataFrame
+        The data, as in :func:`fmstats.svm.fsvm`.
+    alpha, beta : float, optional
+        The F-measure the SVM maximises and the criterion judges, by its weight on
+        precision or by its beta (default F1; alpha in (0, 1)).
+    measure : FMeasure, optional
+        The same F-measure as an object (at most one of ``alpha``, ``beta`` and
+        ``measure``).
+    a_grid : sequence of float, default DEFAULT_A_GRID
+        The slopes a > 0 searched.  Default :data:`DEFAULT_A_GRID` = (0.1, 5, 10, 30),
         the thesis's grid (:data:`THESIS_A_GRID`) without a = 1: with a = 1 the fits on
         the folds often look good while the refit on all rows collapses towards the
         all-negative minimum of (3.6).  On fresh draws of A1, A2, B1, B2 (2000-row test
@@ -313,13 +366,38 @@ def tune_fsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measur
         default degeneracy check gave a mean test F 0.03-0.07 above the F-tuned weighted
         SVM and no case more than 0.09 below; the thesis's grid gave -0.05 to +0.02 on
         average with cases 0.6-0.76 below (benchmarks/bench_fsvm_chapter8.py).
-    C, start_C : see above.
-    criterion : ``"f"`` (pooled CV F_tp,fp) or ``"accuracy"``.
-    cv, repeats, pooling, refit, on_error, n_jobs, random_state, progress, reuse_design :
-        as in :func:`fmstats.cv_tune`.
-    **fit_args : further arguments of :func:`~fmstats.svm.fsvm` (``method``,
-        ``maxeval``, ``ftol_rel``, ``algorithm``, ``restarts``, ``bounds``, ``weights``
-        as a column name...).
+    C : float, optional
+        Weight of the F term, computed once on ``data`` (see above; default m+).
+    start_C : tuple of float, optional
+        Costs (C_pos, C_neg) of the starting weighted SVM, computed once on ``data`` (see
+        above; default (m-, m+)/10).
+    criterion : {"f", "accuracy"}, default "f"
+        ``"f"`` (pooled CV F_tp,fp) or ``"accuracy"``.
+    cv : int, splitter or iterable of (train, test) positions, default 2
+        As in :func:`fmstats.cv_tune` (default 2 folds).
+    repeats : int, default 1
+        As in :func:`fmstats.cv_tune`: repeated stratified k-fold (integer ``cv`` only).
+    pooling : {"tp_fp", "mean"}, default "tp_fp"
+        As in :func:`fmstats.cv_tune`: average TP, FP, FN over the folds, then the
+        measure, or the mean of the fold values.
+    refit : bool, default True
+        As in :func:`fmstats.cv_tune`: refit the best point on all of ``data``
+        (``best_model``).
+    on_error : {"record", "raise"}, default "record"
+        As in :func:`fmstats.cv_tune`: record failed fits or raise.
+    n_jobs : int, optional
+        As in :func:`fmstats.cv_tune`: parallel (grid point x fold) fits through joblib.
+    random_state : int or numpy.random.Generator, optional
+        As in :func:`fmstats.cv_tune`: seeds the folds of integer ``cv``.
+    progress : bool, optional
+        As in :func:`fmstats.cv_tune`: a tqdm progress bar (None: automatic).
+    reuse_design : bool, default True
+        As in :func:`fmstats.cv_tune`: build the design of ``data`` once and refit every
+        fold on its rows.
+    **fit_args
+        Further arguments of :func:`~fmstats.svm.fsvm` (``method``, ``maxeval``,
+        ``ftol_rel``, ``algorithm``, ``restarts``, ``bounds``, ``weights`` as a column
+        name...).
 
     Returns
     -------
