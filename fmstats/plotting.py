@@ -38,7 +38,22 @@ def pyplot():
 
 
 def new_axes(ax=None, figsize=(6.0, 3.6)):
-    """``(figure, axes)``: the given axes and its figure, or a new figure of ``figsize``."""
+    """``(figure, axes)``: the given axes and its figure, or a new figure of ``figsize``.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes, optional
+        The caller's axes.
+    figsize : (float, float), default (6.0, 3.6)
+        The size in inches of a new figure.
+
+    Returns
+    -------
+    figure : matplotlib.figure.Figure
+        The figure.
+    axes : matplotlib.axes.Axes
+        The axes to draw on.
+    """
     if ax is not None:
         return ax.figure, ax
     return pyplot().subplots(figsize=figsize)
@@ -48,6 +63,16 @@ def format_tick(v: float) -> str:
     """A tick value with at most 3 significant digits: ``0.0884``, ``1250``, ``2.5e-05``.
 
     Fixed notation between 1e-3 and 1e5, scientific (``1.5e+06``) outside; no trailing zeros.
+
+    Parameters
+    ----------
+    v : float
+        The tick value (non-finite values are printed as ``str`` does).
+
+    Returns
+    -------
+    str
+        The tick text.
 
     Examples
     --------
@@ -68,7 +93,18 @@ def format_tick(v: float) -> str:
 def powers_of_two(values) -> bool:
     """True for at least three positive values that are 2^k (k a multiple of 1/2) on a
     regular grid in k (steps that are multiples of the smallest one) -- a grid such as
-    ``2.0 ** np.arange(-5, 6)`` or a subset of one."""
+    ``2.0 ** np.arange(-5, 6)`` or a subset of one.
+
+    Parameters
+    ----------
+    values : array-like
+        The values (non-numbers give False).
+
+    Returns
+    -------
+    bool
+        Whether they are such a grid.
+    """
     try:
         v = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
@@ -94,6 +130,16 @@ def tick_labels(values) -> list[str]:
     """Labels of categorical ticks (grid values): ``2^k`` for a grid of powers of two, else at
     most 3 significant digits; non-numbers as text.
 
+    Parameters
+    ----------
+    values : iterable
+        The tick values.
+
+    Returns
+    -------
+    list of str
+        One label per value.
+
     Examples
     --------
     >>> tick_labels([2 ** -3.5, 2 ** -2.5, 2 ** -1.5])
@@ -110,7 +156,22 @@ def tick_labels(values) -> list[str]:
 
 def scale_label(quantity: str, values=None, scale: str | None = None) -> str:
     """``quantity`` with its scale: ``"C (log2 scale)"`` for powers of two, ``"(log scale)"`` for
-    ``scale="log"`` or positive values spanning a factor of 100 or more."""
+    ``scale="log"`` or positive values spanning a factor of 100 or more.
+
+    Parameters
+    ----------
+    quantity : str
+        The axis label without its scale (e.g. ``"C"``).
+    values : array-like, optional
+        The values on the axis.
+    scale : str, optional
+        The axis scale; ``"log"`` names it.
+
+    Returns
+    -------
+    str
+        The axis label.
+    """
     if values is not None and powers_of_two(values):
         return f"{quantity} (log2 scale)"
     if scale == "log":
@@ -138,7 +199,18 @@ def finish_figure(fig, rect=None):
 
 def readable_ticks(fig):
     """Tick text of every numeric axis of ``fig`` through :func:`format_tick` (linear axes) or
-    ``2^k`` (log axes of base 2); axes with their own tick labels are left alone.  Returns fig."""
+    ``2^k`` (log axes of base 2); axes with their own tick labels are left alone.  Returns fig.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        ``fig``, its tick formatters set.
+    """
     from matplotlib.ticker import FuncFormatter, LogFormatter, NullFormatter, ScalarFormatter
 
     three = FuncFormatter(lambda v, pos: format_tick(v))
@@ -164,20 +236,60 @@ def readable_ticks(fig):
 
 
 def alpha_to_beta(alpha):
-    """beta = sqrt((1 - alpha) / alpha) of an F-measure weight alpha in (0, 1] (vectorised)."""
+    """beta = sqrt((1 - alpha) / alpha) of an F-measure weight alpha in (0, 1] (vectorised).
+
+    Parameters
+    ----------
+    alpha : float or array-like
+        The weight on precision (clipped to [1e-12, 1]).
+
+    Returns
+    -------
+    float or ndarray
+        The beta of each alpha.
+    """
     a = np.clip(np.asarray(alpha, dtype=float), 1e-12, 1.0)
     return np.sqrt((1.0 - a) / a)
 
 
 def beta_to_alpha(beta):
-    """alpha = 1 / (1 + beta^2), the inverse of :func:`alpha_to_beta` (vectorised)."""
+    """alpha = 1 / (1 + beta^2), the inverse of :func:`alpha_to_beta` (vectorised).
+
+    Parameters
+    ----------
+    beta : float or array-like
+        The beta of F_beta (negative values are clipped to 0).
+
+    Returns
+    -------
+    float or ndarray
+        The alpha of each beta.
+    """
     b = np.clip(np.asarray(beta, dtype=float), 0.0, None)
     return 1.0 / (1.0 + b * b)
 
 
 def plot_history(history: pd.DataFrame, best: int | None = None, target_label: str = "target",
                  ax=None):
-    """Learning curve of an F-maximiser: target and training F per outer iteration."""
+    """Learning curve of an F-maximiser: target and training F per outer iteration.
+
+    Parameters
+    ----------
+    history : pandas.DataFrame
+        One row per outer iteration: columns ``iteration``, ``target`` and optionally
+        ``training_f`` (drawn when it differs from ``target``).
+    best : int, optional
+        The returned iterate, marked by a vertical line.
+    target_label : str, default "target"
+        The legend label of the ``target`` curve.
+    ax : matplotlib.axes.Axes, optional
+        The axes to draw on (default: a new figure's).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn on.
+    """
     fig, ax = new_axes(ax)
     ax.plot(history["iteration"], history["target"], marker=".", label=target_label)
     if "training_f" in history and not history["training_f"].equals(history["target"]):
@@ -200,6 +312,21 @@ def plot_sweep(table: pd.DataFrame, measure: str = "f", ax=None):
 
     ``table`` is the output of :func:`fmstats.sweep`; the top axis shows
     beta = sqrt((1 - alpha) / alpha), the same F-measure's other parameter.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The output of :func:`fmstats.sweep` (columns ``model``, ``data``, ``alpha`` and
+        ``measure``).
+    measure : {"f", "noisy_f"}, default "f"
+        The column drawn: F or noisy F.
+    ax : matplotlib.axes.Axes, optional
+        The axes to draw on (default: a new figure's).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn on.
     """
     if measure not in ("f", "noisy_f"):
         raise InvalidArgumentError(f"`measure` must be 'f' or 'noisy_f'; got {measure!r}.")
@@ -247,6 +374,32 @@ def plot_pr(curve: pd.DataFrame, measure, *, best: int, own: int | None, own_lab
     ``best`` is the row of the F-optimal threshold, ``own`` the row of the model's own rule
     (``None``: nothing classed positive); ``measure`` the :class:`~fmstats.measures.FMeasure`
     of the iso-F lines.  Models call it through ``results.plot_pr()``.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        A table of :func:`fmstats.prcurve.f_curve`.
+    measure : FMeasure or None
+        The :class:`~fmstats.measures.FMeasure` of the iso-F lines (None: F1).
+    best : int
+        The row of the F-optimal threshold (e.g. :func:`fmstats.prcurve.best_row`).
+    own : int or None
+        The row of the model's own rule (``None``: nothing classed positive).
+    own_label : str
+        The model's rule in the legend (e.g. ``"score >= 0.5"``).
+    iso_f : sequence of float, default (0.2, 0.4, 0.6, 0.8)
+        The F values of the iso-F lines.
+    score_name : str, default "score"
+        The name of the score in the legend.
+    data_label : str, default ""
+        A second title line naming the data (none when empty).
+    ax : matplotlib.axes.Axes, optional
+        The axes to draw on (default: a new figure's).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn on.
 
     Examples
     --------
@@ -301,6 +454,30 @@ def plot_roc(curve: pd.DataFrame, measure, *, best: int, own: int | None, own_la
 
     Marks the model's own rule (row ``own``) and the F-optimal threshold (row ``best``).
     Models call it through ``results.plot_roc()``.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        A table of :func:`fmstats.prcurve.f_curve`.
+    measure : FMeasure or None
+        The :class:`~fmstats.measures.FMeasure` named in the legend (None: F1).
+    best : int
+        The row of the F-optimal threshold (e.g. :func:`fmstats.prcurve.best_row`).
+    own : int or None
+        The row of the model's own rule (``None``: nothing classed positive).
+    own_label : str
+        The model's rule in the legend (e.g. ``"score >= 0.5"``).
+    score_name : str, default "score"
+        The name of the score in the legend.
+    data_label : str, default ""
+        Appended to the title to name the data (nothing when empty).
+    ax : matplotlib.axes.Axes, optional
+        The axes to draw on (default: a new figure's).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn on.
 
     Examples
     --------

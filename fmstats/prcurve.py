@@ -77,17 +77,29 @@ def f_curve(y: Any, score: Any = None, sample_weight: Any = None, *, measure=Non
 
     Parameters
     ----------
-    y : truth, 0/1 or probabilities in [0, 1] (counted fractionally).  A fitted model
-        instead gives its own curve: ``f_curve(fit, newdata)`` is ``fit.f_curve(newdata)``.
-    score : scores, higher meaning more likely positive (probabilities, log-odds,
+    y : array-like of shape (n,), or a fitted model
+        Truth: 0/1 labels or probabilities in [0, 1] (counted fractionally).  A fitted
+        model instead gives its own curve: ``f_curve(fit, newdata)`` is
+        ``fit.f_curve(newdata)``.
+    score : array-like of shape (n,)
+        Scores, higher meaning more likely positive (probabilities, log-odds,
         decision values); a row is classed positive when its score is >= the threshold.
-    sample_weight : non-negative weights (default 1).
-    measure, beta, alpha : the F-measure (default F1), see :class:`~fmstats.measures.FMeasure`.
+        With a fitted model as ``y``: its ``newdata`` (optional).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative weights (default 1).  With a fitted model as ``y``: its ``weights``.
+    measure : FMeasure, optional
+        The F-measure as an object; give at most one of ``measure``, ``beta`` and ``alpha``.
+    beta, alpha : float, optional
+        The F-measure (default F1), see :class:`~fmstats.measures.FMeasure`.
+    **kwargs
+        Further keyword arguments of the fitted model's ``f_curve`` (only when ``y`` is a
+        fitted model; otherwise a TypeError).
 
     Returns
     -------
-    DataFrame with one row per distinct score, highest first: ``threshold``,
-    ``precision``, ``recall``, ``f``, ``tp``, ``fp``, ``fn``, ``tn`` (weighted counts).
+    pandas.DataFrame
+        One row per distinct score, highest first: ``threshold``,
+        ``precision``, ``recall``, ``f``, ``tp``, ``fp``, ``fn``, ``tn`` (weighted counts).
 
     Examples
     --------
@@ -128,6 +140,16 @@ def best_row(curve: pd.DataFrame) -> int:
     threshold (fewest positives) wins, the rule of :func:`fmstats.tune_threshold`
     (:func:`fmstats.measures.best_position`).
 
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        A table of :func:`f_curve` (thresholds highest first).
+
+    Returns
+    -------
+    int
+        The position (0-based) of the row.
+
     Examples
     --------
     >>> best_row(f_curve([1, 0, 1, 0], [0.8, 0.6, 0.4, 0.2]))
@@ -142,6 +164,20 @@ def operating_row(curve: pd.DataFrame, threshold: float, strict: bool = False) -
     """Position of the row of ``curve`` giving the classes of the rule ``score >= threshold``
     (``score > threshold`` with ``strict=True``); ``None`` when that rule classes nothing
     positive.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        A table of :func:`f_curve` (thresholds highest first).
+    threshold : float
+        The threshold of the rule.
+    strict : bool, default False
+        Whether the rule is ``score > threshold`` instead of ``score >= threshold``.
+
+    Returns
+    -------
+    int or None
+        The position (0-based) of the row, or ``None``.
 
     Examples
     --------
@@ -160,6 +196,21 @@ def roc_curve(y: Any, score: Any, sample_weight: Any = None) -> pd.DataFrame:
 
     Raises :class:`~fmstats.exceptions.ResponseError` when ``y`` has no positive or no
     negative weight (the rates are then undefined).
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Truth: 0/1 labels or probabilities in [0, 1] (counted fractionally).
+    score : array-like of shape (n,)
+        Scores, higher meaning more likely positive; a row is classed positive when its
+        score is >= the threshold.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative weights (default 1).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``threshold``, ``fpr`` and ``tpr``, thresholds highest first.
 
     Examples
     --------
@@ -185,6 +236,21 @@ def roc_auc(y: Any, score: Any, sample_weight: Any = None) -> float:
     """Area under the weighted ROC curve by the trapezoid rule (ties give a diagonal step).
 
     Equals scikit-learn's ``roc_auc_score(y, score, sample_weight=w)`` for 0/1 labels.
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Truth: 0/1 labels or probabilities in [0, 1] (counted fractionally).
+    score : array-like of shape (n,)
+        Scores, higher meaning more likely positive; a row is classed positive when its
+        score is >= the threshold.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative weights (default 1).
+
+    Returns
+    -------
+    float
+        The area under the ROC curve.
 
     Examples
     --------
@@ -222,6 +288,22 @@ def iso_f_precision(f: float, recall: np.ndarray, measure=None, *, beta=None,
     """Precision on the iso-F line F(P, R) = f: P = alpha f R / (R - (1 - alpha) f).
 
     NaN where no precision in [0, 1] reaches F = f at that recall.
+
+    Parameters
+    ----------
+    f : float
+        The value of F on the line.
+    recall : array-like
+        Recalls R.
+    measure : FMeasure, optional
+        The F-measure as an object; give at most one of ``measure``, ``beta`` and ``alpha``.
+    beta, alpha : float, optional
+        The F-measure (default F1), see :class:`~fmstats.measures.FMeasure`.
+
+    Returns
+    -------
+    ndarray
+        The precisions P, of the shape of ``recall``.
 
     Examples
     --------

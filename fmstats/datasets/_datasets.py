@@ -406,7 +406,21 @@ DEBTAGS_FILES = ("debtags_features.npz", "debtags_labels.npz")
 
 
 class Debtags(NamedTuple):
-    """The debtags data: ``X, Y, labels, names = load_debtags()``."""
+    """The debtags data: ``X, Y, labels, names = load_debtags()``.
+
+    Built by :func:`load_debtags`, not by users.
+
+    Parameters
+    ----------
+    X : scipy.sparse.csr_matrix
+        Features, scipy.sparse CSR float32 (packages x 2**18), rows of unit norm.
+    Y : scipy.sparse.csr_matrix
+        Labels, scipy.sparse CSR uint8 (packages x tags), ones where a package has a tag.
+    labels : numpy.ndarray
+        Tag names (``facet::tag``), one per column of ``Y``, sorted.
+    names : numpy.ndarray
+        Package names, one per row, sorted.
+    """
 
     X: Any
     """Features, scipy.sparse CSR float32 (packages x 2**18), rows of unit norm."""
@@ -685,12 +699,15 @@ def thesis_label_noise(y: Any, random_state: Any = None) -> np.ndarray:
 
     Parameters
     ----------
-    y : array-like of 0/1 labels.
-    random_state : None, int or numpy.random.Generator.
+    y : array-like of shape (n,)
+        Certain 0/1 labels.
+    random_state : None, int or numpy.random.Generator, optional
+        Seed or generator of the flips.
 
     Returns
     -------
-    numpy.ndarray of q in [0, 1], one per label.
+    numpy.ndarray
+        Probabilistic labels q in [0, 1], one per label.
     """
     from .._utils.validation import check_binary
 

@@ -65,6 +65,30 @@ def logistic_l2(X: sp.csr_matrix, z: np.ndarray, C: float = 1.0, tol: float = 1e
     (scipy's ``trust-ncg``; liblinear's TRON works the same way).  Stops when the
     Euclidean norm of the gradient is below ``tol``.  Returns
     ``(w, b, n_iter, converged)``.  :func:`probabilistic_label_tree` uses it node by node.
+
+    Parameters
+    ----------
+    X : scipy.sparse.csr_matrix of shape (n, p)
+        Features x_i (rows).
+    z : ndarray of shape (n,)
+        The 0/1 targets z_i.
+    C : float, default 1.0
+        Inverse L2 penalty (scikit-learn's ``C``).
+    tol : float, default 1e-6
+        Stop when the Euclidean norm of the gradient of the scaled objective is below it.
+    max_iter : int, default 100
+        At most this many Newton iterations.
+
+    Returns
+    -------
+    w : ndarray of shape (p,)
+        The weights.
+    b : float
+        The intercept.
+    n_iter : int
+        The number of Newton iterations.
+    converged : bool
+        Whether the gradient norm fell below ``tol``.
     """
     n, p = X.shape
     lam = 1.0 / (C * n)
@@ -392,7 +416,17 @@ def _dot_rows(rl, cols, vals, n_rows, w_idx, w_val, scratch):
 # the fitted model and prediction (Algorithm 4)
 # ---------------------------------------------------------------------------
 class TopK(NamedTuple):
-    """Top-k predictions: ``labels`` (n, k) in decreasing probability, ``scores`` (n, k)."""
+    """Top-k predictions: ``labels`` (n, k) in decreasing probability, ``scores`` (n, k).
+
+    Built by :meth:`PLTResults.predict_topk`, not by users.
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n, k)
+        Label indices per instance, in decreasing probability.
+    scores : ndarray of shape (n, k)
+        Their marginal probabilities.
+    """
 
     labels: np.ndarray
     scores: np.ndarray
@@ -401,9 +435,13 @@ class TopK(NamedTuple):
 class PLTResults(Persistable):
     """A trained probabilistic label tree.
 
-    Attributes
+    Built by :func:`probabilistic_label_tree` rather than by users; every parameter is
+    kept as the attribute of the same name.
+
+    Parameters
     ----------
     tree : LabelTree
+        The tree of T nodes over the m labels.
     weights : scipy.sparse.csr_matrix (T, d)
         Node weight vectors (row t: node t), zero outside the columns seen at the node.
     intercepts : ndarray (T,)
@@ -445,7 +483,20 @@ class PLTResults(Persistable):
                 f"{int((~self.converged).sum())} nodes not converged>")
 
     def refit(self, X: Any, Y: Any) -> "PLTResults":
-        """The same model with the same settings on other data: the recorded call again."""
+        """The same model with the same settings on other data: the recorded call again.
+
+        Parameters
+        ----------
+        X : scipy.sparse matrix or 2-d array of shape (n, d)
+            Features.
+        Y : scipy.sparse matrix or 2-d array of shape (n, m)
+            0/1 labels.
+
+        Returns
+        -------
+        PLTResults
+            The model trained on ``X``, ``Y``.
+        """
         return self.call.refit(X, Y=Y)
 
     # -- node probabilities -------------------------------------------------------------
@@ -496,7 +547,18 @@ class PLTResults(Persistable):
         return expit(S + self.intercepts)
 
     def predict_node_proba(self, X: Any) -> np.ndarray:
-        """Conditional node probabilities eta_T(x, t) for every node: dense (n, T)."""
+        """Conditional node probabilities eta_T(x, t) for every node: dense (n, T).
+
+        Parameters
+        ----------
+        X : scipy.sparse matrix or 2-d array of shape (n, d)
+            Features, with the d columns of the training data.
+
+        Returns
+        -------
+        ndarray of shape (n, T)
+            The node probabilities.
+        """
         return self._node_proba_dense(self._check(X))
 
     def predict_marginals(self, X: Any) -> np.ndarray:
@@ -504,6 +566,16 @@ class PLTResults(Persistable):
 
         Every node classifier is evaluated (no pruning); rows are processed in
         blocks so that a block of node probabilities stays small.
+
+        Parameters
+        ----------
+        X : scipy.sparse matrix or 2-d array of shape (n, d)
+            Features, with the d columns of the training data.
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+            The marginals.
         """
         X = self._check(X)
         T = self.tree
@@ -524,6 +596,7 @@ class PLTResults(Persistable):
         Parameters
         ----------
         X : sparse matrix (n, d)
+            Features, with the d columns of the training data.
         threshold : float or array (m,) in [0, 1]
             Per-label thresholds tau_j.  A node is expanded only when its path
             probability exceeds tau_t = min over its children (tau_j at a leaf).
@@ -578,6 +651,7 @@ class PLTResults(Persistable):
         Parameters
         ----------
         X : sparse matrix (n, d)
+            Features, with the d columns of the training data.
         k : int, default 5
             At most the number of labels.
         method : {"threshold", "heap"}, default "threshold"
@@ -658,7 +732,7 @@ def precision_at_k(Y: Any, topk: Any, k: Any = (1, 3, 5)) -> float | dict[int, f
     ----------
     Y : sparse matrix or 2-d array (n, m) of 0/1
         True labels.
-    topk : TopK or integer array (n, K)
+    topk : TopK or array of int, shape (n, K)
         Predicted labels per instance in decreasing score (as from
         :meth:`PLTResults.predict_topk`); -1 marks no prediction.
     k : int or sequence of int, default (1, 3, 5)
@@ -666,7 +740,8 @@ def precision_at_k(Y: Any, topk: Any, k: Any = (1, 3, 5)) -> float | dict[int, f
 
     Returns
     -------
-    float for an integer ``k``, else a dict ``{k: P@k}``.
+    float or dict
+        A float for an integer ``k``, else a dict ``{k: P@k}``.
 
     Examples
     --------

@@ -55,6 +55,11 @@ def spe_thresholds(c: float, lower_bounds: Any) -> np.ndarray:
         At least 1 (the paper's grid runs from 2 to 10,000).
     lower_bounds : array of shape (m,)
         E.g. the lower end of :func:`~fmstats.extreme.threshold_bounds`.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The thresholds tau_j.
     """
     lower = np.atleast_1d(np.asarray(lower_bounds, dtype=float))
     return np.maximum(1.0 / _check_c(c), check_thresholds("lower_bounds", lower, lower.size))
@@ -69,22 +74,32 @@ def tune_thresholds(method: str, spe: Any, Y: Any, c: float, *, lower_bounds: An
     Parameters
     ----------
     method : {"sto", "fta", "ofo"}
+        The tuner: :func:`~fmstats.extreme.sto`, :func:`~fmstats.extreme.fta` or
+        :func:`~fmstats.extreme.ofo`.
     spe : SPE or sparse (n, m) probability matrix
         Validation estimates; its thresholds should not exceed ``lower_bounds``
         (OFO) or ``max(1/c, lower_bounds)`` (STO, FTA).
-    Y : (n, m) 0/1 label matrix
+    Y : scipy.sparse or array-like of shape (n, m)
+        The validation 0/1 label matrix.
     c : float
         STO, FTA: the SPE threshold 1/c; OFO: the initial b (with a = ``a``).
     lower_bounds : float or array of shape (m,)
         Lower bounds of the thresholds (all methods).
     a : float, default 1
         OFO's initial a (the paper keeps it at 1).
+    beta, alpha : float, optional
+        The F-measure (default F1); see :class:`~fmstats.measures.FMeasure`.
+    measure : FMeasure, optional
+        The F-measure as an object; give at most one of ``beta``, ``alpha`` and ``measure``.
+    zero_division : float, default 1
+        F of a label with no positives and no predicted positives (Lewis: 1).
     progress : bool, optional
         OFO's tqdm bar over instances; ``None``: only in an interactive session.
 
     Returns
     -------
     ThresholdFit
+        The thresholds tuned by ``method``.
     """
     check_choice("method", method, METHODS)
     fm = as_fmeasure(measure, beta, alpha)
@@ -143,18 +158,23 @@ def compare_thresholds(spe_val: Any, Y_val: Any, spe_test: Any, Y_test: Any,
         lower)``): then every prediction below is exact.  Otherwise a
         :class:`~fmstats.exceptions.DataWarning` says so.
     c_grid : sequence of float >= 1, default :data:`PAPER_C`
+        The values of c.
     priors : array of shape (m,), optional
         Label priors for the lower bounds (5) (the paper: estimated on the
         training data, e.g. ``label_priors(Y_train)``); default: those of ``Y_val``.
     methods : subset of ("sto", "fta", "ofo")
+        The tuners compared, in this order (default all three).
     a : float, default 1
         OFO's initial a; its b runs over ``c_grid``.
     fixed : float or None, default 0.5
         A baseline row (method "fixed", c NaN) with this one threshold for every
         label; None: no baseline.
-    beta, alpha, measure, zero_division
-        The F-measure (default F1) and the F of a label with no positives and no
-        predicted positives (Lewis: 1).
+    beta, alpha : float, optional
+        The F-measure (default F1); see :class:`~fmstats.measures.FMeasure`.
+    measure : FMeasure, optional
+        The F-measure as an object; give at most one of ``beta``, ``alpha`` and ``measure``.
+    zero_division : float, default 1
+        F of a label with no positives and no predicted positives (Lewis: 1).
     progress : bool, optional
         A tqdm bar over (method, c) pairs; ``None``: only in an interactive session.
 
@@ -258,6 +278,17 @@ def select_by_validation(table: pd.DataFrame) -> pd.DataFrame:
 
     Ties go to the largest 1/c (the sparsest SPE, the cheapest prediction).  The
     paper's Table 2 reports the ``test_macro_f`` of these rows.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A table of :func:`compare_thresholds` (at least the columns ``method``, ``inv_c``
+        and ``valid_macro_f``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per method, in the order of first appearance in ``table``.
     """
     if not isinstance(table, pd.DataFrame) or not {"method", "inv_c",
                                                    "valid_macro_f"} <= set(table.columns):

@@ -167,7 +167,7 @@ class SPE(Persistable):
         threshold are dropped (they carry no information above it); duplicate
         (row, label) entries are an error.
     thresholds : float or array of shape (m,), default 0
-        tau_j in [0, 1]: every estimate above ``tau_j`` is stored, every
+        Thresholds tau_j in [0, 1]: every estimate above ``tau_j`` is stored, every
         estimate not stored is at most ``tau_j``.
 
     Attributes
@@ -237,6 +237,16 @@ class SPE(Persistable):
 
         ``thresholds`` must be at least the current ones for every label: an SPE
         cannot recover estimates it did not store.
+
+        Parameters
+        ----------
+        thresholds : float or array of shape (m,)
+            The new thresholds, in [0, 1] and at least the SPE's own.
+
+        Returns
+        -------
+        SPE
+            The SPE at ``thresholds``.
         """
         m = self.shape[1]
         tau = check_thresholds("thresholds", thresholds, m)
@@ -250,7 +260,18 @@ class SPE(Persistable):
         return SPE._trusted(_keep_above(self.matrix, tau), tau)
 
     def take_rows(self, rows: Any) -> "SPE":
-        """The SPE of a subset of instances (a slice, integer indices or a boolean mask)."""
+        """The SPE of a subset of instances (a slice, integer indices or a boolean mask).
+
+        Parameters
+        ----------
+        rows : slice, array of int or array of bool
+            The instances to keep; at least one.
+
+        Returns
+        -------
+        SPE
+            Their SPE, at the same thresholds.
+        """
         sub = sp.csr_array(self.matrix[rows] if isinstance(rows, slice)
                            else self.matrix[np.asarray(rows)])
         if sub.shape[0] == 0:
@@ -258,7 +279,18 @@ class SPE(Persistable):
         return SPE._trusted(sub, self.thresholds)
 
     def row_chunks(self, chunk_size: int) -> Iterator["SPE"]:
-        """Consecutive SPEs of at most ``chunk_size`` instances (a stream for :func:`ofo`)."""
+        """Consecutive SPEs of at most ``chunk_size`` instances (a stream for :func:`ofo`).
+
+        Parameters
+        ----------
+        chunk_size : int
+            The number of instances per chunk (at least 1).
+
+        Yields
+        ------
+        SPE
+            The chunks in order, at the same thresholds.
+        """
         size = int(check_scalar("chunk_size", chunk_size, low=1, integer=True))
         for lo in range(0, self.shape[0], size):
             yield self.take_rows(slice(lo, lo + size))
@@ -269,13 +301,37 @@ class SPE(Persistable):
         A :class:`DataWarning` is emitted when some ``theta_j`` lies below the SPE's
         ``tau_j`` (unstored estimates count as 0 there, so the prediction may differ
         from the full estimator's).
+
+        Parameters
+        ----------
+        thresholds : float or array of shape (m,), optional
+            The prediction thresholds theta_j in [0, 1]; ``None``: the SPE's own tau.
+
+        Returns
+        -------
+        scipy.sparse.csr_array
+            The 0/1 predictions, shape (n, m).
         """
         theta = self.thresholds if thresholds is None else self.check_below(thresholds)
         mat = self.matrix
         return mask_entries(mat, mat.data > theta[mat.indices])
 
     def check_below(self, thresholds: Any, name: str = "thresholds") -> np.ndarray:
-        """Validate prediction thresholds; warn where they fall below the SPE's tau."""
+        """Validate prediction thresholds; warn where they fall below the SPE's tau.
+
+        Parameters
+        ----------
+        thresholds : float or array of shape (m,)
+            The prediction thresholds, in [0, 1].
+        name : str, default "thresholds"
+            The argument's name in messages.
+
+        Returns
+        -------
+        ndarray of shape (m,)
+            The thresholds, one per label; a :class:`DataWarning` is emitted when some lie
+            below the SPE's.
+        """
         theta = check_thresholds(name, thresholds, self.shape[1])
         below = theta < self.thresholds
         if below.any():
@@ -297,7 +353,20 @@ def mask_entries(mat: sp.csr_array, keep: np.ndarray) -> sp.csr_array:
 
 
 def as_spe(spe: Any, name: str = "spe") -> SPE:
-    """An :class:`SPE` as is; a sparse or dense probability matrix as an SPE at tau = 0."""
+    """An :class:`SPE` as is; a sparse or dense probability matrix as an SPE at tau = 0.
+
+    Parameters
+    ----------
+    spe : SPE, scipy.sparse matrix or array-like of shape (n, m)
+        The estimates: an SPE, or probabilities in [0, 1].
+    name : str, default "spe"
+        The argument's name in messages.
+
+    Returns
+    -------
+    SPE
+        ``spe`` itself, or the SPE of the matrix at thresholds 0.
+    """
     if isinstance(spe, SPE):
         return spe
     if isinstance(spe, (str, bytes)) or not (sp.issparse(spe) or hasattr(spe, "__array__")
@@ -376,7 +445,7 @@ def iter_spe(scorer: Callable[[Any], Any], X: Any, thresholds: Any = 0.0, *,
     X : array, sparse matrix or DataFrame
         Rows to score; chunks are ``X[lo:hi]`` (``X.iloc[lo:hi]`` for frames).
     thresholds : float or array of shape (m,), default 0
-        tau: keep the estimates above it.
+        Thresholds tau: keep the estimates above it.
     chunk_size : int, optional
         Rows per call of ``scorer``; default about 4e6 / m (32 MB of dense
         estimates), found after the first call.
@@ -426,6 +495,26 @@ def iter_spe(scorer: Callable[[Any], Any], X: Any, thresholds: Any = 0.0, *,
 def spe_from_scorer(scorer: Callable[[Any], Any], X: Any, thresholds: Any = 0.0, *,
                     chunk_size: int | None = None, progress: bool | None = None) -> SPE:
     """The SPE of a dense scorer on ``X``, built chunk by chunk (see :func:`iter_spe`).
+
+    Parameters
+    ----------
+    scorer : callable
+        ``scorer(X_chunk)`` returns an ``(n_chunk, m)`` array of probabilities
+        (e.g. ``model.predict_proba`` of a one-vs-rest model).
+    X : array, sparse matrix or DataFrame
+        Rows to score; chunks are ``X[lo:hi]`` (``X.iloc[lo:hi]`` for frames).
+    thresholds : float or array of shape (m,), default 0
+        Thresholds tau: keep the estimates above it.
+    chunk_size : int, optional
+        Rows per call of ``scorer``; default about 4e6 / m (32 MB of dense
+        estimates), found after the first call.
+    progress : bool, optional
+        A tqdm bar over rows; ``None``: only in an interactive session.
+
+    Returns
+    -------
+    SPE
+        The estimates of all rows of ``X`` above ``thresholds``.
 
     Examples
     --------

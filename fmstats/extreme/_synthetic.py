@@ -55,7 +55,8 @@ def make_extreme_spe(n: int, m: int, nnz_per_row: int = 50, *, threshold: Any = 
         Beta shape parameters of the estimates (mean 0.25 by default).
     hidden_per_row : float, default 0
         Mean number of positives per instance outside the scored labels.
-    random_state : None, int or numpy Generator
+    random_state : None, int or numpy.random.Generator, optional
+        Seed or generator of the draws.
 
     Returns
     -------

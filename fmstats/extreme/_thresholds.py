@@ -50,18 +50,23 @@ _TIE_RTOL = 1e-12
 class ThresholdFit(Persistable):
     """Per-label thresholds found by :func:`sto`, :func:`fta` or :func:`ofo`.
 
-    Attributes
+    Built by those tuners rather than by users; every parameter is kept as the
+    attribute of the same name (arrays read-only).
+
+    Parameters
     ----------
     method : {"sto", "fta", "ofo"}
+        The tuner that found the thresholds.
     thresholds : ndarray of shape (m,)
-        theta_j; predict label j when its estimate is > theta_j.
+        Thresholds theta_j; predict label j when its estimate is > theta_j.
     label_f : ndarray of shape (m,)
         F of each label on the tuning data at ``thresholds`` (OFO: the online F,
         i.e. the F of its own sequential predictions).
     macro_f : float
         The mean of ``label_f``.
     measure : FMeasure
-    zero_division : float
+        The F-measure tuned.
+    zero_division : float, default 1.0
         The F of a label with no positives and no predicted positives.
     candidates, candidate_macro_f : ndarray or None
         FTA: the sorted candidate grid and the macro-F at each candidate
@@ -100,11 +105,38 @@ class ThresholdFit(Persistable):
                 f"thresholds in [{th.min():.4g}, {th.max():.4g}], median {np.median(th):.4g})")
 
     def predict(self, spe: Any) -> sp.csr_array:
-        """0/1 predictions of an SPE (or probability matrix) at these thresholds."""
+        """0/1 predictions of an SPE (or probability matrix) at these thresholds.
+
+        Parameters
+        ----------
+        spe : SPE or scipy.sparse (n, m) probability matrix
+            New estimates, with the m labels tuned.
+
+        Returns
+        -------
+        scipy.sparse.csr_array
+            The 0/1 predictions ``eta > theta_j``, shape (n, m).
+        """
         return as_spe(spe).predict(self._thresholds_for(spe))
 
     def score(self, spe: Any, Y: Any, average: str | None = "macro"):
-        """The F-measure of these thresholds on new SPEs and labels (default macro-F)."""
+        """The F-measure of these thresholds on new SPEs and labels (default macro-F).
+
+        Parameters
+        ----------
+        spe : SPE or scipy.sparse (n, m) probability matrix
+            New estimates, with the m labels tuned.
+        Y : scipy.sparse or array-like of shape (n, m)
+            Their 0/1 labels.
+        average : {"macro", "micro", "instance", None}, default "macro"
+            As in :func:`fmstats.measures.f_score` (None: per-label values).
+
+        Returns
+        -------
+        float or ndarray
+            The F-measure of ``self.measure`` (with ``self.zero_division``), see
+            :func:`macro_f_at_thresholds`.
+        """
         return macro_f_at_thresholds(spe, Y, self._thresholds_for(spe), measure=self.measure,
                                      zero_division=self.zero_division, average=average)
 
@@ -120,7 +152,18 @@ class ThresholdFit(Persistable):
 # Priors, bounds (5) and evaluation
 # ---------------------------------------------------------------------------
 def label_priors(Y: Any) -> np.ndarray:
-    """The fraction of instances carrying each label (column means of a 0/1 matrix)."""
+    """The fraction of instances carrying each label (column means of a 0/1 matrix).
+
+    Parameters
+    ----------
+    Y : scipy.sparse or array-like of shape (n, m)
+        A 0/1 label matrix.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The label priors, in [0, 1].
+    """
     mat = check_label_matrix(Y)
     return np.bincount(mat.indices, minlength=mat.shape[1]) / mat.shape[0]
 
@@ -141,10 +184,15 @@ def threshold_bounds(priors: Any, *, beta: float | None = None, alpha: float | N
     ----------
     priors : array of shape (m,)
         Label priors in [0, 1] (e.g. :func:`label_priors` of training labels).
+    beta, alpha : float, optional
+        The F-measure (default F1); see :class:`~fmstats.measures.FMeasure`.
+    measure : FMeasure, optional
+        The F-measure as an object; give at most one of ``beta``, ``alpha`` and ``measure``.
 
     Returns
     -------
     lower, upper : ndarray of shape (m,)
+        The lower (open) and upper (closed) ends of the range of each label.
     """
     fm = as_fmeasure(measure, beta, alpha)
     pi = check_probabilities("priors", priors)
@@ -161,12 +209,25 @@ def macro_f_at_thresholds(spe: Any, Y: Any, thresholds: Any, *, beta: float | No
     Parameters
     ----------
     spe : SPE or scipy.sparse (n, m) probability matrix
-    Y : (n, m) 0/1 label matrix (sparse or dense)
+        The estimates eta.
+    Y : scipy.sparse or array-like of shape (n, m)
+        The 0/1 label matrix (sparse or dense).
     thresholds : float or array of shape (m,)
         In [0, 1]; below the SPE's own thresholds a DataWarning says that
         unstored estimates count as 0.
-    average : {"macro", "micro", "instance", None}
+    beta, alpha : float, optional
+        The F-measure (default F1); see :class:`~fmstats.measures.FMeasure`.
+    measure : FMeasure, optional
+        The F-measure as an object; give at most one of ``beta``, ``alpha`` and ``measure``.
+    zero_division : float, default 1
+        F of a label with no positives and no predicted positives.
+    average : {"macro", "micro", "instance", None}, default "macro"
         As in :func:`fmstats.measures.f_score` (None: per-label values).
+
+    Returns
+    -------
+    float or ndarray
+        The averaged F-measure, or the per-label values when ``average`` is None.
     """
     s = as_spe(spe)
     truth = check_label_matrix(Y, s.shape)
@@ -322,9 +383,14 @@ def sto(spe: Any, Y: Any, *, beta: float | None = None, alpha: float | None = No
 
     Parameters
     ----------
-    spe : SPE or scipy.sparse (n, m) probability matrix (tau = 0)
-    Y : (n, m) 0/1 label matrix
-    beta, alpha, measure : the F-measure (default F1)
+    spe : SPE or scipy.sparse (n, m) probability matrix
+        The estimates (a matrix is an SPE at tau = 0).
+    Y : scipy.sparse or array-like of shape (n, m)
+        The 0/1 label matrix.
+    beta, alpha : float, optional
+        The F-measure (default F1); see :class:`~fmstats.measures.FMeasure`.
+    measure : FMeasure, optional
+        The F-measure as an object; give at most one of ``beta``, ``alpha`` and ``measure``.
     zero_division : float, default 1
         F of a label with no positives and no predicted positives (Lewis: 1).
     lower_bounds : float or array of shape (m,), optional
@@ -422,12 +488,22 @@ def fta(spe: Any, Y: Any, candidates: Any, *, shared: bool = True,
 
     Parameters
     ----------
+    spe : SPE or scipy.sparse (n, m) probability matrix
+        The estimates (a matrix is an SPE at tau = 0).
+    Y : scipy.sparse or array-like of shape (n, m)
+        The 0/1 label matrix.
     candidates : array of thresholds in [0, 1]
         E.g. ``1 / np.array(PAPER_C)``; sorted and de-duplicated.
     shared : bool, default True
         True: the one candidate with the largest macro-F is used for every label
         (more stable, the seed's recommendation); False: each label takes its own
         best candidate.
+    beta, alpha : float, optional
+        The F-measure (default F1); see :class:`~fmstats.measures.FMeasure`.
+    measure : FMeasure, optional
+        The F-measure as an object; give at most one of ``beta``, ``alpha`` and ``measure``.
+    zero_division : float, default 1
+        F of a label with no positives and no predicted positives (Lewis: 1).
     lower_bounds : float or array of shape (m,), optional
         E.g. the lower end of :func:`threshold_bounds`.
 
@@ -614,16 +690,23 @@ def ofo(spe: Any, Y: Any, a: Any, b: Any, *, lower_bounds: Any = None,
         together match ``Y``.  Estimates the SPE does not store count as 0, so
         the SPE thresholds should not exceed the thresholds OFO reaches (use
         ``lower_bounds`` >= them).
-    Y : (n, m) 0/1 label matrix
+    Y : scipy.sparse or array-like of shape (n, m)
+        The 0/1 label matrix.
     a, b : float or array of shape (m,)
         Initial a_j >= 0 and b_j > 0 (the seed's experiments: a = 1, b = c for c
         in :data:`PAPER_C`); the first thresholds are a_j / b_j.
     lower_bounds, upper_bounds : float or array of shape (m,), optional
         Keep the thresholds in [lower, upper], e.g. :func:`threshold_bounds`.
+    beta, alpha : float, optional
+        The F-measure (default F1); see :class:`~fmstats.measures.FMeasure`.
+    measure : FMeasure, optional
+        The F-measure as an object; give at most one of ``beta``, ``alpha`` and ``measure``.
+    zero_division : float, default 1
+        F of a label with no positives and no predicted positives (Lewis: 1).
     return_predictions : bool, default False
         Keep the sequential 0/1 predictions (a sparse (n, m) array).
     progress : bool, optional
-        tqdm bar over instances; ``None``: only in an interactive session.
+        A tqdm bar over instances; ``None``: only in an interactive session.
 
     Returns
     -------

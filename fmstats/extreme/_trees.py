@@ -39,7 +39,10 @@ def check_arity(arity: Any) -> int:
 class LabelTree:
     """A label tree with nodes numbered breadth first (node 0 is the root).
 
-    Attributes
+    Usually built by :func:`label_tree`; every parameter is kept as the attribute
+    of the same name.
+
+    Parameters
     ----------
     parent : ndarray (T,)
         Parent of each node (-1 for the root); ``parent[t] < t``.
@@ -79,7 +82,18 @@ class LabelTree:
         return int(self.n_children.max()) if self.n_nodes > 1 else 0
 
     def path(self, j: int) -> np.ndarray:
-        """Path(j): the nodes from the root to the leaf of label ``j``."""
+        """Path(j): the nodes from the root to the leaf of label ``j``.
+
+        Parameters
+        ----------
+        j : int
+            A label, in [0, m).
+
+        Returns
+        -------
+        ndarray of int
+            The nodes, root first.
+        """
         nodes = [int(self.leaf[j])]
         while self.parent[nodes[-1]] >= 0:
             nodes.append(int(self.parent[nodes[-1]]))
@@ -106,7 +120,18 @@ class LabelTree:
         return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
 
     def node_thresholds(self, label_thresholds: np.ndarray) -> np.ndarray:
-        """Per-node thresholds: tau of the label at a leaf, min over the children inside."""
+        """Per-node thresholds: tau of the label at a leaf, min over the children inside.
+
+        Parameters
+        ----------
+        label_thresholds : ndarray of shape (m,)
+            The threshold tau_j of each label.
+
+        Returns
+        -------
+        ndarray of shape (T,)
+            The threshold of each node.
+        """
         tau = np.full(self.n_nodes, np.inf)
         leaves = self.label >= 0
         tau[leaves] = label_thresholds[self.label[leaves]]
@@ -228,14 +253,28 @@ def label_tree(m: int, arity: int = 2, tree: str = "random", *, X: Any = None, Y
         the feature rows of their positive examples; needs ``X`` and ``Y``) are
         split recursively by spherical k-means into ``arity`` clusters of equal
         size (within one).
+    X : scipy.sparse matrix or 2-d array of shape (n, d), optional
+        Features of the training data (``"balanced-kmeans"`` only).
+    Y : scipy.sparse matrix or 2-d array of shape (n, m), optional
+        0/1 labels of the training data (``"balanced-kmeans"`` only).
     random_state : None, int or numpy.random.Generator
         The permutation, or the k-means starting centres.
+    kmeans_max_iter : int, default 50
+        Iterations per split of ``"balanced-kmeans"``.
+    kmeans_tol : float, default 1e-4
+        A split's k-means stops when its objective (the summed similarity of the
+        centroids to their cluster centres) improves by at most this fraction.
     max_leaves : int, optional
         A set of at most ``max(arity, max_leaves)`` labels is not split further: its
         node gets one leaf child per label (a "pre-leaf"; napkinXC's ``max_leaves``).
         1 gives a tree in which every inner node has at most ``arity`` children.
         None: 100 for ``"balanced-kmeans"`` (as napkinXC), 1 for ``"random"`` (the
         complete b-ary trees of the paper).
+
+    Returns
+    -------
+    LabelTree
+        The tree.
     """
     m = int(check_scalar("m", m, low=1, integer=True))
     arity = check_arity(arity)

@@ -68,7 +68,33 @@ class DesignSpec:
 
     Holds the engine's own fitted specification (factor levels, stateful
     transforms such as ``center``), the right-hand side, the column names and
-    the levels of every categorical variable seen while fitting.
+    the levels of every categorical variable seen while fitting.  Built by
+    :func:`model_frame` (its ``spec``), not by users.
+
+    Parameters
+    ----------
+    engine : {"formulaic", "patsy"}
+        The formula engine.
+    rhs : str
+        The right-hand side of the formula, as given to the engine.
+    column_names : tuple of str
+        The names of the design columns.
+    variables : tuple of str
+        The data columns the right-hand side uses.
+    lhs : str, default ""
+        The left-hand side (the response) of the formula.
+    response_levels : tuple, optional
+        The (negative, positive) labels of a two-level factor response.
+    levels : dict, optional
+        The levels of each categorical data column seen while fitting.
+    engine_spec : object, optional
+        The engine's fitted specification (formulaic's ``ModelSpec``, patsy's
+        ``DesignInfo``).
+    numeric : tuple of str, default ()
+        The variables that held numbers when fitting; new data must hold numbers there too.
+    patsy_data : pandas.DataFrame, optional
+        The used columns of the training frame (patsy only): patsy's ``DesignInfo`` cannot
+        be pickled, so it is rebuilt from them.
     """
 
     engine: str
@@ -108,6 +134,20 @@ class DesignSpec:
         raises :class:`UnseenLevelError` naming the column and the level; a column that was
         numeric when fitting must be numeric (an object column of numbers is converted, as
         when fitting).  Any failure of the engine is a :class:`DataError`.
+
+        Parameters
+        ----------
+        data : pandas.DataFrame
+            The new data, with the columns the formula uses.
+        missing : {"raise", "drop"}, default "raise"
+            What to do with rows with missing values in a used column (see above).
+
+        Returns
+        -------
+        X : ndarray of shape (k, p)
+            The design matrix.
+        index : pandas.Index
+            The index of the rows of ``data`` it covers.
         """
         data = _check_frame(data, "newdata")
         hit = reused_rows(data)
@@ -191,6 +231,22 @@ class DesignSpec:
 
         Returns ``(response, X, index)``; a factor response is coded with the levels
         stored at fit time, so the positive class stays the same.
+
+        Parameters
+        ----------
+        data : pandas.DataFrame
+            The new data, with the response's and the design's columns.
+        missing : {"raise", "drop"}, default "raise"
+            What to do with rows with missing values in a used column, as in :meth:`build`.
+
+        Returns
+        -------
+        response : Response
+            The response of the kept rows.
+        X : ndarray of shape (k, p)
+            The design matrix.
+        index : pandas.Index
+            The index of the rows of ``data`` they cover.
         """
         data = _check_frame(data, "newdata")
         hit = reused_rows(data)
@@ -217,7 +273,34 @@ class DesignSpec:
 
 @dataclass(frozen=True)
 class ModelFrame:
-    """Response, design matrix and provenance of one fit."""
+    """Response, design matrix and provenance of one fit.
+
+    Built by :func:`model_frame`, not by users.
+
+    Parameters
+    ----------
+    formula : str
+        The formula as given.
+    response : Response
+        The response of the used rows.
+    X : ndarray of shape (n, p)
+        The design matrix (C-ordered).
+    column_names : tuple of str
+        The names of the design columns.
+    spec : DesignSpec
+        The encoding, to build the design of new data.
+    index : pandas.Index
+        The index of the used rows in the input frame.
+    rows : ndarray of int
+        The positions (0-based) of the used rows in the input frame.
+    n_input : int
+        The number of rows of the input frame.
+    n_dropped : int
+        The number of rows dropped for missing values.
+    memo : dict, optional
+        Answers computed from this frame (e.g. the aliased columns), kept for the fits that
+        share it (see :meth:`remember`).
+    """
 
     formula: str
     response: Response
@@ -233,7 +316,20 @@ class ModelFrame:
     memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     def remember(self, key, build):
-        """``build()`` the first time for ``key``; its value (and warnings) after that."""
+        """``build()`` the first time for ``key``; its value (and warnings) after that.
+
+        Parameters
+        ----------
+        key : hashable
+            The key of the answer in :attr:`memo`.
+        build : callable
+            Called without arguments to compute the answer the first time.
+
+        Returns
+        -------
+        object
+            The value of ``build()``; its warnings are emitted again on every call.
+        """
         return remembered(self.memo, key, build)
 
 
@@ -557,14 +653,23 @@ def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
 
     Parameters
     ----------
-    formula : ``"response ~ terms"``; the response is a 0/1, boolean or
+    formula : str
+        ``"response ~ terms"``; the response is a 0/1, boolean or
         two-level column, a probability column in [0, 1], ``cbind(yes, no)``
         vote counts, or an expression such as ``I(income == '>50K')``.
-    data : pandas DataFrame.
-    missing : ``"drop"`` (drop rows with missing/non-finite values in the
-        model's columns, with a :class:`MissingDataWarning` giving the count) or
-        ``"raise"``.
-    engine : ``"formulaic"`` (default) or ``"patsy"``.
+    data : pandas.DataFrame
+        The data, with the columns the formula uses (a dict is converted).
+    missing : {"drop", "raise"}, default "drop"
+        ``"drop"`` drops rows with missing/non-finite values in the
+        model's columns, with a :class:`MissingDataWarning` giving the count;
+        ``"raise"`` raises.
+    engine : {"formulaic", "patsy"}, optional
+        The formula engine: ``"formulaic"`` (default) or ``"patsy"``.
+
+    Returns
+    -------
+    ModelFrame
+        The response, design matrix and provenance.
     """
     engine = DEFAULT_ENGINE if engine is None else engine
     check_choice("engine", engine, ENGINES)

@@ -62,6 +62,18 @@ class DesignMatrix:
     ``usable`` is False in the second case, and :meth:`subset` then hands out plain subsets.
     ``reuse=False`` asks for the second case (every fold rebuilds its design from the
     formula, as R's ``update()`` on a fold would): the tuners' ``reuse_design`` argument.
+    Built by the tuners and resampling functions of fmstats rather than by users.
+
+    Parameters
+    ----------
+    formula : str
+        The model's formula.
+    data : pandas.DataFrame
+        All rows of the data.
+    engine : {"formulaic", "patsy"}, optional
+        The formula engine (default ``"formulaic"``).
+    reuse : bool, default True
+        Whether fold fits may take the rows of this design; False rebuilds every fold's.
     """
 
     #: Subset frames kept for reuse: a fold's training and held-out frames (and what was built
@@ -120,6 +132,20 @@ class DesignMatrix:
         not).  The same positions give the same frame again (while it is one of the last
         :attr:`MEMO_FRAMES`), so the fits of a fold share what was built from it; model
         functions must not modify their data.
+
+        Parameters
+        ----------
+        positions : array-like of int
+            The positions (0-based) of the rows in the data.
+        reset_index : bool, default False
+            Whether to number the rows 0..k-1.
+        frame : pandas.DataFrame, optional
+            A modified copy of those rows, handed out instead of the data's rows.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The rows, carrying this design when it is usable.
         """
         positions = np.asarray(positions, dtype=np.int64)
         if not self.usable:
@@ -147,7 +173,26 @@ class DesignMatrix:
         return state
 
     def design_rows(self, rhs, engine, variables, response_levels, positions):
-        """(X, spec) of the rows ``positions`` for ``model_frame``; None if they may differ."""
+        """(X, spec) of the rows ``positions`` for ``model_frame``; None if they may differ.
+
+        Parameters
+        ----------
+        rhs : str
+            The right-hand side of the formula of the new model frame.
+        engine : str
+            Its formula engine.
+        variables : sequence of str
+            The data columns it uses.
+        response_levels : tuple or None
+            The levels of its factor response.
+        positions : ndarray of int
+            The positions of its rows in the data.
+
+        Returns
+        -------
+        tuple of (ndarray, DesignSpec) or None
+            Those rows of the design and its spec, or None when a rebuild may differ.
+        """
         s = self.spec
         if (rhs != s.rhs or engine != s.engine or tuple(variables) != s.variables
                 or response_levels != s.response_levels):
@@ -161,7 +206,21 @@ class DesignMatrix:
         return np.take(self.X, drows, axis=0), s
 
     def spec_rows(self, spec, positions):
-        """The design of the rows ``positions`` encoded by ``spec`` (a fit's), or None."""
+        """The design of the rows ``positions`` encoded by ``spec`` (a fit's), or None.
+
+        Parameters
+        ----------
+        spec : DesignSpec
+            A fit's encoding.
+        positions : ndarray of int
+            The positions of the rows in the data.
+
+        Returns
+        -------
+        ndarray or None
+            Those rows of the design, or None when ``spec`` encodes differently (or a row
+            is not in the design).
+        """
         s = self.spec
         if spec is not s and not (spec.engine == s.engine and spec.rhs == s.rhs
                                   and spec.column_names == s.column_names

@@ -38,6 +38,12 @@ def fmt_number(x: float) -> str:
 class FMeasure:
     """An F-measure, given by ``beta`` or by ``alpha`` (not both).
 
+    With neither, the measure is F1 (beta = 1, alpha = 0.5).  Both attributes
+    ``alpha`` and ``beta`` are always set, related by alpha = 1/(1+beta^2).
+    Two measures are equal when their ``alpha`` is equal.  The arguments are
+    keyword-only so that a bare number is never silently read in the wrong
+    parameterisation.
+
     Parameters
     ----------
     beta : float, optional
@@ -45,13 +51,7 @@ class FMeasure:
         ``beta > 1`` favours recall, ``beta = 0`` is precision.
     alpha : float, optional
         In (0, 1], the weight on precision: F = 1 / (alpha/P + (1-alpha)/R)
-        = TP / (TP + alpha FP + (1 - alpha) FN).  (Seed 004 calls this beta.)
-
-    With neither, the measure is F1 (beta = 1, alpha = 0.5).  Both attributes
-    ``alpha`` and ``beta`` are always set, related by alpha = 1/(1+beta^2).
-    Two measures are equal when their ``alpha`` is equal.  The arguments are
-    keyword-only so that a bare number is never silently read in the wrong
-    parameterisation.
+        = TP / (TP + alpha FP + (1 - alpha) FN).  Seed 004 calls this beta.
 
     Examples
     --------
@@ -120,6 +120,14 @@ class FMeasure:
         F = TP / (TP + alpha FP + (1 - alpha) FN); where the denominator is 0
         the value is ``zero_division``.
 
+        Parameters
+        ----------
+        tp, fp, fn : float or array-like
+            True positives, false positives and false negatives: finite,
+            non-negative counts of broadcastable shapes.
+        zero_division : float, default 1.0
+            The value, in [0, 1], where the denominator is 0.
+
         Returns
         -------
         float or ndarray
@@ -132,7 +140,24 @@ class FMeasure:
 
     def score(self, y_true: Any, y_pred: Any, sample_weight: Any = None,
               zero_division: float = 1.0) -> float:
-        """F of 0/1 vectors ``y_true`` (truth) and ``y_pred`` (prediction)."""
+        """F of 0/1 vectors ``y_true`` (truth) and ``y_pred`` (prediction).
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n,)
+            Truth, 0/1 (or boolean).
+        y_pred : array-like of shape (n,)
+            Prediction, 0/1 (or boolean).
+        sample_weight : array-like of shape (n,), optional
+            Row weights (default 1).
+        zero_division : float, default 1.0
+            The value, in [0, 1], where TP + alpha FP + (1 - alpha) FN = 0.
+
+        Returns
+        -------
+        float
+            This F-measure of the weighted confusion counts (:func:`confusion`).
+        """
         return confusion(y_true, y_pred, sample_weight).f(self, zero_division=zero_division)
 
 
@@ -141,6 +166,18 @@ def as_fmeasure(measure: FMeasure | None = None, beta: float | None = None,
     """Resolve the ``measure`` / ``beta`` / ``alpha`` arguments to one :class:`FMeasure`.
 
     At most one of them may be given; with none the result is F1.
+
+    Parameters
+    ----------
+    measure : FMeasure, optional
+        Returned as is.
+    beta, alpha : float, optional
+        Passed to :class:`FMeasure`.
+
+    Returns
+    -------
+    FMeasure
+        The measure given, or built from ``beta`` or ``alpha``.
     """
     given = [k for k, v in (("measure", measure), ("beta", beta), ("alpha", alpha))
              if v is not None]
@@ -213,6 +250,19 @@ def best_position(values: Any, rtol: float = TIE_RTOL) -> int:
     positives), :func:`fmstats.cv_tune` its grid in the order given.  NaN values never
     win; an all-NaN input raises :class:`~fmstats.exceptions.DataError`.
 
+    Parameters
+    ----------
+    values : array-like
+        The candidates' values (F or another criterion), in order of preference; raveled.
+    rtol : float, default ``TIE_RTOL`` (1e-12)
+        Relative tolerance of a tie.
+
+    Returns
+    -------
+    int
+        The position (into the raveled ``values``) of the first value within the tolerance
+        of the maximum.
+
     Examples
     --------
     >>> best_position([0.5, 0.8, 0.8 + 1e-15, 0.7])
@@ -257,15 +307,22 @@ def kind_weights(kind: str | FMeasure) -> tuple[float, float]:
 class Confusion:
     """Confusion counts (possibly weighted or expected, hence floats).
 
+    ``a + b`` adds the counts; ``sum(list_of_confusions)`` works too.
+    Precision TP/(TP+FP) and recall TP/(TP+FN) are 1 when their denominator
+    is 0, Jaccard TP/(TP+FP+FN) likewise; see :meth:`f` for F.  Usually built by
+    :func:`confusion`, :func:`expected_confusion` or :func:`noisy_confusion`.
+
+    Parameters
+    ----------
+    tp, fp, fn, tn : float
+        True positives, false positives, false negatives, true negatives;
+        finite and non-negative (stored as floats in the attributes below).
+
     Attributes
     ----------
     tp, fp, fn, tn : float
         True positives, false positives, false negatives, true negatives;
         finite and non-negative.
-
-    ``a + b`` adds the counts; ``sum(list_of_confusions)`` works too.
-    Precision TP/(TP+FP) and recall TP/(TP+FN) are 1 when their denominator
-    is 0, Jaccard TP/(TP+FP+FN) likewise; see :meth:`f` for F.
     """
 
     tp: float
@@ -324,7 +381,23 @@ class Confusion:
 
     def f(self, measure: FMeasure | None = None, *, beta: float | None = None,
           alpha: float | None = None, zero_division: float = 1.0) -> float:
-        """F = TP / (TP + alpha FP + (1 - alpha) FN); ``zero_division`` if the denominator is 0."""
+        """F = TP / (TP + alpha FP + (1 - alpha) FN); ``zero_division`` if the denominator is 0.
+
+        Parameters
+        ----------
+        measure : FMeasure, optional
+            The F-measure; give at most one of ``measure``, ``beta`` and ``alpha``
+            (default F1).
+        beta, alpha : float, optional
+            The F-measure by its parameter; see :class:`FMeasure`.
+        zero_division : float, default 1.0
+            The value, in [0, 1], where the denominator is 0.
+
+        Returns
+        -------
+        float
+            The F-measure of these counts.
+        """
         m = as_fmeasure(measure, beta, alpha)
         zd = check_zero_division(zero_division)
         return ratio(self.tp, self.fp, self.fn, m.alpha, 1.0 - m.alpha, zd)
@@ -364,6 +437,20 @@ def confusion(y_true: Any, y_pred: Any, sample_weight: Any = None) -> Confusion:
 
     TP = sum w y yhat, FP = sum w (1-y) yhat, FN = sum w y (1-yhat),
     TN = sum w (1-y)(1-yhat), with ``w`` the sample weights (default 1).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Truth ``y``, 0/1 (or boolean).
+    y_pred : array-like of shape (n,)
+        Prediction ``yhat``, 0/1 (or boolean).
+    sample_weight : array-like of shape (n,), optional
+        The weights ``w`` (default 1).
+
+    Returns
+    -------
+    Confusion
+        The weighted counts.
     """
     yt, yp, w = two_vectors("y_true", y_true, "y_pred", y_pred, sample_weight,
                               check_binary, check_binary)

@@ -134,17 +134,40 @@ def _score(kind: str | FMeasure, y_true, y_pred, sample_weight, zero_division, a
 
 
 _AVERAGE_DOC = """
-    For 1-d 0/1 vectors ``average`` must be ``"binary"``.  For (n, m) label
-    matrices (dense or scipy.sparse; sparse inputs stay sparse) ``average`` is
+    The inputs are 1-d 0/1 vectors or (n, m) label matrices (dense or scipy.sparse;
+    sparse inputs stay sparse), the latter averaged as ``average`` says.
 
-    * ``"instance"`` (alias ``"samples"``): the sample-weighted mean over rows
-      of the per-row value,
-    * ``"micro"``: the value of the label-summed weighted counts,
-    * ``"macro"``: the unweighted mean over labels of the per-label value,
-    * ``None``: the array of per-label values.
+    Parameters
+    ----------
+    y_true : array-like of shape (n,) or (n, m)
+        Truth: a 0/1 vector, or an (n, m) 0/1 label matrix (dense or scipy.sparse).
+    y_pred : array-like of the shape of ``y_true``
+        Prediction: a 0/1 vector, or an (n, m) 0/1 label matrix (dense or scipy.sparse).
+{measure}    sample_weight : array-like of shape (n,), optional
+        Row weights (default 1).
+    zero_division : float, default 1.0
+        The value, in [0, 1], that empty denominators give (per row or per label in
+        the averages).
+    average : {{"binary", "instance", "samples", "micro", "macro"}} or None, default "binary"
+        Must be ``"binary"`` for 1-d 0/1 vectors.  For (n, m) label matrices:
 
-    ``sample_weight`` are row weights.  Empty denominators give
-    ``zero_division`` (per row or per label in the averages).
+        * ``"instance"`` (alias ``"samples"``): the sample-weighted mean over rows
+          of the per-row value,
+        * ``"micro"``: the value of the label-summed weighted counts,
+        * ``"macro"``: the unweighted mean over labels of the per-label value,
+        * ``None``: the array of per-label values.
+
+    Returns
+    -------
+    float or ndarray
+        The value; with ``average=None`` the array of per-label values.
+"""
+
+_MEASURE_DOC = """    beta, alpha : float, optional
+        The F-measure by its parameter; see :class:`FMeasure`.
+    measure : FMeasure, optional
+        The F-measure; give at most one of ``beta``, ``alpha`` and ``measure``
+        (default F1).
 """
 
 
@@ -160,7 +183,7 @@ f_score.__doc__ = """F-measure F = TP / (TP + alpha FP + (1 - alpha) FN).
     Equivalently F_beta = (1+beta^2) TP / ((1+beta^2) TP + beta^2 FN + FP).
     Give ``beta``, ``alpha`` or ``measure`` (at most one; default F1).  The
     value is ``zero_division`` where TP + alpha FP + (1 - alpha) FN = 0.
-""" + _AVERAGE_DOC
+""" + _AVERAGE_DOC.format(measure=_MEASURE_DOC)
 
 
 def precision_score(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
@@ -169,7 +192,7 @@ def precision_score(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
 
 
 precision_score.__doc__ = """Precision TP / (TP + FP); ``zero_division`` with no predictions.
-""" + _AVERAGE_DOC
+""" + _AVERAGE_DOC.format(measure="")
 
 
 def recall_score(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
@@ -178,7 +201,7 @@ def recall_score(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
 
 
 recall_score.__doc__ = """Recall TP / (TP + FN); ``zero_division`` with no true positives.
-""" + _AVERAGE_DOC
+""" + _AVERAGE_DOC.format(measure="")
 
 
 def jaccard_score(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
@@ -187,7 +210,7 @@ def jaccard_score(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
 
 
 jaccard_score.__doc__ = """Jaccard index TP / (TP + FP + FN); ``zero_division`` when all are 0.
-""" + _AVERAGE_DOC
+""" + _AVERAGE_DOC.format(measure="")
 
 
 def accuracy_score(y_true: Any, y_pred: Any, sample_weight: Any = None) -> float:
@@ -195,6 +218,20 @@ def accuracy_score(y_true: Any, y_pred: Any, sample_weight: Any = None) -> float
 
     For (n, m) label matrices this is the subset accuracy: the weighted
     fraction of rows predicted exactly.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,) or (n, m)
+        Truth: a 0/1 vector, or an (n, m) 0/1 label matrix (dense or scipy.sparse).
+    y_pred : array-like of the shape of ``y_true``
+        Prediction: a 0/1 vector, or an (n, m) 0/1 label matrix (dense or scipy.sparse).
+    sample_weight : array-like of shape (n,), optional
+        Row weights (default 1).
+
+    Returns
+    -------
+    float
+        The weighted accuracy.
     """
     if _is_matrix(y_true) or _is_matrix(y_pred):
         counts = _LabelCounts(y_true, y_pred, sample_weight)
@@ -206,6 +243,20 @@ def hamming_loss(y_true: Any, y_pred: Any, sample_weight: Any = None) -> float:
     """Weighted fraction of wrong labels: sum_i w_i (FP_i + FN_i) / (m sum_i w_i).
 
     For 1-d vectors (m = 1) this is 1 - accuracy.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,) or (n, m)
+        Truth: a 0/1 vector, or an (n, m) 0/1 label matrix (dense or scipy.sparse).
+    y_pred : array-like of the shape of ``y_true``
+        Prediction: a 0/1 vector, or an (n, m) 0/1 label matrix (dense or scipy.sparse).
+    sample_weight : array-like of shape (n,), optional
+        Row weights ``w_i`` (default 1).
+
+    Returns
+    -------
+    float
+        The weighted Hamming loss.
     """
     if _is_matrix(y_true) or _is_matrix(y_pred):
         counts = _LabelCounts(y_true, y_pred, sample_weight)

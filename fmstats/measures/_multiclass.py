@@ -59,6 +59,31 @@ def multiclass_micro_f(y_true: Any, y_pred: Any, default_class: Any, *,
     F = TP / (TP + alpha FP + (1 - alpha) FN), ``zero_division`` when the
     denominator is 0.  ``default_class`` must occur in ``y_true`` or ``y_pred``
     (a guard against a mistyped class).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        True classes ``y``, without missing values.
+    y_pred : array-like of shape (n,)
+        Predicted classes ``yhat``, without missing values.
+    default_class : object
+        The default class ``d``; must occur in ``y_true`` or ``y_pred``.
+    beta, alpha : float, optional
+        The F-measure by its parameter; see :class:`FMeasure`.
+    measure : FMeasure, optional
+        The F-measure; give at most one of ``beta``, ``alpha`` and ``measure``
+        (default F1).
+    sample_weight : array-like of shape (n,), optional
+        The weights ``w`` (default 1).
+    zero_division : float, default 1.0
+        F when the denominator is 0.
+    wrong_class : {"fn_fp", "fn"}, default "fn_fp"
+        How a wrong prediction counts as an FP (see above).
+
+    Returns
+    -------
+    float
+        The multiclass micro-F.
     """
     m = as_fmeasure(measure, beta, alpha)
     check_choice("wrong_class", wrong_class, WRONG_CLASS)

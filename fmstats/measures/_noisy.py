@@ -27,6 +27,20 @@ def expected_confusion(y: Any, p: Any, sample_weight: Any = None) -> Confusion:
 
     TP~ = sum_{y=1} w p, FN~ = sum_{y=1} w (1-p), FP~ = sum_{y=0} w p,
     TN~ = sum_{y=0} w (1-p), where ``p`` is the model probability of class 1.
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Truth, 0/1 (or boolean).
+    p : array-like of shape (n,)
+        The model probability of class 1, in [0, 1].
+    sample_weight : array-like of shape (n,), optional
+        The weights ``w`` (default 1).
+
+    Returns
+    -------
+    Confusion
+        The expected counts TP~, FP~, FN~, TN~.
     """
     yt, pp, w = two_vectors("y", y, "p", p, sample_weight, check_binary, check_probabilities)
     return confusion_from_cells(*independent_cells(yt, pp), w)
@@ -39,6 +53,27 @@ def expected_f(y: Any, p: Any, *, beta: float | None = None, alpha: float | None
 
     F~ = TP~ / (TP~ + alpha FP~ + (1 - alpha) FN~); ``zero_division`` if the
     denominator is 0.
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Truth, 0/1 (or boolean).
+    p : array-like of shape (n,)
+        The model probability of class 1, in [0, 1].
+    beta, alpha : float, optional
+        The F-measure by its parameter; see :class:`FMeasure`.
+    measure : FMeasure, optional
+        The F-measure; give at most one of ``beta``, ``alpha`` and ``measure``
+        (default F1).
+    sample_weight : array-like of shape (n,), optional
+        The weights ``w`` (default 1).
+    zero_division : float, default 1.0
+        F~ when the denominator is 0.
+
+    Returns
+    -------
+    float
+        The expected F-measure F~.
     """
     m = as_fmeasure(measure, beta, alpha)
     return expected_confusion(y, p, sample_weight).f(m, zero_division=zero_division)
@@ -59,6 +94,22 @@ def noisy_confusion(q: Any, p: Any, dependence: str = "correlated",
 
     With 0/1 ``q`` and ``p`` both equal :func:`confusion`; with 0/1 ``q`` both
     equal :func:`expected_confusion`.
+
+    Parameters
+    ----------
+    q : array-like of shape (n,)
+        The probability that each row is truly positive, in [0, 1].
+    p : array-like of shape (n,)
+        The probability that each row is predicted positive, in [0, 1].
+    dependence : {"correlated", "independent"}, default "correlated"
+        How truth and prediction depend on each other (see above).
+    sample_weight : array-like of shape (n,), optional
+        The weights ``w`` (default 1).
+
+    Returns
+    -------
+    Confusion
+        The noisy counts.
     """
     check_choice("dependence", dependence, DEPENDENCES)
     qq, pp, w = two_vectors("q", q, "p", p, sample_weight,
@@ -78,6 +129,29 @@ def noisy_f(q: Any, p: Any, *, beta: float | None = None, alpha: float | None = 
 
     F^U = TP^U / (TP^U + alpha FP^U + (1 - alpha) FN^U); ``zero_division``
     if the denominator is 0.
+
+    Parameters
+    ----------
+    q : array-like of shape (n,)
+        The probability that each row is truly positive, in [0, 1].
+    p : array-like of shape (n,)
+        The probability that each row is predicted positive, in [0, 1].
+    beta, alpha : float, optional
+        The F-measure by its parameter; see :class:`FMeasure`.
+    measure : FMeasure, optional
+        The F-measure; give at most one of ``beta``, ``alpha`` and ``measure``
+        (default F1).
+    dependence : {"correlated", "independent"}, default "correlated"
+        How truth and prediction depend on each other; see :func:`noisy_confusion`.
+    sample_weight : array-like of shape (n,), optional
+        The weights ``w`` (default 1).
+    zero_division : float, default 1.0
+        F^U when the denominator is 0.
+
+    Returns
+    -------
+    float
+        The noisy F-measure F^U.
     """
     m = as_fmeasure(measure, beta, alpha)
     return noisy_confusion(q, p, dependence, sample_weight).f(m, zero_division=zero_division)

@@ -91,6 +91,11 @@ def pooled_cv_f(folds: Any, *, beta: float | None = None, alpha: float | None = 
     ----------
     folds : sequence of Confusion, or array of shape (k, 3)
         Per-fold counts; array rows are (tp, fp, fn) (a 4th column is ignored).
+    beta, alpha : float, optional
+        The F-measure by its parameter; see :class:`FMeasure`.
+    measure : FMeasure, optional
+        The F-measure; give at most one of ``beta``, ``alpha`` and ``measure``
+        (default F1).
     pooling : {"tp_fp", "mean"}
         ``"tp_fp"`` (Forman & Scholz's F_tp,fp): average TP, FP and FN over
         folds, then F = TP / (TP + alpha FP + (1 - alpha) FN) -- averaging or
@@ -98,6 +103,11 @@ def pooled_cv_f(folds: Any, *, beta: float | None = None, alpha: float | None = 
         per-fold F (biased under class imbalance).
     zero_division : float
         F where the (pooled or per-fold) denominator is 0.
+
+    Returns
+    -------
+    float
+        The cross-validated F.
     """
     m = as_fmeasure(measure, beta, alpha)
     check_choice("pooling", pooling, POOLINGS)
