@@ -82,6 +82,17 @@ def expected_failed_checks(estimator) -> dict[str, str]:
 
     Pass it as ``expected_failed_checks=`` to ``parametrize_with_checks`` (or call it for
     ``check_estimator``); scikit-learn >= 1.6 has no estimator tag for expected failures.
+
+    Parameters
+    ----------
+    estimator : estimator
+        One of the estimators of this module (or any object: without
+        ``EXPECTED_FAILED_CHECKS`` the answer is empty).
+
+    Returns
+    -------
+    dict
+        Check name -> the reason it fails.
     """
     return dict(getattr(estimator, "EXPECTED_FAILED_CHECKS", {}))
 
@@ -314,6 +325,44 @@ class FMaxentClassifier(_ProbabilisticMixin, _FmstatsClassifier):
     default F1.  The other parameters, and their defaults, are those of
     :func:`fmstats.fmaxent` (see there for what each does and why the defaults are these).
 
+    Parameters
+    ----------
+    alpha, beta : float, optional
+        The F-measure of ``classes_[1]`` to maximise: ``alpha`` the weight on precision, in
+        (0, 1), or ``beta``; give one, not both (default F1).
+    method : {"expected", "noisy", "plugin"}, optional
+        The reweighting (default: ``"expected"`` for the 0/1 labels of a classifier).
+    epsilon : float or None, default 0.01
+        Smoothing width of the weights (noisy and plug-in methods).
+    weight_bounds : "auto", tuple of float or None, default "auto"
+        Clipping of the weights, scaled to mean 1 (``"auto"``: ``(0.01, 10)`` for the
+        expected-F method).
+    shrinkage : float, default 1e-4
+        Ridge penalty per observation on standardised coefficients.
+    inner : {"full", "step"}, default "full"
+        A full weighted fit or one IRLS step per outer iteration.
+    max_outer : int, default 100
+        The cap on outer iterations.
+    patience : int, default 5
+        Stop when the last ``patience`` outer iterations improved the best target by at
+        most ``max(min_improvement, rel_improvement * gain since the start)``.
+    min_improvement : float, default 1e-8
+        The absolute improvement that counts.
+    rel_improvement : float, default 0.01
+        The improvement that counts, relative to the gain since the start.
+    select : {"target", "f"}, default "target"
+        Return the iterate with the best target or the best plug-in training F.
+    penalty : float, default 0
+        Ridge penalty on the raw coefficients, added to ``shrinkage``'s.
+    threshold : float, default 0.5
+        ``predict`` gives ``classes_[1]`` where its probability is at least this.
+    collinear : {"drop", "raise"}, default "drop"
+        Aliased columns get coefficient 0, or raise, as in :class:`MaxentClassifier`.
+    tol : float, default 1e-8
+        IRLS convergence tolerance of each weighted fit.
+    max_iter : int, default 25
+        IRLS iteration cap of each weighted fit.
+
     Attributes
     ----------
     classes_, coef_, intercept_, n_features_in_, feature_names_in_, n_iter_
@@ -416,6 +465,48 @@ class FsvmClassifier(_FmstatsClassifier):
     ``method="reduced"``).  The other parameters, and their defaults, are those of
     :func:`fmstats.fsvm` (``objective="count"`` with ``C_pos``/``C_neg`` gives the
     misclassification-counting SVM (3.4)).
+
+    Parameters
+    ----------
+    alpha, beta : float, optional
+        The F-measure of ``classes_[1]``: ``alpha`` the weight on precision, in (0, 1), or
+        ``beta`` (default F1).
+    C : float, optional
+        Weight of the F term (> 0; default: the number of positive rows).
+    a : float, optional
+        Slope of the step approximation (> 0; default 5 for ``method="reduced"``, 1 for
+        ``"primal"``).
+    method : {"reduced", "primal"}, default "reduced"
+        Minimise over (w, b), or the thesis's formulation over (w, b, xi).
+    objective : {"fmeasure", "count"}, default "fmeasure"
+        The F-measure SVM (3.6) or the misclassification-counting SVM (3.4).
+    C_pos, C_neg : float, optional
+        Costs of the counting objective (default (m-, m+)/10).
+    start_C : tuple of float, optional
+        Costs of the weighted SVM the search starts from (default (m-, m+)/10).
+    bounds : "thesis", None or tuple, default "thesis"
+        The box of the search: the thesis's R code's, none (only xi >= 0), or
+        (lower, upper).
+    algorithm : str or sequence of str, optional
+        NLopt local derivative-free algorithm(s), without ``LN_`` (default: COBYLA for the
+        primal method, NELDERMEAD and COBYLA alternating for the reduced one).
+    maxeval : int, default 500
+        NLopt's cap on objective evaluations (total over restarts).
+    ftol_rel : float, default 1e-4
+        NLopt's relative tolerance on the objective.
+    xtol_rel : float, default 0
+        NLopt's relative tolerance on the coefficients.
+    initial_step : float, optional
+        NLopt's initial step.
+    restarts : int, optional
+        Further NLopt runs from the best point (default 20 for the reduced method, 0 for
+        the primal one).
+    constraint_tol : float, default 0
+        NLopt's tolerance of each margin constraint (primal method).
+    degenerate : {"start", "keep"}, optional
+        Return the start (``"start"``, default for the reduced method) or the minimum
+        (``"keep"``, default for the primal one) when the minimum predicts a single class
+        on every training row and the start predicted both.
 
     Attributes
     ----------

@@ -173,12 +173,16 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
         ``model_fn(formula, train_data, **params, **fixed)`` returning a results
         object with ``confusion(newdata)``, e.g. ``fmstats.maxent``.  A module-level
         function keeps the results picklable and works with every joblib backend.
-    formula, data : the model's formula and DataFrame.
-    grid : dict of lists (their Cartesian product), list of dicts (explicit
+    formula : str
+        The model's formula.
+    data : DataFrame
+        The data the model is tuned on.
+    grid : dict of lists, list of dicts or DataFrame
+        A dict of lists (their Cartesian product), a list of dicts (explicit
         points, e.g. a lower-triangular (C+, C-) grid), or a DataFrame (one
         point per row; NaN cells are left out of that point).  Names are checked
         against ``model_fn``'s signature unless it takes ``**kwargs``.
-    cv : int, splitter or iterable of (train, test) positions
+    cv : int, splitter or iterable of (train, test) positions, default 5
         An int k gives stratified k-fold splits on the response, shuffled with
         ``random_state``; a scikit-learn-style splitter (``split(X, y)``, called
         with the 0/1 strata as y) or explicit index pairs are used as given.
@@ -186,22 +190,32 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
         every fold fit and held-out prediction takes its rows (identical to rebuilding it
         per fold); a formula with a stateful transform (``center``, ``scale``, ``poly``,
         splines) is rebuilt per fold, as R would (``summary()`` says which).
-    repeats : int
+    repeats : int, default 1
         Repeated stratified k-fold (integer ``cv`` only): ``repeats * k`` splits.
-    measure, beta, alpha : the criterion: an :class:`~fmstats.measures.FMeasure`
+    measure, beta, alpha : FMeasure, str or float, optional
+        The criterion: an :class:`~fmstats.measures.FMeasure`
         (or ``beta=``/``alpha=``; default F1) or ``measure="accuracy"`` (then
         ``beta``/``alpha`` choose the F reported beside it).
-    pooling : ``"tp_fp"`` (average TP, FP, FN over folds, then the measure) or
+    pooling : {"tp_fp", "mean"}, default "tp_fp"
+        ``"tp_fp"`` (average TP, FP, FN over folds, then the measure) or
         ``"mean"`` (mean of the fold values).
-    refit : refit the best point on all of ``data`` (``best_model``).
-    on_error : ``"record"`` failed fits (see the module notes) or ``"raise"``.
-    n_jobs, progress : parallel (grid point x fold) fits through joblib; tqdm bar.
+    refit : bool, default True
+        Refit the best point on all of ``data`` (``best_model``).
+    on_error : {"record", "raise"}, default "record"
+        ``"record"`` failed fits (see the module notes) or ``"raise"`` the first error.
+    n_jobs : int, optional
+        Parallel (grid point x fold) fits through joblib (``None``: joblib's default, one
+        process unless configured).
+    random_state : int, SeedSequence or Generator, optional
+        Seeds the folds of integer ``cv``.
+    progress : bool, optional
+        A tqdm progress bar (default: only in interactive sessions).
     reuse_design : bool, default True
         Build the design of ``data`` once and refit every fold on its rows (the same
         numbers as rebuilding it, faster).  ``False`` rebuilds the design from the formula
         on every fold, as R's ``update()`` on a fold would.
-    random_state : seeds the folds of integer ``cv``.
-    **fixed : further arguments passed to every fit.  Prior ``weights`` (a column name,
+    **fixed
+        Further arguments passed to every fit.  Prior ``weights`` (a column name,
         or one value per row of ``data``, which each fold fit gets its share of) also
         weight the held-out rows, as ``measure()`` weights a model's training rows: with
         frequency weights the criterion equals that of the data with duplicated rows.
@@ -290,16 +304,46 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
 class CvTuneResults(Tuned):
     """The grid table, the best parameters and the refitted best model of :func:`cv_tune`.
 
+    It is itself a model: ``predict``, ``confusion``, ``measure`` use ``best_model``
+    and ``refit(data)`` reruns the whole tuning on new data.  Built by :func:`cv_tune`, not
+    constructed directly.
+
+    Parameters
+    ----------
+    settings : Settings
+        The recorded arguments of the :func:`cv_tune` call (model function, formula, grid,
+        cv, criterion, seed...).
+    table : DataFrame
+        The grid table returned by :meth:`tidy`.
+    fold_results : DataFrame
+        One row per (grid point, fold): counts, fold value, error.
+    folds : Folds
+        The (train, test) splits every grid point was scored on.
+    best_index : int
+        The row of ``tidy()`` with the best criterion.
+    best_model : object or None
+        The model refitted on all data with ``best_params`` (None if ``refit=False``).
+    call : ModelCall
+        The recorded :func:`cv_tune` call, rerun by :meth:`refit`.
+    n_rows : int
+        The number of rows of the tuning data.
+
     Attributes
     ----------
-    best_params : dict, best_score : float, best_index : int (row of ``tidy()``)
-    best_model : the model refitted on all data with ``best_params`` (None if ``refit=False``)
-    folds : tuple of (train, test) position arrays, usable as ``cv=`` elsewhere
-    fold_results : DataFrame, one row per (grid point, fold): counts, fold value, error
-    criterion : the column of ``tidy()`` that was maximised ("f" or "accuracy")
-
-    It is itself a model: ``predict``, ``confusion``, ``measure`` use ``best_model``
-    and ``refit(data)`` reruns the whole tuning on new data.
+    best_params : dict
+        The best grid point.
+    best_score : float
+        The criterion at the best grid point.
+    best_index : int
+        The row of ``tidy()`` of the best grid point.
+    best_model : object or None
+        The model refitted on all data with ``best_params`` (None if ``refit=False``).
+    folds : tuple
+        The (train, test) position arrays, usable as ``cv=`` elsewhere.
+    fold_results : DataFrame
+        One row per (grid point, fold): counts, fold value, error.
+    criterion : str
+        The column of ``tidy()`` that was maximised ("f" or "accuracy").
     """
 
     def __init__(self, *, settings: Settings, table: pd.DataFrame, fold_results: pd.DataFrame,
@@ -390,15 +434,43 @@ class CvTuneResults(Tuned):
         return self.best_model
 
     def predict(self, newdata=None, type: str = "response", **kwargs):
-        """Predictions of ``best_model`` (see its ``predict``)."""
+        """Predictions of ``best_model`` (see its ``predict``).
+
+        Parameters
+        ----------
+        newdata : DataFrame, optional
+            The rows to predict (default: the data ``best_model`` was fitted on).
+        type : str, default "response"
+            The kind of prediction, as ``best_model.predict`` takes it.
+        **kwargs
+            Further arguments of ``best_model.predict``.
+        """
         return self._model().predict(newdata, type=type, **kwargs)
 
     def confusion(self, newdata=None, **kwargs):
-        """Confusion counts of ``best_model`` on ``newdata``."""
+        """Confusion counts of ``best_model`` on ``newdata``.
+
+        Parameters
+        ----------
+        newdata : DataFrame, optional
+            Rows with the response (default: the data ``best_model`` was fitted on).
+        **kwargs
+            Further arguments of ``best_model.confusion``.
+        """
         return self._model().confusion(newdata, **kwargs)
 
     def measure(self, newdata=None, measure=None, **kwargs) -> float:
-        """``best_model.measure(newdata, ...)``; the tuned F-measure by default."""
+        """``best_model.measure(newdata, ...)``; the tuned F-measure by default.
+
+        Parameters
+        ----------
+        newdata : DataFrame, optional
+            Rows with the response (default: the data ``best_model`` was fitted on).
+        measure : FMeasure, optional
+            The F-measure (default: the tuned one, unless ``kwargs`` are given).
+        **kwargs
+            Further arguments of ``best_model.measure`` (e.g. ``beta``, ``alpha``).
+        """
         if measure is None and not kwargs:
             measure = self.fmeasure
         return self._model().measure(newdata, measure=measure, **kwargs)
@@ -407,12 +479,27 @@ class CvTuneResults(Tuned):
         """Rerun the whole tuning (same grid, cv, measure, seed) on ``data``.
 
         Explicit (train, test) splits belong to the old rows and cannot be reused.
+
+        Parameters
+        ----------
+        data : DataFrame
+            The new data.
+        n_jobs : int, default 1
+            Parallel fits through joblib, as in :func:`cv_tune`.
+        progress : bool, default False
+            A tqdm progress bar.
         """
         return self._rerun(data, "cv_tune", n_jobs=n_jobs, progress=progress)
 
     # ------------------------------------------------------------------ reporting
     def summary(self, top: int = 10) -> Summary:
-        """The criterion, the folds, the best point and the ``top`` grid points."""
+        """The criterion, the folds, the best point and the ``top`` grid points.
+
+        Parameters
+        ----------
+        top : int, default 10
+            How many grid points (best first) the grid table shows.
+        """
         crit: Criterion = self.settings["measure"]
         t = self._table
         b = t.iloc[self.best_index]
@@ -446,6 +533,14 @@ class CvTuneResults(Tuned):
 
         With more than two varying parameters, name ``x`` (and ``y``): the plot is
         the slice through the best point (the other parameters at their best values).
+
+        Parameters
+        ----------
+        x, y : str, optional
+            The grid parameters on the horizontal (and vertical) axis (default: the
+            varying parameters, when there are at most two).
+        ax : matplotlib Axes, optional
+            The axes to draw on (default: a new figure).
         """
         from ..plotting import new_axes, powers_of_two, finish_figure, scale_label, tick_labels
 

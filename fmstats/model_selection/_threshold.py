@@ -160,17 +160,42 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
 
     Parameters
     ----------
-    results : a fitted model (the protocol's ``refit``, ``predict``), fitted on ``data``.
-    data : its training data (default ``results.training_data`` where a model keeps it).
-    cv, repeats, random_state : the folds, as in :func:`cv_tune`.
-    measure, beta, alpha, pooling : the criterion, as in :func:`cv_tune`.
-    refit_folds : ``False`` scores the rows with ``results`` itself (fitted on all
+    results : ModelResults
+        A fitted model (the protocol's ``refit``, ``predict``), fitted on ``data``.
+    data : DataFrame, optional
+        Its training data (default ``results.training_data`` where a model keeps it).
+    cv : int, splitter or iterable of (train, test) positions, default 5
+        The folds, as in :func:`cv_tune`.
+    repeats : int, default 1
+        Repeated stratified k-fold (integer ``cv`` only), as in :func:`cv_tune`.
+    measure, beta, alpha : FMeasure, str or float, optional
+        The criterion, as in :func:`cv_tune` (default F1).
+    pooling : {"tp_fp", "mean"}, default "tp_fp"
+        How the folds are pooled, as in :func:`cv_tune`.
+    refit_folds : bool, default True
+        ``False`` scores the rows with ``results`` itself (fitted on all
         rows: no refits, but optimistic); the folds then only matter for
         ``pooling="mean"``.
-    type : the score thresholded: ``"response"`` (probabilities) or ``"decision"``;
+    type : {"response", "decision"}, optional
+        The score thresholded: ``"response"`` (probabilities) or ``"decision"``;
         default the model's own score: probabilities for the maxent family, decision
         values for models without probabilities (``wsvm``, ``fsvm``, whose
         ``"response"`` is the class and is refused).
+    random_state : int, SeedSequence or Generator, optional
+        Seeds the folds of integer ``cv``, as in :func:`cv_tune`.
+    n_jobs : int, optional
+        Parallel fold refits through joblib (``None``: joblib's default, one process
+        unless configured).
+    progress : bool, optional
+        A tqdm progress bar (default: only in interactive sessions).
+    reuse_design : bool, default True
+        Build the design of ``data`` once and refit every fold on its rows (the same
+        numbers as rebuilding it, faster).  ``False`` rebuilds the design from the formula
+        on every fold, as R's ``update()`` on a fold would.
+
+    Returns
+    -------
+    ThresholdedResults
 
     Notes
     -----
@@ -183,15 +208,6 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     Held-out rows count with the model's prior weights (times ``cbind`` trials), and
     array weights are passed to the fold refits, so frequency weights give the
     threshold of the fit on duplicated rows.
-    n_jobs, progress : parallel fold refits; tqdm bar.
-    reuse_design : bool, default True
-        Build the design of ``data`` once and refit every fold on its rows (the same
-        numbers as rebuilding it, faster).  ``False`` rebuilds the design from the formula
-        on every fold, as R's ``update()`` on a fold would.
-
-    Returns
-    -------
-    ThresholdedResults
 
     Examples
     --------
@@ -274,7 +290,36 @@ class ThresholdedResults(Tuned, ScoreCurves):
     ``measure`` use these classes; ``refit(data)`` refits the base model and, by
     default, tunes the threshold again (``retune=False`` keeps it).
     ``tidy()`` is the criterion-versus-threshold curve; ``cv_scores`` the pooled
-    held-out scores; ``training_data`` the tuning data (positions as index).
+    held-out scores; ``training_data`` the tuning data (positions as index).  Built by
+    :func:`tune_threshold` (and :meth:`refit`), not constructed directly.
+
+    Parameters
+    ----------
+    base : ModelResults
+        The fitted base model whose score is thresholded.
+    data : DataFrame
+        The tuning data, kept as ``training_data``.
+    formula : str or None
+        The base model's formula.
+    score_type : str
+        The ``predict`` type of the thresholded score (``"response"``, ``"decision"``
+        or ``"link"``).
+    threshold : float
+        The tuned threshold.
+    curve : DataFrame
+        The criterion-versus-threshold curve returned by :meth:`tidy`.
+    best_index : int
+        The row of the curve at the tuned threshold.
+    cv_scores : DataFrame
+        The pooled held-out scores (split, row, score, y, weight).
+    folds : Folds
+        The (train, test) splits.
+    settings : Settings
+        The recorded arguments of the :func:`tune_threshold` call (cv, criterion, seed...).
+    call : ModelCall
+        The recorded :func:`tune_threshold` call, rerun by :meth:`refit`.
+    prior_weights : ndarray, optional
+        Prior weights of the rows of ``training_data`` (the base model's), or None.
     """
 
     @property
@@ -348,7 +393,13 @@ class ThresholdedResults(Tuned, ScoreCurves):
         return self._curve.copy()
 
     def cv_value(self, threshold: float) -> dict:
-        """f, precision, recall, accuracy of the held-out scores at any threshold."""
+        """f, precision, recall, accuracy of the held-out scores at any threshold.
+
+        Parameters
+        ----------
+        threshold : float
+            A row is classed positive when its score is at least this.
+        """
         h, crit = self.cv_scores, self.settings["measure"]
         t = np.array([float(threshold)])
         counts = np.stack([_counts_at(g["score"].to_numpy(), (g["weight"] * g["y"]).to_numpy(),
@@ -358,7 +409,19 @@ class ThresholdedResults(Tuned, ScoreCurves):
 
     # ------------------------------------------------------------------ the model protocol
     def predict(self, newdata=None, type: str = "response", **kwargs) -> pd.Series:
-        """``type="class"``: 1 where the score is at least ``threshold``; else the base's."""
+        """``type="class"``: 1 where the score is at least ``threshold``; else the base's.
+
+        Parameters
+        ----------
+        newdata : DataFrame, optional
+            The rows to predict (default: the base model's training rows).
+        type : str, default "response"
+            ``"class"`` for the tuned classes; any other type is passed to the base
+            model's ``predict``.
+        **kwargs
+            Further arguments of the base model's ``predict`` (types other than
+            ``"class"``).
+        """
         if type != "class":
             return self.base.predict(newdata, type=type, **kwargs)
         s = _scores(self.base, newdata, self.score_type)
@@ -372,6 +435,11 @@ class ThresholdedResults(Tuned, ScoreCurves):
         probabilistic labels fractionally, as :meth:`MaxentResults.confusion` on new data;
         on the tuning data also with the model's prior weights (as the base model's
         ``confusion()`` on its training rows).
+
+        Parameters
+        ----------
+        newdata : DataFrame, optional
+            Rows with the response (default: the tuning data).
         """
         data = (self.training_data if newdata is None
                 else check_frame(newdata, "newdata").reset_index(drop=True))
@@ -384,14 +452,36 @@ class ThresholdedResults(Tuned, ScoreCurves):
                                   dependence="independent", sample_weight=w[rows][keep])
 
     def measure(self, newdata=None, measure=None, *, beta=None, alpha=None) -> float:
-        """F of the tuned classes on ``newdata``; the tuned F-measure by default."""
+        """F of the tuned classes on ``newdata``; the tuned F-measure by default.
+
+        Parameters
+        ----------
+        newdata : DataFrame, optional
+            Rows with the response (default: the tuning data).
+        measure, beta, alpha : FMeasure or float, optional
+            The F-measure (one of them; default: the tuned one).
+        """
         fm = self.fmeasure if measure is None and beta is None and alpha is None \
             else _m.as_fmeasure(measure, beta, alpha)
         return float(self.confusion(newdata).f(fm))
 
     def refit(self, data: pd.DataFrame, *, retune: bool = True, n_jobs=1, progress=False,
               **kwargs) -> "ThresholdedResults":
-        """Refit the base model on ``data`` (``kwargs`` go to its ``refit``) and retune."""
+        """Refit the base model on ``data`` (``kwargs`` go to its ``refit``) and retune.
+
+        Parameters
+        ----------
+        data : DataFrame
+            The new data.
+        retune : bool, default True
+            Tune the threshold again on ``data``; ``False`` keeps the tuned threshold.
+        n_jobs : int, default 1
+            Parallel fold refits of the retuning, as in :func:`tune_threshold`.
+        progress : bool, default False
+            A tqdm progress bar of the retuning.
+        **kwargs
+            Further arguments of the base model's ``refit``.
+        """
         base = self.base.refit(data, **kwargs)
         if not retune:
             out = training_frame(base, data, what="refit()").reset_index(drop=True)
@@ -440,7 +530,13 @@ class ThresholdedResults(Tuned, ScoreCurves):
                        call=str(self.call), sections=sections)
 
     def plot(self, ax=None):
-        """The criterion, precision and recall against the threshold."""
+        """The criterion, precision and recall against the threshold.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            The axes to draw on (default: a new figure).
+        """
         from ..plotting import new_axes, finish_figure
 
         crit = self.settings["measure"]

@@ -88,25 +88,36 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
 
     Parameters
     ----------
-    results : a fitted model speaking the results protocol (``refit``, ``params``,
+    results : ModelResults
+        A fitted model speaking the results protocol (``refit``, ``params``,
         ``measure``), e.g. from ``maxent``, ``umaxent`` or ``fmaxent`` (whose whole outer
         loop is refitted).
-    B : number of replicates (at least 2).
-    type : ``"case"``, ``"stratified"`` (within classes) or ``"labels_from_q"`` (X kept,
+    B : int, default 1000
+        Number of replicates (at least 2).
+    type : {"case", "stratified", "labels_from_q"}, default "case"
+        ``"case"``, ``"stratified"`` (within classes) or ``"labels_from_q"`` (X kept,
         labels drawn from q; thesis §9.2).  See the module docstring.
-    statistic : ``None`` (the coefficients and the training F of the model's measure) or a
+    statistic : callable, optional
+        ``None`` (the coefficients and the training F of the model's measure) or a
         function of a fitted replicate returning a scalar, a Series or a 1-d array.
         Replicate values are aligned by name; missing terms are NaN.
-    ci, level : the interval reported by ``summary()``/``tidy()``: ``"percentile"``,
+    ci : {"percentile", "basic", "bca"}, default "percentile"
+        The interval reported by ``summary()``/``tidy()``: ``"percentile"``,
         ``"basic"`` or ``"bca"`` (computes the jackknife); any other can be asked of
         :meth:`BootstrapResults.conf_int` later (BCa only if computed here).
-    data : the training DataFrame; needed except on the fast path (results objects do not
+    level : float, default 0.95
+        The confidence level of that interval.
+    data : DataFrame, optional
+        The training DataFrame; needed except on the fast path (results objects do not
         keep it).  It is checked against the stored response and design.
-    jackknife : number of jackknife groups for BCa; default n up to ``JACKKNIFE_MAX`` rows,
+    jackknife : int, optional
+        Number of jackknife groups for BCa; default n up to ``JACKKNIFE_MAX`` rows,
         else ``JACKKNIFE_MAX`` random groups.
-    fast : use the weighted refit of maxent/umaxent (``None``: whenever it applies, i.e. a
+    fast : bool, optional
+        Use the weighted refit of maxent/umaxent (``None``: whenever it applies, i.e. a
         maxent/umaxent fit and ``statistic=None``).
-    degenerate : ``"drop"`` (default) or ``"keep"`` the replicates whose fit has no finite
+    degenerate : {"drop", "keep"}, default "drop"
+        ``"drop"`` (default) or ``"keep"`` the replicates whose fit has no finite
         maximum-likelihood estimate (a (quasi-)separated resample: IRLS's separation flag,
         or standard errors ten times the original fit's confirmed by the linear programme
         of :mod:`fmstats.resampling._separation`) or did not converge.  Either way they are counted
@@ -120,9 +131,12 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
         leaves out fits that fail).  A ridge ``penalty=`` makes every estimate finite.
         With ``"drop"`` such a replicate is NaN in ``replicates`` (its indices are in
         ``degenerate_replicates``).
-    n_jobs : joblib workers (``None``: joblib's default, 1 unless configured).
-    random_state : seed; the same seed gives the same replicates whatever ``n_jobs``.
-    progress : tqdm progress bar (``None``: only in interactive sessions).
+    n_jobs : int, optional
+        Joblib workers (``None``: joblib's default, 1 unless configured).
+    random_state : int, SeedSequence or Generator, optional
+        Seed; the same seed gives the same replicates whatever ``n_jobs``.
+    progress : bool, optional
+        A tqdm progress bar (``None``: only in interactive sessions).
     reuse_design : bool, default True
         Build the design of ``data`` once and refit every replicate on its rows (the same
         numbers as rebuilding it, faster).  ``False`` rebuilds the design from the formula
@@ -243,7 +257,57 @@ class BootstrapResults(Persistable):
 
     ``replicates`` is the B x k DataFrame (NaN where a replicate failed or lacked a term),
     ``estimate`` the statistic on the original fit, ``jackknife`` the jackknife values
-    (BCa only).  Pickles.
+    (BCa only).  Pickles.  Built by :func:`bootstrap`, not constructed directly; the
+    fields below are its record of the run.
+
+    Parameters
+    ----------
+    replicates : DataFrame
+        The B x k replicate values (NaN where a replicate failed or lacked a term).
+    estimate : Series
+        The statistic on the original fit.
+    jackknife : ndarray or None
+        The jackknife values (BCa only).
+    jackknife_groups : int or None
+        The number of jackknife groups (BCa only).
+    type : str
+        The resampling scheme (``"case"``, ``"stratified"`` or ``"labels_from_q"``).
+    ci : str
+        The interval reported by ``summary()``/``tidy()``.
+    level : float
+        Its confidence level.
+    B : int
+        The number of replicates.
+    n : int
+        The number of training rows.
+    fast : bool
+        Whether the weighted refit of the stored design was used.
+    n_failed : int
+        Replicates whose refit failed (left out).
+    n_incomplete : int
+        Replicates lacking a term (NaN for it).
+    replicate_warnings : dict
+        Warning category -> number of replicates that raised it.
+    model_table : DataFrame, optional
+        The model's own coefficient table (``tidy()`` at ``level``), or None.
+    model_call : str
+        The model's call, printed by ``summary()``.
+    model_se_label : str
+        The model's covariance type, printed beside its SEs.
+    random_state : str
+        The ``repr`` of the ``random_state`` given.
+    seeds : tuple
+        The seed of every replicate (used by :meth:`counts` and :meth:`labels`).
+    draws : Draws, optional
+        What redraws a replicate's resample from its seed.
+    n_separated : int
+        Replicates whose fit has no finite maximum-likelihood estimate (separated).
+    n_nonconverged : int
+        Replicates whose fit did not converge.
+    degenerate : str
+        ``"drop"`` or ``"keep"``, as given to :func:`bootstrap`.
+    degenerate_replicates : tuple
+        The indices of the degenerate replicates.
     """
 
     replicates: pd.DataFrame
@@ -275,14 +339,30 @@ class BootstrapResults(Persistable):
         return self.seeds[replicate]
 
     def counts(self, replicate: int) -> np.ndarray:
-        """How often each training row appears in resample ``replicate`` (case, stratified)."""
+        """How often each training row appears in resample ``replicate`` (case, stratified).
+
+        Parameters
+        ----------
+        replicate : int
+            The replicate's index, 0 to B - 1.
+        """
         if self.type == "labels_from_q":
             raise InvalidArgumentError("type='labels_from_q' keeps the rows; see labels().")
         return self.draws.counts(self._item(replicate))
 
     def labels(self, replicate: int) -> np.ndarray:
-        """The labels drawn for replicate ``replicate`` (type='labels_from_q'): 0/1 labels,
-        or the drawn ``yes`` votes for a cbind(yes, no) response."""
+        """The labels drawn for replicate ``replicate`` (type='labels_from_q').
+
+        Parameters
+        ----------
+        replicate : int
+            The replicate's index, 0 to B - 1.
+
+        Returns
+        -------
+        ndarray
+            0/1 labels, or the drawn ``yes`` votes for a cbind(yes, no) response.
+        """
         if self.type != "labels_from_q":
             raise InvalidArgumentError(f"labels() is for type='labels_from_q'; this bootstrap "
                                        f"is type={self.type!r}: see counts().")
@@ -305,7 +385,16 @@ class BootstrapResults(Persistable):
         return (self.replicates.mean() - self.estimate).rename("bias")
 
     def conf_int(self, ci: str | None = None, level: float | None = None) -> pd.DataFrame:
-        """Bootstrap CIs, columns ``conf_low``, ``conf_high`` (default: the fit's ci, level)."""
+        """Bootstrap CIs, columns ``conf_low``, ``conf_high`` (default: the fit's ci, level).
+
+        Parameters
+        ----------
+        ci : {"percentile", "basic", "bca"}, optional
+            The interval (default: the one chosen in :func:`bootstrap`; ``"bca"`` only if
+            the jackknife was computed there).
+        level : float, optional
+            The confidence level (default: the one chosen in :func:`bootstrap`).
+        """
         ci = self.ci if ci is None else check_choice("ci", ci, CIS)
         level = self.level if level is None else check_level(level)
         if ci == "bca" and self.jackknife is None:
@@ -324,7 +413,16 @@ class BootstrapResults(Persistable):
 
     def tidy(self, ci: str | None = None, level: float | None = None) -> pd.DataFrame:
         """One row per term: estimate, bias, bootstrap SE and CI, beside the model's SE and
-        Wald CI (``model_*`` columns; NaN for the training F)."""
+        Wald CI (``model_*`` columns; NaN for the training F).
+
+        Parameters
+        ----------
+        ci : {"percentile", "basic", "bca"}, optional
+            The bootstrap interval, as in :meth:`conf_int` (default: the fit's ci).
+        level : float, optional
+            The confidence level (default: the fit's level).  The ``model_*`` columns are
+            filled at the fit's level only (NaN at another).
+        """
         c = self.conf_int(ci, level)
         out = pd.DataFrame({"term": self.estimate.index.to_numpy(),
                             "estimate": self.estimate.to_numpy(),
@@ -372,10 +470,21 @@ class BootstrapResults(Persistable):
                 f"{self.n_failed} failed>")
 
     def plot(self, kind: str = "forest", terms=None, ax=None):
-        """``"hist"``: a histogram of each term's replicates with the estimate and CI;
-        ``"forest"``: bootstrap CI beside the model's Wald CI for every term, the model's
-        coefficients and the other statistics (training F, ...) on separate panels, each
-        with its own scale.  ``ax``: one axes per panel (a sequence when there are two)."""
+        """The replicates as a forest plot or as histograms.
+
+        Parameters
+        ----------
+        kind : {"forest", "hist"}, default "forest"
+            ``"hist"``: a histogram of each term's replicates with the estimate and CI;
+            ``"forest"``: bootstrap CI beside the model's Wald CI for every term, the model's
+            coefficients and the other statistics (training F, ...) on separate panels, each
+            with its own scale.
+        terms : list of str, optional
+            The terms (statistics) shown (default: all).
+        ax : matplotlib Axes or sequence of Axes, optional
+            For ``"forest"``: one axes per panel (a sequence when there are two); default a
+            new figure.  ``"hist"`` always draws a new figure.
+        """
         from ..plotting import finish_figure, pyplot
 
         check_choice("kind", kind, ("forest", "hist"))

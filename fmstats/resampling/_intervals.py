@@ -25,7 +25,20 @@ def finite_values(a) -> np.ndarray:
 
 
 def percentile_interval(replicates, level: float = 0.95) -> tuple[float, float]:
-    """Percentile interval: the (1-level)/2 and (1+level)/2 quantiles of the replicates."""
+    """Percentile interval: the (1-level)/2 and (1+level)/2 quantiles of the replicates.
+
+    Parameters
+    ----------
+    replicates : array_like
+        The replicate values (non-finite ones are left out).
+    level : float, default 0.95
+        The confidence level, in (0, 1).
+
+    Returns
+    -------
+    tuple of float
+        The lower and upper limits (NaN, NaN without finite replicates).
+    """
     r = finite_values(replicates)
     a = (1 - check_level(level)) / 2
     if r.size == 0:
@@ -35,13 +48,40 @@ def percentile_interval(replicates, level: float = 0.95) -> tuple[float, float]:
 
 
 def basic_interval(replicates, estimate: float, level: float = 0.95) -> tuple[float, float]:
-    """Basic (reverse percentile) interval: 2 t0 - q_(1-a), 2 t0 - q_a."""
+    """Basic (reverse percentile) interval: 2 t0 - q_(1-a), 2 t0 - q_a.
+
+    Parameters
+    ----------
+    replicates : array_like
+        The replicate values (non-finite ones are left out).
+    estimate : float
+        The statistic on the original data (t0).
+    level : float, default 0.95
+        The confidence level, in (0, 1).
+
+    Returns
+    -------
+    tuple of float
+        The lower and upper limits (NaN, NaN without finite replicates).
+    """
     lo, hi = percentile_interval(replicates, level)
     return 2 * estimate - hi, 2 * estimate - lo
 
 
 def jackknife_acceleration(jackknife) -> float:
-    """a = sum d^3 / (6 (sum d^2)^1.5), d = mean(theta_(i)) - theta_(i) (E & T 1993, 14.15)."""
+    """a = sum d^3 / (6 (sum d^2)^1.5), d = mean(theta_(i)) - theta_(i) (E & T 1993, 14.15).
+
+    Parameters
+    ----------
+    jackknife : array_like
+        The leave-one-out (or leave-a-group-out) values of the statistic, theta_(i)
+        (non-finite ones are left out).
+
+    Returns
+    -------
+    float
+        The acceleration a (0 when every d is 0).
+    """
     j = finite_values(jackknife)
     d = j.mean() - j if j.size else j
     den = 6.0 * np.sum(d * d) ** 1.5
@@ -56,6 +96,22 @@ def bca_interval(replicates, estimate: float, jackknife, level: float = 0.95
     a = :func:`jackknife_acceleration`; the interval is the replicate quantiles at
     Phi(z0 + (z0 + z)/(1 - a (z0 + z))) for z = Phi^-1(a/2), Phi^-1(1 - a/2).  NaN when
     every replicate lies on one side of the estimate (z0 infinite).
+
+    Parameters
+    ----------
+    replicates : array_like
+        The replicate values (non-finite ones are left out).
+    estimate : float
+        The statistic on the original data (t0).
+    jackknife : array_like
+        The leave-one-out (or leave-a-group-out) values of the statistic, theta_(i).
+    level : float, default 0.95
+        The confidence level, in (0, 1).
+
+    Returns
+    -------
+    tuple of float
+        The lower and upper limits (NaN, NaN without finite replicates).
     """
     r = finite_values(replicates)
     a_tail = (1 - check_level(level)) / 2

@@ -130,16 +130,34 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
 
     Parameters
     ----------
-    results : a fitted model speaking the results protocol (``refit``, ``predict``).
-    B : bootstrap replicates (at least 2; Efron & Tibshirani use 50-200).
-    method : the estimate reported as ``corrected``: ``"boot"`` (apparent - optimism),
+    results : ModelResults
+        A fitted model speaking the results protocol (``refit``, ``predict``).
+    B : int, default 200
+        Bootstrap replicates (at least 2; Efron & Tibshirani use 50-200).
+    method : {"boot", ".632", ".632+"}, default "boot"
+        The estimate reported as ``corrected``: ``"boot"`` (apparent - optimism),
         ``".632"`` or ``".632+"``; all three are in ``tidy()``.
-    measure, beta, alpha : an FMeasure (default the model's, or F given by ``beta``/``alpha``),
+    measure, beta, alpha : FMeasure, str, list or float, optional
+        An FMeasure (default the model's, or F given by ``beta``/``alpha``),
         ``"f"``, ``"accuracy"``, ``"precision"``, ``"recall"``, ``"jaccard"``, or a list.
-    data : the training DataFrame (needed except for maxent/umaxent fits, see
+    data : DataFrame, optional
+        The training DataFrame (needed except for maxent/umaxent fits, see
         :func:`fmstats.bootstrap`).
-    fast : weighted refits of maxent/umaxent (default: whenever they apply).
-    random_state, n_jobs, progress, reuse_design : as in :func:`fmstats.bootstrap`.
+    fast : bool, optional
+        Weighted refits of maxent/umaxent (default: whenever they apply).
+    random_state : int, SeedSequence or Generator, optional
+        Seed, as in :func:`fmstats.bootstrap`.
+    n_jobs : int, optional
+        Joblib workers, as in :func:`fmstats.bootstrap`.
+    progress : bool, optional
+        A tqdm progress bar, as in :func:`fmstats.bootstrap`.
+    reuse_design : bool, default True
+        Build the design once and refit every replicate on its rows, as in
+        :func:`fmstats.bootstrap`.
+
+    Returns
+    -------
+    ValidateResults
 
     Examples
     --------
@@ -225,7 +243,35 @@ class ValidateResults(Persistable):
     """Result of :func:`validate`: apparent, optimism and corrected performance per measure.
 
     ``table`` has one row per measure (columns as in :meth:`tidy`); ``replicates`` the
-    training and test value of every successful replicate.  Pickles.
+    training and test value of every successful replicate.  Pickles.  Built by
+    :func:`validate`, not constructed directly; the fields below are its record of the run.
+
+    Parameters
+    ----------
+    table : DataFrame
+        One row per measure (columns as in :meth:`tidy`).
+    replicates : DataFrame
+        The training and test value of every successful replicate.
+    method : str
+        The estimate reported as ``corrected`` (``"boot"``, ``".632"`` or ``".632+"``).
+    B : int
+        The number of replicates.
+    n : int
+        The number of training rows.
+    n_failed : int
+        Replicates whose refit failed.
+    n_never_out : int
+        Rows never out of bag (left out of the oob estimate).
+    fast : bool
+        Whether the weighted refit of the stored design was used.
+    seeds : tuple
+        The seed of every replicate (used by :meth:`counts`).
+    replicate_warnings : dict
+        Warning category -> number of replicates that raised it.
+    model_call : str
+        The model's call, printed by ``summary()``.
+    random_state : str
+        The ``repr`` of the ``random_state`` given.
     """
 
     table: pd.DataFrame
@@ -256,7 +302,13 @@ class ValidateResults(Persistable):
         return self.table["optimism"]
 
     def counts(self, replicate: int) -> np.ndarray:
-        """How often each training row appears in bootstrap sample ``replicate``."""
+        """How often each training row appears in bootstrap sample ``replicate``.
+
+        Parameters
+        ----------
+        replicate : int
+            The replicate's index, 0 to B - 1.
+        """
         check_scalar("replicate", replicate, low=0, high=self.B - 1, integer=True)
         return Draws(n=self.n, type="case", strata=None, q=None, trials=None).counts(
             self.seeds[replicate])

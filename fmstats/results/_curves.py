@@ -118,10 +118,16 @@ class ScoreCurves:
 
         Parameters
         ----------
-        newdata : DataFrame with the response (default: the training rows, counted with
+        newdata : DataFrame, optional
+            Rows with the response (default: the training rows, counted with
             the fit's prior weights and trials, so ``tp``/``fp``/``fn`` at threshold t equal
             ``confusion(threshold=t)``).
-        weights : for ``newdata``: a column name or array of case weights.
+        weights : str or array_like, optional
+            For ``newdata``: a column name or array of case weights.
+        measure : FMeasure, optional
+            The F-measure of column ``f`` (default: the model's).
+        beta, alpha : float, optional
+            The F-measure of column ``f`` given by its beta, or its weight on precision alpha.
 
         Examples
         --------
@@ -138,6 +144,14 @@ class ScoreCurves:
 
     def roc_auc(self, newdata=None, weights=None) -> float:
         """Area under the weighted ROC curve of the scores (trapezoid rule).
+
+        Parameters
+        ----------
+        newdata : DataFrame, optional
+            Rows with the response (default: the training rows, counted with the fit's
+            prior weights and trials).
+        weights : str or array_like, optional
+            For ``newdata``: a column name or array of case weights.
 
         Examples
         --------
@@ -169,7 +183,19 @@ class ScoreCurves:
         """The precision-recall curve with iso-F lines of the model's measure.
 
         Marks the model's own decision rule and the F-optimal threshold (annotated with
-        its value).  ``iso_f``: the F values of the iso-F lines.  Returns the figure.
+        its value).  Returns the figure.
+
+        Parameters
+        ----------
+        newdata : DataFrame, optional
+            Rows with the response (default: the training rows, counted with the fit's
+            prior weights and trials).
+        weights : str or array_like, optional
+            For ``newdata``: a column name or array of case weights.
+        ax : matplotlib Axes, optional
+            The axes to draw on (default: a new figure).
+        iso_f : sequence of float, default (0.2, 0.4, 0.6, 0.8)
+            The F values of the iso-F lines.
 
         Examples
         --------
@@ -181,6 +207,16 @@ class ScoreCurves:
 
     def plot_roc(self, newdata=None, weights=None, *, ax=None):
         """The weighted ROC curve with its AUC, the model's rule and the F-optimal point.
+
+        Parameters
+        ----------
+        newdata : DataFrame, optional
+            Rows with the response (default: the training rows, counted with the fit's
+            prior weights and trials).
+        weights : str or array_like, optional
+            For ``newdata``: a column name or array of case weights.
+        ax : matplotlib Axes, optional
+            The axes to draw on (default: a new figure).
 
         Examples
         --------

@@ -54,6 +54,11 @@ class Persistable:
         design, only n-length vectors, so its file is small); cached derived statistics are
         not.  Read it
         back with ``type(results).load(path)``.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The file to write.
         """
         from .._version import __version__
 
@@ -69,6 +74,11 @@ class Persistable:
         Raises :class:`~fmstats.exceptions.DataError` naming ``path`` when the file is
         truncated or not a pickle, was written by a newer file format, refers to classes
         this fmstats does not have, or holds something other than ``cls`` results.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The file written by :meth:`save`.
         """
         from ..exceptions import DataError
 

@@ -62,6 +62,12 @@ class ModelResults(Persistable, ScoreCurves):
 
         Subclasses flag fits whose covariance is meaningless (e.g. separation); their
         standard errors, statistics, p-values and Wald intervals are then NaN (printed NA).
+
+        Parameters
+        ----------
+        cov_type : str, optional
+            The covariance type (default: the one chosen at fit time), as
+            ``cov_params`` takes it.
         """
         return None
 
@@ -113,6 +119,16 @@ class ModelResults(Persistable, ScoreCurves):
         cheap.  ``method="profile"``: profile-likelihood intervals (R's ``confint.glm``), for
         likelihood fits only (model-based, ``cov_type`` does not apply); better in small
         samples and for skewed likelihoods, at the cost of refits per coefficient.
+
+        Parameters
+        ----------
+        level : float, default 0.95
+            The confidence level, in (0, 1).
+        cov_type : str, optional
+            The covariance type (default: the one chosen at fit time), as
+            ``cov_params`` takes it.
+        method : {"wald", "profile"}, default "wald"
+            Wald or profile-likelihood intervals (see above).
         """
         check_scalar("level", level, low=0, high=1, low_open=True, high_open=True)
         check_choice("method", method, ("wald", "profile"))
@@ -131,8 +147,18 @@ class ModelResults(Persistable, ScoreCurves):
 
     def tidy(self, level: float = 0.95, cov_type: str | None = None,
              conf_method: str = "wald") -> pd.DataFrame:
-        """The coefficient table as a tidy DataFrame (one row per term); ``conf_method`` as
-        ``method`` of :meth:`conf_int`."""
+        """The coefficient table as a tidy DataFrame (one row per term).
+
+        Parameters
+        ----------
+        level : float, default 0.95
+            The confidence level of ``conf_low`` and ``conf_high``.
+        cov_type : str, optional
+            The covariance type (default: the one chosen at fit time), as
+            ``cov_params`` takes it.
+        conf_method : {"wald", "profile"}, default "wald"
+            The intervals, as ``method`` of :meth:`conf_int`.
+        """
         se = self._se(cov_type)
         stat, p = self._stat_p(se)
         ci = self.conf_int(level, cov_type, method=conf_method)
@@ -148,29 +174,62 @@ class ModelResults(Persistable, ScoreCurves):
 
     # ------------------------------------------------------------------ protocol
     def refit(self, data):  # pragma: no cover - abstract
-        """Fit the same model, with the same settings, to new data."""
+        """Fit the same model, with the same settings, to new data.
+
+        Parameters
+        ----------
+        data : DataFrame
+            The new data.
+        """
         raise NotImplementedError
 
     def predict(self, newdata=None, type: str = "response"):  # pragma: no cover - abstract
         raise NotImplementedError
 
     def confusion(self, newdata=None, **kwargs):  # pragma: no cover - abstract
-        """Confusion counts (:class:`fmstats.measures.Confusion`) of the class predictions."""
+        """Confusion counts (:class:`fmstats.measures.Confusion`) of the class predictions.
+
+        Parameters
+        ----------
+        newdata : DataFrame, optional
+            Rows with the response (default: the training data).
+        **kwargs
+            Family-specific options (e.g. ``threshold``).
+        """
         raise NotImplementedError
 
     def summary(self):  # pragma: no cover - abstract
         raise NotImplementedError
 
     def resolve_measure(self, measure=None, beta=None, alpha=None):
-        """The F-measure asked for (``measure``, ``beta`` or ``alpha``), else the fit's own."""
+        """The F-measure asked for (``measure``, ``beta`` or ``alpha``), else the fit's own.
+
+        Parameters
+        ----------
+        measure : FMeasure, optional
+            An F-measure.
+        beta, alpha : float, optional
+            The F-measure's beta, or its weight on precision alpha.
+        """
         if measure is None and beta is None and alpha is None:
             return self.fmeasure
         return as_fmeasure(measure, beta=beta, alpha=alpha)
 
     def measure(self, newdata=None, measure=None, *, beta=None, alpha=None, **kwargs) -> float:
         """F-measure of the class predictions on ``newdata`` (default: the training data),
-        under the fit's measure or the one given; other keywords (e.g. ``threshold``) go to
-        :meth:`confusion`."""
+        under the fit's measure or the one given.
+
+        Parameters
+        ----------
+        newdata : DataFrame, optional
+            Rows with the response (default: the training data).
+        measure : FMeasure, optional
+            The F-measure (default: the fit's own, unless ``beta`` or ``alpha`` is given).
+        beta, alpha : float, optional
+            The F-measure's beta, or its weight on precision alpha.
+        **kwargs
+            Other keywords (e.g. ``threshold``) go to :meth:`confusion`.
+        """
         return float(self.confusion(newdata, **kwargs).f(self.resolve_measure(measure, beta,
                                                                                alpha)))
 

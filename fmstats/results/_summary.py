@@ -293,9 +293,18 @@ def _html_table(header: list[str], rows: list[list[str]], css_class: str,
 class Section:
     """A block of a :class:`Summary`: a title, lines and an optional small table.
 
-    ``lines`` holds plain strings (printed as they are; an empty string is a paragraph
-    break) and ``(label, value)`` pairs (printed ``label: value``; an HTML table of two
-    columns).
+    Built by the ``summary()`` methods of the results classes.
+
+    Parameters
+    ----------
+    title : str
+        The heading of the block (an empty string for none).
+    lines : list, optional
+        Plain strings (printed as they are; an empty string is a paragraph
+        break) and ``(label, value)`` pairs (printed ``label: value``; an HTML table of two
+        columns).
+    table : DataFrame, optional
+        A small table printed under the lines.
     """
 
     title: str
@@ -307,10 +316,29 @@ class Section:
 class Summary:
     """A printable model summary with ``__str__``, ``_repr_html_`` and ``as_latex()``.
 
-    ``coef_table`` is a tidy DataFrame with ``term`` and ``estimate`` and optionally
-    ``std_error``, ``statistic`` and ``p_value``: it prints as R's ``printCoefmat`` does
-    (:func:`coef_columns`), only the columns present, with stars and the legend when there
-    are p-values below 0.1.
+    Built by the ``summary()`` methods of the results classes.
+
+    Parameters
+    ----------
+    title : str
+        The first line.
+    call : str
+        The model's call, printed under ``Call:``.
+    coef_table : DataFrame, optional
+        A tidy DataFrame (``tidy()`` output) with ``term`` and ``estimate`` and optionally
+        ``std_error``, ``statistic`` and ``p_value``: it prints as R's ``printCoefmat`` does
+        (:func:`coef_columns`), only the columns present, with stars and the legend when
+        there are p-values below 0.1.  None for no coefficient table.
+    statistic_name : str, default "z value"
+        The heading of the ``statistic`` column.
+    pvalue_name : str, default "Pr(>|z|)"
+        The heading of the ``p_value`` column.
+    coef_note : str, default ""
+        A note printed after the ``Coefficients:`` heading.
+    sections : list of Section, optional
+        The blocks printed after the coefficients.
+    coef_footnotes : list of str, optional
+        Lines printed under the coefficient table.
     """
 
     title: str
