@@ -40,7 +40,7 @@ def demo(args) -> int:
 
 def datasets(args) -> int:
     """List the bundled data sets: shape, loader, source and licence."""
-    from fmstats.datasets._catalog import format_catalog
+    from fmstats.datasets import format_catalog
 
     print(format_catalog(), end="")
     return 0

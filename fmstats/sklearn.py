@@ -98,7 +98,7 @@ def expected_failed_checks(estimator) -> dict[str, str]:
 
 
 _SVM_WEIGHT_CHECK = {"check_sample_weight_equivalence_on_dense_data": (
-    "fmstats' SVMs need two rows with positive weight in each class (fmstats.svm._models "
+    "fmstats' SVMs need two rows with positive weight in each class (fmstats.svm "
     "raises a ResponseError otherwise); the check's weighted data have a single negative row "
     "(of weight > 1) where its repeated data have copies of it. With that rule relaxed to one "
     "row the check passes (measured), and on data with two rows per class weights are "

@@ -302,3 +302,115 @@ def test_maxent_cores_hold_no_out_of_core_code(module):
                    | {n.name for n in ast.walk(TREES[module])
                       if isinstance(n, (ast.FunctionDef, ast.ClassDef))})
     assert [n for n in names if "dask" in n.lower()] == [], f"{module} holds Dask code"
+
+
+# ----------------------------------------------------------------------------- the layout
+ARCHITECTURE = PACKAGE_DIR.parent / "ARCHITECTURE.md"
+
+
+def _unit(module: str) -> str:
+    """The unit of the table a module belongs to: its subpackage, or its top-level module
+    (``fmstats/__init__``, ``__main__`` and ``_version`` are the unit ``fmstats``)."""
+    parts = module.split(".")
+    if len(parts) == 1 or parts[1] in ("__main__", "_version"):
+        return "fmstats"
+    return parts[1]
+
+
+def _table() -> dict[str, tuple[set, set]]:
+    """ARCHITECTURE.md's table: unit -> (allowed module-level imports, allowed lazy ones)."""
+    rows = {}
+    for line in ARCHITECTURE.read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 4 or not cells[0].startswith("`"):
+            continue
+        unit = cells[0].strip("`")
+
+        def units(cell):
+            if cell == "*":
+                return {"*"}
+            return {c.strip().strip("`") for c in cell.split(",") if c.strip() not in ("-", "")}
+
+        rows[unit] = (units(cells[2]), units(cells[3]))
+    return rows
+
+
+TABLE = _table()
+
+
+def _imports_by_level(module: str):
+    """(module-level, function-level) lists of (imported fmstats module, line)."""
+    tree = TREES[module]
+    inner = set()
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            inner |= {id(n) for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom))}
+    top, lazy = [], []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            target = _resolve_from(module, node)
+            if not target.startswith("fmstats"):
+                continue
+            names = [target] if node.module else [f"{target}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names if a.name.startswith("fmstats")]
+        else:
+            continue
+        (lazy if id(node) in inner else top).extend((n, node.lineno) for n in names)
+    return top, lazy
+
+
+def test_the_table_names_every_unit():
+    units = {_unit(m) for m in MODULES}
+    missing = sorted(units - set(TABLE))
+    assert "maxent_models" in TABLE and "exceptions" in TABLE
+    assert missing == [], f"units without a row in ARCHITECTURE.md's table: {missing}"
+
+
+def test_imports_follow_the_table():
+    """Mutant: ``from ..resampling import bootstrap`` at the top of a maxent module (a model
+    importing the resampling layer above it) or ``from ..svm import ...`` in ``measures``."""
+    offenders = []
+    for module in sorted(MODULES):
+        unit = _unit(module)
+        allowed, lazily = TABLE[unit]
+        top, lazy = _imports_by_level(module)
+        for level, found, ok in (("module level", top, allowed),
+                                 ("inside a function", lazy, allowed | lazily)):
+            for target, line in found:
+                tu = _unit(target)
+                if tu == unit or "*" in ok or tu == "fmstats" and target == "fmstats":
+                    continue
+                if tu not in ok:
+                    offenders.append(f"{module} (line {line}, {level}): imports {target} "
+                                     f"({unit} may not import {tu})")
+    print("\n".join(["imports against the table:"] + offenders))
+    assert offenders == [], "\n".join(offenders)
+
+
+def test_other_units_are_reached_through_their_init():
+    """A subpackage's modules are private: another unit imports ``fmstats.svm``, never
+    ``fmstats.svm._wsvm`` (``_utils``, the private foundation, is imported by module)."""
+    offenders = []
+    for module in sorted(MODULES):
+        unit = _unit(module)
+        if unit in ("experiments", "fmstats"):
+            continue
+        top, lazy = _imports_by_level(module)
+        for target, line in top + lazy:
+            parts = target.split(".")
+            tu = _unit(target)
+            if tu in (unit, "_utils") or len(parts) < 3:
+                continue
+            if parts[2].startswith("_") and target in MODULES:
+                offenders.append(f"{module} (line {line}): imports the private module {target}")
+    print("\n".join(offenders))
+    assert offenders == [], "\n".join(offenders)
+
+
+def test_small_top_level_and_no_ambient_state():
+    top = sorted(p.name for p in PACKAGE_DIR.glob("*.py"))
+    assert len(top) <= 10, top
+    ambient = sorted(str(p.relative_to(PACKAGE_DIR)) for p in PACKAGE_DIR.rglob("*.py")
+                     if "ContextVar" in p.read_text())
+    assert ambient == [], f"ContextVar (ambient state) in {ambient}"

@@ -1,4 +1,4 @@
-"""Tests of fmstats.multilabel._models: binary relevance, probabilistic classifier chains,
+"""Tests of fmstats.multilabel's models: binary relevance, probabilistic classifier chains,
 their inference and the protocol of Table 1 / Figure 1 of seed 000 (Dembczynski et al. 2011).
 
 Reference values: the chain's exact joint distribution is computed here by brute force over
@@ -37,7 +37,7 @@ from fmstats.multilabel import (
     meuf,
     pcc,
 )
-from fmstats.multilabel._models import INFERENCES
+from fmstats.multilabel._checks import INFERENCES
 
 F_METHODS = ("gfm", "gfm-t", "meuf", "meuf-approx", "lewis")
 

@@ -21,6 +21,7 @@ Covariances.  The thesis writes the class covariances as
 ``diag(a, b)``, i.e. independent features with *variances* ``a`` and ``b``
 (standard deviations ``sqrt(a)`` and ``sqrt(b)``).
 """
+from ._catalog import format_catalog  # noqa: F401 (the command line's listing)
 from ._datasets import (ADULT_COLUMNS, Debtags, list_datasets, load_adult, load_debtags,
                         load_titanic, load_yeast, make_thesis_noisy_data, make_thesis_svm_data,
                         make_votes, thesis_label_noise, THESIS_NOISY_DESIGNS,

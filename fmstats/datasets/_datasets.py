@@ -13,7 +13,7 @@ from typing import Any, Iterable, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._catalog import list_datasets
+from ._catalog import format_catalog, list_datasets
 from .._utils.validation import check_choice, check_probabilities, check_scalar, describe
 from ..exceptions import DataError, InvalidArgumentError
 

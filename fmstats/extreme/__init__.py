@@ -15,10 +15,11 @@
 """
 from ._spe import SPE, as_spe, iter_spe, spe_from_scorer
 from ._synthetic import make_extreme_spe
-from ._thresholds import (PAPER_C, ThresholdFit, fta, label_priors, macro_f_at_thresholds, ofo,
-                         sto, threshold_bounds)
-from ._plt import (PLTResults, TopK, logistic_l2, plt, precision_at_k,
-                   probabilistic_label_tree)
+from ._ofo import ofo
+from ._thresholds import (PAPER_C, ThresholdFit, fta, label_priors, macro_f_at_thresholds, sto,
+                          threshold_bounds)
+from ._plt import (PLTResults, TopK, logistic_l2, plt, precision_at_k,  # noqa: F401 (plt:
+                   probabilistic_label_tree)  # deprecated alias, not in __all__)
 from ._trees import LabelTree, label_tree
 from ._protocol import compare_thresholds, select_by_validation, spe_thresholds, tune_thresholds
 

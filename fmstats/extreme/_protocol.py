@@ -29,8 +29,9 @@ from .._utils.validation import check_choice, check_scalar, describe, num, warn
 from ..exceptions import DataError, DataWarning, InvalidArgumentError
 from ..measures import FMeasure, as_fmeasure
 from ._spe import SPE, as_spe, check_label_matrix, check_thresholds
-from ._thresholds import (PAPER_C, ThresholdFit, fta, label_priors, macro_f_at_thresholds, ofo,
-                         sto, threshold_bounds)
+from ._ofo import ofo
+from ._thresholds import (PAPER_C, ThresholdFit, fta, label_priors, macro_f_at_thresholds, sto,
+                          threshold_bounds)
 
 __all__ = ["METHODS", "spe_thresholds", "tune_thresholds", "compare_thresholds",
            "select_by_validation"]

@@ -19,21 +19,19 @@ predicted positives and POS_j the number of positives.  All three tuners take
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from .._utils.progress import progress_bar, progress_enabled
 from ..results import Persistable
-from .._utils.validation import check_probabilities, describe, num, raise_if_any
+from .._utils.validation import check_probabilities, describe
 from ..exceptions import DataError, InvalidArgumentError
 from ..measures import FMeasure, check_zero_division, ratio, as_fmeasure, f_score
-from ._spe import (SPE, as_spe, check_label_matrix, check_thresholds, float_array, mask_entries,
-                  per_label)
+from ._spe import (as_spe, check_label_matrix, check_thresholds, float_array)
 
 __all__ = ["ThresholdFit", "PAPER_C", "label_priors", "threshold_bounds", "sto", "fta",
-           "ofo", "macro_f_at_thresholds"]
+           "macro_f_at_thresholds"]
 
 #: The grid C of seed 002 section 6: SPE thresholds max(1/c, lower bound) and OFO's b = c.
 PAPER_C = (10000, 1000, 200, 100, 50, 20, 10, 7, 5, 4, 3, 2)
@@ -239,7 +237,7 @@ def macro_f_at_thresholds(spe: Any, Y: Any, thresholds: Any, *, beta: float | No
 # ---------------------------------------------------------------------------
 # Shared preparation
 # ---------------------------------------------------------------------------
-def _truth_at_entries(mat: sp.csr_array, truth: sp.csr_array) -> np.ndarray:
+def truth_at_entries(mat: sp.csr_array, truth: sp.csr_array) -> np.ndarray:
     """For every stored entry of ``mat``: is ``truth`` non-zero there? (canonical CSR)"""
     ids = sp.csr_array((np.arange(1, mat.nnz + 1, dtype=float), mat.indices, mat.indptr),
                        shape=mat.shape)
@@ -250,7 +248,7 @@ def _truth_at_entries(mat: sp.csr_array, truth: sp.csr_array) -> np.ndarray:
     return out
 
 
-def _prepare(spe: Any, Y: Any, lower_bounds: Any):
+def prepare_inputs(spe: Any, Y: Any, lower_bounds: Any):
     s = as_spe(spe)
     truth = check_label_matrix(Y, s.shape)
     lb = np.zeros(s.shape[1])
@@ -261,12 +259,12 @@ def _prepare(spe: Any, Y: Any, lower_bounds: Any):
     return s, truth, positives, lb
 
 
-def _f(tp, pred, pos, fm: FMeasure, zd: float):
+def f_values(tp, pred, pos, fm: FMeasure, zd: float):
     """F from (possibly array) counts: the same arithmetic as :func:`f_score`."""
     return ratio(tp, pred - tp, pos - tp, fm.alpha, 1.0 - fm.alpha, zd)
 
 
-def _fit(method, thresholds, label_f, fm, zd, **extra) -> ThresholdFit:
+def threshold_fit(method, thresholds, label_f, fm, zd, **extra) -> ThresholdFit:
     label_f = np.asarray(label_f, dtype=float)
     return ThresholdFit(method=method, thresholds=np.asarray(thresholds, dtype=float),
                         label_f=label_f, macro_f=float(label_f.mean()), measure=fm,
@@ -276,7 +274,7 @@ def _fit(method, thresholds, label_f, fm, zd, **extra) -> ThresholdFit:
 # ---------------------------------------------------------------------------
 # STO
 # ---------------------------------------------------------------------------
-def _group_order(keys: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+def group_order(keys: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
     """A stable order grouping ``keys`` (ints in [0, n_groups)) and the group offsets.
 
     A counting sort in O(len(keys) + n_groups): scipy's CSR -> CSC conversion of
@@ -333,7 +331,7 @@ def _sto_block(value, y, starts, positives, tau, f_none, fm, zd):
     label = np.repeat(np.arange(n_lab, dtype=np.int64), np.diff(starts))
     # (label, decreasing estimate): a sort by estimate, then a stable grouping by label
     by_score = np.argsort(-value)
-    grouped, _ = _group_order(label[by_score], n_lab)
+    grouped, _ = group_order(label[by_score], n_lab)
     order = by_score[grouped]
     del by_score, grouped
     value = value[order]
@@ -350,7 +348,7 @@ def _sto_block(value, y, starts, positives, tau, f_none, fm, zd):
     cut_label = label[cut]
     n_pred = cut - first_of[cut_label] + 1
     tp = cum_tp[cut] - base[cut_label]
-    f_cut = np.asarray(_f(tp, n_pred, positives[cut_label], fm, zd), dtype=float)
+    f_cut = np.asarray(f_values(tp, n_pred, positives[cut_label], fm, zd), dtype=float)
 
     # best cut per label (labels with entries only), ties -> first cut (largest threshold)
     seg = np.flatnonzero(np.r_[True, cut_label[1:] != cut_label[:-1]])
@@ -427,13 +425,13 @@ def sto(spe: Any, Y: Any, *, beta: float | None = None, alpha: float | None = No
     """
     fm = as_fmeasure(measure, beta, alpha)
     zd = check_zero_division(zero_division)
-    s, truth, positives, _ = _prepare(spe, Y, lower_bounds)
+    s, truth, positives, _ = prepare_inputs(spe, Y, lower_bounds)
     mat, tau = s.matrix, s.thresholds
     m = s.shape[1]
-    f_none = np.asarray(_f(np.zeros(m), np.zeros(m), positives, fm, zd), dtype=float)
+    f_none = np.asarray(f_values(np.zeros(m), np.zeros(m), positives, fm, zd), dtype=float)
     thresholds, label_f = tau.copy(), f_none.copy()
     if mat.nnz == 0:
-        return _fit("sto", thresholds, label_f, fm, zd)
+        return threshold_fit("sto", thresholds, label_f, fm, zd)
 
     # the estimates grouped by label (CSC), each carrying its truth flag in its sign bit
     signed = _truth_signed(mat, truth)
@@ -450,7 +448,7 @@ def sto(spe: Any, Y: Any, *, beta: float | None = None, alpha: float | None = No
         j, th, f = _sto_block(np.abs(part), np.signbit(part), starts[j0:j1 + 1] - a,
                               positives[j0:j1], tau[j0:j1], f_none[j0:j1], fm, zd)
         thresholds[j0 + j], label_f[j0 + j] = th, f
-    return _fit("sto", thresholds, label_f, fm, zd)
+    return threshold_fit("sto", thresholds, label_f, fm, zd)
 
 
 # ---------------------------------------------------------------------------
@@ -529,7 +527,7 @@ def fta(spe: Any, Y: Any, candidates: Any, *, shared: bool = True,
     if not isinstance(shared, (bool, np.bool_)):
         raise InvalidArgumentError(f"`shared` must be True or False; got {describe(shared)}.")
     c = _check_candidates(candidates)
-    s, truth, positives, lower = _prepare(spe, Y, lower_bounds)
+    s, truth, positives, lower = prepare_inputs(spe, Y, lower_bounds)
     mat = s.matrix
     m, K = s.shape[1], c.size
     s.check_below(np.maximum(c[0], lower), name="candidates")
@@ -537,13 +535,13 @@ def fta(spe: Any, Y: Any, candidates: Any, *, shared: bool = True,
     # (entries at or below lower_j were dropped by the restriction in _prepare)
     n_below = np.searchsorted(c, mat.data, side="left")
     cell = mat.indices.astype(np.int64) * (K + 1) + n_below
-    y = _truth_at_entries(mat, truth)
+    y = truth_at_entries(mat, truth)
     hist_all = np.bincount(cell, minlength=m * (K + 1)).reshape(m, K + 1)
     hist_tp = np.bincount(cell[y], minlength=m * (K + 1)).reshape(m, K + 1)
     # predicted at candidate k: entries with n_below > k (reverse cumulative sums)
     pred = np.cumsum(hist_all[:, :0:-1], axis=1)[:, ::-1].astype(float)
     tp = np.cumsum(hist_tp[:, :0:-1], axis=1)[:, ::-1].astype(float)
-    F = np.asarray(_f(tp, pred, positives[:, None], fm, zd), dtype=float).reshape(m, K)
+    F = np.asarray(f_values(tp, pred, positives[:, None], fm, zd), dtype=float).reshape(m, K)
     macro = F.mean(axis=0)
     if shared:
         k = int(_last_max(macro, axis=0))
@@ -551,252 +549,5 @@ def fta(spe: Any, Y: Any, candidates: Any, *, shared: bool = True,
     else:
         choice = _last_max(F, axis=1)
     thresholds = np.maximum(c[choice], lower)
-    return _fit("fta", thresholds, F[np.arange(m), choice], fm, zd, candidates=c,
+    return threshold_fit("fta", thresholds, F[np.arange(m), choice], fm, zd, candidates=c,
                 candidate_macro_f=macro, shared=bool(shared))
-
-
-# ---------------------------------------------------------------------------
-# OFO
-# ---------------------------------------------------------------------------
-def _per_label(name: str, value: Any, m: int, positive: bool) -> np.ndarray:
-    rule = "positive" if positive else "non-negative"
-    arr = per_label(name, value, m, f"a {rule} number or one per label")
-    raise_if_any(~np.isfinite(arr) | ((arr <= 0) if positive else (arr < 0)),
-                 InvalidArgumentError, lambda j, k: (
-                     f"`{name}` must be finite and {rule}; got {num(arr[j])} for label {j}."))
-    return arr
-
-
-def _spe_stream(spe: Any) -> Iterable[Any]:
-    if isinstance(spe, SPE) or sp.issparse(spe) or isinstance(spe, np.ndarray):
-        return (spe,)
-    if isinstance(spe, (str, bytes)) or not hasattr(spe, "__iter__"):
-        raise InvalidArgumentError(
-            f"`spe` must be an SPE, a sparse probability matrix or an iterable of them "
-            f"(consecutive row chunks); got {describe(spe)}.")
-    return spe
-
-
-def _chunk_events(mat: sp.csr_array, truth: sp.csr_array):
-    """The events of a chunk grouped by instance: its stored estimates, and its true
-    labels the SPE does not store (estimate 0, never predicted).
-
-    Returns (indptr, label, estimate, y, instance) with one entry per event.
-    """
-    y_spe = _truth_at_entries(mat, truth)
-    y_only = ~_truth_at_entries(truth, mat)
-    r = mat.shape[0]
-    inst = np.concatenate((np.repeat(np.arange(r), np.diff(mat.indptr)),
-                           np.repeat(np.arange(r), np.diff(truth.indptr))[y_only]))
-    order, indptr = _group_order(inst, r)
-    label = np.concatenate((mat.indices, truth.indices[y_only]))[order]
-    value = np.concatenate((mat.data, np.zeros(int(y_only.sum()))))[order]
-    y = np.concatenate((y_spe, np.ones(int(y_only.sum()), dtype=bool)))[order]
-    return indptr, label, value, y, inst[order]
-
-
-class _OnlineState:
-    """OFO's O(m) state: a, b, thresholds, and the counts and F of the online F-measure."""
-
-    def __init__(self, a, b, lower, upper, fm: FMeasure, zd: float):
-        self.a, self.b, self.lower, self.upper = a, b, lower, upper
-        self.fm, self.zd = fm, zd
-        self.w_pos = (1.0 - fm.alpha) / fm.alpha    # beta^2: the weight of a positive in b
-        m = a.shape[0]
-        self.theta = self._bound(a / b, slice(None))
-        self.tp, self.pred, self.pos = np.zeros(m), np.zeros(m), np.zeros(m)
-        self.f = np.full(m, zd)                     # no truth and no prediction yet: 0/0
-        self.f_sum = float(self.f.sum())
-
-    def _bound(self, theta, idx):
-        if self.lower is not None:
-            np.maximum(theta, self.lower[idx], out=theta)
-        if self.upper is not None:
-            np.minimum(theta, self.upper[idx], out=theta)
-        return theta
-
-    def step(self, indptr, label, value, y, wy, rows, hit):
-        """Algorithm 2 for the instances ``rows`` of a chunk's events (in order).
-
-        Every event of an instance is a label in its SPE or in y; adding 0 to a and b
-        and recomputing theta for the other SPE labels leaves them unchanged.
-        """
-        theta, a, b, bound = self.theta, self.a, self.b, self._bound
-        bounded = self.lower is not None or self.upper is not None
-        for i in rows:
-            lo, hi = indptr[i], indptr[i + 1]
-            c = label[lo:hi]
-            h = value[lo:hi] > theta[c]
-            a[c] += h & y[lo:hi]
-            b[c] += wy[lo:hi] + h
-            t = a[c] / b[c]
-            theta[c] = bound(t, c) if bounded else t
-            hit[lo:hi] = h
-
-    def account(self, label, y, hit, inst, trace):
-        """Online F counts and the macro online F after each instance, vectorised.
-
-        Events are grouped by label (instance order kept); cumulative counts per
-        label give the F after each event, the previous event (or the state) the F
-        before it, and the change of the macro sum is added up per instance.
-        """
-        ev = np.flatnonzero(hit | y)
-        order, starts = _group_order(label[ev], self.tp.shape[0])
-        ev = ev[order]
-        lab = label[ev]
-        seg = starts[:-1][lab]                      # first event of each event's label
-        sums = []
-        for d, base in ((hit[ev] & y[ev], self.tp), (hit[ev], self.pred), (y[ev], self.pos)):
-            cum = np.cumsum(d, dtype=np.int64)
-            sums.append(cum - np.concatenate(([0], cum))[seg] + base[lab])
-        tp, pred, pos = sums
-        f_after = np.asarray(_f(tp, pred, pos, self.fm, self.zd), dtype=float)
-        first = np.arange(ev.size) == seg
-        f_before = np.where(first, self.f[lab], np.roll(f_after, 1))
-        per_instance = np.bincount(inst[ev], weights=f_after - f_before,
-                                   minlength=trace.shape[0])
-        np.cumsum(per_instance, out=trace)
-        trace += self.f_sum
-        if trace.size:
-            self.f_sum = float(trace[-1])
-        last = np.flatnonzero(np.r_[lab[1:] != lab[:-1], True]) if ev.size else ev
-        j = lab[last]
-        self.tp[j], self.pred[j], self.pos[j], self.f[j] = (tp[last], pred[last], pos[last],
-                                                            f_after[last])
-
-
-def ofo(spe: Any, Y: Any, a: Any, b: Any, *, lower_bounds: Any = None,
-        upper_bounds: Any = None, beta: float | None = None, alpha: float | None = None,
-        measure: FMeasure | None = None, zero_division: float = 1.0,
-        return_predictions: bool = False, progress: bool | None = None) -> ThresholdFit:
-    """Online F-measure optimisation (OFO, Algorithm 2 of seed 002).
-
-    Instances are visited in order; instance i is predicted with the current
-    thresholds (label j when its estimate > theta_j) and then, for the labels in
-    y_i U y_hat_i only,
-
-        a_j += [j in y_i and j in y_hat_i],   b_j += beta^2 [j in y_i] + [j in y_hat_i],
-        theta_j = a_j / b_j   (clipped to the bounds when given).
-
-    For F1 (beta = 1) this is the seed's update, theta_j = F_j / 2 of the
-    counts so far; in general theta_j = alpha F_j.  The state is O(m); the work
-    per instance is vectorised over its stored estimates and true labels.
-
-    Parameters
-    ----------
-    spe : SPE, sparse (n, m) probability matrix, or an iterable of them
-        An iterable is a stream of consecutive row chunks (e.g. from
-        :func:`~fmstats.extreme.iter_spe` or ``SPE.row_chunks``) whose rows
-        together match ``Y``.  Estimates the SPE does not store count as 0, so
-        the SPE thresholds should not exceed the thresholds OFO reaches (use
-        ``lower_bounds`` >= them).
-    Y : scipy.sparse or array-like of shape (n, m)
-        The 0/1 label matrix.
-    a, b : float or array of shape (m,)
-        Initial a_j >= 0 and b_j > 0 (the seed's experiments: a = 1, b = c for c
-        in :data:`PAPER_C`); the first thresholds are a_j / b_j.
-    lower_bounds, upper_bounds : float or array of shape (m,), optional
-        Keep the thresholds in [lower, upper], e.g. :func:`threshold_bounds`.
-    beta, alpha : float, optional
-        The F-measure (default F1); see :class:`~fmstats.measures.FMeasure`.
-    measure : FMeasure, optional
-        The F-measure as an object; give at most one of ``beta``, ``alpha`` and ``measure``.
-    zero_division : float, default 1
-        F of a label with no positives and no predicted positives (Lewis: 1).
-    return_predictions : bool, default False
-        Keep the sequential 0/1 predictions (a sparse (n, m) array).
-    progress : bool, optional
-        A tqdm bar over instances; ``None``: only in an interactive session.
-
-    Returns
-    -------
-    ThresholdFit
-        ``thresholds`` after the last instance; ``label_f`` the online F of each
-        label (its F over the sequential predictions, without the initial a, b);
-        ``trace`` the macro-average of the online F after each instance.
-
-    Examples
-    --------
-    >>> from fmstats.extreme import make_extreme_spe, ofo
-    >>> spe, Y = make_extreme_spe(400, 50, 8, random_state=0)
-    >>> fit = ofo(spe, Y, 1.0, 2.0)
-    >>> print(f"{fit.macro_f:.4f}")
-    0.5277
-    >>> fit.thresholds[:3].round(3)
-    array([0.317, 0.206, 0.234])
-    """
-    fm = as_fmeasure(measure, beta, alpha)
-    zd = check_zero_division(zero_division)
-    if not isinstance(return_predictions, (bool, np.bool_)):
-        raise InvalidArgumentError(
-            f"`return_predictions` must be True or False; got {describe(return_predictions)}.")
-    stream = _spe_stream(spe)
-    truth = check_label_matrix(Y)
-    n, m = truth.shape
-    a0, b0 = _per_label("a", a, m, False), _per_label("b", b, m, True)
-    ratio = a0 / b0
-    if (ratio > 1).any():
-        j = int(np.flatnonzero(ratio > 1)[0])
-        raise InvalidArgumentError(
-            f"`a` / `b` (the initial thresholds) must lie in [0, 1]; got "
-            f"{num(a0[j])} / {num(b0[j])} for label {j}.")
-    lower = None if lower_bounds is None else check_thresholds("lower_bounds", lower_bounds, m)
-    upper = None if upper_bounds is None else check_thresholds("upper_bounds", upper_bounds, m)
-    if lower is not None and upper is not None and (lower > upper).any():
-        j = int(np.flatnonzero(lower > upper)[0])
-        raise InvalidArgumentError(
-            f"`lower_bounds` must not exceed `upper_bounds`; label {j} has "
-            f"{num(lower[j])} > {num(upper[j])}.")
-
-    state = _OnlineState(a0, b0, lower, upper, fm, zd)
-    trace = np.empty(n)
-    pred_parts, done = [], 0
-    bar = None
-    if progress_enabled(progress):
-        bar = progress_bar(total=n, desc="OFO", unit="inst")
-    try:
-        for chunk in stream:
-            whole = as_spe(chunk, "spe")
-            if whole.shape[1] != m:
-                raise DataError(f"`spe` must have the {m} labels of `Y`; a chunk has "
-                                f"{whole.shape[1]}.")
-            if done + whole.shape[0] > n:
-                raise DataError(f"`spe` has more rows than `Y` ({n}): a chunk of "
-                                f"{whole.shape[0]} rows starts at row {done}.")
-            # sub-chunks bound the temporary event arrays and pace the progress bar
-            for part in ((whole,) if whole.shape[0] <= _OFO_BLOCK
-                         else whole.row_chunks(_OFO_BLOCK)):
-                mat, rows = part.matrix, part.shape[0]
-                t_part = truth[done:done + rows]
-                indptr, label, value, y, inst = _chunk_events(mat, t_part)
-                hit = np.zeros(label.shape[0], dtype=bool)
-                state.step(indptr, label, value, y, state.w_pos * y, range(rows), hit)
-                state.account(label, y, hit, inst, trace[done:done + rows])
-                if return_predictions:
-                    pred_parts.append(mask_entries(mat, _truth_at_entries(
-                        mat, _events_matrix(indptr, label, hit, (rows, m)))))
-                done += rows
-                if bar is not None:
-                    bar.update(rows)
-    finally:
-        if bar is not None:
-            bar.close()
-    if done != n:
-        raise DataError(f"`spe` must have the {n} rows of `Y`; the stream ended after {done}.")
-    trace /= m
-    label_f = np.asarray(_f(state.tp, state.pred, state.pos, fm, zd), dtype=float)
-    preds = (sp.csr_array(sp.vstack(pred_parts, format="csr")) if return_predictions
-             else None)
-    return _fit("ofo", state.theta, label_f, fm, zd, trace=trace, predictions=preds)
-
-
-# rows per block of OFO's vectorised bookkeeping
-_OFO_BLOCK = 8192
-
-
-def _events_matrix(indptr, label, hit, shape) -> sp.csr_array:
-    """The predicted events of a chunk as a 0/1 CSR array."""
-    rows = np.repeat(np.arange(shape[0]), np.diff(indptr))[hit]
-    out = sp.csr_array((np.ones(int(hit.sum())), (rows, label[hit])), shape=shape)
-    out.sum_duplicates()
-    return out

@@ -116,6 +116,14 @@ class MaxentResults(ModelResults):
         """Weights of the fitted likelihood: count weights times any F-maximising weights."""
         return self.training.weights
 
+    @property
+    def supports_weighted_bootstrap(self) -> bool:
+        """Whether a bootstrap replicate is this fit with frequency weights on its own rows
+        (maxent and umaxent fits that keep their design; the fast path of
+        :func:`fmstats.bootstrap`)."""
+        return (type(self) is MaxentResults and self.model in ("maxent", "umaxent")
+                and self.X is not None)
+
     def require_design(self, what: str):
         """Raise the DataError of ``what``, which needs the design this fit does not keep."""
         require_design(what)

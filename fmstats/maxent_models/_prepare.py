@@ -1,7 +1,7 @@
 """The validated design of a maxent-family fit: settings, argument checks, columns, start.
 
 Shared by :mod:`fmstats.maxent_models._maxent` and :mod:`fmstats.maxent_models._fmaxent` (in memory, :func:`prepare`), by
-:mod:`fmstats.maxent_models._outofcore` (the same checks on a Dask DataFrame) and by :mod:`fmstats.svm._models`
+:mod:`fmstats.maxent_models._outofcore` (the same checks on a Dask DataFrame) and by :mod:`fmstats.svm`
 (:func:`model_call`).  Everything here is argument checking and design building; the numerical
 cores live in :mod:`fmstats.glm`, the results in :mod:`fmstats.maxent_models._maxent`.
 """

@@ -10,7 +10,8 @@
 """
 from ._inference import estimate_P, gfm, gfm_threshold, hamming
 from ._independent import independent_P, lewis, meuf, multinomial_rule
-from ._models import BRResults, PCCResults, br, pcc
+from ._fitting import br, pcc
+from ._results import BRResults, PCCResults
 from ._report import evaluate
 
 __all__ = [

@@ -8,8 +8,9 @@ import pandas as pd
 
 from .._utils.validation import check_scalar, describe
 from ..exceptions import InvalidArgumentError
-from ._models import (INFERENCES, PCCResults, MultilabelResults, br_infer, check_frame,
-                     check_inference, check_n_samples, label_matrix, samples_infer)
+from ..formula import check_frame
+from ._checks import INFERENCES, check_inference, check_n_samples, label_matrix
+from ._results import MultilabelResults, PCCResults, br_infer, samples_infer
 
 __all__ = ["evaluate"]
 

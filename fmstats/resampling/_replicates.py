@@ -307,11 +307,9 @@ def as_series(value) -> pd.Series:
 
 
 def _supports_weighted(results) -> bool:
-    from ..maxent_models import MaxentResults
-
-    return (type(results) is MaxentResults and getattr(results, "fweights", None) is None
-            and results.model in ("maxent", "umaxent")
-            and results.X is not None)                 # keep_data=False: refit the frame
+    """Whether the model says its replicates are frequency-weighted refits of its own rows
+    (``supports_weighted_bootstrap``: maxent and umaxent fits that keep their design)."""
+    return bool(getattr(results, "supports_weighted_bootstrap", False))
 
 
 def _label_probabilities(results, frame, type_):

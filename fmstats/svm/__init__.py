@@ -8,8 +8,8 @@
   experiment itself is :func:`fmstats.experiments.thesis_ch8.chapter8`).
 """
 from ._cobyla import SvmObjective, run_nlopt, step_approx, thesis_bounds
-from ._models import (DEFAULT_A, THESIS_A, FsvmResults, WsvmResults, all_negative_objective, fsvm,
-                     wsvm)
+from ._fsvm import DEFAULT_A, THESIS_A, FsvmResults, all_negative_objective, fsvm
+from ._wsvm import WsvmResults, wsvm
 from ._qp import WsvmFit, wsvm_fit
 from ._tuning import (DEFAULT_A_GRID, THESIS_A_GRID, THESIS_C_VALUES, thesis_grid, tune_fsvm,
                       tune_wsvm, with_measure)

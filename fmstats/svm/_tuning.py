@@ -32,7 +32,8 @@ from ..exceptions import ConvergenceWarning, InvalidArgumentError, ResponseError
 from ..model_selection import grid_points
 from ..model_selection import CvTuneResults, cv_tune, with_measure
 from ._data import svm_data
-from ._models import fsvm, wsvm
+from ._fsvm import fsvm
+from ._wsvm import wsvm
 from ._qp import wsvm_grid
 
 __all__ = ["thesis_grid", "THESIS_C_VALUES", "THESIS_A_GRID", "DEFAULT_A_GRID", "with_measure",

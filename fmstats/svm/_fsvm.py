@@ -1,12 +1,5 @@
-"""Formula interface of the SVM family: ``wsvm()`` (weighted SVM) and ``fsvm()`` (F-measure SVM).
-
-``wsvm`` solves the class-weighted soft-margin SVM (thesis (3.1)-(3.3)) exactly
-(:func:`fmstats.svm.wsvm_fit`); ``fsvm`` minimises the F-measure objective (3.6)
-or the misclassification-counting objective (3.4) with NLopt, started from ``wsvm``
-as in chapter 8 (:mod:`fmstats.svm._cobyla`).  Both return frozen results objects that
-speak the package protocol: ``predict``, ``confusion``, ``measure``, ``refit``,
-``summary``, ``tidy`` and pickling.
-"""
+"""The F-measure SVM (thesis (3.6)) and the misclassification-counting SVM (3.4): ``fsvm()``,
+minimised with NLopt (COBYLA by default) from the weighted SVM's solution, and its results."""
 from __future__ import annotations
 
 from functools import cached_property
@@ -16,11 +9,9 @@ import pandas as pd
 
 from .. import measures as _m
 from .._utils.validation import check_choice, check_scalar, describe, warn
-from ..exceptions import (ConvergenceWarning, DegenerateFitWarning, InvalidArgumentError,
-                          ResponseError)
-from .._utils.call import ModelCall, Settings, records_call, refit_changes, weights_label
-from ..results import ModelResults
-from ..results import Section, Summary
+from ..exceptions import (ConvergenceWarning, DegenerateFitWarning, InvalidArgumentError)
+from .._utils.call import records_call, refit_changes, weights_label
+from ..results import Summary
 from ._data import SvmData, svm_data
 from ._cobyla import (
     CONSTRAINED_ALGORITHMS,
@@ -32,10 +23,12 @@ from ._cobyla import (
     run_nlopt,
     thesis_bounds,
 )
-from ._qp import WsvmFit, wsvm_fit
+from ._qp import wsvm_fit
 
-__all__ = ["wsvm", "fsvm", "WsvmResults", "FsvmResults", "DEFAULT_REDUCED_ALGORITHMS",
-           "DEFAULT_A", "THESIS_A", "all_negative_objective"]
+from ._base import SvmResults, check_cost, svm_settings
+
+__all__ = ["fsvm", "FsvmResults", "DEFAULT_REDUCED_ALGORITHMS", "DEFAULT_A", "THESIS_A",
+           "all_negative_objective"]
 
 #: NLopt algorithms alternated by the reduced method's restarts (chosen by benchmark).
 DEFAULT_REDUCED_ALGORITHMS = ("NELDERMEAD", "COBYLA")
@@ -45,344 +38,13 @@ DEFAULT_A = 5.0
 #: The thesis's slope a (section 8.2), the default of ``method="primal"``.
 THESIS_A = 1.0
 
-_PREDICT_TYPES = ("class", "response", "decision", "link")
-
-
-# ----------------------------------------------------------------------------- arguments
-def _check_cost(name, value):
-    return float(check_scalar(name, value, low=0, low_open=True))
-
-
-def _settings(call: ModelCall, **resolved) -> Settings:
-    """The fit's settings: its call's arguments (defaults applied), the F-measure resolved
-    from ``measure``/``beta``/``alpha``, and what the fit resolved on the data."""
-    args = {k: v for k, v in call.resolved().items() if k not in ("beta", "alpha")}
-    return Settings(args, **resolved)
-
-
-# ----------------------------------------------------------------------------- results base
-class _SvmResults(ModelResults):
-    """Shared protocol of the linear SVM results (hyperplane x'w + b = 0)."""
-
-    title = "Linear SVM"
-
-    def __init__(self, *, settings: Settings, call: ModelCall, sd: SvmData, w: np.ndarray,
-                 b: float):
-        fr = sd.frame
-        self.settings = settings
-        self.call = call
-        self.formula = settings["formula"]
-        self.spec = fr.spec
-        self.index = fr.index
-        self.n_input = fr.n_input
-        self.n_dropped = fr.n_dropped
-        self.response_name = fr.response.name
-        self.response_levels = fr.response.levels
-        self.term_names = sd.term_names
-        self.intercept_pos = sd.intercept_pos
-        self.X = sd.X
-        self.y = sd.y
-        self.prior_weights = sd.weights
-        self.w = np.asarray(w, dtype=float)
-        self.b = float(b)
-        self.fmeasure = settings["measure"]
-
-    # ------------------------------------------------------------------ coefficients
-    @cached_property
-    def params(self) -> pd.Series:
-        """b (under the intercept's name) and w, in the order of the design columns."""
-        vals = np.insert(self.w, self.intercept_pos, self.b)
-        return pd.Series(vals, index=pd.Index(self.term_names, name="term"), name="estimate")
-
-    def cov_params(self, cov_type=None):
-        raise InvalidArgumentError(
-            "an SVM has no model-based covariance of its coefficients; use the bootstrap for "
-            "their variability.")
-
-    def tidy(self, level: float = 0.95, cov_type=None) -> pd.DataFrame:
-        """Coefficient table (term, estimate); SVMs have no standard errors."""
-        return pd.DataFrame({"term": self.params.index.to_numpy(),
-                             "estimate": self.params.to_numpy()})
-
-    @property
-    def nobs(self) -> int:
-        return int(self.X.shape[0])
-
-    @property
-    def margin(self) -> float:
-        """Width 2 / ||w|| between the hyperplanes x'w + b = -1 and +1."""
-        nw = float(np.linalg.norm(self.w))
-        return 2.0 / nw if nw > 0 else np.inf
-
-    @cached_property
-    def decision_values(self) -> pd.Series:
-        """x'w + b on the training rows."""
-        return pd.Series(self.X @ self.w + self.b, index=self.index, name="decision")
-
-    # hooks of the score curves (fmstats.results._curves): decision values, rule x'w + b > 0
-    _score_type = "decision"
-
-    def _decision_rule(self):
-        return 0.0, True, "decision value > 0"
-
-    def _truth_weights(self, newdata):
-        if newdata is None:
-            return self.y, self.prior_weights, None
-        return super()._truth_weights(newdata)
-
-    # ------------------------------------------------------------------ prediction
-    def _design(self, newdata, missing="drop"):
-        if newdata is None:
-            return self.X, self.index
-        X, index = self.spec.build(newdata, missing=missing)
-        return np.delete(X, self.intercept_pos, axis=1), index
-
-    def predict(self, newdata: pd.DataFrame | None = None, type: str = "class",
-                missing: str = "drop") -> pd.Series:
-        """Predictions for ``newdata`` (default: the training rows).
-
-        ``type="class"`` gives 0/1 labels (1 where x'w + b > 0); ``"response"`` is the
-        same (an SVM has no probabilities: as kernlab's ``predict``, its response is the
-        class); ``"decision"`` (alias ``"link"``) gives the decision value x'w + b.
-        """
-        check_choice("type", type, _PREDICT_TYPES)
-        check_choice("missing", missing, ("drop", "raise"))
-        X, index = self._design(newdata, missing)
-        f = X @ self.w + self.b
-        if type in ("decision", "link"):
-            return pd.Series(f, index=index, name="decision")
-        return pd.Series((f > 0).astype(np.int64), index=index, name="class")
-
-    def confusion(self, newdata: pd.DataFrame | None = None) -> _m.Confusion:
-        """Confusion counts of the predicted classes (training rows weighted by the prior weights)."""
-        if newdata is None:
-            y, X, w = self.y, self.X, self.prior_weights
-        else:
-            resp, X, _ = self.spec.build_with_response(newdata, missing="drop")
-            if resp.kind != "binary":
-                raise ResponseError(f"the response '{resp.name}' of `newdata` must be two-valued; "
-                                    f"got {resp.kind} values.")
-            y, X, w = resp.y, np.delete(X, self.intercept_pos, axis=1), None
-        return _m.confusion(y, (X @ self.w + self.b > 0).astype(float), sample_weight=w)
-
-    @property
-    def training_f(self) -> float:
-        return self.measure()
-
-    # ------------------------------------------------------------------ reporting
-    def _coef_table(self) -> pd.DataFrame:
-        # estimates only: an SVM has no standard errors (Summary prints the columns present)
-        return pd.DataFrame({"term": [str(t) for t in self.params.index],
-                             "estimate": self.params.to_numpy(dtype=float)})
-
-    def _f_section(self) -> Section:
-        fm = self.fmeasure
-        conf = self.confusion()
-        lines = [f"{fm}; predicted class 1 when x'w + b > 0",
-                 f"  Training F: {conf.f(fm):.4f}   precision: {conf.precision:.4f}   "
-                 f"recall: {conf.recall:.4f}   accuracy: {conf.accuracy:.4f}"]
-        if self.settings.get("weights") is not None:
-            lines.append("  (counts weighted by the prior weights)")
-        return Section("F-measure (training data):", lines + ["Confusion table:"],
-                       table=conf.as_frame())
-
-    def _data_lines(self) -> list:
-        lv = self.response_levels
-        resp = (f"{self.response_name}: '{lv[1]}' is the positive class"
-                if lv is not None and lv != (False, True) else f"{self.response_name}: 0/1 labels")
-        return [("Response", resp), ("Rows used", f"{self.nobs} of {self.n_input}"),
-                ("Positives / negatives", f"{int((self.y == 1).sum())} / "
-                                          f"{int((self.y == 0).sum())}")]
-
-    def _summary(self, fit_lines: list, detail_lines: list) -> Summary:
-        sections = [Section("Fit:", fit_lines), self._f_section(),
-                    Section("Model details:", detail_lines + self._data_lines())]
-        return Summary(title=self.title, call=str(self.call), coef_table=self._coef_table(),
-                       coef_note="(hyperplane x'w + b = 0; b is the unpenalised intercept)",
-                       sections=sections)
-
-
-# ----------------------------------------------------------------------------- wsvm
-class WsvmResults(_SvmResults):
-    """A fitted class-weighted linear SVM (thesis (3.1)-(3.3)).
-
-    Attributes: ``w``, ``b``, ``params``, ``dual_coef`` (alpha per training row),
-    ``support`` (index labels of the support vectors), ``support_vectors``,
-    ``n_support``, ``margin``, ``decision_values``, ``objective``, ``converged``,
-    ``core_fit`` (the :class:`~fmstats.svm.WsvmFit`); methods ``predict``,
-    ``confusion``, ``measure``, ``refit``, ``summary``.
-
-    Built by :func:`wsvm`, not directly.
-
-    Parameters
-    ----------
-    settings : Settings
-        The fit's settings: the call's arguments with the defaults applied, and the
-        F-measure and costs resolved by :func:`wsvm`.
-    call : ModelCall
-        The recorded call of :func:`wsvm` (printed by ``summary()``, rerun by ``refit``).
-    sd : SvmData
-        The checked model frame: design without the intercept, labels, prior weights.
-    fit : WsvmFit
-        The QP solution of :func:`fmstats.svm.wsvm_fit`.
-    """
-
-    title = "Weighted linear soft-margin SVM (class costs C+ and C-)"
-
-    def __init__(self, *, settings, call, sd, fit: WsvmFit):
-        super().__init__(settings=settings, call=call, sd=sd, w=fit.w, b=fit.b)
-        self.core_fit = fit
-        self.C_pos = settings["C_pos"]
-        self.C_neg = settings["C_neg"]
-
-    @property
-    def converged(self) -> bool:
-        return self.core_fit.converged
-
-    @property
-    def objective(self) -> float:
-        return self.core_fit.objective
-
-    @cached_property
-    def dual_coef(self) -> pd.Series:
-        """Dual coefficients alpha_i (0 <= alpha_i <= c_i); w = sum alpha_i y_i x_i."""
-        return pd.Series(self.core_fit.dual, index=self.index, name="alpha")
-
-    @cached_property
-    def support(self) -> pd.Index:
-        """Index labels of the support vectors (alpha_i > 0)."""
-        return self.index[self.core_fit.support]
-
-    @cached_property
-    def support_vectors(self) -> pd.DataFrame:
-        """Design rows (without the intercept) of the support vectors."""
-        names = [t for i, t in enumerate(self.term_names) if i != self.intercept_pos]
-        return pd.DataFrame(self.X[self.core_fit.support], index=self.support, columns=names)
-
-    @cached_property
-    def n_support(self) -> dict:
-        """Support vectors per class and how many are free (0 < alpha < c) or at the bound."""
-        sv = self.core_fit.dual > 0
-        free = self.core_fit.free
-        return {"positive": int((sv & (self.y == 1)).sum()),
-                "negative": int((sv & (self.y == 0)).sum()),
-                "free": int(free.sum()), "at_bound": int((sv & ~free).sum())}
-
-    def refit(self, data: pd.DataFrame, weights=None) -> WsvmResults:
-        """Fit the same model with the same settings to ``data``: the recorded call again.
-
-        Parameters
-        ----------
-        data : pandas.DataFrame
-            The data to fit, with the columns the formula refers to.
-        weights : str or array-like, optional
-            New prior weights; weights recorded by column name are looked up in ``data``,
-            array weights must be re-given.
-
-        Returns
-        -------
-        WsvmResults
-            The new fit.
-        """
-        return self.call.refit(data, **refit_changes(self.call, weights))
-
-    def summary(self) -> Summary:
-        f = self.core_fit
-        ns = self.n_support
-        fit_lines = [
-            ("Class costs", f"C+ = {self.C_pos:.6g} (positives), C- = {self.C_neg:.6g} "
-                            "(negatives)"),
-            ("Solver", f"{f.message}; {'converged' if f.converged else 'DID NOT CONVERGE'}"),
-            ("Objective", f"primal {f.objective:.8g}, dual {f.dual_objective:.8g}"),
-            ("Support vectors", f"{ns['positive'] + ns['negative']} ({ns['positive']} positive, "
-                                f"{ns['negative']} negative; {ns['free']} free, "
-                                f"{ns['at_bound']} at the bound C)"),
-            ("Margin 2/||w||", f"{self.margin:.6g}"),
-            ("Offset b", f"from {f.b_rule}"),
-        ]
-        details = [("Weights", "none (all 1)" if self.settings["weights"] is None else
-                    f"prior weights {self.settings['weights']!r} multiply the costs")]
-        return self._summary(fit_lines, details)
-
-    def __repr__(self) -> str:
-        return (f"<WsvmResults {self.formula!r}, n = {self.nobs}, C+ = {self.C_pos:.4g}, "
-                f"C- = {self.C_neg:.4g}, support vectors = {len(self.support)}>")
-
-
-@records_call
-def wsvm(formula: str, data: pd.DataFrame, weights=None, *, C_pos: float = 1.0,
-         C_neg: float = 1.0, measure=None, beta=None, alpha=None, tol: float = 1e-10,
-         missing: str = "drop", engine: str | None = None, _call=None) -> WsvmResults:
-    """Class-weighted linear soft-margin SVM (thesis (3.1)-(3.3)), solved exactly as a QP.
-
-    Minimises 1/2 w'w + C+ sum_{y=1} xi_i + C- sum_{y=0} xi_i subject to
-    y_i (x_i'w + b) >= 1 - xi_i, xi_i >= 0 (labels coded -1/+1 inside), with a
-    structure-exploiting interior-point method and an active-set polish
-    (:func:`fmstats.svm.wsvm_fit`); b is unpenalised and obtained from the free
-    support vectors (thesis ch. 2).
-
-    Parameters
-    ----------
-    formula : str
-        R-style formula ``"y ~ x1 + C(g)"`` with a two-valued response (0/1, boolean or a
-        two-level factor whose second level is the positive class); the intercept is the
-        SVM's offset b and must not be removed.
-    data : pandas.DataFrame
-        The data the formula refers to.
-    weights : str or array-like, optional
-        Prior weights (column name or array) multiplying the costs.
-    C_pos, C_neg : float, default 1.0
-        Costs of margin violations of positive and negative rows (> 0).  The heuristic
-        (3.3) is C_pos / C_neg = m- / m+.
-    measure : FMeasure, optional
-        The F-measure reported by ``summary()`` and ``measure()`` (default F1); give at
-        most one of ``measure``, ``beta`` and ``alpha``.
-    beta, alpha : float, optional
-        The same F-measure given by its beta or by its weight alpha on precision.
-    tol : float, default 1e-10
-        Relative tolerance of the interior-point method.
-    missing : {"drop", "raise"}, default "drop"
-        As in :func:`fmstats.maxent`: rows with missing values are dropped (with a
-        warning) or raise.
-    engine : str, optional
-        As in :func:`fmstats.maxent`: the formula engine, ``"formulaic"`` (default) or
-        ``"patsy"``.
-
-    Returns
-    -------
-    WsvmResults
-        The fitted SVM.
-
-    Examples
-    --------
-    >>> import fmstats as fm
-    >>> d = fm.datasets.make_thesis_svm_data("A1", random_state=0)
-    >>> fit = fm.wsvm("y ~ x1 + x2", d[d.split == "train"], C_pos=1.0, C_neg=0.5)
-    >>> print(fit.params.round(3).to_string())
-    term
-    Intercept    0.294
-    x1           1.132
-    x2          -0.463
-    """
-    C_pos, C_neg = _check_cost("C_pos", C_pos), _check_cost("C_neg", C_neg)
-    check_scalar("tol", tol, low=0, low_open=True)
-    fm = _m.as_fmeasure(measure, beta=beta, alpha=alpha)
-    sd = svm_data(formula, data, weights, missing, engine)
-    fit = wsvm_fit(sd.X, sd.ypm, C_pos, C_neg, sample_weight=sd.weights, tol=tol)
-    if not fit.converged:
-        warn(f"wsvm: {fit.message}; the hyperplane may be inaccurate. Standardise the "
-             "features or reduce very large costs C_pos/C_neg.", ConvergenceWarning)
-    settings = _settings(_call, weights=weights_label(weights), C_pos=C_pos, C_neg=C_neg,
-                         measure=fm, tol=float(tol))
-    return WsvmResults(settings=settings, call=_call, sd=sd, fit=fit)
-
 
 # ----------------------------------------------------------------------------- fsvm
 def _run_attr(name: str, doc: str) -> property:
     return property(lambda self: getattr(self.nlopt_run, name), doc=doc)
 
 
-class FsvmResults(_SvmResults):
+class FsvmResults(SvmResults):
     """A fitted F-measure maximising (3.6) or misclassification-counting (3.4) linear SVM.
 
     Attributes: ``w``, ``b``, ``params``, ``xi`` (slacks of the solution),
@@ -553,13 +215,13 @@ def _start_point(start, start_C, sd: SvmData):
     """(w, b) to start from and a description."""
     if start is None:
         cp, cn = (sd.m_neg / 10, sd.m_pos / 10) if start_C is None else start_C
-        cp, cn = _check_cost("start_C[0]", cp), _check_cost("start_C[1]", cn)
+        cp, cn = check_cost("start_C[0]", cp), check_cost("start_C[1]", cn)
         fit = wsvm_fit(sd.X, sd.ypm, cp, cn, sample_weight=sd.weights)
         # rounded to ~1e-9 of its scale, so that COBYLA starts from the same bits whatever
         # rounding the QP's BLAS calls did (cobyla.quantise_start)
         return (quantise_start(np.r_[fit.w, fit.b]),
                 f"weighted SVM with C+ = {cp:.6g}, C- = {cn:.6g}")
-    if isinstance(start, _SvmResults):
+    if isinstance(start, SvmResults):
         if start.term_names != sd.term_names:
             raise InvalidArgumentError(
                 "`start` was fitted with other design columns "
@@ -824,11 +486,11 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
                                    f"{describe(start_C)}.")
     sd = svm_data(formula, data, weights, missing, engine)
     if objective == "fmeasure":
-        C = sd.m_pos if C is None else _check_cost("C", C)
+        C = sd.m_pos if C is None else check_cost("C", C)
         C_pos = C_neg = None
     else:
-        C_pos = sd.m_neg / 10 if C_pos is None else _check_cost("C_pos", C_pos)
-        C_neg = sd.m_pos / 10 if C_neg is None else _check_cost("C_neg", C_neg)
+        C_pos = sd.m_neg / 10 if C_pos is None else check_cost("C_pos", C_pos)
+        C_neg = sd.m_pos / 10 if C_neg is None else check_cost("C_neg", C_neg)
         C = None
     problem = SvmObjective(X=sd.X, y=sd.ypm, weight=sd.weights, kind=objective, a=a,
                            alpha=fm.alpha, C=C or 1.0, C_pos=C_pos or 1.0, C_neg=C_neg or 1.0)
@@ -874,9 +536,10 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
                 if method == "primal" else "") + ".", ConvergenceWarning)
     # the arguments with their defaults resolved on this data (the call keeps them as given,
     # so a refit resolves them again on its data)
-    settings = _settings(_call, weights=weights_label(weights), measure=fm, C=C, a=a,
+    settings = svm_settings(_call, weights=weights_label(weights), measure=fm, C=C, a=a,
                          C_pos=C_pos, C_neg=C_neg, algorithm=algorithm, restarts=restarts,
                          degenerate=degenerate, bounds_text=bounds_text, start_info=start_info,
                          degenerate_fit=degenerate_fit)
     return FsvmResults(settings=settings, call=_call, sd=sd, w=wb[:-1], b=wb[-1], xi=xi,
                        run=run, start_wb=wb0)
+
