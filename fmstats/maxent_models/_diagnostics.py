@@ -35,6 +35,11 @@ def influence(results) -> pd.DataFrame:
     * ``cooks_distance`` -- (p / (1 - h))^2 h / (phi k), k the rank (R's ``cooks.distance``).
 
     Rows with zero weight get NaN, as in R.
+
+    Parameters
+    ----------
+    results : MaxentResults
+        A maxent/umaxent fit made in memory (an out-of-core fit keeps no rows).
     """
     _check(results)
     h = results.hat.to_numpy()
@@ -67,6 +72,13 @@ def plot_diagnostics(results, fig=None):
     residuals, scale-location (sqrt|standardised residual| vs linear predictor) and
     standardised Pearson residuals vs leverage with Cook's distance contours at 0.5 and 1.
     The three most extreme rows are labelled by their index in every panel.
+
+    Parameters
+    ----------
+    results : MaxentResults
+        A maxent/umaxent fit made in memory (an out-of-core fit keeps no rows).
+    fig : matplotlib.figure.Figure, optional
+        The figure to draw the 2 x 2 panels on (default: a new 10 x 8 inch figure).
     """
     from ..plotting import pyplot, finish_figure
 

@@ -159,7 +159,22 @@ class FMaxentResults(MaxentResults):
     coefficients of every iterate; ``best_iteration``
     the iterate returned; ``fweights`` the F-maximising weights (mean 1) at that iterate;
     ``bootstrap_results`` the :class:`fmstats.BootstrapResults` behind
-    ``cov_type="bootstrap"`` (else ``None``).
+    ``cov_type="bootstrap"`` (else ``None``).  Built by :func:`fmaxent`.
+
+    Parameters
+    ----------
+    outer : _Outer
+        The outer loop's result: returned coefficients and F-weights, learning curve,
+        coefficient path, best iteration, convergence and the reason it stopped.
+    baseline_coef : ndarray
+        The coefficients of the unweighted start fit.
+    column_var : ndarray, optional
+        Weighted variances of the design columns (for ``std_coef`` and the shrinkage).
+    bootstrap : BootstrapResults, optional
+        The replicates behind ``cov_type="bootstrap"`` (``None`` otherwise).
+    **kwargs
+        The parameters of :class:`MaxentResults`: ``settings``, ``call``, ``frame``,
+        ``aliased``, ``fit``, ``training``.
     """
 
     use_t = False
@@ -228,9 +243,16 @@ class FMaxentResults(MaxentResults):
 
     # ------------------------------------------------------------------ covariance
     def cov_params(self, cov_type: str | None = None) -> pd.DataFrame:
-        """Covariance of the coefficients: ``"bootstrap"`` (replicates of the whole fit; only
-        for a fit made with ``cov_type="bootstrap"``) or the estimators of
-        :meth:`fmstats.MaxentResults.cov_params`, which treat the F-weights as fixed."""
+        """Covariance of the coefficients: bootstrap or the sandwich with fixed F-weights.
+
+        Parameters
+        ----------
+        cov_type : {"HC0", "nonrobust", "HC1", "HC2", "HC3", "bootstrap"}, optional
+            ``"bootstrap"`` (replicates of the whole fit; only for a fit made with
+            ``cov_type="bootstrap"``) or the estimators of
+            :meth:`fmstats.MaxentResults.cov_params`, which treat the F-weights as fixed;
+            default: the one chosen at fit.
+        """
         cov_type = self.cov_type if cov_type is None else cov_type
         if cov_type != "bootstrap":
             return super().cov_params(cov_type)
@@ -246,6 +268,15 @@ class FMaxentResults(MaxentResults):
         return pd.DataFrame(np.atleast_2d(cov), index=names, columns=names)
 
     def se_unusable(self, cov_type: str | None = None) -> str | None:
+        """Why standard errors cannot be used: too few finite bootstrap replicates, or
+        separation without a ridge.
+
+        Parameters
+        ----------
+        cov_type : str, optional
+            The covariance type (default: the one chosen at fit time), as ``cov_params``
+            takes it.
+        """
         cov_type = self.cov_type if cov_type is None else cov_type
         if cov_type == "bootstrap":
             boot = self.bootstrap_results
@@ -271,7 +302,15 @@ class FMaxentResults(MaxentResults):
                                                           | (mu > 1 - SEPARATION_EPS))))
 
     def se_footnotes(self, tidy: pd.DataFrame, cov_type: str) -> list[str]:
-        """Why standard errors print as NA, or that the HC0 ones treat the weights as fixed."""
+        """Why standard errors print as NA, or that the HC0 ones treat the weights as fixed.
+
+        Parameters
+        ----------
+        tidy : DataFrame
+            The coefficient table (``tidy()``) whose standard errors are explained.
+        cov_type : str
+            The covariance type of ``tidy``, as ``cov_params`` takes it.
+        """
         notes = super().se_footnotes(tidy, cov_type)
         if not notes and cov_type != "bootstrap":
             notes.append("Std. errors treat the F-weights as fixed, but the weights depend on "
@@ -292,7 +331,13 @@ class FMaxentResults(MaxentResults):
                 "default weight clipping.")
 
     def cov_label(self, cov_type: str) -> str:
-        """The summary's \"Standard errors\" line (bootstrap or the approximate sandwich)."""
+        """The summary's \"Standard errors\" line (bootstrap or the approximate sandwich).
+
+        Parameters
+        ----------
+        cov_type : str
+            The covariance type, as ``cov_params`` takes it.
+        """
         if cov_type == "bootstrap":
             b = self.bootstrap_results
             return (f"bootstrap: covariance of {b.B} case-resampling replicates of the whole "
@@ -308,6 +353,17 @@ class FMaxentResults(MaxentResults):
         The refit's covariance is ``"HC0"`` for a fit made with ``cov_type="bootstrap"``, so
         that tuning and :func:`fmstats.bootstrap` do not nest bootstraps; pass
         ``cov_type="bootstrap"`` to bootstrap the refit too.
+
+        Parameters
+        ----------
+        data : DataFrame
+            The data to fit to.
+        weights : str or array-like, optional
+            Prior weights for ``data``: needed again when the original ones were an array
+            (default: the original weights column, looked up in ``data``).
+        cov_type : str, optional
+            The refit's covariance type (default: the original one, or ``"HC0"`` in place of
+            ``"bootstrap"``).
         """
         changes = refit_changes(self.call, weights)
         if cov_type is not None:
@@ -332,7 +388,13 @@ class FMaxentResults(MaxentResults):
         return lines
 
     def plot_history(self, ax=None):
-        """The learning curve (thesis Fig. 9.8): target and training F per outer iteration."""
+        """The learning curve (thesis Fig. 9.8): target and training F per outer iteration.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            The axes to draw on (default: a new figure's).
+        """
         from ..plotting import plot_history
 
         return plot_history(self.outer_history, best=self.best_iteration,
@@ -359,6 +421,16 @@ class FMaxentResults(MaxentResults):
         return out
 
     def summary(self, cov_type: str | None = None, level: float = 0.95):
+        """R's ``summary.glm`` layout plus the F-measure and F-maximisation sections.
+
+        Parameters
+        ----------
+        cov_type : str, optional
+            The covariance of the standard errors (default: the one chosen at fit time), as
+            ``cov_params`` takes it.
+        level : float, default 0.95
+            The confidence level of the Wald coefficient intervals.
+        """
         s = super().summary(cov_type=cov_type, level=level)
         s.title = "F-measure maximising maximum entropy model"
         h = self.outer_history
@@ -423,24 +495,39 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=
 
     Parameters
     ----------
-    formula, data, weights : as in :func:`fmstats.maxent` / :func:`fmstats.umaxent`; the
-        response is 0/1 labels, a probability column q, or ``cbind(yes, no)`` votes.  A Dask
-        DataFrame is fitted out of core (:mod:`fmstats.maxent_models._outofcore`): each outer iteration then
+    formula : str
+        As in :func:`fmstats.maxent` / :func:`fmstats.umaxent`: an R-style formula; the
+        response is 0/1 labels, a probability column q, or ``cbind(yes, no)`` votes.
+    data : DataFrame or dask.dataframe.DataFrame
+        As in :func:`fmstats.maxent` / :func:`fmstats.umaxent`.  A Dask DataFrame is fitted
+        out of core (:mod:`fmstats.maxent_models._outofcore`): each outer iteration then
         costs about 3 + (inner IRLS steps) passes over the data.
-    alpha, beta, measure : the F-measure to maximise (one of them; default F1).  ``alpha``
-        is the weight on precision, the thesis's beta; it must lie in (0, 1).
-    method : ``"expected"`` (certain labels: Algorithm 4.1, weights (4.2)), ``"noisy"``
+    weights : str or array-like, optional
+        As in :func:`fmstats.maxent` / :func:`fmstats.umaxent`: prior weights, a column name
+        of ``data`` or an array with one value per row.
+    alpha : float, optional
+        The F-measure to maximise by its weight on precision, the thesis's beta; it must lie
+        in (0, 1).  Give at most one of ``alpha``, ``beta`` and ``measure`` (default F1).
+    beta : float, optional
+        The F-measure to maximise by its beta (positive and finite; default F1).
+    measure : FMeasure, optional
+        The F-measure to maximise as an object (default F1).
+    method : {"expected", "noisy", "plugin"}, optional
+        ``"expected"`` (certain labels: Algorithm 4.1, weights (4.2)), ``"noisy"``
         (probabilistic labels: Algorithm 7.1, weights (6.9)/(7.1)) or ``"plugin"`` (§9.3:
         weights (6.9) with the deterministic F and TP of the predicted classes against q).
         Default: ``"expected"`` for 0/1 labels, ``"noisy"`` otherwise.
-    epsilon : smoothing width of §7.2 (noisy and plug-in methods).  The default 0.01 keeps
+    epsilon : float or None, default 0.01
+        Smoothing width of §7.2 (noisy and plug-in methods).  The default 0.01 keeps
         the weights within p(1-p)F/(0.01 TP) while moving each smoothed count by at most
         0.005 per row; ``None`` uses the raw weights (6.9), which then need ``weight_bounds``.
-    weight_bounds : ``(low, high)`` clipping of the weights, scaled to mean 1 (applied after
+    weight_bounds : "auto", (float, float) or None, default "auto"
+        ``(low, high)`` clipping of the weights, scaled to mean 1 (applied after
         smoothing if both are given); ``None`` for no clipping.  ``"auto"`` (default) is the
         thesis's ``(0.01, 10)`` for the expected-F method and ``None`` for the noisy and
         plug-in methods, whose smoothing (``epsilon``) already bounds every weight.
-    shrinkage : ridge penalty per observation on standardised coefficients: the weighted
+    shrinkage : float, default 1e-4
+        Ridge penalty per observation on standardised coefficients: the weighted
         log-likelihood of every refit is penalised by ``shrinkage * n * var(x_j) * b_j**2 / 2``
         (intercept and constant columns free), so the value does not depend on units.
         Default ``1e-4``.  Why any: the expected F of a logistic model keeps growing along
@@ -456,30 +543,63 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=
         3e-5 still separated on Titanic, larger values (1e-3, 1e-2) cost 0.01-0.03 of held-out
         F on Titanic.  ``benchmarks/bench_fmaxent_defaults.py`` prints the comparison.
         ``shrinkage=0, weight_bounds=(0.01, 10)`` is the thesis's setting.
-    inner : ``"full"`` (a warm-started full weighted fit per outer iteration) or ``"step"``
+    inner : {"full", "step"}, default "full"
+        ``"full"`` (a warm-started full weighted fit per outer iteration) or ``"step"``
         (one IRLS step, the variant of §7.3).
-    max_outer, patience, min_improvement, rel_improvement : stop when the last ``patience``
-        outer iterations improved the best target by at most
-        ``max(min_improvement, rel_improvement * gain since the start)``, or after
-        ``max_outer`` iterations.  ``rel_improvement=0`` runs to an absolute tolerance.
-    select : return the iterate with the best ``"target"`` (default) or the best plug-in
+    max_outer : int, default 100
+        Stop after ``max_outer`` outer iterations if the rule of ``patience`` has not
+        stopped the loop before.
+    patience : int, default 5
+        Stop when the last ``patience`` outer iterations improved the best target by at most
+        ``max(min_improvement, rel_improvement * gain since the start)``.
+    min_improvement : float, default 1e-8
+        The absolute improvement of the stopping rule (see ``patience``).
+    rel_improvement : float, default 0.01
+        The relative improvement of the stopping rule (see ``patience``), in [0, 1).
+        ``rel_improvement=0`` runs to an absolute tolerance.
+    select : {"target", "f"}, default "target"
+        Return the iterate with the best ``"target"`` (default) or the best plug-in
         training F of the predicted classes (``"f"``).
-    penalty : a ridge penalty on the raw (unstandardised) coefficients, added to
+    penalty : float, default 0
+        A ridge penalty on the raw (unstandardised) coefficients, added to
         ``shrinkage``'s, as in :func:`fmstats.maxent`.
-    cov_type : ``"HC0"`` (default) or ``"nonrobust"``/``"HC1"``-``"HC3"``, which treat the
+    cov_type : {"HC0", "nonrobust", "HC1", "HC2", "HC3", "bootstrap"}, default "HC0"
+        ``"HC0"`` (default) or ``"nonrobust"``/``"HC1"``-``"HC3"``, which treat the
         F-weights as fixed: they depend on the estimates, so the model-based covariance is wrong
         and the sandwich is approximate; or ``"bootstrap"``: the covariance of ``B`` case
         bootstrap replicates of the *whole* fit (every replicate reruns the outer loop;
         :func:`fmstats.bootstrap`), the honest choice, about ``B`` times the cost of a fit.
         HC0 is the default because it costs nothing extra.
-    B, random_state, n_jobs, progress : the bootstrap of ``cov_type="bootstrap"`` (replicates,
-        seed, joblib workers, progress bar); unused otherwise.
-    threshold : predicted class 1 when the probability is at least this.
-    Other arguments as in :func:`fmstats.maxent`.
+    B : int, default 200
+        The bootstrap of ``cov_type="bootstrap"``: its number of replicates; unused
+        otherwise.
+    random_state : int or numpy.random.Generator, optional
+        The bootstrap of ``cov_type="bootstrap"``: its seed; unused otherwise.
+    n_jobs : int, optional
+        The bootstrap of ``cov_type="bootstrap"``: its joblib workers; unused otherwise.
+    progress : bool, optional
+        The bootstrap of ``cov_type="bootstrap"``: its progress bar; unused otherwise.
+    threshold : float, default 0.5
+        Predicted class 1 when the probability is at least this.
+    missing : {"drop", "raise"}, default "drop"
+        As in :func:`fmstats.maxent`: rows with missing values are dropped (with a warning)
+        or raise.
+    collinear : {"drop", "raise"}, default "drop"
+        As in :func:`fmstats.maxent`: aliased columns are dropped (NA coefficients, with a
+        warning) or raise.
+    engine : str, optional
+        As in :func:`fmstats.maxent`: the formula engine, ``"formulaic"`` (default) or
+        ``"patsy"``.
+    tol : float, default 1e-8
+        As in :func:`fmstats.maxent`: the IRLS convergence tolerance (relative deviance
+        change) of every weighted fit.
+    max_iter : int, default 25
+        As in :func:`fmstats.maxent`: the IRLS iteration cap of every weighted fit.
 
     Returns
     -------
     FMaxentResults
+        The fitted model.
 
     Examples
     --------
@@ -586,6 +706,24 @@ def sweep(formula: str, data: pd.DataFrame, newdata: pd.DataFrame | None = None,
     DataFrame with columns alpha, beta, model ("baseline"/"fmaxent"), data
     ("train"/"test"), f (F of the predicted classes; fractional counts for probabilistic
     labels), noisy_f (correlated).  Plot it with :func:`fmstats.plotting.plot_sweep`.
+
+    Parameters
+    ----------
+    formula : str
+        As in :func:`fmaxent`: the R-style formula of both models.
+    data : DataFrame
+        The training data (rows ``data="train"`` of the table).
+    newdata : DataFrame, optional
+        Test data with the response (rows ``data="test"``); default: none, training rows
+        only.
+    alphas : sequence of float, optional
+        The grid of F-measure weights alpha, each in (0, 1), e.g. ``[0.25, 0.5]`` (default
+        0.05, 0.10, ..., 0.95).
+    weights : str or array-like, optional
+        Prior weights of both models, as in :func:`fmaxent`.
+    **kwargs
+        Further arguments of :func:`fmaxent`; ``penalty``, ``threshold``, ``missing``,
+        ``collinear`` and ``engine`` also go to the baseline.
 
     Examples
     --------

@@ -71,7 +71,21 @@ class AnovaTable(pd.DataFrame):
 
     Columns ``resid_df``, ``resid_dev``, ``df``, ``deviance``, ``statistic`` (F or Rao score;
     absent for a chi-squared test) and ``p_value``; the first row has NaN where R prints
-    nothing.  ``heading`` holds R's header lines.
+    nothing.  ``heading`` holds R's header lines.  Built by :func:`anova`; the constructor
+    is :class:`pandas.DataFrame`'s.
+
+    Parameters
+    ----------
+    data : ndarray, dict or DataFrame, optional
+        The table's contents, as in :class:`pandas.DataFrame`.
+    index : Index or array-like, optional
+        Row labels, as in :class:`pandas.DataFrame`.
+    columns : Index or array-like, optional
+        Column labels, as in :class:`pandas.DataFrame`.
+    dtype : dtype, optional
+        Data type to force, as in :class:`pandas.DataFrame`.
+    copy : bool, optional
+        Whether to copy the data, as in :class:`pandas.DataFrame`.
     """
 
     _metadata = ["heading"]
@@ -230,11 +244,14 @@ def anova(*models, test: str | None = None, dispersion: float | None = None) -> 
 
     Parameters
     ----------
-    *models : ``maxent``/``umaxent`` results (unpenalised).  F-maximisers are refused: their
+    *models : MaxentResults
+        ``maxent``/``umaxent`` results (unpenalised).  F-maximisers are refused: their
         weights depend on the fit, so their deviance is not a likelihood.
-    test : ``"Chisq"`` (alias ``"LRT"``), ``"F"`` or ``"Rao"``; default ``"Chisq"`` for
+    test : {"Chisq", "LRT", "F", "Rao"}, optional
+        ``"Chisq"`` (alias ``"LRT"``), ``"F"`` or ``"Rao"``; default ``"Chisq"`` for
         binomial fits and ``"F"`` when the dispersion is estimated (quasi fits), as R does.
-    dispersion : the dispersion used in the tests; default that of the largest model.
+    dispersion : float, optional
+        The dispersion used in the tests; default that of the largest model.
 
     Returns
     -------

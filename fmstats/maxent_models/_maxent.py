@@ -125,7 +125,13 @@ class MaxentResults(ModelResults):
                 and self.X is not None)
 
     def require_design(self, what: str):
-        """Raise the DataError of ``what``, which needs the design this fit does not keep."""
+        """Raise the DataError of ``what``, which needs the design this fit does not keep.
+
+        Parameters
+        ----------
+        what : str
+            The call that needs the design matrix, named in the error message.
+        """
         require_design(what)
 
     # ------------------------------------------------------------------ basic quantities
@@ -252,7 +258,13 @@ class MaxentResults(ModelResults):
         return pd.Series(self.training.hat(self.core_fit), index=self.index, name="hat")
 
     def resid(self, type: str = "deviance") -> pd.Series:
-        """Residuals on the training rows: deviance, pearson, response or working."""
+        """Residuals on the training rows: deviance, pearson, response or working.
+
+        Parameters
+        ----------
+        type : {"deviance", "pearson", "response", "working"}, default "deviance"
+            The kind of residual.
+        """
         return pd.Series(self.training.resid(self.core_fit, type), index=self.index,
                          name=f"resid_{type}")
 
@@ -264,14 +276,27 @@ class MaxentResults(ModelResults):
         return influence(self)
 
     def plot_diagnostics(self, fig=None):
-        """R's four diagnostic panels; see :func:`fmstats.maxent_models.plot_diagnostics`."""
+        """R's four diagnostic panels; see :func:`fmstats.maxent_models.plot_diagnostics`.
+
+        Parameters
+        ----------
+        fig : matplotlib.figure.Figure, optional
+            The figure to draw the 2 x 2 panels on (default: a new figure).
+        """
         from ._diagnostics import plot_diagnostics
 
         return plot_diagnostics(self, fig=fig)
 
     # ------------------------------------------------------------------ covariance
     def se_unusable(self, cov_type: str | None = None) -> str | None:
-        """Why standard errors cannot be used: fitted probabilities of 0 or 1 (separation)."""
+        """Why standard errors cannot be used: fitted probabilities of 0 or 1 (separation).
+
+        Parameters
+        ----------
+        cov_type : str, optional
+            The covariance type (default: the one chosen at fit time), as ``cov_params``
+            takes it.
+        """
         if self.separated:
             return ("fitted probabilities numerically 0 or 1 occurred (separation): the "
                     "coefficients run towards infinity and their standard errors are meaningless")
@@ -280,8 +305,11 @@ class MaxentResults(ModelResults):
     def cov_params(self, cov_type: str | None = None) -> pd.DataFrame:
         """Covariance of the (non-aliased) coefficients.
 
-        ``cov_type``: ``"nonrobust"`` (model-based, times the dispersion) or the
-        sandwich estimators ``"HC0"``–``"HC3"``; default: the one chosen at fit.
+        Parameters
+        ----------
+        cov_type : {"nonrobust", "HC0", "HC1", "HC2", "HC3"}, optional
+            ``"nonrobust"`` (model-based, times the dispersion) or the sandwich estimators
+            ``"HC0"``–``"HC3"``; default: the one chosen at fit.
         """
         cov_type = self.cov_type if cov_type is None else cov_type
         check_choice("cov_type", cov_type, COV_TYPES)
@@ -304,6 +332,27 @@ class MaxentResults(ModelResults):
         use (``cov_type``; quasi fits include the dispersion), on the response scale by the
         delta method.  ``interval="confidence"`` adds ``conf_low``/``conf_high`` at ``level``,
         computed on the link scale and transformed (so always within [0, 1]).
+
+        Parameters
+        ----------
+        newdata : DataFrame or dask.dataframe.DataFrame, optional
+            The rows to predict (default: the training rows).  A Dask DataFrame gives a lazy
+            dask Series (out-of-core fits).
+        type : {"response", "link", "class"}, default "response"
+            Probabilities of the positive class, the log-odds, or 0/1 labels.
+        threshold : float, optional
+            For ``type="class"``: the probability at or above which the class is 1 (default:
+            the fit's threshold).
+        missing : {"drop", "raise"}, default "drop"
+            Rows of ``newdata`` with missing values are dropped with a warning, or raise.
+        se_fit : bool, default False
+            Return a DataFrame with columns ``fit`` and ``se_fit`` (see above); not for
+            ``type="class"``.
+        interval : {"confidence"}, optional
+            ``"confidence"`` adds the columns ``conf_low``/``conf_high`` (see above); not for
+            ``type="class"``.
+        level : float, default 0.95
+            The confidence level of ``interval``.
         """
         lazy = self.training.lazy_predict(self, newdata, type, threshold, missing, se_fit,
                                           interval)
@@ -346,6 +395,14 @@ class MaxentResults(ModelResults):
         On the training rows the counts are weighted by the model's weights (prior
         weights times trials); probabilistic labels count fractionally (q for
         positives, 1 - q for negatives).  Returns a :class:`fmstats.measures.Confusion`.
+
+        Parameters
+        ----------
+        newdata : DataFrame, optional
+            Rows with the response (default: the training rows).
+        threshold : float, optional
+            The probability at or above which the predicted class is 1 (default: the fit's
+            threshold).
         """
         cells = self.training.cells(self, newdata, threshold)
         if cells is not None:
@@ -357,7 +414,22 @@ class MaxentResults(ModelResults):
 
     def noisy_f(self, newdata: pd.DataFrame | None = None, measure=None, *, beta=None,
                 alpha=None, dependence: str | None = None) -> float:
-        """Noisy F-measure (thesis §6.1) of the fitted probabilities against the labels."""
+        """Noisy F-measure (thesis §6.1) of the fitted probabilities against the labels.
+
+        Parameters
+        ----------
+        newdata : DataFrame, optional
+            Rows with the response (default: the training rows, weighted by the count
+            weights).
+        measure : FMeasure, optional
+            The F-measure (default: the fit's own); give at most one of ``measure``,
+            ``beta`` and ``alpha``.
+        beta, alpha : float, optional
+            The F-measure by its beta, or by its weight on precision alpha.
+        dependence : {"correlated", "independent"}, optional
+            The noisy counts (see :func:`fmstats.measures.noisy_confusion`); default: the
+            fit's own (``"correlated"`` unless ``umaxent`` was given another).
+        """
         fm = self.resolve_measure(measure, beta, alpha)
         dep = self.settings["dependence"] if dependence is None else dependence
         cells = self.training.cells(self, newdata, None)
@@ -373,6 +445,19 @@ class MaxentResults(ModelResults):
         """F of the predicted classes on B label vectors drawn from q (thesis §9.2).
 
         See :func:`fmstats.resample_f`.
+
+        Parameters
+        ----------
+        newdata : DataFrame, optional
+            As in :func:`fmstats.resample_f`: data with the response column (default: the
+            training rows).
+        B : int, default 1000
+            Number of label vectors drawn.
+        random_state : int or numpy.random.Generator, optional
+            Seed or generator of the draws.
+        **kwargs
+            Further arguments of :func:`fmstats.resample_f`: ``measure``, ``beta``,
+            ``alpha``, ``threshold``, ``max_cells``.
         """
         self.training.check_resample(newdata)
         from ._qresample import resample_f
@@ -384,26 +469,63 @@ class MaxentResults(ModelResults):
 
         A weights column given by name is looked up in ``data``; weights given as
         an array must be passed again (they belong to the old rows).
+
+        Parameters
+        ----------
+        data : DataFrame
+            The data to fit to.
+        weights : str or array-like, optional
+            Prior weights for ``data``: needed again when the original ones were an array
+            (default: the original weights column, looked up in ``data``).
         """
         return self.call.refit(data, **refit_changes(self.call, weights))
 
     def to_statsmodels(self, cov_type: str | None = None):
-        """This model refitted by statsmodels' GLM; see :func:`fmstats.to_statsmodels`."""
+        """This model refitted by statsmodels' GLM; see :func:`fmstats.to_statsmodels`.
+
+        Parameters
+        ----------
+        cov_type : str, optional
+            ``"nonrobust"`` or ``"HC0"``–``"HC3"``; default: the fit's own ``cov_type``.
+        """
         from ._interop import to_statsmodels
 
         return to_statsmodels(self, cov_type)
 
     # ------------------------------------------------------------------ reporting
     def summary(self, cov_type: str | None = None, level: float = 0.95) -> Summary:
-        """R's ``summary.glm`` layout plus an F-measure section."""
+        """R's ``summary.glm`` layout plus an F-measure section.
+
+        Parameters
+        ----------
+        cov_type : str, optional
+            The covariance of the standard errors (default: the one chosen at fit time), as
+            ``cov_params`` takes it.
+        level : float, default 0.95
+            The confidence level of the Wald coefficient intervals.
+        """
         return maxent_summary(self, cov_type=cov_type, level=level)
 
     def cov_label(self, cov_type: str) -> str:
-        """The summary's "Standard errors" line for ``cov_type``."""
+        """The summary's "Standard errors" line for ``cov_type``.
+
+        Parameters
+        ----------
+        cov_type : str
+            The covariance type, as ``cov_params`` takes it.
+        """
         return cov_label(self, cov_type)
 
     def se_footnotes(self, tidy: pd.DataFrame, cov_type: str) -> list[str]:
-        """Why standard errors print as NA, and what to do (none when they are usable)."""
+        """Why standard errors print as NA, and what to do (none when they are usable).
+
+        Parameters
+        ----------
+        tidy : DataFrame
+            The coefficient table (``tidy()``) whose standard errors are explained.
+        cov_type : str
+            The covariance type of ``tidy``, as ``cov_params`` takes it.
+        """
         return se_footnotes(self, tidy, cov_type)
 
     def se_advice(self) -> str:
@@ -450,26 +572,45 @@ def maxent(formula: str, data: pd.DataFrame, weights=None, *, penalty: float = 0
 
     Parameters
     ----------
-    formula : ``"y ~ x1 + C(g) * x2"``; the response is 0/1, boolean, a two-level
-        factor (the second level is the positive class, as in R) or
-        ``cbind(yes, no)`` counts.
-    data : DataFrame, or a Dask DataFrame: then the fit runs out of core, chunk by chunk,
-        with the same results (see :mod:`fmstats.maxent_models._outofcore`; ``weights`` must be a column).
-    weights : prior weights: a column name of ``data`` or an array with one value
-        per row of ``data``; non-negative and finite.
-    penalty : ridge penalty on the non-intercept coefficients (helps under separation).
-    cov_type : ``"nonrobust"`` (model-based) or sandwich ``"HC0"`` to ``"HC3"``.
-    threshold : probability at or above which the predicted class is 1.
-    measure, beta, alpha : the F-measure reported in the summary (default F1).
-    missing : ``"drop"`` rows with missing values (with a warning) or ``"raise"``.
-    collinear : ``"drop"`` aliased columns (NA coefficients, with a warning) or ``"raise"``.
-    engine : formula engine, ``"formulaic"`` (default) or ``"patsy"``.
-    tol, max_iter : IRLS convergence tolerance (relative deviance change) and iteration cap.
-    start : starting coefficients (warm start).
-    keep_data : keep the design matrix X in the results (default).  ``False`` stores every
+    formula : str
+        R-style formula ``"y ~ x1 + C(g) * x2"``; the response is 0/1, boolean, a two-level
+        factor (the second level is the positive class, as in R) or ``cbind(yes, no)`` counts.
+    data : DataFrame or dask.dataframe.DataFrame
+        The data.  A Dask DataFrame is fitted out of core, chunk by chunk, with the same
+        results (see :mod:`fmstats.maxent_models._outofcore`; ``weights`` must then be a
+        column).
+    weights : str or array-like, optional
+        Prior weights: a column name of ``data`` or an array with one value per row of
+        ``data``; non-negative and finite.
+    penalty : float, default 0
+        Ridge penalty on the non-intercept coefficients (helps under separation).
+    cov_type : {"nonrobust", "HC0", "HC1", "HC2", "HC3"}, default "nonrobust"
+        ``"nonrobust"`` (model-based) or the sandwich estimators ``"HC0"`` to ``"HC3"``.
+    threshold : float, default 0.5
+        Probability at or above which the predicted class is 1.
+    measure : FMeasure, optional
+        The F-measure reported in the summary (default F1); give at most one of
+        ``measure``, ``beta`` and ``alpha``.
+    beta, alpha : float, optional
+        The F-measure reported in the summary given by its beta, or by its weight on
+        precision alpha (default F1).
+    missing : {"drop", "raise"}, default "drop"
+        ``"drop"`` rows with missing values (with a warning) or ``"raise"``.
+    collinear : {"drop", "raise"}, default "drop"
+        ``"drop"`` aliased columns (NA coefficients, with a warning) or ``"raise"``.
+    engine : str, optional
+        Formula engine, ``"formulaic"`` (default) or ``"patsy"``.
+    tol : float, default 1e-8
+        IRLS convergence tolerance (relative deviance change).
+    max_iter : int, default 25
+        IRLS iteration cap.
+    start : array-like, optional
+        Starting coefficients (warm start).
+    keep_data : bool, default True
+        Keep the design matrix X in the results (default).  ``False`` stores every
         covariance type and the hat values instead, so the results still summarise, predict
-        and score new data and refit, at a fraction of the memory (n = 2e6, p = 50: X alone is
-        763 MiB); profile intervals, ``anova`` and the fast bootstrap then need a refit.
+        and score new data and refit, at a fraction of the memory (n = 2e6, p = 50: X alone
+        is 763 MiB); profile intervals, ``anova`` and the fast bootstrap then need a refit.
 
     Examples
     --------
@@ -504,10 +645,49 @@ def umaxent(formula: str, data: pd.DataFrame, weights=None, *, dispersion="pears
     probability column, ``cbind(yes, no)`` annotator votes (q = yes/(yes+no),
     weighted by the number of votes), or 0/1 labels.
 
-    ``dispersion="pearson"`` (default) estimates the dispersion like R's
-    quasibinomial; a number fixes it (1 gives binomial-style standard errors).
-    ``dependence`` selects the noisy F-measure reported in the summary.
-    Other arguments as in :func:`maxent`.
+    Parameters
+    ----------
+    formula : str
+        As in :func:`maxent`: an R-style formula ``"q ~ x1 + C(g) * x2"``; the response is a
+        probability column, ``cbind(yes, no)`` annotator votes or 0/1 labels.
+    data : DataFrame or dask.dataframe.DataFrame
+        As in :func:`maxent`: the data; a Dask DataFrame is fitted out of core.
+    weights : str or array-like, optional
+        As in :func:`maxent`: prior weights, a column name of ``data`` or an array with one
+        value per row; non-negative and finite.
+    dispersion : "pearson" or float, default "pearson"
+        ``"pearson"`` (default) estimates the dispersion like R's quasibinomial; a number
+        fixes it (1 gives binomial-style standard errors).
+    penalty : float, default 0
+        As in :func:`maxent`: ridge penalty on the non-intercept coefficients.
+    cov_type : {"nonrobust", "HC0", "HC1", "HC2", "HC3"}, default "nonrobust"
+        As in :func:`maxent`: model-based or a sandwich estimator.
+    threshold : float, default 0.5
+        As in :func:`maxent`: probability at or above which the predicted class is 1.
+    measure : FMeasure, optional
+        As in :func:`maxent`: the F-measure reported in the summary (default F1); give at
+        most one of ``measure``, ``beta`` and ``alpha``.
+    beta, alpha : float, optional
+        As in :func:`maxent`: the F-measure by its beta or its weight on precision alpha.
+    dependence : {"correlated", "independent"}, default "correlated"
+        Selects the noisy F-measure reported in the summary (see
+        :func:`fmstats.measures.noisy_confusion`).
+    missing : {"drop", "raise"}, default "drop"
+        As in :func:`maxent`: rows with missing values are dropped (with a warning) or raise.
+    collinear : {"drop", "raise"}, default "drop"
+        As in :func:`maxent`: aliased columns are dropped (NA coefficients, with a warning)
+        or raise.
+    engine : str, optional
+        As in :func:`maxent`: the formula engine, ``"formulaic"`` (default) or ``"patsy"``.
+    tol : float, default 1e-8
+        As in :func:`maxent`: IRLS convergence tolerance (relative deviance change).
+    max_iter : int, default 25
+        As in :func:`maxent`: IRLS iteration cap.
+    start : array-like, optional
+        As in :func:`maxent`: starting coefficients (warm start).
+    keep_data : bool, default True
+        As in :func:`maxent`: keep the design matrix X in the results; ``False`` keeps the
+        covariances and hat values instead, at a fraction of the memory.
 
     Examples
     --------

@@ -23,7 +23,23 @@ __all__ = ["ResampledF", "resample_f"]
 
 @dataclass(frozen=True)
 class ResampledF(Persistable):
-    """F of fixed predictions on B label vectors drawn from q."""
+    """F of fixed predictions on B label vectors drawn from q.
+
+    Built by :func:`resample_f` (and :meth:`fmstats.MaxentResults.resample_f`).
+
+    Parameters
+    ----------
+    values : ndarray
+        The F of the predicted classes on each of the B label draws.
+    measure : FMeasure
+        The F-measure of ``values``.
+    B : int
+        The number of label vectors drawn.
+    random_state : object
+        The seed or generator the draws were made with, as given.
+    n : int
+        The number of rows (labels per draw).
+    """
 
     values: np.ndarray
     measure: _m.FMeasure
@@ -33,13 +49,22 @@ class ResampledF(Persistable):
 
     @property
     def mean(self) -> float:
+        """Mean of the resampled F."""
         return float(np.mean(self.values))
 
     @property
     def std(self) -> float:
+        """Standard deviation (ddof = 1) of the resampled F."""
         return float(np.std(self.values, ddof=1))
 
     def quantiles(self, probs=(0.025, 0.5, 0.975)) -> pd.Series:
+        """Quantiles of the resampled F, labelled in percent.
+
+        Parameters
+        ----------
+        probs : sequence of float, default (0.025, 0.5, 0.975)
+            The probabilities of the quantiles, in [0, 1].
+        """
         return pd.Series(np.quantile(self.values, probs), index=[f"{100 * p:g}%" for p in probs])
 
     def summary(self) -> pd.Series:
@@ -54,7 +79,13 @@ class ResampledF(Persistable):
                 f"of n = {self.n} rows>")
 
     def plot(self, ax=None):
-        """Histogram of the resampled F with its mean."""
+        """Histogram of the resampled F with its mean.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            The axes to draw on (default: a new figure's).
+        """
         from ..plotting import new_axes, finish_figure
 
         fig, ax = new_axes(ax)
@@ -75,15 +106,26 @@ def resample_f(results, newdata: pd.DataFrame | None = None, *, B: int = 1000,
 
     Parameters
     ----------
-    results : a fitted maxent, umaxent or fmaxent model.
-    newdata : data with the response column (q, 0/1 labels or ``cbind`` votes); default
-        the training rows (weighted by the prior weights).
-    B : number of label vectors drawn, each Y_i ~ Bernoulli(q_i) independently.
-    random_state : seed or numpy Generator (results are reproducible with the same seed).
-    measure, beta, alpha : the F-measure (default: the model's).
-    threshold : class threshold (default: the model's).
-    max_cells : draws are made in chunks of at most this many B x n cells (an integer of at
-        least n: one label vector).
+    results : MaxentResults
+        A fitted maxent, umaxent or fmaxent model.
+    newdata : DataFrame, optional
+        Data with the response column (q, 0/1 labels or ``cbind`` votes); default the
+        training rows (weighted by the prior weights).
+    B : int, default 1000
+        Number of label vectors drawn, each Y_i ~ Bernoulli(q_i) independently.
+    random_state : int or numpy.random.Generator, optional
+        Seed or numpy Generator (results are reproducible with the same seed).
+    measure : FMeasure, optional
+        The F-measure (default: the model's); give at most one of ``measure``, ``beta`` and
+        ``alpha``.
+    beta, alpha : float, optional
+        The F-measure by its beta, or by its weight on precision alpha (default: the
+        model's).
+    threshold : float, optional
+        Class threshold (default: the model's).
+    max_cells : int, default 10_000_000
+        Draws are made in chunks of at most this many B x n cells (an integer of at least n:
+        one label vector).
 
     Examples
     --------
