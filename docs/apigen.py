@@ -22,7 +22,9 @@ def public_modules(package: str = PACKAGE) -> list[str]:
     root = importlib.import_module(package)
     names = [package]
     for info in pkgutil.walk_packages(root.__path__, package + "."):
-        if not any(part.startswith("_") for part in info.name.split(".")):
+        parts = info.name.split(".")
+        # private modules and the papers' experiments (not the modelling API) get no pages
+        if not any(part.startswith("_") for part in parts) and "experiments" not in parts:
             names.append(info.name)
     # shortest paths first: an object is documented where the fewest dots reach it
     return sorted(names, key=lambda n: (n.count("."), n))
