@@ -10,7 +10,7 @@ import pandas as pd
 from .. import measures as _m
 from .._utils.validation import check_choice, check_scalar, describe, warn
 from ..exceptions import (ConvergenceWarning, DegenerateFitWarning, InvalidArgumentError)
-from .._utils.call import records_call, refit_changes, weights_label
+from .._utils.call import records_call, weights_label
 from ..results import Summary
 from ._data import SvmData, svm_data
 from ._cobyla import (
@@ -140,28 +140,6 @@ class FsvmResults(SvmResults):
                      f"{self.message.split(':')[0]}", fontsize="small")
         ax.legend(fontsize="small")
         return finish_figure(fig)
-
-    def refit(self, data: pd.DataFrame, weights=None) -> FsvmResults:
-        """Fit the same model with the same settings to ``data``: the recorded call again.
-
-        Defaults that depend on the data (C = m+, the costs of the start and of the
-        counting objective) are recomputed on ``data``, and the start is the weighted SVM
-        on ``data`` (as in the thesis's cross-validation); array weights must be re-given.
-
-        Parameters
-        ----------
-        data : pandas.DataFrame
-            The data to fit, with the columns the formula refers to.
-        weights : str or array-like, optional
-            New prior weights; weights recorded by column name are looked up in ``data``,
-            array weights must be re-given.
-
-        Returns
-        -------
-        FsvmResults
-            The new fit.
-        """
-        return self.call.refit(data, **refit_changes(self.call, weights))
 
     def summary(self) -> Summary:
         s, r = self.settings, self.nlopt_run

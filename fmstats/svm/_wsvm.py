@@ -9,7 +9,7 @@ import pandas as pd
 from .. import measures as _m
 from .._utils.validation import check_scalar, warn
 from ..exceptions import (ConvergenceWarning)
-from .._utils.call import records_call, refit_changes, weights_label
+from .._utils.call import records_call, weights_label
 from ..results import Summary
 from ._data import svm_data
 from ._qp import WsvmFit, wsvm_fit
@@ -84,24 +84,6 @@ class WsvmResults(SvmResults):
         return {"positive": int((sv & (self.y == 1)).sum()),
                 "negative": int((sv & (self.y == 0)).sum()),
                 "free": int(free.sum()), "at_bound": int((sv & ~free).sum())}
-
-    def refit(self, data: pd.DataFrame, weights=None) -> WsvmResults:
-        """Fit the same model with the same settings to ``data``: the recorded call again.
-
-        Parameters
-        ----------
-        data : pandas.DataFrame
-            The data to fit, with the columns the formula refers to.
-        weights : str or array-like, optional
-            New prior weights; weights recorded by column name are looked up in ``data``,
-            array weights must be re-given.
-
-        Returns
-        -------
-        WsvmResults
-            The new fit.
-        """
-        return self.call.refit(data, **refit_changes(self.call, weights))
 
     def summary(self) -> Summary:
         f = self.core_fit
