@@ -8,8 +8,11 @@ yeast_table1` -- the function vignette 05 calls, so its prose is checked here as
 Tolerances are the run-to-run spread of the protocol, measured by
 ``tests/reference/seed000_spread.py`` (output in ``seed000_spread.out``): the paper's table
 is one run (its own CV folds and its own 200 chain samples per gene), fmstats' another.
-The macro-F of the F-tailored rows is outside that spread; ``test_macro_f_gap_*`` pin down
-what is and is not behind it (``seed000_macro_f_experiment.py``).
+The macro-F of PCC's F-tailored rows is outside that spread (strict xfail against the
+paper); ``test_macro_f_gap_*`` pin down what is and is not behind it
+(``seed000_macro_f_experiment.py``).  Every expected number is the paper's, or computed
+by scikit-learn (``f1_score``); the numbers of vignette 05's prose are checked against
+fmstats' run only as prose (``_claims``).
 """
 from __future__ import annotations
 
@@ -67,14 +70,19 @@ def test_table1_cell(table, model, inference, col):
         <= TOL[col]
 
 
-def test_pcc_macro_f_gap_is_what_the_vignette_says(table):
-    """The four remaining cells: fmstats' PCC macro-F with F-tailored inference is above the
-    paper by more than 4 run-to-run sd.  Asserted as the measured interval (0.03-0.045
-    above; five-run mean 0.033-0.036 above) so that a change is noticed and vignette 05's
-    explanation revisited; the explanation itself is tested by test_macro_f_gap_*."""
-    for _, inf, col in PCC_MACRO_GAP:
-        gap = table.loc[("PCC", inf), col] - PAPER.loc[("PCC", inf), col]
-        assert 0.03 <= gap <= 0.045, inf
+@pytest.mark.xfail(strict=True, reason=(
+    "not reproduced with fmstats' default per-label CV penalties: PCC's macro-F with "
+    "F-tailored inference is 0.03-0.045 above the paper's (0.4034, 0.4039, 0.4030, 0.4034), "
+    "more than 4 run-to-run sd; test_macro_f_gap_is_the_ridge_penalty shows the paper's "
+    "values are bracketed by a common penalty of 0.1-0.3"))
+@pytest.mark.parametrize("model, inference, col", PCC_MACRO_GAP,
+                         ids=["-".join(c) for c in PCC_MACRO_GAP])
+def test_table1_pcc_macro_f_cell(table, model, inference, col):
+    """The four remaining cells, against the paper's table with the same tolerance as the
+    other 28 (strict xfail: if fmstats comes to reproduce them, this fails and the vignette's
+    explanation must be revisited)."""
+    assert abs(table.loc[(model, inference), col] - PAPER.loc[(model, inference), col]) \
+        <= TOL[col]
 
 
 # ------------------------------------------------------------------ the macro-F gap
@@ -149,10 +157,16 @@ def test_vignette_05_claims(fits, table):
     from fmstats.datasets import load_yeast, yeast_label_names
 
     diff = table.loc[ROWS, COLS] - PAPER[COLS]
-    gain = {m: table.loc[(m, "hamming"), "instance_f"] for m in ("PCC", "BR")}
-    for model, inf in table.index:
-        if inf != "hamming":        # "improves ... over the Hamming rule by about 0.04"
-            assert 0.035 <= table.loc[(model, inf), "instance_f"] - gain[model] <= 0.05
+    # "improves ... over the Hamming rule by about 0.04": the paper's own gains in instance-F
+    # (0.032-0.049) and ours, row by row.  Tolerance 2 TOL: the run-to-run sd of a difference
+    # of two cells is at most the sum of their sds (<= 2 x the largest), and TOL is 4 x the
+    # largest sd of one cell.  (Measured: PCC rows 0.011-0.012 above the paper's gain, BR
+    # rows 0.004 below.)
+    for model, inf in F_TAILORED:
+        ours = table.loc[(model, inf), "instance_f"] - table.loc[(model, "hamming"), "instance_f"]
+        paper = PAPER.loc[(model, inf), "instance_f"] - PAPER.loc[(model, "hamming"), "instance_f"]
+        assert 0.03 <= paper <= 0.05                      # "about 0.04" holds in the paper
+        assert abs(ours - paper) <= 2 * TOL["instance_f"], (model, inf)
     assert diff.instance_f.abs().max() <= 0.01              # "within about 0.01"
     assert diff[["micro_f", "hamming_loss"]].abs().to_numpy().max() <= 0.006
     for model in ("PCC", "BR"):                             # Hamming rule: lowest Hamming loss
