@@ -30,25 +30,20 @@ creeping towards the F of hard predictions as the coefficients grow without boun
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
 from .. import measures as _m
 from .._utils.validation import check_choice, check_scalar, warn
 from ..exceptions import (ConvergenceWarning, InvalidArgumentError, ResponseError,
                          SeparationWarning)
-from .._utils.call import records_call, refit_changes
+from .._utils.call import records_call
 from ._fitdata import is_out_of_core, prepare
 from ..glm.fweights import (expected_f_weights, noisy_f_weights, smoothed_noisy_counts,
                            standardised_ridge)
-from ..glm.irls import SEPARATION_EPS
-from ._maxent import MaxentResults
-from ..results import Section
+from ._fresults import DEFAULT_SHRINKAGE, FMaxentResults, Outer
 
 __all__ = [
     "fmaxent",
@@ -67,30 +62,15 @@ __all__ = [
 DEFAULT_EPSILON = 0.01
 #: Default clipping of the expected-F weights (mean 1): the thesis's own setting (appendix code).
 DEFAULT_WEIGHT_BOUNDS = (0.01, 10.0)
-#: Default shrinkage: ridge per observation on standardised coefficients; see :func:`fmaxent`.
-DEFAULT_SHRINKAGE = 1e-4
 #: Default number of bootstrap replicates for ``cov_type="bootstrap"``.
 DEFAULT_BOOT_B = 200
-COV_TYPES_F = ("HC0", "HC1", "HC2", "HC3", "nonrobust", "bootstrap")
+COV_TYPES_F = ("reweighted", "HC0", "HC1", "HC2", "HC3", "nonrobust", "bootstrap")
 METHODS = ("expected", "noisy", "plugin")
 INNER = ("full", "step")
 
 
-# ----------------------------------------------------------------------------- the outer loop
-
-@dataclass(frozen=True)
-class _Outer:
-    coef: np.ndarray
-    fweights: np.ndarray
-    history: pd.DataFrame
-    coef_path: np.ndarray
-    best_iteration: int
-    converged: bool
-    reason: str
-
-
 def _outer_loop(data, start, *, alpha, method, epsilon, bounds, inner, max_outer, patience,
-                min_improvement, rel_improvement, select, penalty, tol, max_iter) -> _Outer:
+                min_improvement, rel_improvement, select, penalty, tol, max_iter) -> Outer:
     """Algorithms 4.1 / 7.1 on ``data``, a row source (:mod:`fmstats.glm.rowsource`)."""
     coef = start
     rows = []
@@ -144,320 +124,8 @@ def _outer_loop(data, start, *, alpha, method, epsilon, bounds, inner, max_outer
         fw_prev = fw
         w_range = data.weight_range(fw)
     history = pd.DataFrame(rows)
-    return _Outer(coef=best[2], fweights=best[3], history=history, coef_path=np.array(path),
+    return Outer(coef=best[2], fweights=best[3], history=history, coef_path=np.array(path),
                   best_iteration=best[1], converged=converged, reason=reason)
-
-
-# ----------------------------------------------------------------------------- results
-
-class FMaxentResults(MaxentResults):
-    """A fitted F-measure maximising maxent model (:func:`fmaxent`).
-
-    Shares the maxent API (``params``, ``tidy()``, ``summary()``, ``predict()``,
-    ``conf_int()``, pickling).  ``history`` is the outer loop's learning curve: the
-    target, training F, noisy F and log-likelihood per iteration; ``coef_path`` the
-    coefficients of every iterate; ``best_iteration``
-    the iterate returned; ``fweights`` the F-maximising weights (mean 1) at that iterate;
-    ``bootstrap_results`` the :class:`fmstats.BootstrapResults` behind
-    ``cov_type="bootstrap"`` (else ``None``).  Built by :func:`fmaxent`.
-
-    Parameters
-    ----------
-    outer : _Outer
-        The outer loop's result: returned coefficients and F-weights, learning curve,
-        coefficient path, best iteration, convergence and the reason it stopped.
-    baseline_coef : ndarray
-        The coefficients of the unweighted start fit.
-    column_var : ndarray, optional
-        Weighted variances of the design columns (for ``std_coef`` and the shrinkage).
-    bootstrap : BootstrapResults, optional
-        The replicates behind ``cov_type="bootstrap"`` (``None`` otherwise).
-    **kwargs
-        The parameters of :class:`MaxentResults`: ``settings``, ``call``, ``frame``,
-        ``aliased``, ``fit``, ``training``.
-    """
-
-    use_t = False
-    #: Standardised coefficients (``|b_j| * sd(x_j)``) above this are reported as large.
-    LARGE_STD_COEF = 10.0
-
-    def __init__(self, *, outer: _Outer, baseline_coef: np.ndarray,
-                 column_var: np.ndarray | None = None, bootstrap=None, **kwargs):
-        super().__init__(**kwargs)
-        self.column_var = column_var
-        self.outer_history = outer.history
-        names = [t for t, a in zip(self.term_names, self.aliased) if not a]
-        self.coef_path = pd.DataFrame(outer.coef_path, columns=names).rename_axis("iteration")
-        self.best_iteration = outer.best_iteration
-        self.outer_converged = outer.converged
-        self.stop_reason = outer.reason
-        self.baseline_coef = baseline_coef
-        self.bootstrap_results = bootstrap
-
-    @property
-    def method(self) -> str:
-        return self.settings["method"]
-
-    @property
-    def history(self) -> pd.DataFrame:  # type: ignore[override]
-        """The outer loop's learning curve (one row per outer iteration; 0 is the start)."""
-        return self.outer_history
-
-    @property
-    def family(self) -> str:
-        return "quasibinomial"
-
-    @property
-    def estimates_dispersion(self) -> bool:
-        """True: the F-weights have an arbitrary scale, so only an estimated dispersion is valid."""
-        return True
-
-    @cached_property
-    def llf(self) -> float:
-        """The (uncertain) log-likelihood of the returned coefficients with the count weights only."""
-        if not self.training.in_memory:
-            return self.training.llf(self)
-        return self.training.count_loglik(self.core_fit)
-
-    @property
-    def aic(self):
-        """``None``: with data-dependent weights the fit is not a likelihood fit."""
-        return None
-
-    @property
-    def fweights_range(self) -> tuple[float, float]:
-        """Smallest and largest F-weight on the rows with positive weight."""
-        return self.training.fweights_range()
-
-    @property
-    def target_name(self) -> str:
-        return {"expected": "expected F (Alg. 4.1)", "noisy": "noisy F (correlated, Alg. 7.1)",
-                "plugin": "plug-in F of predicted classes vs q (§9.3)"}[self.method]
-
-    @cached_property
-    def std_coef(self) -> pd.Series:
-        """``|coefficient|`` times the weighted SD of its column: the change in log-odds per SD."""
-        sd = np.sqrt(self.column_var)
-        names = [t for t, a in zip(self.term_names, self.aliased) if not a]
-        return pd.Series(np.abs(self.core_fit.coef) * sd, index=names, name="std_coef")
-
-    # ------------------------------------------------------------------ covariance
-    def cov_params(self, cov_type: str | None = None) -> pd.DataFrame:
-        """Covariance of the coefficients: bootstrap or the sandwich with fixed F-weights.
-
-        Parameters
-        ----------
-        cov_type : {"HC0", "nonrobust", "HC1", "HC2", "HC3", "bootstrap"}, optional
-            ``"bootstrap"`` (replicates of the whole fit; only for a fit made with
-            ``cov_type="bootstrap"``) or the estimators of
-            :meth:`fmstats.MaxentResults.cov_params`, which treat the F-weights as fixed;
-            default: the one chosen at fit.
-        """
-        cov_type = self.cov_type if cov_type is None else cov_type
-        if cov_type != "bootstrap":
-            return super().cov_params(cov_type)
-        if self.bootstrap_results is None:
-            raise InvalidArgumentError(
-                "cov_type='bootstrap' needs the replicates: refit with "
-                "fmaxent(..., cov_type='bootstrap', B=..., random_state=...).")
-        names = [t for t, a in zip(self.term_names, self.aliased) if not a]
-        reps = self.bootstrap_results.replicates[names].to_numpy(dtype=float)
-        reps = reps[np.all(np.isfinite(reps), axis=1)]
-        cov = np.cov(reps, rowvar=False, ddof=1) if len(reps) > 1 else \
-            np.full((len(names), len(names)), np.nan)
-        return pd.DataFrame(np.atleast_2d(cov), index=names, columns=names)
-
-    def se_unusable(self, cov_type: str | None = None) -> str | None:
-        """Why standard errors cannot be used: too few finite bootstrap replicates, or
-        separation without a ridge.
-
-        Parameters
-        ----------
-        cov_type : str, optional
-            The covariance type (default: the one chosen at fit time), as ``cov_params``
-            takes it.
-        """
-        cov_type = self.cov_type if cov_type is None else cov_type
-        if cov_type == "bootstrap":
-            boot = self.bootstrap_results
-            ok = int(np.all(np.isfinite(boot.replicates[self.params.dropna().index]),
-                            axis=1).sum()) if boot is not None else 0
-            if boot is not None and ok < max(2, boot.B // 2):
-                return (f"only {ok} of {boot.B} bootstrap replicates gave finite coefficients")
-            return None
-        if self.separated and not self.penalised:
-            return super().se_unusable(cov_type)
-        return None
-
-    @property
-    def penalised(self) -> bool:
-        """Whether a ridge (``shrinkage`` or ``penalty``) keeps the coefficients finite."""
-        return bool(self.settings["shrinkage"] > 0 or self.settings["penalty"] > 0)
-
-    @cached_property
-    def n_saturated(self) -> int:
-        """Rows whose fitted probability is numerically 0 or 1 (a sharp model)."""
-        mu = expit(self.core_fit.eta)
-        return int(np.count_nonzero((self.weights > 0) & ((mu < SEPARATION_EPS)
-                                                          | (mu > 1 - SEPARATION_EPS))))
-
-    def se_footnotes(self, tidy: pd.DataFrame, cov_type: str) -> list[str]:
-        """Why standard errors print as NA, or that the HC0 ones treat the weights as fixed.
-
-        Parameters
-        ----------
-        tidy : DataFrame
-            The coefficient table (``tidy()``) whose standard errors are explained.
-        cov_type : str
-            The covariance type of ``tidy``, as ``cov_params`` takes it.
-        """
-        notes = super().se_footnotes(tidy, cov_type)
-        if not notes and cov_type != "bootstrap":
-            notes.append("Std. errors treat the F-weights as fixed, but the weights depend on "
-                         "the estimates: they are approximate and can be several times too "
-                         "small. For inference use cov_type='bootstrap' (B refits of the whole "
-                         "reweighting).")
-        return notes
-
-    def _profile_conf_int(self, level: float) -> pd.DataFrame:
-        raise InvalidArgumentError(
-            "`method`='profile': the F-weights are chosen from the fit itself, so the weighted "
-            "deviance is not a likelihood to profile. Use cov_type='bootstrap' with Wald "
-            "intervals, or fm.bootstrap(fit) for percentile/BCa intervals.")
-
-    def se_advice(self) -> str:
-        """What to do about unusable standard errors of an F-maximiser."""
-        return (f"Raise `shrinkage` (now {self.settings['shrinkage']:g}) or keep the "
-                "default weight clipping.")
-
-    def cov_label(self, cov_type: str) -> str:
-        """The summary's \"Standard errors\" line (bootstrap or the approximate sandwich).
-
-        Parameters
-        ----------
-        cov_type : str
-            The covariance type, as ``cov_params`` takes it.
-        """
-        if cov_type == "bootstrap":
-            b = self.bootstrap_results
-            return (f"bootstrap: covariance of {b.B} case-resampling replicates of the whole "
-                    f"fit, outer loop included (random_state = {b.random_state})")
-        return (super().cov_label(cov_type) + "; treats the F-weights as fixed although they "
-                "depend on the estimates, so it is approximate: cov_type='bootstrap' refits "
-                "the whole reweighting")
-
-    def refit(self, data: pd.DataFrame, weights=None, cov_type: str | None = None
-              ) -> "FMaxentResults":
-        """Fit the same model with the same settings to ``data``: the recorded call again.
-
-        The refit's covariance is ``"HC0"`` for a fit made with ``cov_type="bootstrap"``, so
-        that tuning and :func:`fmstats.bootstrap` do not nest bootstraps; pass
-        ``cov_type="bootstrap"`` to bootstrap the refit too.
-
-        Parameters
-        ----------
-        data : DataFrame
-            The data to fit to.
-        weights : str or array-like, optional
-            Prior weights for ``data``: needed again when the original ones were an array
-            (default: the original weights column, looked up in ``data``).
-        cov_type : str, optional
-            The refit's covariance type (default: the original one, or ``"HC0"`` in place of
-            ``"bootstrap"``).
-        """
-        changes = refit_changes(self.call, weights)
-        if cov_type is not None:
-            changes["cov_type"] = cov_type
-        elif self.settings["cov_type"] == "bootstrap":
-            changes["cov_type"] = "HC0"
-        return self.call.refit(data, **changes)
-
-    # ------------------------------------------------------------------ reporting
-    def iteration_lines(self) -> list[str]:
-        """The summary's iteration lines: the final weighted fit and the outer loop."""
-        lines = ["(Deviances and dispersion are those of the final weighted fit, with the F-weights.)",
-                 f"Outer iterations: {len(self.outer_history) - 1}; see 'F-measure maximisation'."]
-        if self.separated and self.penalised:
-            lines.append(f"Note: {self.n_saturated} of {self.n_ok} fitted probabilities are "
-                         "numerically 0 or 1 (a sharp model; the ridge keeps the coefficients "
-                         "finite). Wald standard errors are the more approximate for it.")
-        elif self.separated:
-            lines.append("Warning: fitted probabilities numerically 0 or 1 occurred: the "
-                         "maximiser drove the coefficients towards infinity (predictions are "
-                         "still usable; standard errors are not). Raise `shrinkage`.")
-        return lines
-
-    def plot_history(self, ax=None):
-        """The learning curve (thesis Fig. 9.8): target and training F per outer iteration.
-
-        Parameters
-        ----------
-        ax : matplotlib.axes.Axes, optional
-            The axes to draw on (default: a new figure's).
-        """
-        from ..plotting import plot_history
-
-        return plot_history(self.outer_history, best=self.best_iteration,
-                            target_label=self.target_name, ax=ax)
-
-    def _regularisation_lines(self) -> list:
-        x = self.settings
-        out = []
-        b = x["weight_bounds"]
-        if b is not None:
-            src = "default for expected F: the thesis's setting" if x.get("weight_bounds_auto") \
-                else "weight_bounds"
-            out.append(("Weight clipping", f"[{b[0]:g}, {b[1]:g}] ({src})"))
-        else:
-            out.append(("Weight clipping", "none"))
-        if self.method != "expected" and x["epsilon"] is not None:
-            out.append(("Weight smoothing", f"epsilon = {x['epsilon']:g} (§7.2)"))
-        sh = x["shrinkage"]
-        out.append(("Shrinkage", f"{sh:g} per observation on standardised coefficients"
-                    + (" (default)" if sh == DEFAULT_SHRINKAGE else "")
-                    + ("" if sh else ": none")))
-        if self.settings["penalty"]:
-            out.append(("Ridge penalty", f"{self.settings['penalty']:g} on raw coefficients"))
-        return out
-
-    def summary(self, cov_type: str | None = None, level: float = 0.95):
-        """R's ``summary.glm`` layout plus the F-measure and F-maximisation sections.
-
-        Parameters
-        ----------
-        cov_type : str, optional
-            The covariance of the standard errors (default: the one chosen at fit time), as
-            ``cov_params`` takes it.
-        level : float, default 0.95
-            The confidence level of the Wald coefficient intervals.
-        """
-        s = super().summary(cov_type=cov_type, level=level)
-        s.title = "F-measure maximising maximum entropy model"
-        h = self.outer_history
-        best = h.loc[self.best_iteration]
-        start = h.loc[0]
-        x = self.settings
-        lines = [
-            ("Target", f"{self.target_name}, {self.fmeasure}"),
-            ("Target: start (unweighted fit) -> returned", f"{start['target']:.4f} -> "
-                                                           f"{best['target']:.4f}"),
-            ("Training F of predicted classes: start -> returned",
-             f"{start['training_f']:.4f} -> {best['training_f']:.4f}"),
-            ("Outer iterations", f"{len(h) - 1} ({'converged' if self.outer_converged else 'NOT CONVERGED'}: "
-                                 f"{self.stop_reason}); returned iterate {self.best_iteration}"),
-            ("Inner step", "one IRLS step per outer iteration" if x["inner"] == "step"
-             else "full weighted fit per outer iteration (warm start)"),
-        ]
-        lines += self._regularisation_lines()
-        lo, hi = self.fweights_range
-        lines.append(("F-weights (mean 1)", f"range [{lo:.4g}, {hi:.4g}]"))
-        big = self.std_coef[self.std_coef > self.LARGE_STD_COEF]
-        if len(big):
-            lines.append(f"  Warning: large coefficients: a change of one SD in {big.idxmax()} "
-                         f"moves the log-odds by {big.max():.3g}; the reweighting drifts towards "
-                         "a hard classifier. Raise `shrinkage` for a smoother model.")
-        s.sections.insert(1, Section("F-measure maximisation:", lines))
-        return s
 
 
 # ----------------------------------------------------------------------------- entry points
@@ -637,7 +305,7 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=
             "DataFrame; use cov_type='HC0' (approximate) out of core.")
 
     prep = prepare("fmaxent", _call, data, weights, dispersion="pearson", dependence="correlated",
-                   start=None, more_cov_types=("bootstrap",))
+                   start=None, more_cov_types=("bootstrap", "reweighted"))
     resp = prep.frame.response
     rows = prep.source(float(threshold))   # a row source: in memory or chunks of a Dask frame
     if not rows.has_positives():
