@@ -13,16 +13,20 @@ The R-style public API:
 * ``costsens()`` — pseudo-linear F-measures by reduction to cost-sensitive learning;
 * ``multilabel`` (GFM) and ``extreme`` (STO/FTA/OFO, probabilistic label trees);
 * ``FMeasure(beta=|alpha=)`` and the measures in :mod:`fmstats.measures`;
+* ``f_interval()``, ``precision_interval()``, ``recall_interval()``, ``compare()``: how sure
+  the F is (:mod:`fmstats.inference`); every model's ``measure(newdata, ci=)``;
 * ``f_curve()``: precision, recall and F at every threshold (:mod:`fmstats.prcurve`);
   every model with scores also has ``f_curve()``, ``plot_pr()`` and ``plot_roc()``;
 * data sets in :mod:`fmstats.datasets`.
 """
 from ._version import __version__
-from . import (costsensitive, datasets, exceptions, extreme, formula, glm,
+from . import (costsensitive, datasets, exceptions, extreme, formula, glm, inference,
                maxent_models, measures, model_selection, multilabel, plotting, prcurve,
                resampling, results, svm)
 from .costsensitive import CostSensitiveResults, costsens, costsens_variants
 from .exceptions import ConvergenceWarning, FmstatsError, SeparationWarning
+from .inference import (Comparison, MeasureInterval, compare, f_interval, precision_interval,
+                        recall_interval)
 from .maxent_models import (AnovaTable, FMaxentResults, MaxentResults, anova, fmaxent,
                             resample_f, sweep, to_statsmodels, umaxent)
 from .maxent_models import maxent  # noqa: E402  (the function; the family is maxent_models)
@@ -71,6 +75,13 @@ __all__ = [
     "noisy_f",
     "f_curve",
     "prcurve",
+    "inference",
+    "f_interval",
+    "precision_interval",
+    "recall_interval",
+    "MeasureInterval",
+    "compare",
+    "Comparison",
     "datasets",
     "to_statsmodels",
     "measures",

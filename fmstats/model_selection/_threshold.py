@@ -21,6 +21,7 @@ from .._utils.call import Settings, records_call
 from .._utils.validation import check_choice, describe
 from ..exceptions import FmstatsError, InvalidArgumentError
 from ..formula import check_frame
+from ..inference import interval_of_rows
 from ..results import ScoreCurves
 from ..results import Section, Summary
 
@@ -451,7 +452,8 @@ class ThresholdedResults(Tuned, ScoreCurves):
         return _m.noisy_confusion(response.y[rows][keep], cls.to_numpy()[keep],
                                   dependence="independent", sample_weight=w[rows][keep])
 
-    def measure(self, newdata=None, measure=None, *, beta=None, alpha=None) -> float:
+    def measure(self, newdata=None, measure=None, *, beta=None, alpha=None, ci=None,
+                level=0.95, B=None, random_state=None):
         """F of the tuned classes on ``newdata``; the tuned F-measure by default.
 
         Parameters
@@ -460,10 +462,27 @@ class ThresholdedResults(Tuned, ScoreCurves):
             Rows with the response (default: the tuning data).
         measure, beta, alpha : FMeasure or float, optional
             The F-measure (one of them; default: the tuned one).
+        ci : {"delta", "bayes", "bootstrap"}, optional
+            Return the F with its interval (:class:`fmstats.inference.MeasureInterval`), as
+            :meth:`fmstats.results.ModelResults.measure`.
+        level : float, default 0.95
+            The level of the interval (with ``ci``).
+        B : int, optional
+            Draws of the Monte-Carlo methods (with ``ci``).
+        random_state : int, SeedSequence or Generator, optional
+            Seed of the Monte-Carlo methods (with ``ci``).
+
+        Returns
+        -------
+        float or MeasureInterval
+            The F-measure, or with ``ci`` the interval object.
         """
         fm = self.fmeasure if measure is None and beta is None and alpha is None \
             else _m.as_fmeasure(measure, beta, alpha)
-        return float(self.confusion(newdata).f(fm))
+        if ci is None:
+            return float(self.confusion(newdata).f(fm))
+        y, yhat, w, _ = self._class_rows(newdata)
+        return interval_of_rows(y, yhat, w, fm, ci, level, B, random_state)
 
     def refit(self, data: pd.DataFrame, *, retune: bool = True, n_jobs=1, progress=False,
               **kwargs) -> "ThresholdedResults":

@@ -72,6 +72,17 @@ class ScoreCurves:
     # ------------------------------------------------------------------ scored rows
     def _scored(self, newdata, weights):
         """(labels, scores, weights) of the rows the curves count."""
+        return self._scored_rows(newdata, weights)[:3]
+
+    def _class_rows(self, newdata=None, threshold=None):
+        """(labels, 0/1 classes of the model's rule -- or of ``score >= threshold`` --, count
+        weights, row keys or None): the rows ``measure(ci=)`` and ``compare`` count, as
+        ``confusion(newdata)`` counts them."""
+        y, s, w, keys = self._scored_rows(newdata, None)
+        t, strict, _ = self._decision_rule() if threshold is None else (threshold, False, "")
+        return y, ((s > t) if strict else (s >= t)).astype(float), w, keys
+
+    def _scored_rows(self, newdata, weights):
         if self._score_type is None:
             raise InvalidArgumentError(
                 f"{type(self).__name__} has no scores to threshold, so it has no precision-"
@@ -84,7 +95,7 @@ class ScoreCurves:
             newdata = self._curve_data()
             if newdata is None:
                 y, w, _ = self._truth_weights(None)
-                return y, self._scores(None), w
+                return y, self._scores(None), w, getattr(self, "index", None)
         if not isinstance(newdata, pd.DataFrame):
             raise InvalidArgumentError(f"`newdata` must be a pandas DataFrame; got "
                                        f"{describe(newdata)}.")
@@ -99,7 +110,7 @@ class ScoreCurves:
             raise DataError("no rows of `newdata` remain after dropping those with missing "
                             "values in the model's columns.")
         s = self._scores(data.iloc[rows])
-        return y, s, (w if extra is None else w * extra[rows])
+        return y, s, (w if extra is None else w * extra[rows]), rows
 
     def _measure_arg(self, measure, beta, alpha):
         if measure is None and beta is None and alpha is None:

@@ -215,9 +215,10 @@ class ModelResults(Persistable, ScoreCurves):
             return self.fmeasure
         return as_fmeasure(measure, beta=beta, alpha=alpha)
 
-    def measure(self, newdata=None, measure=None, *, beta=None, alpha=None, **kwargs) -> float:
+    def measure(self, newdata=None, measure=None, *, beta=None, alpha=None, ci=None,
+                level=0.95, B=None, random_state=None, **kwargs):
         """F-measure of the class predictions on ``newdata`` (default: the training data),
-        under the fit's measure or the one given.
+        under the fit's measure or the one given; with ``ci``, with its interval.
 
         Parameters
         ----------
@@ -227,11 +228,32 @@ class ModelResults(Persistable, ScoreCurves):
             The F-measure (default: the fit's own, unless ``beta`` or ``alpha`` is given).
         beta, alpha : float, optional
             The F-measure's beta, or its weight on precision alpha.
+        ci : {"delta", "bayes", "bootstrap"}, optional
+            Return a :class:`fmstats.inference.MeasureInterval` made by this method of
+            :func:`fmstats.f_interval` (rows counted as :meth:`confusion` counts them: count
+            weights as frequency weights, probabilistic labels fractionally) instead of a
+            float.
+        level : float, default 0.95
+            The level of the interval (with ``ci``).
+        B : int, optional
+            Draws of the Monte-Carlo methods (with ``ci``).
+        random_state : int, SeedSequence or Generator, optional
+            Seed of the Monte-Carlo methods (with ``ci``).
         **kwargs
             Other keywords (e.g. ``threshold``) go to :meth:`confusion`.
+
+        Returns
+        -------
+        float or MeasureInterval
+            The F-measure, or with ``ci`` the interval object.
         """
-        return float(self.confusion(newdata, **kwargs).f(self.resolve_measure(measure, beta,
-                                                                               alpha)))
+        fm = self.resolve_measure(measure, beta, alpha)
+        if ci is None:
+            return float(self.confusion(newdata, **kwargs).f(fm))
+        from ..inference import interval_of_rows
+
+        y, yhat, w, _ = self._class_rows(newdata, **kwargs)
+        return interval_of_rows(y, yhat, w, fm, ci, level, B, random_state)
 
     def _repr_html_(self) -> str:
         return self.summary()._repr_html_()
