@@ -19,6 +19,8 @@ from ._finterval import (DEFAULT_PRIOR, F_METHODS, f_interval, interval_of_rows,
                          precision_interval, recall_interval)
 from ._compare import COMPARE_METHODS, Comparison, compare
 from ._interval import MeasureInterval, check_B, check_level
+from ._bands import delta_band
+from ._optimism import estimate_632plus, no_information_counts
 
 __all__ = ["f_interval", "precision_interval", "recall_interval", "MeasureInterval",
            "compare", "Comparison", "interval_of_rows"]
