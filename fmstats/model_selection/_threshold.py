@@ -529,6 +529,19 @@ class ThresholdedResults(Tuned, ScoreCurves):
                     ("Search", f"exact over all {len(self._curve)} cuts of the pooled held-out "
                                "scores; the threshold is the midpoint between the lowest score "
                                "classed positive and the highest classed negative")]
+        u = getattr(self, "uncertainty", None)
+        if u is not None:
+            est = u.estimates.set_index("estimate")["f"]
+            lv = f"{100 * u.level:g}%"
+            lines += [("Threshold " + lv + " CI (bootstrap of the whole tuning)",
+                       f"[{u.threshold_ci[0]:.4g}, {u.threshold_ci[1]:.4g}]"),
+                      (f"f_corrected ({name.replace('CV ', '')} of the tuned rule on new data, "
+                       f"nested CV)", u.f_corrected),
+                      f"  {lv} CI [{u.f_corrected_ci[0]:.4f}, {u.f_corrected_ci[1]:.4f}]; "
+                      f".632+ {est['.632+']:.4f}; optimism of the CV F "
+                      f"{self.best_score - u.f_corrected:+.4f}",
+                      f"  {u.B} bootstrap replicates ({u.n_failed} failed, {u.n_trivial} tuned a "
+                      f"rule classing every row alike); {u.outer_folds} outer folds"]
         sections = [Section("Threshold:", lines), Section("Cross-validation:", cv_lines),
                     Section("Base model:", [repr(self.base),
                                             "(its coefficients: results.base.summary())"])]
@@ -536,27 +549,56 @@ class ThresholdedResults(Tuned, ScoreCurves):
                        call=str(self.call), sections=sections)
 
     def plot(self, ax=None):
-        """The criterion, precision and recall against the threshold.
+        """The criterion, precision and recall against the threshold; with ``ci=True`` the
+        pointwise band of the CV F and, in a second panel, the bootstrap distribution of the
+        tuned threshold with its interval.
 
         Parameters
         ----------
-        ax : matplotlib Axes, optional
-            The axes to draw on (default: a new figure).
+        ax : matplotlib Axes or sequence of two Axes, optional
+            The axes to draw on (default: a new figure; two axes with ``ci=True``).
         """
-        from ..plotting import new_axes, finish_figure
+        from ..plotting import finish_figure, new_axes, pyplot
 
         crit = self.settings["measure"]
         c = self._curve[np.isfinite(self._curve["threshold"])]
-        fig, ax = new_axes(ax)
+        u = getattr(self, "uncertainty", None)
+        if u is None:
+            fig, ax = new_axes(ax)
+            hist_ax = None
+        elif ax is None:
+            fig, (ax, hist_ax) = pyplot().subplots(
+                2, 1, figsize=(6.0, 5.6), sharex=True, gridspec_kw={"height_ratios": [3, 1.4]})
+        else:
+            ax, hist_ax = ax
+            fig = ax.figure
         for col, style in ((crit.column, "-"), ("precision", "--"), ("recall", ":")):
             label = f"CV {crit.name} ({crit.pooling})" if col == crit.column else col
             ax.step(c["threshold"], c[col], style, where="post", label=label)
+        if u is not None:
+            b = u.band
+            ax.fill_between(b["threshold"], b["low"], b["high"], step="post", alpha=0.25,
+                            label=f"{100 * u.level:g}% pointwise band (delta)")
+            ax.axhline(u.f_corrected, color="tab:red", linestyle=":",
+                       label=f"f_corrected {u.f_corrected:.3f}")
         ax.axvline(self.threshold, color="grey", linestyle="-.",
                    label=f"tuned threshold {self.threshold:.3g}")
-        ax.set_xlabel(f"threshold on predict(type='{self.score_type}')")
         ax.set_ylabel("held-out value (0 to 1)")
         ax.set_title(f"Cross-validated threshold ({len(self.folds)} folds)", fontsize="medium")
         ax.legend(fontsize="small")
+        xlabel = f"threshold on predict(type='{self.score_type}')"
+        if hist_ax is None:
+            ax.set_xlabel(xlabel)
+        else:
+            t = u.thresholds[np.isfinite(u.thresholds)]
+            hist_ax.hist(t, bins=min(40, max(10, t.size // 5)), color="tab:blue", alpha=0.7)
+            for v in u.threshold_ci:
+                hist_ax.axvline(v, color="tab:red", linestyle="--")
+            hist_ax.axvline(self.threshold, color="grey", linestyle="-.")
+            hist_ax.set_xlabel(xlabel)
+            hist_ax.set_ylabel("replicates")
+            hist_ax.set_title(f"Threshold over {u.B} bootstrap replicates of the tuning "
+                              f"({100 * u.level:g}% interval dashed)", fontsize="small")
         return finish_figure(fig)
 
     def __repr__(self) -> str:

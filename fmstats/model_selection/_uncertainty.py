@@ -77,6 +77,8 @@ class TuningUncertainty:
         Replicates whose tuned rule classed every row alike.
     outer_folds : int
         Outer folds of the nested cross-validation.
+    outer_pairs : tuple
+        Its (train, test) row positions.
     """
 
     level: float
@@ -90,6 +92,7 @@ class TuningUncertainty:
     n_failed: int = 0
     n_trivial: int = 0
     outer_folds: int = OUTER_FOLDS
+    outer_pairs: tuple = field(default=(), repr=False)
 
 
 def _classes(fit, design, positions, score_type, threshold):
@@ -242,7 +245,7 @@ def tuning_uncertainty(results, design, response, prior, crit, cv, repeats, seed
              "rather than the naive CV F, and prefer more rows or a default threshold.",
              UnstableThresholdWarning)
     return TuningUncertainty(level=level, B=B, thresholds=thresholds,
-                             threshold_ci=threshold_ci, f_corrected=iv.estimate,
-                             f_corrected_ci=(iv.low, iv.high), estimates=estimates, band=band,
+                             threshold_ci=threshold_ci, f_corrected=float(iv.estimate),
+                             f_corrected_ci=(float(iv.low), float(iv.high)), estimates=estimates, band=band,
                              n_failed=len(errors), n_trivial=int(n_trivial),
-                             outer_folds=k_outer)
+                             outer_folds=k_outer, outer_pairs=tuple(outer))

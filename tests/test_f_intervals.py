@@ -1,0 +1,350 @@
+"""Intervals for F, precision and recall, and comparisons of classifiers (issue 30).
+
+References are independent of fmstats: statsmodels' ``proportion_confint`` (stored in
+tests/reference/proportion_confint.csv by its script), the delta method re-derived here by
+numerical differentiation of F over the multinomial cell probabilities (Takahashi et al.
+2022's g' (diag(p) - p p') g / n), Takahashi's closed form for binary F1, Monte Carlo of the
+Dirichlet posterior with numpy's own ``dirichlet`` and the Beta posterior of precision
+(Goutte & Gaussier 2005), and simulation of the sampling distribution.
+"""
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import fmstats as fm
+from fmstats.exceptions import (DataError, IntervalWarning, InvalidArgumentError,
+                                ModelComparisonError, ResponseError)
+
+REF = Path(__file__).parent / "reference"
+
+
+def rows_of_counts(counts):
+    """0/1 truth and prediction vectors with the cells (tp, fp, fn, tn)."""
+    tp, fp, fn, tn = (int(c) for c in counts)
+    y = np.r_[np.ones(tp), np.zeros(fp), np.ones(fn), np.zeros(tn)]
+    p = np.r_[np.ones(tp), np.ones(fp), np.zeros(fn), np.zeros(tn)]
+    return y, p
+
+
+# ----------------------------------------------------------------------------- precision, recall
+@pytest.mark.reference
+def test_proportion_intervals_equal_statsmodels():
+    ref = pd.read_csv(REF / "proportion_confint.csv", comment="#")
+    assert len(ref) == 60
+    for r in ref.itertuples():
+        # x "successes" of n trials as weighted rows: 2 rows per unit of weight 0.5
+        k, m = int(round(2 * r.x)), int(round(2 * r.n))
+        w = np.full(m, 0.5)
+        y_pred = np.r_[np.ones(k), np.zeros(m - k)]          # precision: TP / (TP + FP)
+        pi = fm.precision_interval(np.r_[np.ones(k), np.zeros(m - k)], np.ones(m),
+                                   method=r.method, level=r.level, sample_weight=w)
+        ri = fm.recall_interval(np.ones(m), y_pred, method=r.method, level=r.level,
+                                sample_weight=w)
+        for iv in (pi, ri):
+            assert iv.n == pytest.approx(r.n, rel=1e-12)
+            assert iv.low == pytest.approx(r.low, rel=1e-9, abs=1e-12)
+            assert iv.high == pytest.approx(r.high, rel=1e-9, abs=1e-12)
+
+
+def test_proportion_interval_refuses_empty_denominators():
+    with pytest.raises(DataError, match="y_pred"):
+        fm.precision_interval([1, 0, 1], [0, 0, 0])
+    with pytest.raises(DataError, match="y_true"):
+        fm.recall_interval([0, 0, 0], [1, 0, 1])
+
+
+# ----------------------------------------------------------------------------- the delta method
+def _numeric_delta_se(f_of_p, counts):
+    """sqrt(g' (diag(p) - p p') g / n) with g by central differences."""
+    counts = np.asarray(counts, dtype=float)
+    n = counts.sum()
+    p = counts / n
+    g = np.empty_like(p)
+    for k in range(p.size):
+        h = 1e-6
+        e = np.zeros_like(p)
+        e[k] = h
+        g[k] = (f_of_p(p + e) - f_of_p(p - e)) / (2 * h)
+    return np.sqrt((g @ (g * p) - (g @ p) ** 2) / n)
+
+
+@pytest.mark.parametrize("beta", [1.0, 2.0, 0.5])
+@pytest.mark.parametrize("counts", [(40, 10, 25, 125), (3, 1, 9, 87), (300, 150, 60, 1490)])
+def test_binary_delta_se_is_the_numerical_derivative(beta, counts):
+    """Mutant: a dropped FP or FN term, or alpha and 1 - alpha swapped, in the influence."""
+    a = 1 / (1 + beta ** 2)
+
+    def f(p):
+        return p[0] / (p[0] + a * p[1] + (1 - a) * p[2])
+
+    y, yhat = rows_of_counts(counts)
+    iv = fm.f_interval(y, yhat, beta=beta)
+    assert iv.se == pytest.approx(_numeric_delta_se(f, counts), rel=1e-6)
+    z = stats.norm.ppf(0.975)
+    assert iv.low == pytest.approx(max(0, iv.estimate - z * iv.se), rel=1e-12)
+
+
+@pytest.mark.parametrize("counts", [(40, 10, 25, 125), (300, 150, 60, 1490)])
+def test_binary_f1_delta_is_takahashis_closed_form(counts):
+    y, yhat = rows_of_counts(counts)
+    n = sum(counts)
+    F = fm.f_score(y, yhat)
+    var = F ** 2 * (1 - F) * (2 - F) / (2 * n * (counts[0] / n))
+    assert fm.f_interval(y, yhat).se == pytest.approx(np.sqrt(var), rel=1e-12)
+
+
+def _multiclass(n, r, acc, seed):
+    rng = np.random.default_rng(seed)
+    yc = rng.choice(r, n, p=np.linspace(1, 2, r) / np.linspace(1, 2, r).sum())
+    pc = np.where(rng.random(n) < acc, yc, rng.integers(0, r, n))
+    return yc, pc
+
+
+@pytest.mark.parametrize("beta", [1.0, 2.0])
+def test_micro_and_macro_delta_se_are_the_numerical_derivatives(beta):
+    """Takahashi's multiclass setting: the r x r table; micro F1 = accuracy,
+    Var = F (1 - F) / n; macro F the mean of per-class F."""
+    r, n = 4, 900
+    yc, pc = _multiclass(n, r, 0.6, 1)
+    table = np.zeros((r, r))
+    np.add.at(table, (yc, pc), 1)
+    a = 1 / (1 + beta ** 2)
+
+    def per_class(p):
+        P = p.reshape(r, r)              # rows: truth, columns: prediction
+        tp = np.diag(P)
+        return tp / (tp + a * (P.sum(axis=0) - tp) + (1 - a) * (P.sum(axis=1) - tp))
+
+    def micro(p):
+        P = p.reshape(r, r)
+        tp = np.trace(P)
+        return tp / (tp + a * (P.sum() - tp) + (1 - a) * (P.sum() - tp))
+
+    Y, Ph = np.eye(r)[yc], np.eye(r)[pc]
+    mi = fm.f_interval(Y, Ph, beta=beta, average="micro")
+    ma = fm.f_interval(Y, Ph, beta=beta, average="macro")
+    assert mi.estimate == pytest.approx(fm.measures.f_score(Y, Ph, beta=beta, average="micro"),
+                                        rel=1e-12)
+    assert ma.estimate == pytest.approx(fm.measures.f_score(Y, Ph, beta=beta, average="macro"),
+                                        rel=1e-12)
+    assert mi.se == pytest.approx(_numeric_delta_se(micro, table.ravel()), rel=1e-6)
+    assert ma.se == pytest.approx(_numeric_delta_se(lambda p: per_class(p).mean(),
+                                                    table.ravel()), rel=1e-6)
+    acc = np.mean(yc == pc)
+    assert mi.se == pytest.approx(np.sqrt(acc * (1 - acc) / n), rel=1e-10)
+    # the same data as rows (sparse matrices): the same numbers
+    import scipy.sparse as sp
+    ma_sparse = fm.f_interval(sp.csr_array(Y), sp.csr_array(Ph), beta=beta, average="macro")
+    assert ma_sparse.se == pytest.approx(ma.se, rel=1e-10)
+
+
+@pytest.mark.parametrize("average", ["binary", "macro"])
+def test_delta_se_matches_the_simulated_sd(average):
+    """400 samples of n rows from one population: the sd of F against the mean delta SE.
+    The sd of 400 draws is within 12 % (3.5 of its relative SE 1/sqrt(800)) of the truth."""
+    rng = np.random.default_rng(7)
+    n, sims = 1500, 400
+    f, se = [], []
+    for _ in range(sims):
+        if average == "binary":
+            y = (rng.random(n) < 0.2).astype(float)
+            p = np.where(rng.random(n) < 0.75, y, 1 - y)
+            iv = fm.f_interval(y, p)
+        else:
+            yc, pc = _multiclass(n, 3, 0.7, int(rng.integers(2**31)))
+            iv = fm.f_interval(np.eye(3)[yc], np.eye(3)[pc], average="macro")
+        f.append(iv.estimate)
+        se.append(iv.se)
+    assert np.std(f, ddof=1) == pytest.approx(np.mean(se), rel=0.12)
+
+
+def test_delta_interval_warns_when_degenerate():
+    with pytest.warns(IntervalWarning, match="bayes"):
+        iv = fm.f_interval([1, 1, 0, 0], [0, 0, 1, 0])
+    assert iv.estimate == 0 and iv.width == 0      # exact: TP = 0
+    assert fm.f_interval([1, 1, 0, 0], [0, 0, 1, 0], method="bayes",
+                         random_state=0).high > 0.05
+
+
+# ----------------------------------------------------------------------------- Bayes
+def test_bayes_posterior_of_precision_is_the_beta_distribution():
+    """beta = 0 is precision, whose posterior is Beta(TP + lambda, FP + lambda) (G & G)."""
+    y, p = rows_of_counts((12, 5, 30, 53))
+    iv = fm.f_interval(y, p, beta=0, method="bayes", B=40000, random_state=1, prior=0.5)
+    lo, hi = stats.beta.ppf([0.025, 0.975], 12.5, 5.5)
+    assert iv.low == pytest.approx(lo, abs=0.01)
+    assert iv.high == pytest.approx(hi, abs=0.01)
+
+
+def test_bayes_f_matches_a_dirichlet_monte_carlo():
+    counts = np.array([40, 10, 25, 125])
+    lam = 1.0
+    rng = np.random.default_rng(3)
+    d = rng.dirichlet(counts + lam, size=40000)
+    f = 2 * d[:, 0] / (2 * d[:, 0] + d[:, 1] + d[:, 2])
+    y, p = rows_of_counts(counts)
+    iv = fm.f_interval(y, p, method="bayes", B=40000, random_state=4, prior=lam)
+    assert iv.low == pytest.approx(np.quantile(f, 0.025), abs=0.006)
+    assert iv.high == pytest.approx(np.quantile(f, 0.975), abs=0.006)
+    assert iv.se == pytest.approx(f.std(), rel=0.03)
+
+
+def test_prob_greater_of_two_independent_posteriors():
+    a = fm.f_interval(*rows_of_counts((80, 10, 10, 100)), method="bayes", random_state=0)
+    b = fm.f_interval(*rows_of_counts((50, 40, 40, 70)), method="bayes", random_state=1)
+    assert a.prob_greater(b) > 0.999
+    assert a.prob_greater(b) + b.prob_greater(a) == pytest.approx(1.0, abs=1e-12)
+    with pytest.raises(InvalidArgumentError, match="Bayes"):
+        a.prob_greater(fm.f_interval(*rows_of_counts((50, 40, 40, 70))))
+
+
+# ----------------------------------------------------------------------------- bootstrap
+def test_bootstrap_frequency_weights_equal_duplicated_rows():
+    y, p = rows_of_counts((30, 12, 8, 50))
+    w = np.where(np.arange(y.size) % 3 == 0, 2.0, 1.0)
+    dup = np.repeat(np.arange(y.size), w.astype(int))
+    for method in ("bootstrap", "bayes", "delta"):
+        a = fm.f_interval(y, p, sample_weight=w, method=method, random_state=5)
+        b = fm.f_interval(y[dup], p[dup], method=method, random_state=5)
+        # the same cells with the same (integer) counts: the same draws
+        assert (a.low, a.high, a.estimate) == pytest.approx((b.low, b.high, b.estimate),
+                                                            rel=1e-12)
+
+
+def test_bootstrap_se_is_close_to_the_delta_se():
+    y, p = rows_of_counts((300, 150, 60, 1490))
+    boot = fm.f_interval(y, p, method="bootstrap", B=4000, random_state=2)
+    assert boot.se == pytest.approx(fm.f_interval(y, p).se, rel=0.06)
+
+
+# ----------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("kwargs, error, name", [
+    (dict(y_true=[1, 0, 1], y_pred=[1, 0]), InvalidArgumentError, "y_pred"),
+    (dict(y_true=[1, 0, 2], y_pred=[1, 0, 1]), ResponseError, "y_true"),
+    (dict(y_true=[0, 0, 0], y_pred=[1, 0, 1]), DataError, "y_true"),
+    (dict(y_true=[1, 0, 1], y_pred=[1, 0, 1], level=1.0), InvalidArgumentError, "level"),
+    (dict(y_true=[1, 0, 1], y_pred=[1, 0, 1], method="bootstrap", B=50),
+     InvalidArgumentError, "B"),
+    (dict(y_true=[1, 0, 1], y_pred=[1, 0, 1], sample_weight=[0.2, 0.3, 0.5]),
+     InvalidArgumentError, "sample_weight"),
+    (dict(y_true=[1, 0, 1], y_pred=[1, 0, 1], method="wald"), InvalidArgumentError, "method"),
+    (dict(y_true=[1, 0, 1], y_pred=[1, 0, 1], average="macro"), InvalidArgumentError,
+     "average"),
+])
+def test_bad_input_names_the_argument(kwargs, error, name):
+    with pytest.raises(error, match=name):
+        fm.f_interval(**kwargs)
+
+
+def test_no_positives_says_what_f_means():
+    with pytest.raises(DataError, match="zero_division"):
+        fm.f_interval([0, 0, 0, 0], [0, 0, 0, 0])
+
+
+# ----------------------------------------------------------------------------- compare
+def test_paired_delta_se_is_the_numerical_derivative_over_eight_cells():
+    rng = np.random.default_rng(11)
+    n = 800
+    y = (rng.random(n) < 0.3).astype(float)
+    a = np.where(rng.random(n) < 0.8, y, 1 - y)
+    b = np.where(rng.random(n) < 0.7, a, 1 - a)
+    cells = np.zeros((2, 2, 2))
+    np.add.at(cells, (y.astype(int), a.astype(int), b.astype(int)), 1)
+
+    def diff(p):
+        P = p.reshape(2, 2, 2)
+
+        def f(axis):
+            M = P.sum(axis=axis)          # (truth, prediction)
+            return 2 * M[1, 1] / (2 * M[1, 1] + M[0, 1] + M[1, 0])
+        return f(2) - f(1)
+
+    cmp = fm.compare(a, b, y_true=y, method="delta")
+    assert cmp.difference.se == pytest.approx(_numeric_delta_se(diff, cells.ravel()), rel=1e-6)
+    assert cmp.estimate == pytest.approx(fm.f_score(y, a) - fm.f_score(y, b), rel=1e-12)
+    z = cmp.estimate / cmp.difference.se
+    assert cmp.p_value == pytest.approx(2 * stats.norm.sf(abs(z)), rel=1e-12)
+
+
+def test_compare_methods_agree_and_pair_the_rows():
+    rng = np.random.default_rng(12)
+    n = 1500
+    y = (rng.random(n) < 0.3).astype(float)
+    a = np.where(rng.random(n) < 0.85, y, 1 - y)
+    b = np.where(rng.random(n) < 0.95, a, 1 - a)        # b: a with 5 % of rows flipped
+    out = {m: fm.compare(a, b, y_true=y, method=m, random_state=0)
+           for m in ("paired-bootstrap", "delta", "bayes")}
+    se = out["delta"].difference.se
+    for m in ("paired-bootstrap", "bayes"):
+        assert out[m].difference.se == pytest.approx(se, rel=0.1)
+    # pairing: the difference's SE is far below that of two independent F
+    unpaired = np.hypot(fm.f_interval(y, a).se, fm.f_interval(y, b).se)
+    assert se < 0.6 * unpaired
+    assert 0 <= out["bayes"].prob_a_better <= 1
+    same = fm.compare(a, a, y_true=y, method="delta")
+    assert same.estimate == 0 and same.p_value == 1     # exact: identical predictions
+
+
+def test_compare_models_on_the_same_rows_and_refusals():
+    titanic = fm.datasets.titanic_complete()
+    a = fm.maxent("survived ~ C(pclass) + sex + age", titanic)
+    b = fm.maxent("survived ~ C(pclass) + sex", titanic)
+    cmp = fm.compare(a, b, titanic, method="delta")
+    assert cmp.f_a == pytest.approx(a.measure(titanic), rel=1e-12)
+    assert cmp.f_b == pytest.approx(b.measure(titanic), rel=1e-12)
+    c = fm.maxent("survived ~ C(pclass) + sex", titanic.iloc[:500])
+    with pytest.raises(ModelComparisonError, match="different rows"):
+        fm.compare(a, c)
+    holey = titanic.copy()
+    holey.loc[holey.index[:3], "age"] = np.nan
+    with pytest.warns(fm.exceptions.MissingDataWarning):
+        with pytest.raises(ModelComparisonError, match="different rows"):
+            fm.compare(a, b, holey)
+    with pytest.raises(InvalidArgumentError, match="y_true"):
+        fm.compare([1, 0, 1], [1, 1, 1])
+
+
+# ----------------------------------------------------------------------------- models
+def _families():
+    titanic = fm.datasets.titanic_complete().sample(frac=1.0, random_state=0)
+    train, test = titanic.iloc[:500], titanic.iloc[500:]
+    f = "survived ~ C(pclass) + sex + age"
+    base = fm.maxent(f, train)
+    return train, test, {
+        "maxent": base, "fmaxent": fm.fmaxent(f, train, beta=2),
+        "wsvm": fm.wsvm(f, train), "tuned": fm.tune_threshold(base, train, cv=3,
+                                                              random_state=0),
+        "cv_tune": fm.cv_tune(fm.maxent, f, train, {"threshold": [0.3, 0.5]}, cv=3,
+                              random_state=0)}
+
+
+def test_measure_with_ci_on_every_family():
+    """Mutant: the interval counting other rows or other classes than measure() does."""
+    train, test, fits = _families()
+    for name, fit in fits.items():
+        for newdata in (None, test):
+            value = fit.measure(newdata)
+            for method in ("delta", "bayes", "bootstrap"):
+                iv = fit.measure(newdata, ci=method, random_state=0)
+                assert isinstance(iv, fm.MeasureInterval), name
+                assert iv.estimate == pytest.approx(value, rel=1e-12), (name, method)
+                assert iv.low <= iv.high
+        back = pickle.loads(pickle.dumps(iv))
+        assert (back.low, back.high, back.method) == (iv.low, iv.high, iv.method)
+
+
+def test_measure_ci_counts_probabilistic_labels_fractionally():
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"x": rng.normal(size=300)})
+    df["q"] = 1 / (1 + np.exp(-(df["x"] - 0.5)))
+    fit = fm.umaxent("q ~ x", df)
+    iv = fit.measure(ci="delta")
+    assert iv.estimate == pytest.approx(fit.measure(), rel=1e-12)
+    with pytest.raises(InvalidArgumentError, match="0/1 labels"):
+        fit.measure(ci="bayes")
