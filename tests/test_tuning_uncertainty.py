@@ -102,3 +102,28 @@ def test_trivial_rule_warns():
     fit = fm.maxent(FORMULA, df)
     with pytest.warns(TrivialRuleWarning, match="all 22 training rows positive"):
         fm.tune_threshold(fit, df, cv=3, random_state=0)
+
+
+def test_cv_tune_ci_nested_selection_and_frequencies():
+    """f_corrected of cv_tune is the nested CV of the whole selection (re-implemented through
+    the public API); the per-point interval is the delta interval of the pooled counts."""
+    df = _data(150, 3)
+    grid = {"threshold": [0.25, 0.5]}
+    r = fm.cv_tune(fm.maxent, FORMULA, df, grid, cv=3, random_state=5, ci=True, B=20)
+    seed = r.settings["random_state"]
+    cls = np.full(len(df), np.nan)
+    for tr, te in r.uncertainty.outer_pairs:
+        sub = df.iloc[tr].reset_index(drop=True)
+        inner = fm.cv_tune(fm.maxent, FORMULA, sub, grid, cv=3, random_state=seed)
+        cls[te] = inner.predict(df.iloc[te], type="class").to_numpy()
+    assert r.f_corrected == pytest.approx(fm.f_score(df["y"].to_numpy(), cls), rel=1e-12)
+    t = r.tidy()
+    assert t["selected"].sum() == pytest.approx(1.0, rel=1e-12)
+    # the delta interval from the pooled counts equals f_interval on rows with those counts
+    tp, fp, fn = (r.fold_results.query("point == 0")[c].sum() for c in ("tp", "fp", "fn"))
+    tn = len(df) - tp - fp - fn
+    y = np.r_[np.ones(int(tp)), np.zeros(int(fp)), np.ones(int(fn)), np.zeros(int(tn))]
+    p = np.r_[np.ones(int(tp)), np.ones(int(fp)), np.zeros(int(fn)), np.zeros(int(tn))]
+    iv = fm.f_interval(y, p)
+    assert (t.loc[0, "f_low"], t.loc[0, "f_high"]) == pytest.approx((iv.low, iv.high),
+                                                                    rel=1e-10)
