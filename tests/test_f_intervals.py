@@ -348,3 +348,99 @@ def test_measure_ci_counts_probabilistic_labels_fractionally():
     assert iv.estimate == pytest.approx(fit.measure(), rel=1e-12)
     with pytest.raises(InvalidArgumentError, match="0/1 labels"):
         fit.measure(ci="bayes")
+
+
+# ----------------------------------------------------------------------------- bands
+def _lr_by_optimiser(c, f, alpha=0.5):
+    """2 (l_hat - max l subject to F = f), maximised by scipy's SLSQP (independent of the
+    closed forms and the bisection of fmstats)."""
+    from scipy.optimize import minimize
+
+    c = np.asarray(c, dtype=float)
+    n = c.sum()
+    lhat = np.sum(c[c > 0] * np.log(c[c > 0] / n))
+    cons = ({"type": "eq", "fun": lambda p: p[0] * (1 - f) - f * (alpha * p[1]
+                                                                   + (1 - alpha) * p[2])},
+            {"type": "eq", "fun": lambda p: p.sum() - 1})
+    r = minimize(lambda p: -np.sum(c * np.log(np.maximum(p, 1e-300))), c / n * 0.9 + 0.025,
+                 constraints=cons, bounds=[(1e-12, 1)] * 4, method="SLSQP",
+                 options={"ftol": 1e-14, "maxiter": 1000})
+    return 2 * (lhat + r.fun)
+
+
+@pytest.mark.parametrize("counts", [(40, 10, 25, 125), (3, 0, 4, 50), (0, 5, 10, 85),
+                                    (10, 0, 0, 90)])
+def test_profile_interval_ends_where_the_likelihood_ratio_is_the_chi2_quantile(counts):
+    from fmstats.inference._bands import profile_f_interval
+
+    F, lo, hi = profile_f_interval(np.array([counts], dtype=float), 0.5, 0.95)
+    crit = stats.chi2.ppf(0.95, 1)
+    for end, bound in ((lo[0], 0.0), (hi[0], 1.0)):
+        if end != bound:          # an end at 0 or 1 is the boundary itself
+            assert _lr_by_optimiser(counts, end) == pytest.approx(crit, rel=1e-5)
+    assert lo[0] <= F[0] <= hi[0]
+
+
+def test_pr_region_statistic_is_the_profile_likelihood_ratio():
+    """The closed form of the (precision, recall) profile at one cut against a numerical
+    maximisation over the nuisance parameter."""
+    from scipy.optimize import minimize_scalar
+    from fmstats.inference._bands import pr_region
+
+    y, p = rows_of_counts((40, 10, 25, 125))
+    r, pg, stat, crit = pr_region(y, p.astype(float), np.ones(y.size), 0.95, grid=11)
+    assert crit == pytest.approx(stats.chi2.ppf(0.95, 2), rel=1e-12)
+    n = 200.0
+
+    def lr(c, P, R):
+        a, b = (1 - P) / P, (1 - R) / R
+        c = np.asarray(c, dtype=float)
+        lhat = np.sum(c[c > 0] * np.log(c[c > 0] / n))
+
+        def negll(x):
+            q = np.array([x, a * x, b * x, 1 - (1 + a + b) * x])
+            return -np.sum(c[c > 0] * np.log(q[c > 0])) if (q >= 0).all() else np.inf
+
+        best = minimize_scalar(negll, bounds=(1e-12, 1 / (1 + a + b)), method="bounded",
+                               options={"xatol": 1e-14})
+        return 2 * (lhat + best.fun)
+
+    for i, j in ((3, 5), (7, 6), (8, 2), (5, 8)):
+        # two cuts: "score >= 1" (the counts above) and "score >= 0" (all positive); the
+        # region's statistic is the smaller of their statistics
+        want = min(lr((40, 10, 25, 125), pg[i], r[j]), lr((65, 135, 0, 0), pg[i], r[j]))
+        assert stat[i, j] == pytest.approx(want, rel=1e-6)
+
+
+def test_f_band_threshold_interval_and_methods():
+    rng = np.random.default_rng(0)
+    y = (rng.random(600) < 0.3).astype(float)
+    s = y + rng.normal(size=600)
+    boot = fm.inference.f_band(y, s, random_state=1, B=400)
+    again = fm.inference.f_band(y, s, random_state=1, B=400)
+    assert boot.threshold_ci == again.threshold_ci       # the same seed: the same draws
+    lo, hi = boot.threshold_ci
+    assert lo <= boot.best_threshold <= hi
+    t = boot.table
+    assert (t["f_low"] <= t["f"] + 1e-12).all() and (t["f"] <= t["f_high"] + 1e-12).all()
+    prof = fm.inference.f_band(y, s, method="profile", B=200, random_state=1).table
+    delta = fm.inference.f_band(y, s, method="delta", B=200, random_state=1).table
+    k = int(np.argmax(t["f"]))
+    # at the best cut (hundreds of positives) the three bands agree to a few thousandths
+    for other in (prof, delta):
+        assert other["f_low"][k] == pytest.approx(t["f_low"][k], abs=0.02)
+        assert other["f_high"][k] == pytest.approx(t["f_high"][k], abs=0.02)
+    with pytest.raises(InvalidArgumentError, match="0/1 labels"):
+        fm.inference.f_band(np.full(600, 0.4), s, method="profile")
+
+
+def test_model_curves_with_bands():
+    titanic = fm.datasets.titanic_complete()
+    fit = fm.maxent("survived ~ C(pclass) + sex + age", titanic)
+    c = fit.f_curve(band="profile")
+    plain = fit.f_curve()
+    np.testing.assert_allclose(c["f"], plain["f"], rtol=1e-12)
+    assert {"f_low", "f_high"} <= set(c.columns)
+    pytest.importorskip("matplotlib").use("Agg")
+    fit.plot_pr(band="bootstrap", B=200, random_state=0)
+    fit.plot_pr(band="profile")

@@ -119,7 +119,7 @@ class ScoreCurves:
 
     # ------------------------------------------------------------------ public
     def f_curve(self, newdata=None, weights=None, *, measure=None, beta=None,
-                alpha=None) -> pd.DataFrame:
+                alpha=None, band=None, level=0.95, B=None, random_state=None) -> pd.DataFrame:
         """Precision, recall and F at every distinct score as the threshold.
 
         A row is classed positive when its score is at least ``threshold``.  Returns one
@@ -139,6 +139,14 @@ class ScoreCurves:
             The F-measure of column ``f`` (default: the model's).
         beta, alpha : float, optional
             The F-measure of column ``f`` given by its beta, or its weight on precision alpha.
+        band : {"bootstrap", "profile", "delta"}, optional
+            Add pointwise bands ``f_low``, ``f_high`` (see :meth:`f_band`).
+        level : float, default 0.95
+            The pointwise level of the band.
+        B : int, optional
+            Bootstrap replicates of the band.
+        random_state : int, SeedSequence or Generator, optional
+            Seed of the bootstrap.
 
         Examples
         --------
@@ -150,8 +158,49 @@ class ScoreCurves:
         >>> len(curve)  # one row per distinct fitted probability
         6
         """
+        if band is not None:
+            return self.f_band(newdata, weights, method=band, level=level, B=B,
+                               random_state=random_state, measure=measure, beta=beta,
+                               alpha=alpha).table
         y, s, w = self._scored(newdata, weights)
         return _pr.f_curve(y, s, w, measure=self._measure_arg(measure, beta, alpha))
+
+    def f_band(self, newdata=None, weights=None, *, method="bootstrap", level=0.95, B=None,
+               random_state=None, measure=None, beta=None, alpha=None):
+        """Pointwise bands of the F curve and an interval for the F-optimal threshold.
+
+        The rows are counted as :meth:`f_curve` counts them (count weights as frequency
+        weights); see :func:`fmstats.inference.f_band` for the methods.
+
+        Parameters
+        ----------
+        newdata : DataFrame, optional
+            Rows with the response (default: the training rows).
+        weights : str or array_like, optional
+            For ``newdata``: a column name or array of case weights.
+        method : {"bootstrap", "profile", "delta"}, default "bootstrap"
+            The band.
+        level : float, default 0.95
+            The pointwise level.
+        B : int, optional
+            Bootstrap replicates (default 2000), also those of the threshold interval.
+        random_state : int, SeedSequence or Generator, optional
+            Seed of the bootstrap.
+        measure : FMeasure, optional
+            The F-measure (default: the model's).
+        beta, alpha : float, optional
+            The F-measure given by its beta, or its weight on precision alpha.
+
+        Returns
+        -------
+        CurveBand
+            ``table``, ``best_threshold``, ``threshold_ci``.
+        """
+        from ..inference import f_band
+
+        y, s, w = self._scored(newdata, weights)
+        return f_band(y, s, w, method=method, level=level, B=B, random_state=random_state,
+                      measure=self._measure_arg(measure, beta, alpha))
 
     def roc_auc(self, newdata=None, weights=None) -> float:
         """Area under the weighted ROC curve of the scores (trapezoid rule).
@@ -180,6 +229,26 @@ class ScoreCurves:
         own = _pr.operating_row(curve, t, strict)
         return best, own, label
 
+    def _pr_band(self, newdata, weights, band, level, B, random_state):
+        """The band of :meth:`plot_pr`, as :func:`fmstats.plotting.plot_pr` takes it."""
+        if band is None:
+            return None
+        from ..inference import band_region
+
+        if band == "profile":
+            y, s, w = self._scored(newdata, weights)
+            r, p, stat, crit = band_region(y, s, w, level)
+            return {"r": r, "p": p, "stat": stat, "crit": crit,
+                    "label": f"{100 * level:g}% profile-likelihood region (Urlus et al. 2023)"}
+        t = self.f_band(newdata, weights, method=band, level=level, B=B,
+                        random_state=random_state).table
+        if "precision_low" not in t:
+            raise InvalidArgumentError(f"`band`: plot_pr draws 'bootstrap' or 'profile' bands; "
+                                       f"got {band!r}.")
+        return {"recall": t["recall"].to_numpy(), "low": t["precision_low"].to_numpy(),
+                "high": t["precision_high"].to_numpy(),
+                "label": f"{100 * level:g}% pointwise bootstrap band of precision"}
+
     def _plot(self, which, newdata, weights, ax, **kwargs):
         from .. import plotting
 
@@ -190,11 +259,16 @@ class ScoreCurves:
                     score_name=self._curve_score_name(), ax=ax,
                     data_label="training rows" if newdata is None else "newdata", **kwargs)
 
-    def plot_pr(self, newdata=None, weights=None, *, ax=None, iso_f=(0.2, 0.4, 0.6, 0.8)):
+    def plot_pr(self, newdata=None, weights=None, *, ax=None, iso_f=(0.2, 0.4, 0.6, 0.8),
+                band=None, level=0.95, B=None, random_state=None):
         """The precision-recall curve with iso-F lines of the model's measure.
 
         Marks the model's own decision rule and the F-optimal threshold (annotated with
-        its value).  Returns the figure.
+        its value).  ``band="bootstrap"`` shades the pointwise bootstrap interval of precision
+        at each threshold; ``band="profile"`` the profile-likelihood region of the curve
+        (Urlus et al. 2023: where some threshold's confusion multinomial is consistent with
+        the (recall, precision) point at ``level``, chi-square with 2 df).  Returns the
+        figure.
 
         Parameters
         ----------
@@ -207,6 +281,14 @@ class ScoreCurves:
             The axes to draw on (default: a new figure).
         iso_f : sequence of float, default (0.2, 0.4, 0.6, 0.8)
             The F values of the iso-F lines.
+        band : {"bootstrap", "profile"}, optional
+            An uncertainty band (see above).
+        level : float, default 0.95
+            Its level.
+        B : int, optional
+            Bootstrap replicates of ``band="bootstrap"``.
+        random_state : int, SeedSequence or Generator, optional
+            Seed of the bootstrap.
 
         Examples
         --------
@@ -214,7 +296,8 @@ class ScoreCurves:
         >>> fit = fm.maxent("survived ~ sex + C(pclass)", fm.datasets.load_titanic())
         >>> fig = fit.plot_pr()
         """
-        return self._plot("pr", newdata, weights, ax, iso_f=iso_f)
+        return self._plot("pr", newdata, weights, ax, iso_f=iso_f,
+                          band=self._pr_band(newdata, weights, band, level, B, random_state))
 
     def plot_roc(self, newdata=None, weights=None, *, ax=None):
         """The weighted ROC curve with its AUC, the model's rule and the F-optimal point.
