@@ -484,10 +484,6 @@ def plot_roc(curve: pd.DataFrame, measure, *, best: int, own: int | None, own_la
         Appended to the title to name the data (nothing when empty).
     ax : matplotlib.axes.Axes, optional
         The axes to draw on (default: a new figure's).
-    band : dict, optional
-        An uncertainty band: ``{"recall", "low", "high", "label"}`` (pointwise precision
-        limits at each recall) or ``{"r", "p", "stat", "crit", "label"}`` (a region where
-        ``stat <= crit`` on the recall x precision grid), as ``results.plot_pr(band=)`` makes.
 
     Returns
     -------

@@ -199,7 +199,7 @@ def f_interval(y_true: Any, y_pred: Any, *, beta: float | None = None,
     >>> y = [1, 1, 0, 1, 0, 1, 1, 0, 0, 1]
     >>> p = [1, 0, 0, 1, 1, 1, 1, 0, 0, 1]
     >>> fm.f_interval(y, p, method="bayes", random_state=0)
-    <MeasureInterval F1 = 0.8333, 95% credible interval [0.5034, 0.9371] (bayes, binary, n = 10)>
+    <MeasureInterval F1 = 0.8333, 95% credible interval [0.4918, 0.95] (bayes, binary, n = 10)>
     """
     fm = _m.as_fmeasure(measure, beta, alpha)
     check_method(method, F_METHODS)

@@ -90,7 +90,7 @@ class MeasureInterval:
     >>> import fmstats as fm
     >>> ci = fm.f_interval([1, 1, 0, 1, 0, 1, 1, 0], [1, 0, 0, 1, 1, 1, 1, 0])
     >>> ci
-    <MeasureInterval F1 = 0.8, 95% CI [0.5321, 1] (delta, binary, n = 8)>
+    <MeasureInterval F1 = 0.8, 95% CI [0.5284, 1] (delta, binary, n = 8)>
     >>> ci.estimate, ci.method
     (0.8, 'delta')
     """

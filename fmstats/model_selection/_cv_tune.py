@@ -355,6 +355,8 @@ class CvTuneResults(Tuned):
         The recorded :func:`cv_tune` call, rerun by :meth:`refit`.
     n_rows : int
         The number of rows of the tuning data.
+    uncertainty : GridUncertainty, optional
+        What ``ci=True`` measured (selection frequencies, ``f_corrected``...), or None.
 
     Attributes
     ----------

@@ -282,6 +282,8 @@ class ThresholdedResults(Tuned, ScoreCurves):
         The recorded :func:`tune_threshold` call, rerun by :meth:`refit`.
     prior_weights : ndarray, optional
         Prior weights of the rows of ``training_data`` (the base model's), or None.
+    uncertainty : TuningUncertainty, optional
+        What ``ci=True`` measured (threshold interval, ``f_corrected``...), or None.
     """
 
     @property
