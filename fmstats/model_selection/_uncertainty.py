@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..exceptions import (InvalidArgumentError, ResamplingWarning, TrivialRuleWarning,
-                          UnstableThresholdWarning)
+from ..exceptions import (FmstatsError, InvalidArgumentError, ResamplingWarning,
+                          TrivialRuleWarning, UnstableThresholdWarning)
 from ..formula import predict_rows, refit_rows
 from ..inference import (delta_band, estimate_632plus, interval_of_rows,
                          no_information_counts)
@@ -103,7 +103,10 @@ def _classes(fit, design, positions, score_type, threshold):
 def warn_trivial(results, data, score_type, threshold) -> None:
     """:class:`TrivialRuleWarning` when ``score >= threshold`` classes every row of ``data``
     alike."""
-    s = results.predict(data, type=score_type).to_numpy(dtype=float)
+    try:       # the model's own training rows (the rows of `data`): no design to rebuild
+        s = results.predict(None, type=score_type).to_numpy(dtype=float)
+    except (FmstatsError, TypeError, AttributeError):
+        s = results.predict(data, type=score_type).to_numpy(dtype=float)
     pos = int(np.count_nonzero(s >= threshold))
     if pos in (0, s.size):
         what = "positive" if pos else "negative"
