@@ -175,16 +175,21 @@ def profile_f_interval(counts, alpha: float, level: float, iters: int = 50):
     return F, ends[0], ends[1]
 
 
-def profile_band(y, s, w, alpha: float, level: float) -> dict:
-    """The profile-likelihood interval of F at every distinct score (rule s >= t); 0/1
-    labels, frequency weights (the multinomial of the confusion cells)."""
+def _cut_counts(y, s, w):
+    """The distinct scores (descending) and (T, 4) counts tp, fp, fn, tn of "s >= t"."""
     y, s, w = (np.asarray(v, dtype=float) for v in (y, s, w))
     order, t, last = _cut_order(s)
     yo, wo = y[order], w[order]
     tp = np.cumsum(wo * yo)[last]
     fp = np.cumsum(wo * (1 - yo))[last]
     pos, neg = np.sum(wo * yo), np.sum(wo * (1 - yo))
-    counts = np.column_stack([tp, fp, pos - tp, neg - fp])
+    return t, np.column_stack([tp, fp, pos - tp, neg - fp])
+
+
+def profile_band(y, s, w, alpha: float, level: float) -> dict:
+    """The profile-likelihood interval of F at every distinct score (rule s >= t); 0/1
+    labels, frequency weights (the multinomial of the confusion cells)."""
+    t, counts = _cut_counts(y, s, w)
     F, lo, hi = profile_f_interval(np.maximum(counts, 0.0), alpha, level)
     return {"threshold": t, "f_low": lo, "f_high": hi}
 
@@ -208,16 +213,10 @@ def pr_region(y, s, w, level: float, grid: int = 201, max_cuts: int = 300):
     -------
     (recall grid, precision grid, statistic (grid x grid), critical value)
     """
-    y, s, w = (np.asarray(v, dtype=float) for v in (y, s, w))
-    order, t, last = _cut_order(s)
-    yo, wo = y[order], w[order]
-    tp = np.cumsum(wo * yo)[last]
-    fp = np.cumsum(wo * (1 - yo))[last]
-    pos, neg = np.sum(wo * yo), np.sum(wo * (1 - yo))
+    t, counts = _cut_counts(y, s, w)
     keep = np.unique(np.linspace(0, t.size - 1, min(max_cuts, t.size)).round().astype(int))
-    tp, fp = tp[keep], fp[keep]
-    fn, tn = pos - tp, neg - fp
-    n = pos + neg
+    tp, fp, fn, tn = np.maximum(counts[keep], 0.0).T
+    n = counts[0].sum()
     S = tp + fp + fn
     r = np.linspace(0.0, 1.0, grid)[1:-1]
     p = np.linspace(0.0, 1.0, grid)[1:-1]

@@ -457,23 +457,6 @@ class CvTuneResults(Tuned):
     def best_score(self) -> float:
         return float(self._table[self.criterion].iloc[self.best_index])
 
-    def _uncertain(self):
-        u = getattr(self, "uncertainty", None)
-        if u is None:
-            raise InvalidArgumentError("this tuning was run without intervals: rerun "
-                                       "cv_tune(..., ci=True).")
-        return u
-
-    @property
-    def f_corrected(self) -> float:
-        """F of the whole selection on new rows (nested cross-validation; ``ci=True``)."""
-        return self._uncertain().f_corrected
-
-    @property
-    def f_corrected_ci(self) -> tuple:
-        """(low, high): the delta-method interval of ``f_corrected`` (``ci=True``)."""
-        return self._uncertain().f_corrected_ci
-
     def tidy(self) -> pd.DataFrame:
         """One row per grid point: parameters, f, precision, recall, accuracy (pooled as
         chosen; precision and recall always from the pooled counts), fold_mean, fold_sd,

@@ -29,7 +29,7 @@ from ..inference import interval_of_rows
 from ._criterion import Criterion
 from ._fits import capturing
 from ._folds import FoldResponse, fold_response, make_folds
-from ._uncertainty import OUTER_FOLDS
+from ._uncertainty import OUTER_FOLDS, stratified_draw
 
 __all__ = ["GridUncertainty", "grid_uncertainty", "point_intervals"]
 
@@ -132,13 +132,7 @@ def grid_uncertainty(worker, model_fn, formula, design, points, fixed, prior, cr
     n = response.y.shape[0]
     rng = np.random.default_rng([seed, 31])
     strata = response.strata
-    mults = []
-    for _ in range(B):
-        m = np.zeros(n)
-        for c in np.unique(strata):
-            r = np.flatnonzero(strata == c)
-            m += np.bincount(r[rng.integers(0, r.size, r.size)], minlength=n)
-        mults.append(m)
+    mults = [stratified_draw(strata, rng) for _ in range(B)]
     seeds = rng.integers(0, 2**31 - 1, B + 1)
     k_outer = int(cv) if isinstance(cv, (int, np.integer)) else OUTER_FOLDS
     outer = stratified_folds(strata, k_outer, np.random.default_rng(int(seeds[-1])))

@@ -17,7 +17,7 @@ from ._training import array_weights, prior_weights, training_design, training_f
 from ._search import (counts_at, cv_threshold, held_frame, midpoint, scores,
                       threshold_curve)
 from ._tuned import Tuned, check_protocol, fn_name
-from ._uncertainty import TuningUncertainty, tuning_uncertainty, warn_trivial
+from ._uncertainty import tuning_uncertainty, warn_trivial
 from .._utils.call import Settings, records_call
 from .._utils.validation import check_choice, describe
 from ..exceptions import FmstatsError, InvalidArgumentError
@@ -353,29 +353,11 @@ class ThresholdedResults(Tuned, ScoreCurves):
         chosen on these held-out scores; see ``f_corrected``)."""
         return float(self._curve[self.settings["measure"].column].iloc[self.best_index])
 
-    def _uncertain(self) -> TuningUncertainty:
-        u = getattr(self, "uncertainty", None)
-        if u is None:
-            raise InvalidArgumentError("this tuning was run without intervals: rerun "
-                                       "tune_threshold(..., ci=True).")
-        return u
-
     @property
     def threshold_ci(self) -> tuple:
         """(low, high): the percentile interval of the threshold over the bootstrap replicates
         of the whole tuning (``ci=True``)."""
         return self._uncertain().threshold_ci
-
-    @property
-    def f_corrected(self) -> float:
-        """The F the tuned rule is expected to have on new data, corrected for the optimism of
-        tuning on the same folds (``ci=True``; nested cross-validation of the whole tuning)."""
-        return self._uncertain().f_corrected
-
-    @property
-    def f_corrected_ci(self) -> tuple:
-        """(low, high): the interval of ``f_corrected`` (``ci=True``)."""
-        return self._uncertain().f_corrected_ci
 
     def tidy(self) -> pd.DataFrame:
         """The curve: one row per cut of the pooled held-out scores (``threshold`` is the

@@ -40,7 +40,8 @@ from .._utils.validation import warn
 from ._fits import capturing
 from ._search import cv_threshold
 
-__all__ = ["TuningUncertainty", "tuning_uncertainty", "warn_trivial", "OUTER_FOLDS"]
+__all__ = ["TuningUncertainty", "tuning_uncertainty", "warn_trivial", "OUTER_FOLDS",
+           "stratified_draw"]
 
 #: Outer folds of the nested cross-validation when ``cv`` is not an integer.
 OUTER_FOLDS = 5
@@ -140,7 +141,7 @@ def _task(*args):
     return capturing(_whole_tuning, *args)
 
 
-def _stratified_draw(strata: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def stratified_draw(strata: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Multiplicities of a case resample drawn within each class."""
     mult = np.zeros(strata.size)
     for c in np.unique(strata):
@@ -166,7 +167,7 @@ def tuning_uncertainty(results, design, response, prior, crit, cv, repeats, seed
     n = response.y.shape[0]
     rng = np.random.default_rng([seed, 30])
     strata = response.strata
-    mults = [_stratified_draw(strata, rng) for _ in range(B)]
+    mults = [stratified_draw(strata, rng) for _ in range(B)]
     seeds = rng.integers(0, 2**31 - 1, B + 1)
     k_outer = int(cv) if isinstance(cv, (int, np.integer)) else OUTER_FOLDS
     outer = stratified_folds(strata, k_outer, np.random.default_rng(int(seeds[-1])))
