@@ -308,6 +308,13 @@ def test_compare_models_on_the_same_rows_and_refusals():
             fm.compare(a, b, holey)
     with pytest.raises(InvalidArgumentError, match="y_true"):
         fm.compare([1, 0, 1], [1, 1, 1])
+    # tuned models compare like any model (the protocol's rows)
+    grid = fm.cv_tune(fm.maxent, "survived ~ C(pclass) + sex", titanic, {"threshold": [0.3]},
+                      cv=3, random_state=0)
+    tuned = fm.tune_threshold(b, titanic, cv=3, random_state=0)
+    cmp = fm.compare(grid, tuned, titanic, method="delta")
+    assert cmp.f_a == pytest.approx(grid.measure(titanic), rel=1e-12)
+    assert cmp.f_b == pytest.approx(tuned.measure(titanic), rel=1e-12)
 
 
 # ----------------------------------------------------------------------------- models

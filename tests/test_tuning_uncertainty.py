@@ -77,6 +77,8 @@ def test_threshold_interval_and_estimates(tuned):
     assert 0 <= est["no-information"] <= est["apparent"] <= 1
     band = u.band
     assert (band["low"] <= band["f"] + 1e-12).all() and (band["f"] <= band["high"] + 1e-12).all()
+    # a refit (every replicate of bootstrap() and validate()) retunes without the intervals
+    assert t.refit(df).uncertainty is None
     back = pickle.loads(pickle.dumps(t))
     assert back.threshold_ci == t.threshold_ci and back.f_corrected == t.f_corrected
     assert "f_corrected" in str(t.summary()) or "Corrected" in str(t.summary())

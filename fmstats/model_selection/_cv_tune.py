@@ -488,6 +488,10 @@ class CvTuneResults(Tuned):
         """
         return self._model().predict(newdata, type=type, **kwargs)
 
+    def _class_rows(self, newdata=None, **kwargs):
+        """The rows ``best_model`` counts (the hook of :func:`fmstats.compare`)."""
+        return self._model()._class_rows(newdata, **kwargs)
+
     def confusion(self, newdata=None, **kwargs):
         """Confusion counts of ``best_model`` on ``newdata``.
 

@@ -59,6 +59,9 @@ class Tuned(Persistable):
         """The recorded call again on ``data``: the same folds' rule (``cv``), the same seed
         (a random ``random_state`` was fixed at the first run) and ``changes``."""
         cv = reuse_cv(self.settings["cv"], fn)
+        # the intervals of ci=True are a report, not part of the tuned model: a refit (as in
+        # every replicate of bootstrap() or validate()) tunes without them unless asked
+        changes.setdefault("ci", False)
         return self.call.refit(data, cv=cv, random_state=self.settings["random_state"],
                                **changes)
 
