@@ -451,3 +451,17 @@ def test_model_curves_with_bands():
     pytest.importorskip("matplotlib").use("Agg")
     fit.plot_pr(band="bootstrap", B=200, random_state=0)
     fit.plot_pr(band="profile")
+
+
+@pytest.mark.reference
+def test_pr_profile_statistic_equals_mmu():
+    """The closed-form profile likelihood ratio of a (precision, recall) point against the
+    ``mmu`` package of Urlus et al. (2023) (stored values; mmu is not needed to run this)."""
+    from fmstats.inference._bands import pr_statistic
+
+    ref = pd.read_csv(REF / "mmu_pr_profile.csv", comment="#")
+    assert len(ref) == 24
+    counts = ref[["tp", "fp", "fn", "tn"]].to_numpy(dtype=float)
+    stat = np.array([pr_statistic(c[None], [p], [r])[0, 0]
+                     for c, p, r in zip(counts, ref["precision"], ref["recall"])])
+    np.testing.assert_allclose(stat, ref["statistic"], rtol=1e-8, atol=1e-9)

@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-__all__ = ["delta_band", "bootstrap_band", "profile_band", "profile_f_interval", "pr_region"]
+__all__ = ["delta_band", "bootstrap_band", "profile_band", "profile_f_interval", "pr_region",
+           "pr_statistic"]
 
 
 def delta_band(y, s, w, alpha: float, level: float, thresholds) -> dict:
@@ -194,6 +195,28 @@ def profile_band(y, s, w, alpha: float, level: float) -> dict:
     return {"threshold": t, "f_low": lo, "f_high": hi}
 
 
+def pr_statistic(counts, P, R) -> np.ndarray:
+    """2 (l_hat - l(P, R)), the profile likelihood-ratio statistic of the precision-recall point
+    (P, R) (arrays of G points) for each row of ``counts`` (T, 4) = tp, fp, fn, tn: (G, T).
+    The closed form is in :func:`pr_region`; it equals the ``mmu`` package's
+    ``PrecisionRecallUncertainty.compute_score_for`` (tests/reference/mmu_pr_profile.csv)."""
+    c = np.asarray(counts, dtype=float)
+    tp, fp, fn, tn = c.T
+    n = c.sum(axis=1)
+    S = tp + fp + fn
+    P, R = np.asarray(P, dtype=float)[:, None], np.asarray(R, dtype=float)[:, None]
+
+    def xlogy(a, b):
+        return np.where(a > 0, a * np.log(np.where(a > 0, b, 1.0)), 0.0)
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k = 1 / P + 1 / R - 1
+        ll = (xlogy(S, S / (k * n)) + xlogy(fp, (1 - P) / P) + xlogy(fn, (1 - R) / R)
+              + xlogy(tn, tn / n))
+        lhat = xlogy(tp, tp / n) + xlogy(fp, fp / n) + xlogy(fn, fn / n) + xlogy(tn, tn / n)
+    return 2 * (lhat - ll)
+
+
 def pr_region(y, s, w, level: float, grid: int = 201, max_cuts: int = 300):
     """The profile-likelihood confidence region of a precision-recall curve (Urlus et al.
     2023, the ``mmu`` package's curve uncertainty).
@@ -216,20 +239,9 @@ def pr_region(y, s, w, level: float, grid: int = 201, max_cuts: int = 300):
     t, counts = _cut_counts(y, s, w)
     keep = np.unique(np.linspace(0, t.size - 1, min(max_cuts, t.size)).round().astype(int))
     tp, fp, fn, tn = np.maximum(counts[keep], 0.0).T
-    n = counts[0].sum()
-    S = tp + fp + fn
     r = np.linspace(0.0, 1.0, grid)[1:-1]
     p = np.linspace(0.0, 1.0, grid)[1:-1]
     R, P = np.meshgrid(r, p)                          # rows: precision, columns: recall
-    R, P = R.ravel()[:, None], P.ravel()[:, None]
-
-    def xlogy(a, b):
-        return np.where(a > 0, a * np.log(np.where(a > 0, b, 1.0)), 0.0)
-
-    with np.errstate(divide="ignore", invalid="ignore"):
-        c = 1 / P + 1 / R - 1
-        ll = (xlogy(S, S / (c * n)) + xlogy(fp, (1 - P) / P) + xlogy(fn, (1 - R) / R)
-              + xlogy(tn, tn / n))
-        lhat = xlogy(tp, tp / n) + xlogy(fp, fp / n) + xlogy(fn, fn / n) + xlogy(tn, tn / n)
-    stat = np.min(2 * (lhat - ll), axis=1).reshape(p.size, r.size)
+    stat = pr_statistic(np.column_stack([tp, fp, fn, tn]), P.ravel(), R.ravel())
+    stat = stat.min(axis=1).reshape(p.size, r.size)
     return r, p, stat, float(stats.chi2.ppf(level, 2))
