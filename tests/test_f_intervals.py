@@ -325,7 +325,7 @@ def _families():
     base = fm.maxent(f, train)
     return train, test, {
         "maxent": base, "fmaxent": fm.fmaxent(f, train, beta=2),
-        "wsvm": fm.wsvm(f, train), "tuned": fm.tune_threshold(base, train, cv=3,
+        "wsvm": fm.wsvm(f, train), "fsvm": fm.fsvm(f, train), "tuned": fm.tune_threshold(base, train, cv=3,
                                                               random_state=0),
         "cv_tune": fm.cv_tune(fm.maxent, f, train, {"threshold": [0.3, 0.5]}, cv=3,
                               random_state=0)}
