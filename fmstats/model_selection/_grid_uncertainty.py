@@ -65,7 +65,18 @@ class GridUncertainty:
     outer_pairs: tuple = field(default=(), repr=False)
 
     def frequency(self, n_points: int) -> np.ndarray:
-        """Share of the successful replicates that chose each of the ``n_points`` points."""
+        """Share of the successful replicates that chose each of the ``n_points`` points.
+
+        Parameters
+        ----------
+        n_points : int
+            The number of grid points.
+
+        Returns
+        -------
+        ndarray
+            One share per grid point (summing to 1).
+        """
         ok = self.chosen[self.chosen >= 0]
         return np.bincount(ok, minlength=n_points) / max(ok.size, 1)
 

@@ -71,7 +71,7 @@ class TuningUncertainty:
         One row per estimate of the tuned rule's F: naive CV, nested CV, .632+, apparent,
         out-of-bag, no-information.
     band : DataFrame
-        threshold, f, se, low, high: the pointwise band of the pooled CV F curve.
+        The pointwise band of the pooled CV F curve (threshold, f, se, low, high).
     n_failed : int
         Replicates whose tuning failed (left out).
     n_trivial : int
