@@ -129,3 +129,29 @@ def test_cv_tune_ci_nested_selection_and_frequencies():
     iv = fm.f_interval(y, p)
     assert (t.loc[0, "f_low"], t.loc[0, "f_high"]) == pytest.approx((iv.low, iv.high),
                                                                     rel=1e-10)
+
+
+def _unstable_warnings(df):
+    fit = fm.maxent(FORMULA, df)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        t = fm.tune_threshold(fit, df, cv=3, ci=True, B=100, level=0.8, random_state=0,
+                              progress=False)
+    scores = fit.predict(df, type="response").to_numpy()
+    share = (t.threshold_ci[1] - t.threshold_ci[0]) / (scores.max() - scores.min())
+    return [w for w in caught if issubclass(w.category, UnstableThresholdWarning)], share
+
+
+def test_unstable_threshold_warns_when_the_interval_spans_most_scores():
+    """No signal in 60 rows: the replicates' thresholds scatter over the scores (some tune
+    the all-positive rule, threshold -inf)."""
+    caught, share = _unstable_warnings(_data(60, 3, signal=0.0))
+    assert share > 0.5
+    assert len(caught) == 1 and "spans more than 50%" in str(caught[0].message)
+
+
+def test_stable_threshold_does_not_warn():
+    """Mutant: a warning whatever the width (or a share far below one half)."""
+    caught, share = _unstable_warnings(_data(150, 1, signal=3.0))
+    assert 0.2 < share < 0.45          # measured 0.34 of the score range
+    assert caught == []
