@@ -346,6 +346,36 @@ def test_measure_with_ci_on_every_family():
         assert (back.low, back.high, back.method) == (iv.low, iv.high, iv.method)
 
 
+def test_measure_with_ci_on_costsens_binary_micro_macro():
+    """costsens counts its own classes (binary, multi-label): its interval is f_interval of
+    those classes under the fit's average; the multiclass micro-F has no interval."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(600, 3))
+    eta = X @ np.array([[1.5, -1.0, 0.3], [0.2, 1.2, -0.8], [-0.5, 0.4, 1.0]]) - [1.5, 0.5, 2.0]
+    d = pd.DataFrame(X, columns=["x1", "x2", "x3"])
+    d[["y1", "y2", "y3"]] = (rng.random((600, 3)) < 1 / (1 + np.exp(-eta))).astype(int)
+    train, test = d.iloc[:400], d.iloc[400:]
+    cases = [("y1 ~ x1 + x2 + x3", "f", "binary", ["y1"]),
+             ("y1 + y2 + y3 ~ x1 + x2 + x3", "micro_f", "micro", ["y1", "y2", "y3"]),
+             ("y1 + y2 + y3 ~ x1 + x2 + x3", "macro_f", "macro", ["y1", "y2", "y3"])]
+    for formula, measure, average, labels in cases:
+        fit = fm.costsens(formula, train, measure=measure, grid=5, random_state=0)
+        pred = fit.predict(test).to_numpy()
+        truth = test[labels].to_numpy()
+        if average == "binary":
+            truth = truth[:, 0]
+        for method in ("delta", "bayes"):
+            iv = fit.measure(test, ci=method, random_state=0)
+            ref = fm.f_interval(truth, pred, average=average, method=method, random_state=0)
+            assert iv.estimate == pytest.approx(fit.measure(test), rel=1e-12)
+            assert (iv.low, iv.high) == pytest.approx((ref.low, ref.high), rel=1e-12)
+    mc = pd.DataFrame({"x1": d["x1"], "x2": d["x2"],
+                       "y": np.where(d["y1"] == 1, "A", np.where(d["y2"] == 1, "B", "none"))})
+    fit = fm.costsens("y ~ x1 + x2", mc, grid=3, default_class="none", random_state=0)
+    with pytest.raises(InvalidArgumentError, match="`ci`.*multiclass"):
+        fit.measure(mc, ci="delta")
+
+
 def test_measure_ci_counts_probabilistic_labels_fractionally():
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"x": rng.normal(size=300)})
