@@ -14,14 +14,14 @@ b. ``tune_threshold``: a maxent model fitted on n rows, its threshold tuned by 5
    bias of the naive CV F and of ``f_corrected`` (the nested CV of the whole tuning, as
    ``ci=True`` computes it) against the true F of the tuned rule (a linear rule: analytic),
    coverage of ``f_corrected_ci``; the .632+ estimate of ``ci=True`` (200 bootstrap refits
-   of the tuning) on every 10th data set.
+   of the tuning) on every 10th data set (``--every``; the user guide's table: every 20th).
 c. ``compare`` of two rules with equal true F (x1 + x3/2 >= c and x2 + x3/2 >= c under a
    symmetric beta): type I error at 5 %; and of two rules whose true F differ by 0.03: power.
 
 Run from the repository root::
 
     PYTHONPATH=. python benchmarks/bench_f_intervals.py --part a c            # ~2 min
-    PYTHONPATH=. python benchmarks/bench_f_intervals.py --part b            # ~30 min (CPU)
+    PYTHONPATH=. python benchmarks/bench_f_intervals.py --part b --every 20 # ~2 h on one core
 """
 from __future__ import annotations
 
