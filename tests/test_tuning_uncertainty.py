@@ -155,3 +155,27 @@ def test_stable_threshold_does_not_warn():
     caught, share = _unstable_warnings(_data(150, 1, signal=3.0))
     assert 0.2 < share < 0.45          # measured 0.34 of the score range
     assert caught == []
+
+
+def test_plot_draws_the_band_and_the_thresholds_bootstrap_distribution(tuned):
+    """Mutant: the histogram of other values than the replicates' thresholds, or the band or
+    the interval's lines missing."""
+    pytest.importorskip("matplotlib").use("Agg")
+    import matplotlib.pyplot as plt
+    _, t = tuned
+    u = t.uncertainty
+    fig = t.plot()
+    try:
+        top, hist = fig.axes
+        ok = u.thresholds[np.isfinite(u.thresholds)]
+        heights = [p.get_height() for p in hist.patches]
+        assert sum(heights) == ok.size
+        lefts = [p.get_x() for p in hist.patches]
+        assert min(lefts) == pytest.approx(ok.min(), rel=1e-9)
+        xs = {round(float(line.get_xdata()[0]), 12) for line in hist.lines}
+        assert {round(v, 12) for v in (*t.threshold_ci, t.threshold)} <= xs
+        band = np.vstack([p.vertices for c in top.collections for p in c.get_paths()])
+        assert band[:, 1].min() == pytest.approx(u.band["low"].min(), abs=1e-12)
+        assert band[:, 1].max() == pytest.approx(u.band["high"].max(), abs=1e-12)
+    finally:
+        plt.close(fig)
