@@ -52,6 +52,23 @@ def test_proportion_intervals_equal_statsmodels():
             assert iv.high == pytest.approx(r.high, rel=1e-9, abs=1e-12)
 
 
+@pytest.mark.reference
+def test_micro_f1_equals_the_confidenceinterval_package():
+    """Single-label multiclass predictions as one-hot label matrices: micro F1 is the
+    accuracy, and Takahashi's delta interval is the one the ``confidenceinterval`` package
+    computes (the only case where fmstats uses that package as a reference)."""
+    ref = pd.read_csv(REF / "confidenceinterval_micro_f1.csv", comment="#")
+    assert len(ref) == 10
+    for r in ref.itertuples():
+        rng = np.random.default_rng(r.seed)          # the recipe of the reference script
+        truth = rng.integers(0, r.classes, r.n)
+        guess = np.where(rng.random(r.n) < r.keep, truth, rng.integers(0, r.classes, r.n))
+        eye = np.eye(r.classes)
+        iv = fm.f_interval(eye[truth], eye[guess], average="micro", level=r.level)
+        assert iv.estimate == pytest.approx(r.f1, rel=1e-12)
+        assert (iv.low, iv.high) == pytest.approx((r.low, r.high), rel=1e-9)
+
+
 def test_proportion_interval_refuses_empty_denominators():
     with pytest.raises(DataError, match="y_pred"):
         fm.precision_interval([1, 0, 1], [0, 0, 0])
