@@ -129,6 +129,16 @@ def test_cv_tune_ci_nested_selection_and_frequencies():
     iv = fm.f_interval(y, p)
     assert (t.loc[0, "f_low"], t.loc[0, "f_high"]) == pytest.approx((iv.low, iv.high),
                                                                     rel=1e-10)
+    # plot(): the shaded band is the points' intervals (not the range over folds)
+    pytest.importorskip("matplotlib").use("Agg")
+    import matplotlib.pyplot as plt
+    fig = r.plot()
+    try:
+        ys = np.vstack([p.vertices for c in fig.axes[0].collections for p in c.get_paths()])
+        assert ys[:, 1].min() == pytest.approx(t["f_low"].min(), abs=1e-12)
+        assert ys[:, 1].max() == pytest.approx(t["f_high"].max(), abs=1e-12)
+    finally:
+        plt.close(fig)
 
 
 def _unstable_warnings(df):
