@@ -17,6 +17,7 @@ __all__ = [
     "FormulaError",
     "UnseenLevelError",
     "DesignError",
+    "ResultsFileError",
     "FmstatsWarning",
     "ConvergenceWarning",
     "SeparationWarning",
@@ -27,6 +28,7 @@ __all__ = [
     "EmptyFoldWarning",
     "ResamplingWarning",
     "DegenerateFitWarning",
+    "ResultsFileWarning",
 ]
 
 
@@ -64,6 +66,11 @@ class UnseenLevelError(FormulaError):
 
 class DesignError(DataError):
     """The design matrix is rank deficient and ``collinear="raise"`` was asked for."""
+
+
+class ResultsFileError(DataError):
+    """A results file cannot be read or written: missing, damaged, of another type, or
+    refused because it could run code when opened."""
 
 
 class ModelComparisonError(FmstatsError):
@@ -109,3 +116,8 @@ class ResamplingWarning(FmstatsWarning):
 
 class DegenerateFitWarning(FmstatsWarning):
     """A fit collapsed to a classifier that predicts a single class on its training rows."""
+
+
+class ResultsFileWarning(FmstatsWarning):
+    """A results file is read or written without the protections of the file format: an older
+    plain pickle opened with ``trusted=True``, or saved content that ``load()`` will refuse."""
