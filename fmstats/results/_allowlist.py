@@ -32,8 +32,7 @@ _FMSTATS_CLASSES = {
     "fmstats._utils.call": ("ModelCall", "RowArgument", "Settings"),
     "fmstats.formula._frame": ("DesignSpec",),
     "fmstats.formula._response": ("Response",),
-    "fmstats.measures._fmeasure": ("FMeasure",),
-    "fmstats.measures._confusion": ("Confusion",),
+    "fmstats.measures._fmeasure": ("FMeasure", "Confusion"),
     "fmstats.glm.irls": ("IrlsFit",),
     "fmstats.glm.dask": ("DaskIrlsFit",),
     "fmstats.maxent_models._maxent": ("MaxentResults",),
@@ -94,7 +93,7 @@ CALLS = {
     "numpy": ("dtype",),
     "numpy._core.multiarray": ("_reconstruct", "scalar"),
     "numpy._core.numeric": ("_frombuffer",),
-    "numpy.core.multiarray": ("_reconstruct", "scalar"),     # files written with numpy 1.x
+    "numpy.core.multiarray": ("_reconstruct", "scalar"),     # numpy 1.x's names (_ALIASES)
     "numpy.core.numeric": ("_frombuffer",),
     "numpy.random.bit_generator": ("__pyx_unpickle_SeedSequence",),
     "pandas": ("StringDtype",),
@@ -146,6 +145,13 @@ def listed(module: str, qualname: str) -> bool:
     return any(qualname in table.get(module, ()) for table in _TABLES)
 
 
+#: numpy 2 renamed ``numpy.core`` to ``numpy._core`` (the old name imports with a warning):
+#: either spelling in a file resolves to whichever module this numpy has.
+_ALIASES = {"numpy.core.multiarray": "numpy._core.multiarray",
+            "numpy.core.numeric": "numpy._core.numeric"}
+_ALIASES.update({new: old for old, new in _ALIASES.items()})
+
+
 def resolve(module: str, qualname: str) -> Any:
     """The object ``module.qualname`` names (its module imported only if listed).
 
@@ -154,7 +160,15 @@ def resolve(module: str, qualname: str) -> Any:
     """
     if not listed(module, qualname):
         raise LookupError(f"{module}.{qualname}")
-    obj = importlib.import_module(module)
+    names = [module] + ([_ALIASES[module]] if module in _ALIASES else [])
+    names.sort(key=lambda m: not m.startswith("numpy._core"))   # numpy 2's name first
+    for i, name in enumerate(names):
+        try:
+            obj = importlib.import_module(name)
+            break
+        except ImportError:
+            if i == len(names) - 1:
+                raise
     for part in qualname.split("."):
         obj = getattr(obj, part)
     return obj
