@@ -130,10 +130,11 @@ class Persistable:
                              "libraries": _libraries(), "pickle_protocol": 5,
                              "content_bytes": len(payload)}, sort_keys=True).encode() + b"\n"
         version = f"format {FORMAT_VERSION}\n".encode()
-        digest = hashlib.sha256(version + header + payload).hexdigest()
+        digest = _sha256(version, header, payload)
         try:
             with open(path, "wb") as fh:
-                fh.write(MAGIC + version + f"sha256 {digest}\n".encode() + header + payload)
+                for part in (MAGIC, version, f"sha256 {digest}\n".encode(), header, payload):
+                    fh.write(part)
         except OSError as exc:
             raise _file_error(_where(path), exc, "written") from None
         if problems:
@@ -244,16 +245,30 @@ class Persistable:
                                f"save(); expected {cls.__name__}.")
 
 
-def _read_envelope(blob: bytes, where: str) -> tuple[dict, bytes]:
+def _sha256(*parts) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part)
+    return h.hexdigest()
+
+
+def _read_envelope(blob: bytes, where: str) -> tuple[dict, memoryview]:
     """The header and the content of a format-2 file, after its format and checksum."""
     from ..exceptions import ResultsFileError
 
     damaged = (f"{where} is damaged: it is not a complete fmstats results file as save() "
                "wrote it")
-    lines = blob[len(MAGIC):].split(b"\n", 3)
-    if len(lines) < 4:
-        raise ResultsFileError(f"{damaged} (it ends inside its header).")
-    version_line, sha_line, header_line, payload = lines
+    ends, start = [], len(MAGIC)
+    for _ in range(3):            # the ends of the format, checksum and header lines
+        end = blob.find(b"\n", start)
+        if end < 0:
+            raise ResultsFileError(f"{damaged} (it ends inside its header).")
+        ends.append(end)
+        start = end + 1
+    version_line = blob[len(MAGIC):ends[0]]
+    sha_line = blob[ends[0] + 1:ends[1]]
+    header_line = blob[ends[1] + 1:ends[2]]
+    payload = memoryview(blob)[ends[2] + 1:]     # the content, not copied
     try:
         version = int(version_line.decode("ascii").removeprefix("format "))
     except (UnicodeDecodeError, ValueError):
@@ -265,7 +280,7 @@ def _read_envelope(blob: bytes, where: str) -> tuple[dict, bytes]:
             f"{where} uses results file format {version}; this fmstats reads format "
             f"{FORMAT_VERSION}" + (": upgrade fmstats to load it (or the file is damaged)."
                                    if newer else ", which no fmstats wrote: it is damaged."))
-    digest = hashlib.sha256(version_line + b"\n" + header_line + b"\n" + payload).hexdigest()
+    digest = _sha256(version_line + b"\n", header_line + b"\n", payload)
     if sha_line != f"sha256 {digest}".encode():
         raise ResultsFileError(
             f"{damaged}: its SHA-256 checksum does not match its content, so the file was "
@@ -280,7 +295,7 @@ def _read_envelope(blob: bytes, where: str) -> tuple[dict, bytes]:
     return header, payload
 
 
-def _unpickle(payload: bytes, where: str, trusted: bool, cls: type, header: dict):
+def _unpickle(payload, where: str, trusted: bool, cls: type, header: dict):
     from ..exceptions import ResultsFileError
     from . import _allowlist
     from ._safeload import Refused, restricted_loads

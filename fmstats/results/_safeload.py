@@ -145,13 +145,45 @@ def _check_of(obj):
 
 
 # ------------------------------------------------------------------ the unpickler
+class _Reader:
+    """A read-only file over the content's bytes without copying them (``io.BytesIO`` would
+    copy a file of arrays once more)."""
+
+    def __init__(self, data):
+        self._view = memoryview(data).cast("B")
+        self._pos = 0
+
+    def read(self, n: int = -1) -> bytes:
+        end = len(self._view) if n is None or n < 0 else min(self._pos + n, len(self._view))
+        out = self._view[self._pos:end].tobytes()
+        self._pos = end
+        return out
+
+    def readinto(self, buf) -> int:
+        n = min(len(buf), len(self._view) - self._pos)
+        memoryview(buf).cast("B")[:n] = self._view[self._pos:self._pos + n]
+        self._pos += n
+        return n
+
+    def readline(self) -> bytes:
+        start = end = self._pos
+        while end < len(self._view):          # in blocks: a line is found where it ends
+            hit = self._view[end:end + 4096].tobytes().find(b"\n")
+            if hit >= 0:
+                end += hit + 1
+                break
+            end = min(end + 4096, len(self._view))
+        self._pos = end
+        return self._view[start:end].tobytes()
+
+
 class _Unpickler(pickle._Unpickler):
     """``pickle``'s pure-Python unpickler restricted to the allow-list (see module notes)."""
 
     dispatch = dict(pickle._Unpickler.dispatch)
 
-    def __init__(self, data: bytes):
-        super().__init__(io.BytesIO(data))
+    def __init__(self, data):
+        super().__init__(_Reader(data))
         self._calls: dict[int, Any] = {}      # id(listed callable) -> what to call
         self._classes: dict[int, type] = {}   # id(listed class) -> class
         self._buildable: set[int] = set()     # ids of classes whose instances may be filled
