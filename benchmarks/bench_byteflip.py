@@ -18,10 +18,16 @@ classifies the outcome:
 
 * ``refused`` -- an fmstats error (``DataError``; ``ResultsFileError`` for format 2);
 * ``other exception`` -- any other exception escaped the reader;
-* ``loaded, same`` -- the object loaded and every number and text compared (params,
-  covariance, fitted values, predictions on the training data, the summary text) is equal;
-* ``loaded, different`` -- the object loaded and something differs (or computing it raised):
-  the silent corruption the checksum exists to prevent.
+* ``crashed`` -- the reading process died (each flip is read in a forked worker whose
+  address space is capped, ``--memory-gib`` above its size, so that a corrupted length
+  cannot exhaust the machine's memory);
+* ``loaded, same`` -- the object loaded and is the saved one: it pickles again to the same
+  bytes (the flip hit a byte pickle ignores), and every number compared is equal;
+* ``loaded, different`` -- the object loaded but holds something else (its pickle differs:
+  a coefficient, the design matrix, a fitted value, a setting), the silent corruption the
+  checksum exists to prevent; ``of which numbers shown differ`` counts those whose params,
+  covariance, fitted values, predictions on the training data or summary text differ (or
+  raise).
 
     PYTHONPATH=. python benchmarks/bench_byteflip.py                 # 3,583 flips per layout
     PYTHONPATH=. python benchmarks/bench_byteflip.py --flips 500     # quicker
@@ -48,7 +54,8 @@ from _common import (cpu_model, ensure_fmstats_importable, format_table, n_cores
 
 ensure_fmstats_importable()
 
-OUTCOMES = ("refused", "other exception", "loaded, same", "loaded, different")
+OUTCOMES = ("refused", "other exception", "crashed", "loaded, same", "loaded, different",
+            "of which numbers shown differ")
 
 
 def build():
@@ -147,25 +154,77 @@ def classify(read, data, want) -> str:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return "loaded, same" if same(evidence(obj, data), want) else "loaded, different"
+            shown = same(evidence(obj, data), want[0])
     except Exception:                       # noqa: BLE001 - a corrupted object breaking later
-        return "loaded, different"
+        shown = False
+    if not shown:
+        return "of which numbers shown differ"
+    try:
+        again = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:                       # noqa: BLE001
+        again = None
+    return "loaded, same" if again == want[1] else "loaded, different"
 
 
-def run(layout: str, files: dict, data, wants: dict, positions, rng, tmp: Path) -> dict:
-    path = tmp / f"flip-{layout}.fmr"
-    counts = {name: dict.fromkeys(OUTCOMES, 0) for name in files}
-    for name, pos in positions:
-        blob, cls = files[name]
-        bad = bytearray(blob)
-        bad[pos] ^= int(rng.integers(1, 256))
-        bad = bytes(bad)
-        if layout == "format 1":
-            read = lambda b=bad, c=cls: format1_load(b, c)           # noqa: E731
-        else:
-            path.write_bytes(bad)
-            read = lambda c=cls: c.load(path)                        # noqa: E731
-        counts[name][classify(read, data, wants[name])] += 1
+_STATE: dict = {}     # set before the worker process forks: files, data, wanted evidence
+
+
+def _limit_memory(extra_gib: float) -> None:
+    """Cap the worker's address space, so that a corrupted length in a flipped pickle raises
+    MemoryError instead of waking the kernel's OOM killer."""
+    import resource
+
+    from _common import proc_status_kib
+
+    now = (proc_status_kib("VmSize") or 0) * 1024
+    limit = int(now + extra_gib * 2**30)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _trial(layout: str, name: str, pos: int, xor: int, path: str) -> str:
+    blob, cls = _STATE["layouts"][layout][name]
+    bad = bytearray(blob)
+    bad[pos] ^= xor
+    bad = bytes(bad)
+    if layout == "format 1":
+        def read():
+            return format1_load(bad, cls)
+    else:
+        Path(path).write_bytes(bad)
+
+        def read():
+            return cls.load(path)
+    return classify(read, _STATE["data"], _STATE["wants"][name])
+
+
+def run(layout: str, positions, rng, tmp: Path, extra_gib: float) -> dict:
+    """Each flip is read in a forked worker process (a crash or a runaway allocation of a
+    corrupted pickle is counted as 'crashed' and the worker replaced)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    def pool():
+        return ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"),
+                                   initializer=_limit_memory, initargs=(extra_gib,))
+
+    counts = {name: dict.fromkeys(OUTCOMES, 0) for name in _STATE["layouts"][layout]}
+    path = str(tmp / f"flip-{layout.replace(' ', '')}.fmr")
+    ex = pool()
+    try:
+        for name, pos in positions:
+            xor = int(rng.integers(1, 256))
+            try:
+                outcome = ex.submit(_trial, layout, name, pos, xor, path).result()
+            except BrokenProcessPool:
+                outcome = "crashed"
+                ex.shutdown(wait=False)
+                ex = pool()
+            counts[name][outcome] += 1
+            if outcome == "of which numbers shown differ":
+                counts[name]["loaded, different"] += 1
+    finally:
+        ex.shutdown()
     return counts
 
 
@@ -236,6 +295,8 @@ def main(argv=None) -> int:
     ap.add_argument("--flips", type=int, default=3583, help="flips per layout (default 3583)")
     ap.add_argument("--every-byte", action="store_true", help="flip every byte of every file")
     ap.add_argument("--seed", type=int, default=31)
+    ap.add_argument("--memory-gib", type=float, default=3.0,
+                    help="address space a reading worker may add (default 3 GiB)")
     ap.add_argument("--no-timing", action="store_true", help="skip the timing table")
     ap.add_argument("--big-n", type=int, default=200_000,
                     help="rows of the large maxent fit timed (0: none)")
@@ -257,7 +318,8 @@ def main(argv=None) -> int:
     print()
     t0 = time.perf_counter()
     data, objs = build()
-    wants = {name: evidence(obj, data) for name, obj in objs.items()}
+    wants = {name: (evidence(obj, data), pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+             for name, obj in objs.items()}
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
         layouts = {"format 1": {n: (format1_bytes(o), type(o)) for n, o in objs.items()}}
@@ -272,27 +334,30 @@ def main(argv=None) -> int:
         print()
         if not args.no_timing:
             timing(objs, args.big_n, args.repeat, tmp)
+        _STATE.update(layouts=layouts, data=data, wants=wants)
         totals = {}
         for layout, files in layouts.items():
             rng = np.random.default_rng(args.seed)
             positions = draw(files, args.flips, args.every_byte, rng)
             t = time.perf_counter()
-            counts = run(layout, files, data, wants, positions, rng, tmp)
+            counts = run(layout, positions, rng, tmp, args.memory_gib)
             secs = time.perf_counter() - t
-            rows = [[name] + [f"{c[o]:,}" for o in OUTCOMES] + [f"{sum(c.values()):,}"]
-                    for name, c in counts.items()]
+            rows = [[name] + [f"{c[o]:,}" for o in OUTCOMES]
+                    + [f"{sum(c.values()) - c[OUTCOMES[-1]]:,}"] for name, c in counts.items()]
             total = {o: sum(c[o] for c in counts.values()) for o in OUTCOMES}
             rows.append(["total"] + [f"{total[o]:,}" for o in OUTCOMES]
-                        + [f"{sum(total.values()):,}"])
+                        + [f"{len(positions):,}"])
             totals[layout] = total
             print(f"{layout}: {len(positions):,} flips in {secs:.1f} s")
             print(format_table(["file", *OUTCOMES, "flips"], rows))
             print()
     for layout, total in totals.items():
         print(f"{layout}: {total['loaded, same'] + total['loaded, different']:,} of "
-              f"{sum(total.values()):,} flipped files loaded "
-              f"({total['loaded, different']:,} with different numbers or text), "
-              f"{total['refused']:,} refused, {total['other exception']:,} other exceptions")
+              f"{sum(total.values()) - total[OUTCOMES[-1]]:,} flipped files loaded "
+              f"({total['loaded, different']:,} holding something else, "
+              f"{total[OUTCOMES[-1]]:,} of them with different numbers shown), "
+              f"{total['refused']:,} refused, {total['other exception']:,} other exceptions, "
+              f"{total['crashed']:,} crashed the reading process")
     return 0
 
 

@@ -419,6 +419,20 @@ def test_a_file_cannot_create_a_class_with_arguments_or_call_a_class(tmp_path):
         fm.MaxentResults.load(path)
 
 
+@pytest.mark.parametrize("content, match", [
+    # an ndarray of 10**12 float64 (numpy pickles an empty array, then fills it)
+    (pickle.dumps(_Call(np.ndarray.__reduce__(np.empty(0))[0], (np.ndarray, (10**12,), b"d")),
+                  protocol=5), "empty ndarray"),
+    # a byte array declared 2**40 bytes long in a file of a few bytes
+    (b"\x80\x05\x96\x00\x00\x00\x00\x00\x01\x00\x00.", "declares a byte array"),
+], ids=["huge-array", "huge-bytearray"])
+def test_declared_sizes_beyond_the_file_are_refused(content, match, tmp_path):
+    path = tmp_path / "crafted.fmr"
+    _write_format2(path, content)
+    with pytest.raises(ResultsFileError, match=match):
+        fm.MaxentResults.load(path)
+
+
 def test_inconsistent_sparse_indices_are_refused(tmp_path):
     spe = SPE(sp.csr_array(np.array([[0.3, 0.8], [0.0, 0.6]])))
     clone = pickle.loads(pickle.dumps(spe))

@@ -89,7 +89,7 @@ CLASSES = {**_FMSTATS_CLASSES, **_LIBRARY_CLASSES}
 
 #: Functions and classes a file may call with arguments of its choice, by module.
 CALLS = {
-    "builtins": ("slice", "complex", "frozenset", "set", "bytearray"),
+    "builtins": ("slice", "complex", "frozenset", "set"),
     "numpy": ("dtype",),
     "numpy._core.multiarray": ("_reconstruct", "scalar"),
     "numpy._core.numeric": ("_frombuffer",),
@@ -183,6 +183,18 @@ def _checked_dtype(obj, align=False, copy=False):
     return np.dtype(obj, bool(align), True)
 
 
+def _checked_reconstruct(subtype, shape, dtype):
+    """numpy's array reconstructor as numpy pickles with it: an empty ndarray that the file
+    then fills (a crafted shape would allocate memory the file does not hold)."""
+    import numpy as np
+
+    _reconstruct = resolve("numpy._core.multiarray", "_reconstruct")
+    if subtype is not np.ndarray or tuple(shape) != (0,):
+        raise ValueError(f"numpy arrays are rebuilt from an empty ndarray, not {subtype!r} "
+                         f"of shape {shape!r}")
+    return _reconstruct(subtype, shape, dtype)
+
+
 def _checked_seed_sequence(cls, *rest):
     """numpy's SeedSequence reconstructor, for SeedSequence only."""
     import numpy as np
@@ -240,6 +252,8 @@ def _checked_ndarray_backed(cls, *rest):
 #: Listed calls that run through a checking wrapper instead, by (module, qualname).
 WRAPPERS: dict[tuple[str, str], Callable] = {
     ("numpy", "dtype"): _checked_dtype,
+    ("numpy._core.multiarray", "_reconstruct"): _checked_reconstruct,
+    ("numpy.core.multiarray", "_reconstruct"): _checked_reconstruct,
     ("numpy.random.bit_generator", "__pyx_unpickle_SeedSequence"): _checked_seed_sequence,
     ("pyarrow.lib", "_restore_array"): _checked_restore_array,
     ("pandas.core.internals.managers", "BlockManager"): _checked_block_manager,

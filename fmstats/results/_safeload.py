@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import io
 import pickle
+import struct
 from typing import Any
 
 from . import _allowlist
@@ -184,6 +185,7 @@ class _Unpickler(pickle._Unpickler):
 
     def __init__(self, data):
         super().__init__(_Reader(data))
+        self._size = memoryview(data).nbytes
         self._calls: dict[int, Any] = {}      # id(listed callable) -> what to call
         self._classes: dict[int, type] = {}   # id(listed class) -> class
         self._buildable: set[int] = set()     # ids of classes whose instances may be filled
@@ -267,6 +269,16 @@ class _Unpickler(pickle._Unpickler):
             return
         pickle._Unpickler.load_build(self)
 
+    def load_bytearray8(self):
+        # pickle's reader allocates the declared length before reading: not beyond the file
+        (n,) = struct.unpack("<Q", self.read(8))
+        if n > self._size:
+            raise Refused(f"it declares a byte array of {n} bytes in {self._size} bytes")
+        b = bytearray(n)
+        if self.readinto(b) != n:
+            raise Refused("it ends inside a byte array")
+        self.append(b)
+
     def _refuse_old(self):
         raise Refused("it uses the protocol-0/1 instance opcodes, which results files never do")
 
@@ -274,6 +286,7 @@ class _Unpickler(pickle._Unpickler):
     dispatch[pickle.NEWOBJ[0]] = load_newobj
     dispatch[pickle.NEWOBJ_EX[0]] = load_newobj_ex
     dispatch[pickle.BUILD[0]] = load_build
+    dispatch[pickle.BYTEARRAY8[0]] = load_bytearray8
     dispatch[pickle.INST[0]] = _refuse_old
     dispatch[pickle.OBJ[0]] = _refuse_old
 
