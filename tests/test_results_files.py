@@ -38,26 +38,15 @@ from fmstats.results import FORMAT_VERSION, Persistable
 from fmstats.results import _allowlist
 
 from conftest import make_synth
+from test_reliability_persist import _multilabel_frame, _xmlc as _spe_and_labels
 
 
 # ---------------------------------------------------------------------------
 # every results type
 # ---------------------------------------------------------------------------
-def _multilabel_frame():
-    rng = np.random.default_rng(7)
-    n = 150
-    X = rng.normal(size=(n, 2))
-    Y = (rng.random((n, 3)) < 1 / (1 + np.exp(-(X @ rng.normal(size=(2, 3)))))).astype(int)
-    return pd.DataFrame(np.c_[X, Y], columns=["x1", "x2", "y1", "y2", "y3"])
-
-
 def _xmlc():
-    rng = np.random.default_rng(8)
-    n, m = 60, 5
-    Y = sp.csr_array((rng.random((n, m)) < 0.3).astype(float))
-    est = sp.csr_array(np.where(rng.random((n, m)) < 0.6, rng.random((n, m)), 0.0))
-    X = sp.csr_array(np.random.default_rng(9).random((n, 4)))
-    return SPE(est), Y, X
+    spe, Y = _spe_and_labels()
+    return spe, Y, sp.csr_array(np.random.default_rng(9).random((60, 4)))
 
 
 def _build_all() -> dict:

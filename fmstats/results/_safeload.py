@@ -25,8 +25,12 @@ reading it safe is the unpickler:
   only after its formula passed (patsy's design is rebuilt from the formula).
 
 This runs on Python's own unpickler (``pickle._Unpickler``, the pure-Python implementation
-the standard library ships beside the C one), with five opcodes overridden.  It reads a
-results file in a few milliseconds (the arrays are single byte strings).
+the standard library ships beside the C one; the C unpickler lets a subclass change only
+``find_class``), with the opcodes that call, create and fill overridden, and ``BYTEARRAY8``,
+whose declared length is allocated before it is read, bounded by the file.  A crafted size
+(an array rebuilt at 10**12 elements) is refused by the numpy wrapper.  It reads a results
+file in a few milliseconds (the arrays are single byte strings; timings in
+``benchmarks/bench_byteflip.py``).
 """
 from __future__ import annotations
 
