@@ -195,6 +195,26 @@ def test_pickle_of_the_objects_themselves_still_works(built, kind):
     _assert_same(_evidence(obj, data), _evidence(pickle.loads(pickle.dumps(obj)), data))
 
 
+@pytest.mark.parametrize("storage", ["python", "pyarrow"])
+def test_text_columns_of_either_pandas_storage_round_trip(storage, tmp_path):
+    """Without pyarrow pandas keeps text in a StringArray (another reconstructor); results
+    holding text (factor levels, the bootstrap's term names) load under both storages."""
+    if storage == "pyarrow":
+        pytest.importorskip("pyarrow")
+    with pd.option_context("mode.string_storage", storage):
+        d = make_synth(200)
+        assert type(d["g"].array).__name__ == ("StringArray" if storage == "python"
+                                              else "ArrowStringArray")
+        fit = fm.maxent("y ~ x1 + C(g)", d)
+        boot = fm.bootstrap(fit, B=3, data=d, random_state=0)
+    for obj in (fit, boot):
+        path = tmp_path / "s.fmr"
+        obj.save(path)
+        # in the same option context: cached statistics build their text index with it
+        with pd.option_context("mode.string_storage", storage):
+            _assert_same(_evidence(type(obj).load(path), d), _evidence(obj, d))
+
+
 def test_every_results_class_is_covered(built):
     """Every concrete Persistable class of fmstats is among the round-tripped kinds (a new
     results type must be added to KINDS, and to the allow-list if it is refused)."""

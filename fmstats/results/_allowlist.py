@@ -133,7 +133,7 @@ BUILT_AFTER_CALL = {
     "numpy": ("ndarray",),
     "numpy.random.bit_generator": ("SeedSequence",),
     "pandas": ("Categorical",),
-    "pandas.arrays": ("DatetimeArray",),
+    "pandas.arrays": ("DatetimeArray", "StringArray"),
 }
 
 #: Modules whose *qualified names* are imported to resolve a listed object.
@@ -240,12 +240,13 @@ def _checked_new_index(cls, d, *rest):
 
 
 def _checked_ndarray_backed(cls, *rest):
-    """pandas' reconstructor of Categorical and DatetimeArray, for those classes only."""
+    """pandas' reconstructor of Categorical, DatetimeArray and StringArray (text without
+    pyarrow), for those classes only."""
     import pandas as pd
     from pandas._libs.arrays import __pyx_unpickle_NDArrayBacked
 
-    if cls not in (pd.Categorical, pd.arrays.DatetimeArray):
-        raise ValueError(f"{cls!r} is not a pandas Categorical or DatetimeArray")
+    if cls not in (pd.Categorical, pd.arrays.DatetimeArray, pd.arrays.StringArray):
+        raise ValueError(f"{cls!r} is not a pandas Categorical, DatetimeArray or StringArray")
     return __pyx_unpickle_NDArrayBacked(cls, *rest)
 
 
