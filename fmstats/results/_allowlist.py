@@ -80,6 +80,13 @@ _LIBRARY_CLASSES = {
     "pandas.arrays": ("IntegerArray", "FloatingArray", "BooleanArray", "ArrowStringArray",
                       "StringArray"),
     "pandas.core.internals.managers": ("SingleBlockManager",),
+    # pandas 2.x pickles them under their defining modules
+    "pandas.core.frame": ("DataFrame",),
+    "pandas.core.series": ("Series",),
+    "pandas.core.arrays.integer": ("IntegerArray", "Int64Dtype", "Int32Dtype"),
+    "pandas.core.arrays.floating": ("FloatingArray", "Float64Dtype"),
+    "pandas.core.arrays.boolean": ("BooleanArray", "BooleanDtype"),
+    "pandas.core.dtypes.dtypes": ("CategoricalDtype",),
     "scipy.sparse._csr": ("csr_array", "csr_matrix"),
     "scipy.sparse._csc": ("csc_array", "csc_matrix"),
 }
@@ -97,6 +104,7 @@ CALLS = {
     "numpy.core.numeric": ("_frombuffer",),
     "numpy.random.bit_generator": ("__pyx_unpickle_SeedSequence",),
     "pandas": ("StringDtype",),
+    "pandas.core.arrays.string_": ("StringDtype",),            # pandas 2.x
     "pandas.core.indexes.base": ("_new_Index",),
     "pandas._libs.internals": ("_unpickle_block",),
     "pandas._libs.arrays": ("__pyx_unpickle_NDArrayBacked",),
@@ -126,6 +134,15 @@ NAMES = {
     "pandas": ("Index", "RangeIndex", "MultiIndex", "CategoricalIndex", "DatetimeIndex",
                "Categorical"),
     "pandas.arrays": ("DatetimeArray",),
+    "pandas._libs.missing": ("NA",),
+    # pandas 2.x names
+    "pandas.core.indexes.base": ("Index",),
+    "pandas.core.indexes.range": ("RangeIndex",),
+    "pandas.core.indexes.multi": ("MultiIndex",),
+    "pandas.core.indexes.category": ("CategoricalIndex",),
+    "pandas.core.arrays.categorical": ("Categorical",),
+    "pandas.core.arrays.datetimes": ("DatetimeArray",),
+    "pandas.core.arrays.string_": ("StringArray",),
 }
 
 #: Classes whose instances made by a listed call may then be filled by the file (``BUILD``).
@@ -134,9 +151,11 @@ BUILT_AFTER_CALL = {
     "numpy.random.bit_generator": ("SeedSequence",),
     "pandas": ("Categorical",),
     "pandas.arrays": ("DatetimeArray", "StringArray"),
+    "pandas.core.arrays.categorical": ("Categorical",),               # pandas 2.x names
+    "pandas.core.arrays.datetimes": ("DatetimeArray",),
+    "pandas.core.arrays.string_": ("StringArray",),
 }
 
-#: Modules whose *qualified names* are imported to resolve a listed object.
 _TABLES = (CLASSES, CALLS, NAMES)
 
 

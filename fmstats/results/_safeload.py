@@ -34,6 +34,7 @@ file in a few milliseconds (the arrays are single byte strings; timings in
 """
 from __future__ import annotations
 
+import functools
 import io
 import pickle
 import struct
@@ -53,11 +54,6 @@ class Refused(Exception):
 def _qualname(obj: Any) -> str:
     t = obj if isinstance(obj, type) else type(obj)
     return f"{t.__module__}.{t.__qualname__}"
-
-
-def _kind_of(obj: Any) -> tuple[str, str]:
-    t = type(obj)
-    return t.__module__, t.__qualname__
 
 
 # ------------------------------------------------------------------ content checks
@@ -124,29 +120,39 @@ def _check_seedsequence(obj) -> str | None:
     return None
 
 
-_CHECKS = {
-    ("fmstats._utils.call", "ModelCall"): _check_modelcall,
-    ("formulaic.parser.types.factor", "Factor"): engine_object_problem,
-    ("formulaic.model_spec", "ModelSpec"): engine_object_problem,
-    ("pandas", "Categorical"): _check_categorical,
-    ("pandas.arrays", "IntegerArray"): _check_masked,
-    ("pandas.arrays", "FloatingArray"): _check_masked,
-    ("pandas.arrays", "BooleanArray"): _check_masked,
-    ("pandas.core.internals.managers", "BlockManager"): _check_block_manager,
-    ("pandas.core.internals.managers", "SingleBlockManager"): _check_block_manager,
-    ("numpy.random.bit_generator", "SeedSequence"): _check_seedsequence,
-}
-_SPARSE = {("scipy.sparse._csr", "csr_array"), ("scipy.sparse._csr", "csr_matrix"),
-           ("scipy.sparse._csc", "csc_array"), ("scipy.sparse._csc", "csc_matrix")}
-#: classes whose pickled state is applied only after it was checked
-_DEFERRED = {("fmstats.formula._frame", "DesignSpec"): design_state_problem}
+@functools.lru_cache(maxsize=None)
+def _checks() -> dict:
+    """class -> its content check (by class: pandas 2 and 3 name these classes differently)."""
+    import numpy as np
+    import pandas as pd
+    import scipy.sparse as sp
+    from formulaic.model_spec import ModelSpec
+    from formulaic.parser.types import Factor
+    from pandas.core.internals.managers import BlockManager, SingleBlockManager
+
+    from .._utils.call import ModelCall
+
+    out = {ModelCall: _check_modelcall, Factor: engine_object_problem,
+           ModelSpec: engine_object_problem, pd.Categorical: _check_categorical,
+           BlockManager: _check_block_manager, SingleBlockManager: _check_block_manager,
+           np.random.SeedSequence: _check_seedsequence}
+    out.update(dict.fromkeys((pd.arrays.IntegerArray, pd.arrays.FloatingArray,
+                              pd.arrays.BooleanArray), _check_masked))
+    out.update(dict.fromkeys((sp.csr_array, sp.csr_matrix, sp.csc_array, sp.csc_matrix),
+                             _check_sparse))
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _deferred() -> dict:
+    """class -> check of its pickled state, applied only after the check passed."""
+    from ..formula import DesignSpec
+
+    return {DesignSpec: design_state_problem}
 
 
 def _check_of(obj):
-    key = _kind_of(obj)
-    if key in _SPARSE:
-        return _check_sparse
-    return _CHECKS.get(key)
+    return _checks().get(type(obj))
 
 
 # ------------------------------------------------------------------ the unpickler
@@ -267,7 +273,7 @@ class _Unpickler(pickle._Unpickler):
                 and not _builds_as_dtype(inst):
             raise Refused(f"it fills the {_describe(inst)}, which it did not create or may "
                           "not fill")
-        check = _DEFERRED.get(_kind_of(inst))
+        check = _deferred().get(type(inst))
         if check is not None:
             self._deferred.append((inst, stack.pop(), check))
             return
@@ -348,8 +354,7 @@ class _Scanner(pickle.Pickler):
             self.problems.append(f"{obj.__module__}.{obj.__qualname__} is not on the "
                                  "allow-list of results files")
             return None
-        key = _kind_of(obj)
-        check = _DEFERRED.get(key)
+        check = _deferred().get(type(obj))
         why = check(obj.__getstate__()) if check is not None else None
         if why is None:
             check = _check_of(obj)
