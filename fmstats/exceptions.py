@@ -24,11 +24,11 @@ __all__ = [
     "MissingDataWarning",
     "CollinearityWarning",
     "DataWarning",
+    "ResultsFileWarning",
     "FitFailedWarning",
     "EmptyFoldWarning",
     "ResamplingWarning",
     "DegenerateFitWarning",
-    "ResultsFileWarning",
 ]
 
 
@@ -102,6 +102,11 @@ class DataWarning(FmstatsWarning):
     """Something about the data deserves attention but does not stop the fit."""
 
 
+class ResultsFileWarning(FmstatsWarning):
+    """A results file is read or written without the protections of the file format: an older
+    plain pickle opened with ``trusted=True``, or saved content that ``load()`` will refuse."""
+
+
 class FitFailedWarning(FmstatsWarning):
     """Some fits of a cross-validation failed; their grid points have no score."""
 
@@ -116,8 +121,3 @@ class ResamplingWarning(FmstatsWarning):
 
 class DegenerateFitWarning(FmstatsWarning):
     """A fit collapsed to a classifier that predicts a single class on its training rows."""
-
-
-class ResultsFileWarning(FmstatsWarning):
-    """A results file is read or written without the protections of the file format: an older
-    plain pickle opened with ``trusted=True``, or saved content that ``load()`` will refuse."""
