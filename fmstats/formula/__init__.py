@@ -5,17 +5,17 @@
 re-applies the same encoding to new data; two engines sit behind it (formulaic, the default,
 and patsy), with R's spelling translated.  :class:`DesignMatrix` builds the design of a data
 set once so that tuning and resampling refit on subsets of its rows; a Dask DataFrame gets a
-lazy model frame built partition by partition.  :func:`formula_problem` and its companions
-say whether formula text read from a file could run code beyond the engines' vocabulary.
+lazy model frame built partition by partition.
 """
 from ._dask import DaskModelFrame, dask_model_frame
+# whether formula text read from a results file could run code beyond the engines' vocabulary
+from ._safety import (code_problem, design_state_problem, engine_object_problem,
+                      formula_problem, lhs_problem)
 from ._frame import (DEFAULT_ENGINE, ENGINES, DesignSpec, ModelFrame, check_frame, expand_dot,
                      formula_names, is_dask_frame, model_frame, parse_response, split_formula,
                      stateful_transform)
 from ._missing import nonfinite_mask
 from ._response import Response, response
 from ._reuse import REBUILT, REUSED, DesignMatrix, model_engine, predict_rows, refit_rows
-from ._safety import (code_problem, design_state_problem, engine_object_problem,
-                      formula_problem, lhs_problem)
 
 __all__ = ["model_frame", "ModelFrame", "DesignSpec", "DesignMatrix", "ENGINES"]
