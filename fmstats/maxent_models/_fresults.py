@@ -178,14 +178,22 @@ class FMaxentResults(MaxentResults):
         pen = self.core_fit.penalty
         pen = np.zeros(self.rank) if pen is None else pen
         X, q, c = self.X, self.y, self.count_weights
+        path = self.coef_path.to_numpy()
+        # computed in the core's centred/scaled coordinates when it used them (an offset column
+        # such as x + 1e7 would otherwise square its condition number into X'WX); the weights
+        # and the standardised ridge are invariant, and V = A V~ A'
+        sc = self.core_fit.scaling
+        if sc is not None:
+            X, pen = sc.transform(X), sc.penalty_to_scaled(pen)
+            path = np.array([sc.to_scaled(t) for t in path])
         if self.settings["inner"] == "full":
-            cov = unrolled_covariance(X, q, c, self.coef_path.to_numpy(), self.best_iteration,
-                                      self._reweighting(), pen,
-                                      shrinkage=self.settings["shrinkage"])
-            return cov, None
-        st = stacked_covariance(X, q, c, self.core_fit.coef, self._reweighting(), pen,
+            cov = unrolled_covariance(X, q, c, path, self.best_iteration, self._reweighting(),
+                                      pen, shrinkage=self.settings["shrinkage"])
+            return (cov if sc is None else sc.cov_to_original(cov)), None
+        coef = self.core_fit.coef if sc is None else sc.to_scaled(self.core_fit.coef)
+        st = stacked_covariance(X, q, c, coef, self._reweighting(), pen,
                                 shrinkage=self.settings["shrinkage"])
-        return st.cov, fixed_point_gap(st)
+        return (st.cov if sc is None else sc.cov_to_original(st.cov)), fixed_point_gap(st)
 
     @property
     def reweighted_cov(self) -> np.ndarray:
@@ -242,9 +250,10 @@ class FMaxentResults(MaxentResults):
         if small >= self.MIN_CLASS_FOR_TESTS:
             return None
         return (f"the smaller class has {small:.0f} rows (weighted), fewer than "
-                f"{self.MIN_CLASS_FOR_TESTS}: in simulation the reweighted sandwich's 95% "
-                "intervals then cover less than 93% (see `tests_withheld`): no test is "
-                "printed, and the intervals of conf_int() and tidy() are approximate")
+                f"{self.MIN_CLASS_FOR_TESTS}; below that, in simulation, the reweighted "
+                "sandwich's 95% intervals covered less than 93%. The intervals of conf_int() "
+                "and tidy() are approximate; cov_type='bootstrap' (B >= 200) is the better "
+                "guide in small samples (see `tests_withheld`).")
 
     def se_unusable(self, cov_type: str | None = None) -> str | None:
         """Why standard errors cannot be used: too few finite bootstrap replicates, or
