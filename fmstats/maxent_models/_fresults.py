@@ -235,7 +235,10 @@ class FMaxentResults(MaxentResults):
         300,000 rows): with about 900 rows in the smaller class the intervals covered
         0.93-0.96 (correctly specified designs); with 300-560, 0.88-0.93; with 30-170,
         0.5-0.88.  Below :attr:`MIN_CLASS_FOR_TESTS` the summary shows the estimates,
-        standard errors and intervals (as approximate) but no tests.
+        standard errors and intervals (as approximate) but no tests.  The bootstrap of the
+        whole fit (``cov_type="bootstrap"``, B = 200, 100 samples per design) covered
+        0.92-0.96 with 300 rows in the smaller class and 0.93-0.95 with 168 (0.85-0.99 with
+        90, where the estimator's own bias limits any interval to 0.83-0.95).
 
         Parameters
         ----------
@@ -251,9 +254,9 @@ class FMaxentResults(MaxentResults):
             return None
         return (f"the smaller class has {small:.0f} rows (weighted), fewer than "
                 f"{self.MIN_CLASS_FOR_TESTS}; below that, in simulation, the reweighted "
-                "sandwich's 95% intervals covered less than 93%. The intervals of conf_int() "
-                "and tidy() are approximate; cov_type='bootstrap' (B >= 200) is the better "
-                "guide in small samples (see `tests_withheld`).")
+                "sandwich's 95% intervals covered less than 93%, those of cov_type='bootstrap' "
+                "(B = 200) 0.92-0.96 with 300 rows. The intervals of conf_int() and tidy() are "
+                "approximate; use the bootstrap for tests (see `tests_withheld`).")
 
     def se_unusable(self, cov_type: str | None = None) -> str | None:
         """Why standard errors cannot be used: too few finite bootstrap replicates, or
