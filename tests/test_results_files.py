@@ -80,6 +80,10 @@ def _build_all() -> dict:
             "cv_tune_with_measure": fm.cv_tune(fm.with_measure(fm.maxent, beta=2), "y ~ x1 + x2",
                                                d, {"penalty": [0.0, 1.0]}, cv=2, random_state=0),
             "tune_threshold": fm.tune_threshold(m, d, cv=2, random_state=0),
+            "tune_threshold_ci": fm.tune_threshold(m, d, cv=2, random_state=0, ci=True, B=100,
+                                                   level=0.8),
+            "cv_tune_ci": fm.cv_tune(fm.maxent, "y ~ x1 + x2", d, {"penalty": [0.0, 1.0]},
+                                     cv=2, random_state=0, ci=True, B=20),
             "tune_wsvm": fm.svm.tune_wsvm("y ~ x1 + x2", d, cv=2, random_state=0),
         }
         out.update({k: (v, d) for k, v in models.items()})
@@ -114,7 +118,8 @@ def built():
 KINDS = ["maxent", "maxent_patsy", "maxent_transforms", "maxent_array_weights",
          "maxent_column_weights", "maxent_lean", "maxent_hc0", "umaxent", "umaxent_cbind",
          "fmaxent", "fmaxent_q", "wsvm", "fsvm", "costsens", "costsens_multilabel", "cv_tune",
-         "cv_tune_with_measure", "tune_threshold", "tune_wsvm", "bootstrap", "validate",
+         "cv_tune_with_measure", "tune_threshold", "tune_threshold_ci", "cv_tune_ci",
+         "tune_wsvm", "bootstrap", "validate",
          "resample_f", "br", "pcc", "spe", "sto", "fta", "ofo", "plt", "maxent_dask"]
 
 

@@ -48,6 +48,8 @@ _FMSTATS_CLASSES = {
     "fmstats.costsensitive._results": ("CostSensitiveResults",),
     "fmstats.model_selection._cv_tune": ("CvTuneResults", "with_measure"),
     "fmstats.model_selection._threshold": ("ThresholdedResults",),
+    "fmstats.model_selection._uncertainty": ("TuningUncertainty",),
+    "fmstats.model_selection._grid_uncertainty": ("GridUncertainty",),
     "fmstats.model_selection._criterion": ("Criterion",),
     "fmstats.model_selection._folds": ("Folds",),
     "fmstats.resampling._bootstrap": ("BootstrapResults",),
