@@ -350,6 +350,7 @@ def irls_logit(
     max_iter: int = 25,
     max_halving: int = 30,
     warn: bool = True,
+    offset: np.ndarray | None = None,
 ) -> IrlsFit:
     """Fit the weighted binomial logit model by IRLS (Newton's method).
 
@@ -366,6 +367,8 @@ def irls_logit(
     tol : tolerance on the relative deviance change (R's ``epsilon``).
     max_iter : maximum number of Newton steps (R's ``maxit``).
     warn : emit :class:`ConvergenceWarning` / :class:`SeparationWarning`.
+    offset : (n,) a known part of the linear predictor, eta = X b + offset (R's ``offset``);
+        the null deviance is then that of the intercept-only fit with the offset, as R's.
 
     Returns
     -------
@@ -383,15 +386,15 @@ def irls_logit(
     sc = column_scaling(X, pen)
     if sc is None:
         coef, eta, mu, dev, it, converged, history = newton_iterate(
-            X, y, w, start, pen, penalised, tol, max_iter, max_halving)
+            X, y, w, start, pen, penalised, tol, max_iter, max_halving, offset)
         return _finish(X, y, w, coef, eta, mu, dev, pen if penalised else None, it, converged,
-                       history, tol, max_iter, warn)
+                       history, tol, max_iter, warn, offset)
     # offset or badly scaled columns: fit on X~ = (X - centre) / scale, transform back exactly
     Xs, pen_s, start_s = _scaled_problem(sc, X, pen, start)
     coef, eta, mu, dev, it, converged, history = newton_iterate(
-        Xs, y, w, start_s, pen_s, penalised, tol, max_iter, max_halving)
+        Xs, y, w, start_s, pen_s, penalised, tol, max_iter, max_halving, offset)
     fit = _finish(Xs, y, w, coef, eta, mu, dev, pen_s if penalised else None, it, converged,
-                  history, tol, max_iter, warn)
+                  history, tol, max_iter, warn, offset)
     return _unscale(fit, sc, pen if penalised else None)
 
 
@@ -452,8 +455,8 @@ class ArrayProblem:
     both run the one Newton loop :func:`newton_loop` (same start, steps, stopping rule).
     """
 
-    def __init__(self, X, y, w):
-        self.X, self.y, self.w = X, y, w
+    def __init__(self, X, y, w, offset=None):
+        self.X, self.y, self.w, self.offset = X, y, w, offset
         self.p = X.shape[1]
         self._deviance = _deviance_from_eta(y, w)
 
@@ -465,10 +468,13 @@ class ArrayProblem:
         eta0 = np.log(mu0 / (1 - mu0))
         dev0 = binomial_deviance(y, mu0, w)
         ww = w * mu0 * (1 - mu0)
-        return dev0, gram(X, ww), X.T @ (ww * eta0 + w * (y - mu0))
+        z0 = eta0 if self.offset is None else eta0 - self.offset   # R: (eta - offset) + ...
+        return dev0, gram(X, ww), X.T @ (ww * z0 + w * (y - mu0))
 
     def at(self, coef) -> Point:
         eta = self.X @ coef
+        if self.offset is not None:
+            eta = eta + self.offset
         return Point(coef, self._deviance(eta), eta)
 
     def newton(self, pt: Point):
@@ -541,16 +547,16 @@ def newton_loop(problem, start, pen, penalised, tol, max_iter, max_halving=30):
     return pt, it, converged, history
 
 
-def newton_iterate(X, y, w, start, pen, penalised, tol, max_iter, max_halving=30):
+def newton_iterate(X, y, w, start, pen, penalised, tol, max_iter, max_halving=30, offset=None):
     """The Newton/IRLS iterations; returns (coef, eta, mu, dev, iterations, converged, history)."""
-    pt, it, converged, history = newton_loop(ArrayProblem(X, y, w), start, pen, penalised,
-                                              tol, max_iter, max_halving)
+    pt, it, converged, history = newton_loop(ArrayProblem(X, y, w, offset), start, pen,
+                                              penalised, tol, max_iter, max_halving)
     return pt.coef, pt.eta, logit_probs(pt.eta), pt.dev, it, converged, history
 
 
 def irls_coef(X: np.ndarray, y: np.ndarray, weights: np.ndarray, start: np.ndarray, *,
-              penalty: np.ndarray | None = None, tol: float = 1e-8, max_iter: int = 25
-              ) -> np.ndarray:
+              penalty: np.ndarray | None = None, tol: float = 1e-8, max_iter: int = 25,
+              offset: np.ndarray | None = None) -> np.ndarray:
     """Coefficients only: the IRLS iterations of :func:`irls_logit` without the final
     covariance, null deviance, separation check or warnings (for inner loops that refit
     many times; the caller validates its inputs)."""
@@ -558,14 +564,15 @@ def irls_coef(X: np.ndarray, y: np.ndarray, weights: np.ndarray, start: np.ndarr
     pen = np.zeros(p) if penalty is None else penalty
     sc = column_scaling(X, pen)
     if sc is None:
-        return newton_iterate(X, y, weights, start, pen, bool(np.any(pen > 0)), tol, max_iter)[0]
+        return newton_iterate(X, y, weights, start, pen, bool(np.any(pen > 0)), tol, max_iter,
+                              offset=offset)[0]
     Xs, pen_s, start_s = _scaled_problem(sc, X, pen, start)
     return sc.to_original(newton_iterate(Xs, y, weights, start_s, pen_s, bool(np.any(pen > 0)), tol,
-                                   max_iter)[0])
+                                   max_iter, offset=offset)[0])
 
 
 def irls_evaluate(X: np.ndarray, y: np.ndarray, weights: np.ndarray, coef: np.ndarray, *,
-                  penalty: float | np.ndarray = 0.0) -> IrlsFit:
+                  penalty: float | np.ndarray = 0.0, offset: np.ndarray | None = None) -> IrlsFit:
     """An :class:`IrlsFit` at given coefficients, without iterating.
 
     Used where coefficients come from elsewhere (e.g. the outer loop of the
@@ -583,18 +590,18 @@ def irls_evaluate(X: np.ndarray, y: np.ndarray, weights: np.ndarray, coef: np.nd
         X, pen_s, coef_s = _scaled_problem(sc, X, pen, coef)
     else:
         pen_s, coef_s = pen, coef
-    eta = X @ coef_s
+    eta = X @ coef_s if offset is None else X @ coef_s + offset
     mu = logit_probs(eta)
     dev = binomial_deviance(y, mu, w)
     fit = _finish(X, y, w, coef_s, eta, mu, dev, pen_s if penalised else None, 0, True,
-                  [(dev, 0.0)], 0.0, 0, False)
+                  [(dev, 0.0)], 0.0, 0, False, offset)
     if sc is None:
         return fit
     return replace(_unscale(fit, sc, pen if penalised else None), coef=coef)
 
 
 def _finish(X, y, w, coef, eta, mu, dev, pen, it, converged, history, tol, max_iter,
-            warn) -> IrlsFit:
+            warn, offset=None) -> IrlsFit:
     """Covariance, separation check and warnings at the final coefficients."""
     ww = w * mu * (1 - mu)
     xtwx_inv = information_inverse(gram(X, ww), pen)
@@ -602,7 +609,7 @@ def _finish(X, y, w, coef, eta, mu, dev, pen, it, converged, history, tol, max_i
     mu_raw = expit(eta)
     n_sep = int(np.count_nonzero(active & ((mu_raw > 1 - SEPARATION_EPS) | (mu_raw < SEPARATION_EPS))))
     separated = n_sep > 0
-    null_dev = null_deviance(X, y, w)
+    null_dev = null_deviance(X, y, w, offset)
     if warn:
         warn_fit(converged, separated, n_sep, it, tol, max_iter)
     return IrlsFit(
@@ -628,8 +635,19 @@ def has_intercept(X: np.ndarray) -> bool:
     return intercept_index(X) is not None
 
 
-def null_deviance(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
-    """Deviance of the intercept-only model (weighted mean), or of mu = 1/2 without intercept."""
+def null_deviance(X: np.ndarray, y: np.ndarray, w: np.ndarray,
+                  offset: np.ndarray | None = None) -> float:
+    """Deviance of the intercept-only model (weighted mean), or of mu = 1/2 without intercept.
+
+    With an offset (as R's ``glm``): the deviance of the intercept-only fit with the offset,
+    or of mu = expit(offset) without an intercept.
+    """
+    if offset is not None:
+        if not has_intercept(X):
+            return binomial_deviance(y, logit_probs(offset), w)
+        pt = newton_loop(ArrayProblem(np.ones((len(y), 1)), y, w, offset), None,
+                         np.zeros(1), False, 1e-12, 100)[0]
+        return float(pt.dev)
     if has_intercept(X):
         mu0 = float(np.dot(w, y) / np.sum(w))
     else:

@@ -34,10 +34,12 @@ __all__ = ["ArraySource"]
 
 
 class ArraySource:
-    """A row source in memory: the design X, response q and count weights cw as arrays."""
+    """A row source in memory: the design X, response q and count weights cw as arrays, and
+    an optional offset (a known part of the linear predictor, eta = X b + offset)."""
 
-    def __init__(self, X, q, cw, threshold: float):
+    def __init__(self, X, q, cw, threshold: float, offset=None):
         self.X, self.q, self.cw, self.threshold = X, q, cw, threshold
+        self.offset = offset
         self.sum_q = float(np.dot(cw, q))
         self.active = cw > 0
 
@@ -47,14 +49,15 @@ class ArraySource:
     def fit(self, *, start=None, penalty, tol, max_iter):
         """The weighted IRLS fit of q on X with the count weights."""
         return irls_logit(self.X, self.q, self.cw, start=start, penalty=penalty, tol=tol,
-                          max_iter=max_iter)
+                          max_iter=max_iter, offset=self.offset)
 
     def baseline(self, penalty, tol, max_iter) -> np.ndarray:
         return self.fit(penalty=penalty, tol=tol, max_iter=max_iter).coef
 
     def iterate(self, coef, alpha: float, epsilon: float | None) -> Iterate:
         q, cw = self.q, self.cw
-        p = np.clip(expit(self.X @ coef), TINY, 1 - TINY)
+        eta = self.X @ coef
+        p = np.clip(expit(eta if self.offset is None else eta + self.offset), TINY, 1 - TINY)
         pred = (p >= self.threshold).astype(float)
         sums = metric_sums(q, p, pred, cw)
         return Iterate(*metrics_from_sums(sums, alpha, self.sum_q), loglik=sums[5], p=p)
@@ -90,7 +93,8 @@ class ArraySource:
 
     def refit(self, fw, coef, *, penalty, tol, max_iter) -> np.ndarray:
         return irls_coef(self.X, self.q, self.cw * fw, coef, penalty=penalty, tol=tol,
-                         max_iter=max_iter)
+                         max_iter=max_iter, offset=self.offset)
 
     def evaluate(self, fw, coef, penalty):
-        return irls_evaluate(self.X, self.q, self.cw * fw, coef, penalty=penalty)
+        return irls_evaluate(self.X, self.q, self.cw * fw, coef, penalty=penalty,
+                             offset=self.offset)

@@ -13,12 +13,13 @@ import numpy as np
 import pandas as pd
 
 from .. import measures as _m
-from .._utils.call import ModelCall, Settings, weights_label
+from .._utils.call import ARRAY_WEIGHTS, ModelCall, Settings, weights_label
 from .._utils.validation import (check_choice, check_scalar, describe, prior_weights,
                                 raise_if_any, warn)
 from ..exceptions import (CollinearityWarning, DesignError, InvalidArgumentError, ResponseError,
                          WeightsError)
-from ..formula import ModelFrame, model_frame
+from ..formula import (MISSING_OF, ModelFrame, describe_subset, model_frame,
+                       resolve_na_action)
 from ..glm.irls import (SPREAD_RANGE, check_weights_range, column_spread, independent_columns,
                        rank_gram)
 from ..glm.rowsource import ArraySource
@@ -62,6 +63,9 @@ def check_settings(model: str, call: ModelCall, **fixed) -> Settings:
     ``"<array>"`` (:func:`fmstats._utils.call.weights_label`).
     """
     a = {**call.resolved(), **fixed}
+    na_action = resolve_na_action(a.get("na_action"),
+                                  a.get("missing") if call.given("missing") else None)
+    a.update(na_action=na_action, missing=MISSING_OF[na_action])
     check_choice("cov_type", a["cov_type"], COV_TYPES + tuple(fixed.get("more_cov_types", ())))
     check_choice("collinear", a["collinear"], ("drop", "raise"))
     check_choice("dependence", a["dependence"], ("correlated", "independent"))
@@ -211,27 +215,39 @@ class Prepared:
 
     def source(self, threshold: float) -> ArraySource:
         """The row source of the cores (:mod:`fmstats.glm.rowsource`)."""
-        return ArraySource(self.X, self.frame.response.y, self.w, threshold)
+        return ArraySource(self.X, self.frame.response.y, self.w, threshold,
+                           offset=self.frame.offset)
 
     def training(self, fit, rows=None, fweights=None) -> InMemoryTraining:
         """What the results keep of the training data: the rows (the design, the response,
-        the prior weights and, for fmaxent, the F-weights of the returned fit)."""
+        the prior weights, the offset and, for fmaxent, the F-weights of the returned fit)."""
         resp = self.frame.response
         return InMemoryTraining(X=self.X, y=resp.y, trials=resp.trials, prior_weights=self.prior,
-                                fweights=fweights, index=self.frame.index)
+                                fweights=fweights, index=self.frame.index,
+                                offset=self.frame.offset)
 
 
-def prepare(model: str, call: ModelCall, data, weights, **fixed) -> Prepared:
+def prepare(model: str, call: ModelCall, data, weights, *, subset=None, offset=None,
+            **fixed) -> Prepared:
     """Validate arguments, build the design, weights and penalty (shared by all maxent models).
 
     ``call`` is the fit's recorded call (its arguments, defaults applied, are the settings);
-    ``weights`` the weights argument itself (the call keeps an array only by description);
-    ``fixed`` the model's own settings (``dispersion=1`` for maxent).
+    ``weights``, ``subset`` and ``offset`` the arguments themselves (the call keeps arrays
+    only by description); ``fixed`` the model's own settings (``dispersion=1`` for maxent).
     """
     settings = check_settings(model, call, **fixed)
+    if "subset" in settings:        # recorded by description: arrays belong to the rows
+        settings = settings.replace(subset=describe_subset(subset), offset=(
+            offset if offset is None or isinstance(offset, str) else ARRAY_WEIGHTS))
     formula = settings["formula"]
     missing, collinear, engine = settings["missing"], settings["collinear"], settings["engine"]
-    frame = model_frame(formula, data, missing=missing, engine=engine)
+    frame = model_frame(formula, data, missing=missing, engine=engine, subset=subset,
+                        offset=offset, contrasts=settings.get("contrasts"))
+    if frame.offset is not None and model == "fmaxent":
+        raise InvalidArgumentError(
+            "`formula`: fmaxent takes no offset() term: the F-reweighting's weights and its "
+            "covariances are derived for eta = X b; fit maxent()/umaxent() with the offset, or "
+            "drop it.")
     resp = frame.response
     check_response_kind(model, resp)
     prior = frame_prior_weights(weights, data, frame)

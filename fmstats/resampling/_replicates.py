@@ -153,16 +153,18 @@ class _WeightedEngine(Draws):
     threshold: float = 0.5
     fmeasure: Any = None
     se0: np.ndarray = None           # the original fit's model-based SE of each term
+    offset: np.ndarray | None = None  # the fit's offset (eta = X b + offset)
 
     def fit(self, draw: dict):
         from ..glm.irls import irls_logit, rank_gram
 
         w = self.prior if self.trials is None else self.prior * self.trials
-        X, y = self.X, self.y
+        X, y, off = self.X, self.y, self.offset
         if "idx" in draw:
             c = np.bincount(draw["idx"], minlength=self.n)
             rows = np.flatnonzero(c)      # np.take: several times faster than a boolean mask
             X, y, w = np.take(X, rows, axis=0), y[rows], w[rows] * c[rows]
+            off = None if off is None else off[rows]
         elif "labels" in draw:
             y = draw["labels"]
         else:
@@ -174,7 +176,7 @@ class _WeightedEngine(Draws):
         keep = _independent(rank_gram(X, w))   # centred/scaled when X has offset columns
         Xk = X if keep.all() else np.ascontiguousarray(X[:, keep])
         fit = irls_logit(Xk, y, w, penalty=self.penalty[keep], tol=self.tol,
-                         max_iter=self.max_iter, warn=False)
+                         max_iter=self.max_iter, warn=False, offset=off)
         se = np.sqrt(np.clip(np.diag(fit.xtwx_inv), 0.0, None))
         # a ridge penalty makes every estimate finite: only unpenalised fits are tested
         infinite = fit.separated or (not np.any(self.penalty[keep] > 0) and (
@@ -196,7 +198,9 @@ class _WeightedEngine(Draws):
         return np.append(fit[0], fit[2])
 
     def classes(self, fit) -> np.ndarray:
-        return (expit(self.X @ fit[1]) >= self.threshold).astype(float)
+        eta = self.X @ fit[1]
+        return (expit(eta if self.offset is None else eta + self.offset)
+                >= self.threshold).astype(float)
 
 
 @dataclass(frozen=True)
@@ -387,7 +391,7 @@ def make_engine(results, *, type_, data, statistic, fast, columns=None, reuse_de
             **base, X=results.X, y=results.y, prior=results.prior_weights,
             positions=np.flatnonzero(~results.aliased), n_terms=len(names), penalty=pen,
             tol=s["tol"], max_iter=s["max_iter"], threshold=results.threshold,
-            fmeasure=fmeasure_of(results),
+            fmeasure=fmeasure_of(results), offset=getattr(results.training, "offset", None),
             se0=_model_se(results).reindex(names).to_numpy(dtype=float))
         return engine, True
     w = array_weights(results)
