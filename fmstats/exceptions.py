@@ -27,6 +27,7 @@ __all__ = [
     "EmptyFoldWarning",
     "ResamplingWarning",
     "DegenerateFitWarning",
+    "IneffectiveParameterWarning",
 ]
 
 
@@ -109,3 +110,8 @@ class ResamplingWarning(FmstatsWarning):
 
 class DegenerateFitWarning(FmstatsWarning):
     """A fit collapsed to a classifier that predicts a single class on its training rows."""
+
+
+class IneffectiveParameterWarning(FmstatsWarning):
+    """A tuning grid varies a parameter that changed nothing: grid points differing only in
+    it gave identical results (e.g. ``epsilon`` of fmaxent's expected-F method)."""

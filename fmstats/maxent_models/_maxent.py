@@ -63,6 +63,10 @@ class MaxentResults(ModelResults):
         the rows, or the sums of an out-of-core fit.
     """
 
+    #: refits run on rows of the kept design (KeptRows) when it is kept: bootstrap without data
+    refits_kept_rows = True
+    log_odds = True          # tidy(exponentiate=True) gives odds ratios
+
     def __init__(self, *, settings: Settings, call: ModelCall, frame: ModelFrame,
                  aliased: np.ndarray, fit: IrlsFit, training):
         self.settings = settings

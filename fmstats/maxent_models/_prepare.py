@@ -18,8 +18,8 @@ from .._utils.validation import (check_choice, check_scalar, describe, prior_wei
                                 raise_if_any, warn)
 from ..exceptions import (CollinearityWarning, DesignError, InvalidArgumentError, ResponseError,
                          WeightsError)
-from ..formula import (MISSING_OF, ModelFrame, describe_subset, model_frame,
-                       resolve_na_action)
+from ..formula import (MISSING_OF, KeptRows, ModelFrame, describe_subset, kept_model_frame,
+                       model_frame, resolve_na_action)
 from ..glm.irls import (SPREAD_RANGE, check_weights_range, column_spread, independent_columns,
                        rank_gram)
 from ..glm.rowsource import ArraySource
@@ -227,6 +227,27 @@ class Prepared:
                                 offset=self.frame.offset)
 
 
+def _kept_frame(rows: KeptRows, weights):
+    """(model frame, prior weights) of rows a maxent-family fit kept: its design with the
+    aliased columns back as zeros (aliased again), its response, trials and offset; prior
+    weights given as an array are those of the rows, else the fit's."""
+    fit = rows.results
+    if getattr(fit, "X", None) is None or getattr(fit, "training", None) is None:
+        raise InvalidArgumentError(
+            f"a refit on kept rows needs a fit that keeps its design; this "
+            f"{type(fit).__name__} does not (keep_data=False, or out of core): pass the data.")
+    aliased = np.asarray(fit.aliased, dtype=bool)
+    X = np.zeros((fit.X.shape[0], aliased.size))
+    X[:, ~aliased] = fit.X
+    kind = fit.response_kind if rows.y is None or fit.trials is not None else (
+        "binary" if np.all((rows.y == 0) | (rows.y == 1)) else "probability")
+    frame = kept_model_frame(rows, X, trials=fit.trials, kind=kind,
+                             offset=fit.training.offset)
+    if weights is None or isinstance(weights, str):
+        return frame, np.asarray(fit.prior_weights, dtype=float)[rows.positions]
+    return frame, prior_weights(weights, frame.X, None)
+
+
 def prepare(model: str, call: ModelCall, data, weights, *, subset=None, offset=None,
             **fixed) -> Prepared:
     """Validate arguments, build the design, weights and penalty (shared by all maxent models).
@@ -241,8 +262,18 @@ def prepare(model: str, call: ModelCall, data, weights, *, subset=None, offset=N
             offset if offset is None or isinstance(offset, str) else ARRAY_WEIGHTS))
     formula = settings["formula"]
     missing, collinear, engine = settings["missing"], settings["collinear"], settings["engine"]
-    frame = model_frame(formula, data, missing=missing, engine=engine, subset=subset,
-                        offset=offset, contrasts=settings.get("contrasts"))
+    if isinstance(data, KeptRows):          # rows of what a fit kept: no DataFrame
+        frame, prior = _kept_frame(data, weights)
+    else:
+        try:
+            frame = model_frame(formula, data, missing=missing, engine=engine, subset=subset,
+                                offset=offset, contrasts=settings.get("contrasts"))
+        except ResponseError as exc:        # name the model that needs a binary response
+            msg = str(exc)
+            if msg.startswith("the model needs"):
+                raise ResponseError(model + msg[len("the model"):]) from None
+            raise
+        prior = frame_prior_weights(weights, data, frame)
     if frame.offset is not None and model == "fmaxent":
         raise InvalidArgumentError(
             "`formula`: fmaxent takes no offset() term: the F-reweighting's weights and its "
@@ -250,7 +281,6 @@ def prepare(model: str, call: ModelCall, data, weights, *, subset=None, offset=N
             "drop it.")
     resp = frame.response
     check_response_kind(model, resp)
-    prior = frame_prior_weights(weights, data, frame)
     w = prior * resp.trials if resp.trials is not None else prior
     if not (w > 0).any():
         raise WeightsError("every row has zero weight (prior weights times cbind trials).")
