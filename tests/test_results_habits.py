@@ -129,3 +129,29 @@ def test_cv_tune_notices_a_parameter_without_effect(titanic):
         warnings.simplefilter("error", IneffectiveParameterWarning)
         fm.cv_tune(fm.maxent, "survived ~ C(pclass) + sex + age", titanic,
                    {"threshold": [0.3, 0.5]}, cv=3, random_state=0)
+
+
+def test_bootstrap_with_row_arguments_and_fmaxent_options():
+    """A subset mask and an offset array belong to the training rows: the bootstrap's refits
+    (on kept rows, or on `data`) take them over, the same either way; fmaxent takes subset,
+    na_action and contrasts as maxent does."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fm.exceptions.MissingDataWarning)
+        t = fm.datasets.load_titanic()
+        mask = (t.sibsp < 3).to_numpy()
+        f = fm.fmaxent("survived ~ C(pclass) + sex + age", t, beta=2, subset=mask,
+                       na_action="exclude", contrasts={"pclass": "sum"})
+        assert len(f.predict()) == int(mask.sum()) and f.nobs == int(
+            (mask & t.age.notna().to_numpy()).sum())
+        assert "C(pclass, contr.sum)[S.1]" in f.params.index
+        a = fm.bootstrap(f, B=3, random_state=1)
+        b = fm.bootstrap(f, B=3, random_state=1, data=t)
+        np.testing.assert_array_equal(a.replicates, b.replicates)
+        m = fm.maxent("survived ~ C(pclass) + sex + age", t, subset=mask,
+                      offset=0.01 * np.arange(len(t)))
+        a = fm.bootstrap(m, B=3, random_state=1, statistic=lambda r: r.params)
+        b = fm.bootstrap(m, B=3, random_state=1, data=t, statistic=lambda r: r.params)
+        np.testing.assert_array_equal(a.replicates, b.replicates)
+        fast = fm.bootstrap(m, B=3, random_state=1)
+        np.testing.assert_allclose(fast.replicates.iloc[:, :-1], a.replicates, rtol=1e-6,
+                                   atol=1e-8)

@@ -291,8 +291,8 @@ class FMaxentResults(MaxentResults):
                 "depend on the estimates, so it is approximate: cov_type='bootstrap' refits "
                 "the whole reweighting")
 
-    def refit(self, data: pd.DataFrame, weights=None, cov_type: str | None = None
-              ) -> "FMaxentResults":
+    def refit(self, data: pd.DataFrame, weights=None, cov_type: str | None = None,
+              **changes) -> "FMaxentResults":
         """Fit the same model with the same settings to ``data``: the recorded call again.
 
         The refit's covariance is ``"HC0"`` for a fit made with ``cov_type="bootstrap"``, so
@@ -309,8 +309,11 @@ class FMaxentResults(MaxentResults):
         cov_type : str, optional
             The refit's covariance type (default: the original one, or ``"HC0"`` in place of
             ``"bootstrap"``).
+        **changes
+            Other arguments of the call to change (a ``subset`` mask belongs to the old rows:
+            give it again, or None).
         """
-        changes = refit_changes(self.call, weights)
+        changes = {**refit_changes(self.call, weights), **changes}
         if cov_type is not None:
             changes["cov_type"] = cov_type
         elif self.settings["cov_type"] == "bootstrap":

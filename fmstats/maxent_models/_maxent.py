@@ -527,7 +527,7 @@ class MaxentResults(ModelResults):
 
         return resample_f(self, newdata, B=B, random_state=random_state, **kwargs)
 
-    def refit(self, data: pd.DataFrame, weights=None) -> "MaxentResults":
+    def refit(self, data: pd.DataFrame, weights=None, **changes) -> "MaxentResults":
         """Fit the same model with the same settings to ``data``: the recorded call again.
 
         A weights column given by name is looked up in ``data``; weights given as
@@ -540,8 +540,11 @@ class MaxentResults(ModelResults):
         weights : str or array-like, optional
             Prior weights for ``data``: needed again when the original ones were an array
             (default: the original weights column, looked up in ``data``).
+        **changes
+            Other arguments of the call to change (a ``subset`` mask or an ``offset`` array
+            belongs to the old rows: give it again, or None).
         """
-        return self.call.refit(data, **refit_changes(self.call, weights))
+        return self.call.refit(data, **{**refit_changes(self.call, weights), **changes})
 
     def to_statsmodels(self, cov_type: str | None = None):
         """This model refitted by statsmodels' GLM; see :func:`fmstats.to_statsmodels`.
