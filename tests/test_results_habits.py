@@ -155,3 +155,33 @@ def test_bootstrap_with_row_arguments_and_fmaxent_options():
         fast = fm.bootstrap(m, B=3, random_state=1)
         np.testing.assert_allclose(fast.replicates.iloc[:, :-1], a.replicates, rtol=1e-6,
                                    atol=1e-8)
+
+
+# ----------------------------------------------------------------------------- HTML views
+def test_every_displayed_results_class_has_an_html_view(titanic):
+    """A notebook shows each results object as HTML that holds its numbers (the summary's
+    HTML where there is a summary)."""
+    m = fm.maxent("survived ~ C(pclass) + sex + age", titanic)
+    boot = fm.bootstrap(m, B=20, random_state=0)
+    val = fm.validate(m, B=3, random_state=0, data=titanic)
+    tuned = fm.cv_tune(fm.maxent, "survived ~ C(pclass) + sex + age", titanic,
+                       {"threshold": [0.3, 0.6]},
+                       cv=3, random_state=0)
+    thr = fm.tune_threshold(m, titanic, cv=3, random_state=0)
+    rf = m.resample_f(B=20, random_state=0)
+    cells = {
+        "MaxentResults": (m, f"{m.params['age']:.6f}"),
+        "BootstrapResults": (boot, f"{boot.tidy().set_index('term').loc['age', 'std_error']:.4g}"[:5]),
+        "ValidateResults": (val, "optimism"),
+        "CvTuneResults": (tuned, "threshold"),
+        "ThresholdedResults": (thr, "threshold"),
+        "ResampledF": (rf, f"{rf.mean:.4f}"[:5]),
+        "AnovaTable": (fm.anova(m), "Deviance"),
+        "TermTable": (fm.drop1(m, test="Chisq"), "age"),
+        "StepResults": (fm.step(m, data=titanic), "Stepwise Model Path"),
+        "Confusion": (m.confusion(), f"{m.confusion().tp:g}"),
+    }
+    for name, (obj, needle) in cells.items():
+        text = obj._repr_html_()
+        assert isinstance(text, str) and text.lstrip().startswith("<"), name
+        assert needle in text, (name, needle)
