@@ -19,6 +19,7 @@ from ._reuse import REBUILT, REUSED, DesignMatrix, model_engine, predict_rows, r
 from ._rows import MISSING_OF, NA_ACTIONS, describe_subset, resolve_na_action
 from ._splines import ns_basis, ns_knots
 from ._kept import KeptRows, kept_model_frame
+from ._matrix import MatrixData, MatrixSpec, is_sparse, matrix_model_frame
 
 __all__ = ["model_frame", "ModelFrame", "DesignSpec", "DesignMatrix", "ENGINES", "NA_ACTIONS",
-           "resolve_na_action", "CONTRASTS", "ns_basis", "ns_knots", "KeptRows"]
+           "resolve_na_action", "CONTRASTS", "ns_basis", "ns_knots", "KeptRows", "MatrixData", "MatrixSpec"]

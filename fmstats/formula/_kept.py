@@ -78,8 +78,10 @@ def kept_model_frame(rows: KeptRows, X: np.ndarray, *, trials=None, kind: str,
     response = Response(name=fit.response_name, kind=kind, y=y,
                         trials=None if trials is None else np.asarray(trials)[pos],
                         levels=getattr(fit, "response_levels", None))
-    return ModelFrame(formula=fit.formula, response=response,
-                      X=np.ascontiguousarray(np.take(X, pos, axis=0)),
+    import scipy.sparse as sp
+
+    rows_X = X.tocsr()[pos] if sp.issparse(X) else np.ascontiguousarray(np.take(X, pos, axis=0))
+    return ModelFrame(formula=fit.formula, response=response, X=rows_X,
                       column_names=tuple(fit.term_names), spec=fit.spec,
                       index=pd.RangeIndex(n), rows=np.arange(n), n_input=n, n_dropped=0,
                       offset=None if offset is None else np.asarray(offset)[pos])

@@ -15,20 +15,26 @@ Each iteration is a Newton (= IRLS, canonical link) step
 with X'WX formed by one BLAS ``syrk`` call, solved by Cholesky, and halved
 while the (penalised) deviance increases.  Convergence follows R's
 ``glm.fit``: ``|dev - dev_old| / (|dev| + 0.1) < tol``.
+
+A scipy.sparse design (CSR/CSC, e.g. one-hot columns from scikit-learn's ``OneHotEncoder``)
+stays sparse: X'WX is accumulated as a sparse product (its p x p result is dense), X b and
+X'r are sparse products, and badly scaled columns are rescaled without densifying (they are
+not centred: centring would fill every zero).  Hat values (R's ``hatvalues``, used by HC2/HC3
+and ``influence``) are computed in blocks of rows, densifying one block at a time.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from scipy import linalg
+from scipy import linalg, sparse
 from scipy.linalg import blas
 from scipy.special import expit, xlogy
 
 from .._utils.validation import warn as _warn
 from ..exceptions import ConvergenceWarning, DesignError, SeparationWarning, WeightsError
 
-__all__ = ["IrlsFit", "irls_logit", "irls_coef", "irls_evaluate", "binomial_deviance", "gram",
+__all__ = ["IrlsFit", "irls_logit", "as_design", "irls_coef", "irls_evaluate", "binomial_deviance", "gram",
            "independent_columns", "ColumnScaling", "column_scaling", "rank_gram",
            "MAX_WEIGHT", "SPREAD_RANGE", "column_spread", "check_weights_range"]
 
@@ -84,7 +90,14 @@ class IrlsFit:
     def leverage(self, X: np.ndarray) -> np.ndarray:
         """Diagonal of the weighted hat matrix W^1/2 X (X'WX)^-1 X' W^1/2 (R's hatvalues)."""
         Xs, V = self._bread(X)
-        return self.working_weights * np.einsum("ij,ij->i", Xs @ V, Xs)
+        if not sparse.issparse(Xs):
+            return self.working_weights * np.einsum("ij,ij->i", Xs @ V, Xs)
+        Xs = Xs.tocsr()
+        out = np.empty(Xs.shape[0])
+        for a in range(0, Xs.shape[0], GRAM_BLOCK):      # one dense block at a time
+            B = Xs[a:a + GRAM_BLOCK].toarray()
+            out[a:a + GRAM_BLOCK] = np.einsum("ij,ij->i", B @ V, B)
+        return self.working_weights * out
 
     def sandwich(self, X: np.ndarray, e2: np.ndarray) -> np.ndarray:
         """(X'WX)^-1 X' diag(e2) X (X'WX)^-1, computed in the fit's coordinates."""
@@ -105,6 +118,9 @@ def gram(X: np.ndarray, w: np.ndarray | None = None, block: int = GRAM_BLOCK) ->
     memory is O(block p) rather than an n x p temporary (whose first touch alone costs more
     than the arithmetic on large n).  Returned as a full symmetric p x p matrix.
     """
+    if sparse.issparse(X):         # sparse X: X' diag(w) X as a sparse product, p x p dense
+        Xw = X if w is None else sparse.diags(np.asarray(w, dtype=float)) @ X
+        return np.asarray((X.T @ Xw).toarray(), dtype=float)
     n, p = X.shape
     syrk = blas.dsyrk if X.dtype == np.float64 else blas.ssyrk
     C = np.zeros((p, p), dtype=X.dtype, order="F")
@@ -185,7 +201,10 @@ class ColumnScaling:
     intercept: int | None
 
     def transform(self, X: np.ndarray) -> np.ndarray:
-        """X~ as a new C-contiguous array (the intercept column stays 1)."""
+        """X~ as a new C-contiguous array (the intercept column stays 1); a sparse X (never
+        centred) as a sparse CSR matrix."""
+        if sparse.issparse(X):
+            return (X @ sparse.diags(1.0 / self.scale)).tocsr()
         Xs = np.subtract(X, self.centre)
         Xs *= 1.0 / self.scale
         return Xs
@@ -228,6 +247,13 @@ def intercept_index(X: np.ndarray) -> int | None:
     :mod:`fmstats.glm.dask` to decide where offset columns can be centred."""
     if X.shape[0] == 0:
         return None
+    if sparse.issparse(X):
+        X = X.tocsc()
+        for j in np.flatnonzero(X[0].toarray().ravel() == 1.0):
+            col = X[:, j]
+            if col.nnz == X.shape[0] and np.all(col.data == 1.0):
+                return int(j)
+        return None
     for j in np.flatnonzero(X[0] == 1.0):
         if np.all(X[:, j] == 1.0):
             return int(j)
@@ -236,7 +262,10 @@ def intercept_index(X: np.ndarray) -> int | None:
 
 def column_spread(X: np.ndarray):
     """Per column: the midrange (centre) and half the range (spread), from two reductions."""
-    hi, lo = X.max(axis=0), X.min(axis=0)
+    if sparse.issparse(X):
+        hi, lo = X.max(axis=0).toarray().ravel(), X.min(axis=0).toarray().ravel()
+    else:
+        hi, lo = X.max(axis=0), X.min(axis=0)
     with np.errstate(over="ignore", invalid="ignore"):
         return lo / 2 + hi / 2, hi / 2 - lo / 2
 
@@ -260,6 +289,8 @@ def column_scaling(X: np.ndarray, pen: np.ndarray | None = None, *, force: bool 
         raise DesignError(f"column {bad} of the design has non-finite values or a range that "
                           "overflows double precision; rescale it.")
     offset = (np.abs(mid) > _OFFSET_RATIO * half) & (half > 0)
+    if sparse.issparse(X):
+        offset[:] = False                  # centring would fill every zero of a sparse X
     k = intercept_index(X) if offset.any() or force else None
     if k is not None and pen is not None and pen[k] > 0:
         k = None                       # a penalised intercept: centring would change the penalty
@@ -295,6 +326,8 @@ def rank_gram(X: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:
     sc = column_scaling(X)
     if sc is None:
         return gram(X, w)
+    if sparse.issparse(X):
+        return gram(sc.transform(X), w)
     G = np.zeros((X.shape[1], X.shape[1]))
     sw = None if w is None else np.sqrt(w)
     for start in range(0, X.shape[0], GRAM_BLOCK):
@@ -339,6 +372,14 @@ def logit_probs(eta: np.ndarray) -> np.ndarray:
     return np.clip(expit(eta), _EPS, 1 - _EPS)
 
 
+def as_design(X):
+    """X as the cores take it: a C-ordered float array, or a float CSR matrix when sparse."""
+    if sparse.issparse(X):
+        return X.tocsr().astype(np.float64, copy=False)
+    X = np.asarray(X, dtype=float)
+    return X if X.flags.c_contiguous else np.ascontiguousarray(X)
+
+
 def irls_logit(
     X: np.ndarray,
     y: np.ndarray,
@@ -374,9 +415,7 @@ def irls_logit(
     -------
     IrlsFit
     """
-    X = np.asarray(X, dtype=float)
-    if not X.flags.c_contiguous:
-        X = np.ascontiguousarray(X)
+    X = as_design(X)
     y = np.asarray(y, dtype=float)
     n, p = X.shape
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
@@ -579,7 +618,7 @@ def irls_evaluate(X: np.ndarray, y: np.ndarray, weights: np.ndarray, coef: np.nd
     F-measure maximiser) but the fit's covariance, deviance and working weights
     are needed.  ``iterations`` is 0 and ``converged`` True.
     """
-    X = np.ascontiguousarray(np.asarray(X, dtype=float))
+    X = as_design(X)
     y = np.asarray(y, dtype=float)
     w = np.asarray(weights, dtype=float)
     coef = np.asarray(coef, dtype=float).copy()

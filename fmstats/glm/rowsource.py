@@ -24,6 +24,7 @@ Used by :mod:`fmstats.maxent_models._prepare` (which builds an :class:`ArraySour
 from __future__ import annotations
 
 import numpy as np
+from scipy import sparse
 from scipy.special import expit
 
 from .fweights import (TINY, Iterate, expected_f_weights, metric_sums, metrics_from_sums,
@@ -85,6 +86,9 @@ class ArraySource:
         """Total count weight and the weighted variance of each column (two passes)."""
         cw = self.cw
         total = float(cw.sum())
+        if sparse.issparse(self.X):        # E[x^2] - E[x]^2 (centring would densify X)
+            mean = (self.X.T @ cw) / total
+            return total, np.maximum((self.X.multiply(self.X).T @ cw) / total - mean ** 2, 0.0)
         mean = (cw @ self.X) / total
         return total, (cw @ (self.X - mean) ** 2) / total
 

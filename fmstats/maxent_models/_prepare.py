@@ -18,8 +18,9 @@ from .._utils.validation import (check_choice, check_scalar, describe, prior_wei
                                 raise_if_any, warn)
 from ..exceptions import (CollinearityWarning, DesignError, InvalidArgumentError, ResponseError,
                          WeightsError)
-from ..formula import (MISSING_OF, KeptRows, ModelFrame, describe_subset, kept_model_frame,
-                       model_frame, resolve_na_action)
+from ..formula import (MISSING_OF, KeptRows, MatrixData, ModelFrame, describe_subset,
+                       is_sparse, kept_model_frame, matrix_model_frame, model_frame,
+                       resolve_na_action)
 from ..glm.irls import (SPREAD_RANGE, check_weights_range, column_spread, independent_columns,
                        rank_gram)
 from ..glm.rowsource import ArraySource
@@ -237,8 +238,15 @@ def _kept_frame(rows: KeptRows, weights):
             f"a refit on kept rows needs a fit that keeps its design; this "
             f"{type(fit).__name__} does not (keep_data=False, or out of core): pass the data.")
     aliased = np.asarray(fit.aliased, dtype=bool)
-    X = np.zeros((fit.X.shape[0], aliased.size))
-    X[:, ~aliased] = fit.X
+    if is_sparse(fit.X):         # the aliased columns back as zero columns, still sparse
+        import scipy.sparse as sp
+
+        kept = np.flatnonzero(~aliased)
+        X = fit.X @ sp.csr_matrix((np.ones(kept.size), (np.arange(kept.size), kept)),
+                                  shape=(kept.size, aliased.size))
+    else:
+        X = np.zeros((fit.X.shape[0], aliased.size))
+        X[:, ~aliased] = fit.X
     kind = fit.response_kind if rows.y is None or fit.trials is not None else (
         "binary" if np.all((rows.y == 0) | (rows.y == 1)) else "probability")
     frame = kept_model_frame(rows, X, trials=fit.trials, kind=kind,
@@ -264,6 +272,9 @@ def prepare(model: str, call: ModelCall, data, weights, *, subset=None, offset=N
     missing, collinear, engine = settings["missing"], settings["collinear"], settings["engine"]
     if isinstance(data, KeptRows):          # rows of what a fit kept: no DataFrame
         frame, prior = _kept_frame(data, weights)
+    elif isinstance(data, MatrixData):      # a design matrix (fmstats.sklearn), maybe sparse
+        frame = matrix_model_frame(data, formula)
+        prior = frame_prior_weights(weights, data, frame)
     else:
         try:
             frame = model_frame(formula, data, missing=missing, engine=engine, subset=subset,
@@ -291,7 +302,8 @@ def prepare(model: str, call: ModelCall, data, weights, *, subset=None, offset=N
     keep = frame.remember(("columns_to_keep", collinear, w.tobytes()), lambda: columns_to_keep(
         None, frame.column_names, collinear, X=X, w=w))
     if not keep.all():
-        X = np.ascontiguousarray(X[:, keep])
+        X = (X[:, np.flatnonzero(keep)] if is_sparse(X)
+             else np.ascontiguousarray(X[:, keep]))
     pen, start = penalty_and_start(frame.column_names, keep, settings["penalty"],
                                    settings.get("start"))
     return Prepared(settings=settings, call=call, frame=frame, X=X, aliased=~keep,
