@@ -185,3 +185,9 @@ def test_every_displayed_results_class_has_an_html_view(titanic):
         text = obj._repr_html_()
         assert isinstance(text, str) and text.lstrip().startswith("<"), name
         assert needle in text, (name, needle)
+
+
+def test_long_formula_is_printed_in_full(titanic):
+    formula = "survived ~ C(pclass) * sex + age + sibsp + C(pclass):age + sex:age + I(age ** 2)"
+    fit = fm.maxent(formula, titanic)
+    assert f"maxent(formula = {formula!r}, data = <DataFrame 1046 x 5>)" in str(fit.summary())
