@@ -25,6 +25,7 @@ import tokenize
 import numpy as np
 import pandas as pd
 
+from ._rows import aligned
 from ._rsyntax import R_FUNCTIONS, r_power
 from .._utils.validation import describe
 from ..exceptions import DataError, FormulaError, InvalidArgumentError
@@ -181,12 +182,7 @@ def offset_argument(offset, data: pd.DataFrame) -> tuple[str | None, np.ndarray 
                 "name or an array with one value per row.")
         return offset, None
     n = len(data)
-    if isinstance(offset, pd.Series):
-        missing = data.index.difference(offset.index)
-        if len(missing):
-            raise DataError(f"`offset` is a Series without the index label {missing[0]!r} of "
-                            "`data`; it must have a value for every row.")
-        offset = offset.reindex(data.index)
+    offset = aligned(offset, data, "offset")
     try:
         values = np.asarray(offset, dtype=float)
     except (TypeError, ValueError):

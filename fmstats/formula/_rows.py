@@ -26,7 +26,7 @@ from .._utils.validation import describe
 from ..exceptions import DataError, FormulaError, InvalidArgumentError, ResponseError
 
 __all__ = ["NA_ACTIONS", "MISSING_OF", "resolve_na_action", "select_subset", "describe_subset",
-           "check_subset_classes"]
+           "check_subset_classes", "aligned"]
 
 NA_ACTIONS = ("omit", "exclude", "fail")
 _MISSING = {"drop": "omit", "raise": "fail"}
@@ -69,6 +69,19 @@ def resolve_na_action(na_action, missing=None) -> str:
     return na_action
 
 
+def aligned(value, data: pd.DataFrame, arg: str):
+    """``value`` with one entry per row of ``data``: a Series is aligned on its index by
+    label (a label of ``data`` it lacks is a :class:`DataError` naming ``arg``); anything
+    else is returned as it is (taken by position)."""
+    if not isinstance(value, pd.Series):
+        return value
+    absent = data.index.difference(value.index)
+    if len(absent):
+        raise DataError(f"`{arg}` is a Series without the index label {absent[0]!r} of "
+                        "`data`; it needs a value for every row.")
+    return value.reindex(data.index)
+
+
 def describe_subset(subset) -> str | None:
     """How a summary names a subset: the expression, or ``k of n rows`` for a mask."""
     if subset is None:
@@ -105,13 +118,7 @@ def select_subset(data: pd.DataFrame, subset) -> tuple[pd.DataFrame, np.ndarray 
         mask = value.fillna(False).to_numpy(dtype=bool)   # R: rows where it is NA are left out
         what = repr(subset)
     else:
-        if isinstance(subset, pd.Series):
-            absent = data.index.difference(subset.index)
-            if len(absent):
-                raise DataError(f"`subset` is a Series without the index label {absent[0]!r} "
-                                "of `data`; it needs a value for every row.")
-            subset = subset.reindex(data.index)
-        mask = np.asarray(subset)
+        mask = np.asarray(aligned(subset, data, "subset"))
         if mask.ndim != 1 or mask.shape[0] != n:
             raise DataError(f"`subset` must be a boolean mask with one value per row of `data` "
                             f"({n}) or an expression such as 'age > 30'; got shape "
