@@ -548,3 +548,20 @@ def test_selection_refuses_f_maximisers_and_bad_scope(ti_cc):
     q = fm.umaxent("q ~ sex + age", _read("inputs_titanic.csv").dropna(subset=["age"]))
     with pytest.raises(ModelComparisonError, match="AIC is not defined"):
         fm.step(q, data=ti_cc)
+
+
+def test_subset_and_offset_as_series_align_by_label(titanic):
+    """A Series is read by index label, not position (a shuffled Series gives the same fit);
+    one without a row's label is an error naming the argument."""
+    cc = titanic[titanic.age.notna()]
+    mask = pd.Series(cc.sibsp.to_numpy() < 2, index=cc.index)
+    off = 0.01 * cc.fare.fillna(0)
+    a = fm.maxent("survived ~ sex + age", cc, subset=mask.to_numpy(),
+                  offset=off.to_numpy(), **TIGHT)
+    b = fm.maxent("survived ~ sex + age", cc, subset=mask.sample(frac=1, random_state=0),
+                  offset=off.sample(frac=1, random_state=1), **TIGHT)
+    np.testing.assert_array_equal(a.params, b.params)
+    with pytest.raises(DataError, match="`offset` is a Series without the index label"):
+        fm.maxent("survived ~ sex + age", cc, offset=off.iloc[1:])
+    with pytest.raises(DataError, match="`subset` is a Series without the index label"):
+        fm.maxent("survived ~ sex + age", cc, subset=mask.iloc[1:])
