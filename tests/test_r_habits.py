@@ -565,3 +565,13 @@ def test_subset_and_offset_as_series_align_by_label(titanic):
         fm.maxent("survived ~ sex + age", cc, offset=off.iloc[1:])
     with pytest.raises(DataError, match="`subset` is a Series without the index label"):
         fm.maxent("survived ~ sex + age", cc, subset=mask.iloc[1:])
+
+
+def test_out_of_core_refuses_the_row_options(ti_cc):
+    dd = pytest.importorskip("dask.dataframe")
+    ddf = dd.from_pandas(ti_cc[["survived", "sex", "age", "sibsp"]], npartitions=2)
+    for kwargs in ({"subset": "age > 3"}, {"offset": "sibsp"}, {"na_action": "exclude"}):
+        with pytest.raises(InvalidArgumentError, match="not available for a Dask DataFrame"):
+            fm.maxent("survived ~ sex + age", ddf, **kwargs)
+    with pytest.raises(InvalidArgumentError, match="`offset` is not available for a Dask"):
+        fm.maxent("survived ~ sex + age + offset(sibsp)", ddf)

@@ -10,6 +10,8 @@ therefore hold no out-of-core code.
 """
 from __future__ import annotations
 
+import re
+
 from ._prepare import prepare as prepare_in_memory
 from ..formula import is_dask_frame
 
@@ -32,6 +34,8 @@ def prepare(model: str, call, data, weights, *, subset=None, offset=None, **fixe
 
         given = [a for a in ("subset", "offset", "contrasts") if call.get(a) is not None]
         given += ["na_action"] if call.get("na_action") == "exclude" else []
+        if re.search(r"\boffset\s*\(", str(call.get("formula", ""))):
+            given.append("offset")
         if given:
             raise InvalidArgumentError(
                 f"`{given[0]}` is not available for a Dask DataFrame (out-of-core fits read "
