@@ -69,7 +69,7 @@ def dispersion_lines(results, cov_type: str) -> list[str]:
     residual df of the F-weighted fit, whose weights have an arbitrary scale (37174 on
     Titanic with F2): printed only when the standard errors use it (``cov_type="nonrobust"``),
     and then said what it is."""
-    if getattr(results, "fweights", None) is None:
+    if getattr(results, "model", None) != "fmaxent":
         return [f"(Dispersion parameter for {results.family} family taken to be "
                 f"{results.dispersion:.6g})", ""]
     if cov_type != "nonrobust":

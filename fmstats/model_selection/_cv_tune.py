@@ -400,10 +400,10 @@ class CvTuneResults(Tuned):
         idle = ineffective_parameters(spec["grid"], list(names), counts)
         if idle:
             warn(f"cv_tune: grid points that differ only in {', '.join(map(repr, idle))} gave "
-                 "identical held-out counts in every fold, so those values made no difference "
-                 f"here (the model may not use {'it' if len(idle) == 1 else 'them'} with these "
-                 "data, e.g. fmaxent's epsilon with 0/1 labels); ties go to the first point "
-                 "in grid order. Drop it from the grid to save the fits.",
+                 "identical held-out counts in every fold: those values made no difference on "
+                 "these data (a parameter the model does not use here, e.g. fmaxent's epsilon "
+                 "with 0/1 labels, or values too close to matter); ties go to the first point "
+                 "in grid order. Drop or widen them to save the fits.",
                  IneffectiveParameterWarning)
         flat = counts.reshape(G * K, 4)
         fr = pd.DataFrame({"point": np.repeat(np.arange(G), K),
