@@ -191,3 +191,15 @@ def test_long_formula_is_printed_in_full(titanic):
     formula = "survived ~ C(pclass) * sex + age + sibsp + C(pclass):age + sex:age + I(age ** 2)"
     fit = fm.maxent(formula, titanic)
     assert f"maxent(formula = {formula!r}, data = <DataFrame 1046 x 5>)" in str(fit.summary())
+
+
+def test_summary_says_subset_na_action_and_offset():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fm.exceptions.MissingDataWarning)
+        t = fm.datasets.load_titanic()
+        f = fm.maxent("survived ~ C(pclass) + sex + age + offset(0.1 * sibsp)", t,
+                      subset="sibsp < 3", na_action="exclude")
+    text = str(f.summary())
+    assert f"Rows used: {f.nobs} of {int((t.sibsp < 3).sum())} (subset: sibsp < 3)" in text
+    assert "Missing values: na_action='exclude'" in text
+    assert "Offset: 0.1 * sibsp" in text

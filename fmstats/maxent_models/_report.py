@@ -55,7 +55,14 @@ def maxent_summary(results, cov_type: str | None = None, level: float = 0.95) ->
     if r.settings["penalty"]:
         info.append(("Ridge penalty", f"{r.settings['penalty']:g} (intercept unpenalised)"))
     info.append(("Response", response_text(r)))
-    info.append(("Rows used", f"{r.nobs} of {r.n_input}"))
+    subset = r.settings.get("subset")
+    info.append(("Rows used", f"{r.nobs} of {r.n_input}" + (
+        "" if subset is None else f" (subset: {subset})")))
+    if r.settings.get("na_action") == "exclude":
+        info.append(("Missing values", "na_action='exclude': row-level results are padded "
+                     "with NaN at the rows left out"))
+    if r.settings.get("offset") is not None or getattr(r.spec, "offsets", ()):
+        info.append(("Offset", r.settings.get("offset") or " + ".join(r.spec.offsets)))
     sections.append(Section("Model details:", info))
     title = ("Weighted maximum entropy (logistic) model" if r.model == "maxent"
              else "Uncertain maximum entropy model (probabilistic labels)")
