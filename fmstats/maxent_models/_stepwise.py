@@ -45,7 +45,7 @@ import pandas as pd
 from .._utils.validation import check_choice, check_scalar, describe
 from ..exceptions import (DataError, FmstatsWarning, FormulaError, InvalidArgumentError,
                           ModelComparisonError)
-from ..formula import model_frame, split_formula
+from ..formula import is_sparse, model_frame, split_formula
 from ..glm.irls import independent_columns, irls_logit, rank_gram
 from ._termtable import StepResults, TermTable, f_note, term_table
 
@@ -195,6 +195,7 @@ def _score(X, r, w) -> float:
     $deviance`` (gaussian): the weighted sum of squares of the working residuals ``r`` about
     their weighted mean minus the residual sum of squares of ``r`` regressed on X."""
     sw = np.sqrt(w)
+    X = X.toarray() if is_sparse(X) else X          # a least-squares solve on the dense design
     coef = np.linalg.lstsq(X * sw[:, None], r * sw, rcond=None)[0]
     rss = float(np.sum(w * (r - X @ coef) ** 2))
     mean = float(np.dot(w, r) / np.sum(w))
@@ -215,7 +216,7 @@ def _full_columns(fit) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- drop1
-def _scope_labels(scope, terms, what):
+def _scope_labels(scope, what):
     """Term labels of a drop1/add1 ``scope``: a list of labels, or a formula's terms."""
     if isinstance(scope, (list, tuple)) and all(isinstance(s, str) for s in scope):
         return [re.sub(r"\s+", "", s) for s in scope]
@@ -232,9 +233,10 @@ def drop1(fit, scope=None, *, test: str | None = None, k: float = 2.0,
     ----------
     fit : MaxentResults
         An unpenalised ``maxent``/``umaxent`` fit that keeps its design.
-    scope : list of str, optional
-        The terms to try (labels as in ``fit.spec.term_slices()``); default every term not
-        contained in another (R's ``drop.scope``).
+    scope : list of str or str, optional
+        The terms to try: labels as in ``fit.spec.term_slices()``, or a formula of them
+        (``"~ age + sibsp"``); default every term not contained in another (R's
+        ``drop.scope``).
     test : {"none", "Chisq", "LRT", "F", "Rao"}, optional
         The test of each deletion (default none).
     k : float, default 2
@@ -275,13 +277,13 @@ def drop1(fit, scope=None, *, test: str | None = None, k: float = 2.0,
     test = _check_test(test)
     check_scalar("k", k, low=0)
     disp = _dispersion(fit, scale)
-    intercept, terms = model_terms(fit.spec)
+    terms = model_terms(fit.spec)[1]
     if scope is None:
         chosen = drop_candidates(terms)
     else:
         if isinstance(scope, str):
             scope = _formula_labels(fit, scope, None, "drop1")
-        labels = _scope_labels(scope, terms, "drop1")
+        labels = _scope_labels(scope, "drop1")
         by = {re.sub(r"\s+", "", t.label): t for t in terms}
         unknown = [s for s in labels if s not in by]
         if unknown:
@@ -289,16 +291,16 @@ def drop1(fit, scope=None, *, test: str | None = None, k: float = 2.0,
                 f"`scope` of drop1 names {', '.join(map(repr, unknown))}, which are not terms "
                 f"of the model ({', '.join(t.label for t in terms)}).")
         chosen = [by[s] for s in labels]
-    return _drop_table(fit, chosen, test, k, disp, intercept)
+    return _drop_table(fit, chosen, test, k, disp)
 
 
-def _drop_table(fit, chosen, test, k, disp, intercept=True) -> TermTable:
+def _drop_table(fit, chosen, test, k, disp) -> TermTable:
     pos = _full_columns(fit)
     tol = fit.settings["tol"]
     ranks, devs, scores = [fit.rank], [float(fit.deviance)], [np.nan]
     for t in chosen:
-        keep = np.setdiff1d(np.flatnonzero(pos >= 0), np.asarray(t.columns))
-        X = np.ascontiguousarray(fit.X[:, pos[keep]])
+        keep = pos[np.setdiff1d(np.flatnonzero(pos >= 0), np.asarray(t.columns))]
+        X = fit.X[:, keep] if is_sparse(fit.X) else np.ascontiguousarray(fit.X[:, keep])
         rank, dev, mu = _subfit(fit, X, tol)
         ranks.append(rank)
         devs.append(dev)
@@ -311,13 +313,6 @@ def _drop_table(fit, chosen, test, k, disp, intercept=True) -> TermTable:
 
 
 # ----------------------------------------------------------------------------- add1
-def _rhs_of(fit) -> str:
-    """The model's right-hand side rebuilt from its terms (and intercept and offset terms)."""
-    intercept, terms = model_terms(fit.spec)
-    parts = [t.label for t in terms]
-    return _rhs(parts, intercept, _formula_offsets(fit))
-
-
 def _rhs(labels, intercept, offsets) -> str:
     parts = list(labels) + [f"offset({o})" for o in offsets]
     rhs = " + ".join(parts) if parts else "1"
