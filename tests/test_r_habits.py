@@ -382,6 +382,28 @@ def test_orthogonal_poly_spans_r_basis(ref, ti_cc):
     check_newdata(fit, ref, "ti_poly2", grid)
 
 
+@pytest.mark.parametrize("engine", ["formulaic", "patsy"])
+def test_cr_with_keywords_equals_patsy_basis_glm(ti_cc, engine):
+    """cr(age, df=4, constraints='center') with keyword arguments: the fit and predictions on
+    new ages (inside and beyond the training range) equal statsmodels' GLM on patsy's own
+    cr basis, built on the training rows and carried to the new rows by its design info."""
+    patsy = pytest.importorskip("patsy")
+    sm = pytest.importorskip("statsmodels.api")
+    rhs = "cr(age, df=4, constraints='center') + sex"
+    dm = patsy.dmatrix(rhs, ti_cc)
+    glm = sm.GLM(ti_cc.survived.to_numpy(), np.asarray(dm),
+                 family=sm.families.Binomial()).fit(tol=1e-14)
+    fit = fm.maxent(f"survived ~ {rhs}", ti_cc, engine=engine, **TIGHT)
+    close(fit.deviance, glm.deviance)
+    assert len(fit.params) == len(glm.params)
+    close(np.sort(fit.params.to_numpy()), np.sort(glm.params), atol=1e-12)
+    grid = pd.DataFrame({"age": [0.1, 0.5, 5, 20, 30, 45, 60, 75, 79, 85],
+                         "sex": pd.Categorical(["female", "male"] * 5,
+                                               categories=["female", "male"])})
+    new = np.asarray(patsy.build_design_matrices([dm.design_info], grid)[0])
+    close(fit.predict(grid, type="link"), new @ glm.params, atol=1e-12)
+
+
 # ============================================================================ drop1 / add1
 def table_close(ours, ref, case, aic=True, r_quirk=False):
     """A drop1/add1 table against R's.  Rao scores: R's use the working weights of the
