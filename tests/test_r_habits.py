@@ -404,6 +404,59 @@ def test_cr_with_keywords_equals_patsy_basis_glm(ti_cc, engine):
     close(fit.predict(grid, type="link"), new @ glm.params, atol=1e-12)
 
 
+# ============================================================================ Adult, fair, star98
+# Items 1 and 3 beyond Titanic (issue26_reference.R, "Adult and statsmodels data"); missing
+# values are put in at the same fixed rows as there (the bundled rows have none).
+def test_offset_adult_equals_r(ref, adult):
+    fit = fm.maxent("rich ~ education_num + sex + age + offset(log(hours_per_week / 40))",
+                    adult, **TIGHT)
+    check_model(fit, ref, "adult_offset")
+    check_newdata(fit, ref, "adult_offset", adult.iloc[:30])
+
+
+def test_splines_adult_and_fair_equal_r(ref, adult, fair):
+    fit = fm.maxent("rich ~ ns(age, df=3) + bs(education_num, df=4, degree=3) + sex", adult,
+                    **TIGHT)
+    check_model(fit, ref, "adult_splines")
+    grid = pd.DataFrame({"age": [17, 20, 30, 45, 60, 75, 90, 95],
+                         "education_num": [1, 3, 9, 10, 13, 14, 16, 18],
+                         "sex": ["Female", "Male"] * 4})
+    check_newdata(fit, ref, "adult_splines", grid)     # training knots, beyond them too
+    fit = fm.maxent("affair ~ ns(age, df=3) + poly(yrs_married, degree=2, raw=True)"
+                    " + C(religious)", fair, **TIGHT)
+    check_model(fit, ref, "fair_splines")
+    grid = pd.DataFrame({"age": [17.5, 22, 27, 32, 37, 42, 50],
+                         "yrs_married": [0.5, 2.5, 6, 9, 13, 16.5, 25],
+                         "religious": [1, 2, 3, 4, 1, 2, 3]})
+    check_newdata(fit, ref, "fair_splines", grid)
+
+
+def check_rows(fit, ref, name, n):
+    r = ref["rows"][ref["rows"].model == name].sort_values("row")
+    res = fit.resid("deviance")
+    assert len(res) == len(r) == n
+    np.testing.assert_array_equal(res.index.to_numpy() + 1, r.row.to_numpy())
+    close(res, r.resid_deviance)
+    close(fit.resid("pearson"), r.resid_pearson)
+    close(fit.fitted_values, r.fitted)
+    close(fit.hat, r.hat)
+
+
+def test_na_exclude_adult_and_star98_with_subset(ref, adult, star98):
+    a = adult.copy()
+    a.loc[a.index[6::101], "age"] = np.nan
+    a.loc[a.index[49::211], "education_num"] = np.nan
+    fit = quiet(fm.maxent, "rich ~ age + education_num + sex", a, na_action="exclude", **TIGHT)
+    check_model(fit, ref, "adult_exclude")
+    check_rows(fit, ref, "adult_exclude", len(a))
+    s = star98.copy()
+    s.loc[s.index[2::29], "LOWINC"] = np.nan
+    fit = quiet(fm.maxent, "cbind(NABOVE, NBELOW) ~ LOWINC + PERASIAN + PERBLACK", s,
+                subset="PERHISP < 60", na_action="exclude", **TIGHT)
+    check_model(fit, ref, "star_exclude_subset")
+    check_rows(fit, ref, "star_exclude_subset", int((s.PERHISP < 60).sum()))
+
+
 # ============================================================================ drop1 / add1
 def table_close(ours, ref, case, aic=True, r_quirk=False):
     """A drop1/add1 table against R's.  Rao scores: R's use the working weights of the

@@ -280,6 +280,37 @@ squasi <- glm(cbind(NABOVE, NBELOW) ~ LOWINC + PERASIAN + PERBLACK + PERHISP, qu
               star98, control = tight)
 record_table("star_quasi_drop1_F", drop1(squasi, test = "F"))
 
+## --------------------------------------------------------------- Adult and statsmodels data
+## Items 1 and 3 beyond Titanic: offsets, splines and na.exclude on Adult, fair and star98
+## (missing values put in at fixed rows: the bundled rows have none).
+record("adult_offset", m <- bin(rich ~ education_num + sex + age +
+                                  offset(log(hours_per_week / 40)), adult))
+record_new("adult_offset", m, adult[1:30, ])
+agrid <- data.frame(age = c(17, 20, 30, 45, 60, 75, 90, 95),
+                    education_num = c(1, 3, 9, 10, 13, 14, 16, 18),
+                    sex = rep(c("Female", "Male"), 4))
+record("adult_splines", m <- bin(rich ~ ns(age, df = 3) + bs(education_num, df = 4, degree = 3) +
+                                   sex, adult))
+record_new("adult_splines", suppressWarnings(m), agrid)
+fgrid <- data.frame(age = c(17.5, 22, 27, 32, 37, 42, 50),
+                    yrs_married = c(0.5, 2.5, 6, 9, 13, 16.5, 25),
+                    religious_f = factor(c(1, 2, 3, 4, 1, 2, 3), levels = 1:4))
+record("fair_splines", m <- bin(affair ~ ns(age, df = 3) + poly(yrs_married, 2, raw = TRUE) +
+                                  religious_f, fair))
+record_new("fair_splines", m, fgrid)
+adult_na <- adult
+adult_na$age[seq(7, 3000, by = 101)] <- NA
+adult_na$education_num[seq(50, 3000, by = 211)] <- NA
+m <- record("adult_exclude", bin(rich ~ age + education_num + sex, adult_na,
+                                 na.action = na.exclude))
+stopifnot(length(residuals(m)) == 3000L)
+record_rows("adult_exclude", m)
+star_na <- star98
+star_na$LOWINC[seq(3, 303, by = 29)] <- NA
+m <- record("star_exclude_subset", bin(cbind(NABOVE, NBELOW) ~ LOWINC + PERASIAN + PERBLACK,
+                                       star_na, subset = PERHISP < 60, na.action = na.exclude))
+record_rows("star_exclude_subset", m)
+
 ## --------------------------------------------------------------- write
 w <- function(x, f) write.csv(do.call(rbind, x), file.path(here, f), row.names = FALSE,
                               quote = TRUE)
