@@ -15,7 +15,10 @@ class, as scikit-learn's).
 Sparse ``X`` (scipy.sparse CSR/CSC, e.g. from ``OneHotEncoder``) is accepted by every
 estimator.  :class:`MaxentClassifier` and :class:`FMaxentClassifier` keep it sparse: their
 IRLS accumulates X'WX (p x p) from sparse products and never densifies X, except for the hat
-values (HC2/HC3 covariances, ``influence``), computed one block of rows at a time.
+values (HC2/HC3 covariances, ``influence``), computed one block of rows at a time, and
+:class:`FMaxentClassifier`'s default covariance (``cov_type="reweighted"``), whose influence
+rows are n x p anyway: it is computed from a dense copy of X when the standard errors are
+first asked for (``result_.summary()``, ``.bse``), not by ``fit`` or ``predict``.
 :class:`WsvmClassifier` and :class:`FsvmClassifier` densify it (their QP and NLopt cores work
 on dense arrays): n x p floats.
 
