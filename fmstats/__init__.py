@@ -8,6 +8,7 @@ The R-style public API:
 * ``sweep()`` over alpha, ``resample_f()`` (labels drawn from q);
 * ``wsvm(formula, data, C_pos=, C_neg=)`` and ``fsvm(formula, data, alpha=)`` — the
   weighted and F-measure SVMs (:mod:`fmstats.svm`, NLopt COBYLA);
+* ``drop1()``, ``add1()``, ``step()`` -- R's model selection by terms (maxent/umaxent);
 * ``cv_tune()``, ``tune_threshold()``, ``bootstrap()``, ``validate()`` — tuning and
   resampling diagnostics for every model;
 * ``costsens()`` — pseudo-linear F-measures by reduction to cost-sensitive learning;
@@ -27,8 +28,9 @@ from .costsensitive import CostSensitiveResults, costsens, costsens_variants
 from .exceptions import ConvergenceWarning, FmstatsError, SeparationWarning
 from .inference import (Comparison, MeasureInterval, compare, f_interval, precision_interval,
                         recall_interval)
-from .maxent_models import (AnovaTable, FMaxentResults, MaxentResults, anova, fmaxent,
-                            resample_f, sweep, to_statsmodels, umaxent)
+from .maxent_models import (AnovaTable, FMaxentResults, MaxentResults, StepResults, TermTable,
+                            add1, anova, drop1, fmaxent, resample_f, step, sweep, to_statsmodels,
+                            umaxent)
 from .maxent_models import maxent  # noqa: E402  (the function; the family is maxent_models)
 from .measures import Confusion, FMeasure, f_score, noisy_f
 from .model_selection import (CvTuneResults, ThresholdedResults, cv_tune, tune_threshold,
@@ -44,6 +46,11 @@ __all__ = [
     "MaxentResults",
     "anova",
     "AnovaTable",
+    "drop1",
+    "add1",
+    "step",
+    "TermTable",
+    "StepResults",
     "fmaxent",
     "FMaxentResults",
     "sweep",

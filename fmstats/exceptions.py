@@ -32,6 +32,7 @@ __all__ = [
     "IntervalWarning",
     "TrivialRuleWarning",
     "UnstableThresholdWarning",
+    "IneffectiveParameterWarning",
 ]
 
 
@@ -138,3 +139,8 @@ class TrivialRuleWarning(FmstatsWarning):
 class UnstableThresholdWarning(FmstatsWarning):
     """The bootstrap interval of a tuned threshold spans most of the score range: the
     threshold is barely determined by the data."""
+
+
+class IneffectiveParameterWarning(FmstatsWarning):
+    """A tuning grid varies a parameter that changed nothing: grid points differing only in
+    it gave identical results (e.g. ``epsilon`` of fmaxent's expected-F method)."""

@@ -22,7 +22,7 @@ import keyword
 import re
 import tokenize
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -37,11 +37,15 @@ from ._coerce import (
     factor_only_columns,
     numeric_columns,
 )
+from ._contrasts import apply_contrasts
 from ._missing import report_missing as _report_missing
+from ._offset import evaluate_offsets, offset_argument, offset_names, split_offsets
 from ._response import Response
 from ._response import response as _response
+from ._rows import check_subset_classes, select_subset
 from ._subset import reused_rows
 from ._rsyntax import R_FUNCTIONS, r_power
+from ._splines import formulaic_splines, patsy_splines
 from .._utils.validation import check_choice, describe
 from ..exceptions import (
     DataError,
@@ -95,6 +99,10 @@ class DesignSpec:
     patsy_data : pandas.DataFrame, optional
         The used columns of the training frame (patsy only): patsy's ``DesignInfo`` cannot
         be pickled, so it is rebuilt from them.
+    offsets : tuple of str, default ()
+        Offset expressions: ``offset()`` terms, and an ``offset=`` column in back-quotes.
+    offset_array : bool, default False
+        Whether an ``offset=`` array was added (it belongs to the training rows).
     """
 
     engine: str
@@ -112,6 +120,24 @@ class DesignSpec:
     # instead and the DesignInfo is rebuilt from them (same data, so the same encoding and
     # the same stateful-transform states).
     patsy_data: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+    offsets: tuple = field(default=(), repr=False)
+    offset_array: bool = field(default=False, repr=False)
+
+    def offset_values(self, data: pd.DataFrame) -> np.ndarray | None:
+        """The model's offset on the rows of ``data`` (None without one; an offset given as an
+        array cannot be evaluated on new data: a :class:`DataError`).
+
+        Parameters
+        ----------
+        data : pandas.DataFrame
+            Rows with the offset's columns (those the design of ``build`` covers).
+        """
+        if self.offset_array:
+            raise DataError(
+                "the model was fitted with `offset=` given as an array, which belongs to its "
+                "training rows; to predict new data give the offset as a column name "
+                "(offset='col') or an offset(col) term in the formula.")
+        return evaluate_offsets(self.offsets, data, "newdata")
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -300,6 +326,13 @@ class ModelFrame:
     memo : dict, optional
         Answers computed from this frame (e.g. the aliased columns), kept for the fits that
         share it (see :meth:`remember`).
+    offset : ndarray of shape (n,), optional
+        The offset of the used rows (None without one).
+    input_index : pandas.Index, optional
+        The index of the rows the model considered (after ``subset``, before dropping
+        missing values).
+    input_rows : ndarray of int, optional
+        The positions of the used rows among those (R's ``na.exclude`` pads back to them).
     """
 
     formula: str
@@ -311,6 +344,9 @@ class ModelFrame:
     rows: np.ndarray          # positions (0-based) of the used rows in the input frame
     n_input: int
     n_dropped: int
+    offset: np.ndarray | None = None
+    input_index: pd.Index | None = None
+    input_rows: np.ndarray | None = None
     #: answers computed from this frame (e.g. the aliased columns), kept for the fits that
     #: share it: :mod:`fmstats.formula._reuse` hands one frame to every grid point of a fold
     memo: dict = field(default_factory=dict, repr=False, compare=False)
@@ -427,7 +463,10 @@ def formula_names(expr: str) -> list[str]:
             nxt = toks[i + 1] if i + 1 < len(toks) else None
             is_call = nxt is not None and nxt.string in ("(", ".")
             is_attr = prev is not None and prev.string == "."
-            if not is_call and not is_attr:
+            # a keyword argument of a call (bs(age, df=4)): its name is not a column
+            is_keyword = nxt is not None and nxt.string == "=" and prev is not None \
+                and prev.string in ("(", ",")
+            if not is_call and not is_attr and not is_keyword:
                 names.append(tok.string)
         prev = tok
     out: list[str] = []
@@ -562,7 +601,7 @@ def _row_major(frame: pd.DataFrame) -> np.ndarray:
 def _formulaic_context():
     from formulaic.transforms import C as fC
 
-    return {"factor": fC, **R_FUNCTIONS}
+    return {"factor": fC, **R_FUNCTIONS, **formulaic_splines()}
 
 
 def _build(engine: str, rhs: str, data: pd.DataFrame):
@@ -579,7 +618,8 @@ def _build(engine: str, rhs: str, data: pd.DataFrame):
 
             from patsy.builtins import C as pC
 
-            env = patsy.EvalEnvironment([{"factor": pC, "C": pC, **R_FUNCTIONS}, {"np": np}])
+            env = patsy.EvalEnvironment([{"factor": pC, "C": pC, **R_FUNCTIONS,
+                                          **patsy_splines()}, {"np": np}])
             mat = patsy.dmatrix(rhs, data, NA_action="raise", eval_env=env, return_type="matrix")
             names = tuple(mat.design_info.column_names)
             return np.asarray(mat, dtype=float), names, mat.design_info
@@ -648,7 +688,8 @@ def design_and_spec(engine, rhs, lhs, frame, variables, response_levels):
 
 
 def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
-                engine: str | None = None) -> ModelFrame:
+                engine: str | None = None, subset=None, offset=None,
+                contrasts: dict | None = None) -> ModelFrame:
     """Build the response and design matrix of ``formula`` on ``data``.
 
     Parameters
@@ -656,7 +697,8 @@ def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
     formula : str
         ``"response ~ terms"``; the response is a 0/1, boolean or
         two-level column, a probability column in [0, 1], ``cbind(yes, no)``
-        vote counts, or an expression such as ``I(income == '>50K')``.
+        vote counts, or an expression such as ``I(income == '>50K')``.  ``offset(expr)``
+        terms add a known part to the linear predictor (:mod:`fmstats.formula._offset`).
     data : pandas.DataFrame
         The data, with the columns the formula uses (a dict is converted).
     missing : {"drop", "raise"}, default "drop"
@@ -665,6 +707,12 @@ def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
         ``"raise"`` raises.
     engine : {"formulaic", "patsy"}, optional
         The formula engine: ``"formulaic"`` (default) or ``"patsy"``.
+    subset : str or array-like of bool, optional
+        R's ``subset=``: a boolean mask or an expression (:mod:`fmstats.formula._rows`).
+    offset : str or array-like, optional
+        R's ``offset=``: a column name, or one finite number per row of ``data``.
+    contrasts : dict, optional
+        Factor -> ``"treatment"``, ``"sum"``, ``"helmert"`` or ``"poly"``.
 
     Returns
     -------
@@ -676,28 +724,40 @@ def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
     check_choice("missing", missing, ("drop", "raise"))
     data = _check_frame(data, "data")
     hit = reused_rows(data)
-    if hit is not None:   # rows of a design built once: the same frame gives the same answer
+    extras = dict(subset=subset, offset=offset, contrasts=contrasts)
+    if hit is not None and subset is offset is contrasts is None:
+        # rows of a design built once: the same frame gives the same answer
         return remembered(hit.memo, ("model_frame", formula, missing, engine),
                           lambda: _model_frame(formula, data, missing, engine, hit))
-    return _model_frame(formula, data, missing, engine, None)
+    return _model_frame(formula, data, missing, engine, hit, **extras)
 
 
-def _model_frame(formula, data, missing, engine, hit) -> ModelFrame:
+def _model_frame(formula, data, missing, engine, hit, subset=None, offset=None,
+                 contrasts=None) -> ModelFrame:
     lhs, rhs = split_formula(formula)
-    kind, resp_cols, expr = _parse_response(lhs, data)
-    rhs = expand_dot(rhs, data.columns, resp_cols, engine)
-    variables = used_variables(rhs, data)
-    n_input = len(data)
+    off_col, off_array = offset_argument(offset, data)
+    sub, sub_rows = select_subset(data, subset)
+    rhs, offsets = split_offsets(rhs)
+    offsets += () if off_col is None else (f"`{off_col}`",)
+    kind, resp_cols, expr = _parse_response(lhs, sub)
+    rhs = apply_contrasts(expand_dot(rhs, sub.columns, resp_cols, engine), contrasts, engine,
+                          sub)
+    variables = used_variables(rhs, sub)
+    variables += [c for c in offset_names(offsets, sub) if c not in variables]
+    n_input = len(sub)
     used = list(dict.fromkeys(resp_cols + variables))
-    check_unique_columns(data, used, "data")
+    check_unique_columns(sub, used, "data")
     factor_only = factor_only_columns(rhs, variables, formula_names)
-    data = coerce_columns(data, [c for c in used if c not in factor_only], "data")
-    frame, keep = _drop_rows(data, used, missing, "data")   # one scan for missing values
+    sub = coerce_columns(sub, [c for c in used if c not in factor_only], "data")
+    frame, keep = _drop_rows(sub, used, missing, "data")   # one scan for missing values
     rows = np.arange(n_input) if keep is None else np.flatnonzero(keep)
     if len(frame) == 0:
         raise DataError(f"no rows of `data` remain after dropping the {n_input} row(s) with "
                         f"missing values in the model's columns.")
     response = _response(kind, resp_cols, expr, frame, lhs)
+    check_subset_classes(response, subset)
+    input_rows = rows
+    rows = rows if sub_rows is None else sub_rows[rows]      # positions in `data`
     cached = None if hit is None else hit.owner.design_rows(
         rhs, engine, variables, response.levels, hit.positions[rows])
     if cached is not None:   # rows of a design built once (fmstats.formula._reuse)
@@ -705,12 +765,16 @@ def _model_frame(formula, data, missing, engine, hit) -> ModelFrame:
     else:
         frame = drop_unused_categories(frame, variables)
         X, spec = design_and_spec(engine, rhs, lhs, frame, variables, response.levels)
-    names = spec.column_names
+        if offsets or off_array is not None:
+            spec = replace(spec, offsets=offsets, offset_array=off_array is not None)
+    off = evaluate_offsets(offsets, frame)
+    if off_array is not None:
+        off = off_array[rows] + (0.0 if off is None else off)
     return ModelFrame(
-        formula=formula, response=response, X=np.ascontiguousarray(X), column_names=names,
-        spec=spec, index=frame.index, rows=rows, n_input=n_input,
-        n_dropped=n_input - len(frame),
-    )
+        formula=formula, response=response, X=np.ascontiguousarray(X),
+        column_names=spec.column_names, spec=spec, index=frame.index, rows=rows,
+        n_input=n_input, n_dropped=n_input - len(frame), offset=off, input_index=sub.index,
+        input_rows=input_rows)
 
 
 #: Transforms whose state (means, knots, norms) an engine learns from the data: they would be

@@ -10,6 +10,8 @@ therefore hold no out-of-core code.
 """
 from __future__ import annotations
 
+import re
+
 from ._prepare import prepare as prepare_in_memory
 from ..formula import is_dask_frame
 
@@ -21,11 +23,23 @@ def is_out_of_core(data) -> bool:
     return is_dask_frame(data)
 
 
-def prepare(model: str, call, data, weights, **fixed):
+def prepare(model: str, call, data, weights, *, subset=None, offset=None, **fixed):
     """:func:`fmstats.maxent_models._prepare.prepare`, or its out-of-core counterpart for a
-    Dask DataFrame (``call``: the fit's recorded call; ``fixed``: the model's own settings)."""
+    Dask DataFrame (``call``: the fit's recorded call; ``fixed``: the model's own settings).
+    Out of core, ``subset``, ``offset``, ``contrasts`` and ``na_action="exclude"`` are refused
+    (filter or transform the Dask DataFrame first)."""
     if is_out_of_core(data):
+        from ..exceptions import InvalidArgumentError
         from ._outofcore import prepare_dask
 
+        given = [a for a in ("subset", "offset", "contrasts") if call.get(a) is not None]
+        given += ["na_action"] if call.get("na_action") == "exclude" else []
+        if re.search(r"\boffset\s*\(", str(call.get("formula", ""))):
+            given.append("offset")
+        if given:
+            raise InvalidArgumentError(
+                f"`{given[0]}` is not available for a Dask DataFrame (out-of-core fits read "
+                "the formula's columns chunk by chunk): filter or transform the Dask "
+                "DataFrame first, or fit a pandas DataFrame.")
         return prepare_dask(model, call, data, weights, **fixed)
-    return prepare_in_memory(model, call, data, weights, **fixed)
+    return prepare_in_memory(model, call, data, weights, subset=subset, offset=offset, **fixed)

@@ -88,7 +88,7 @@ def to_statsmodels(fit: Any, cov_type: str | None = None):
     exog = pd.DataFrame(np.asarray(fit.X), index=fit.index, columns=names)   # X: kept columns
     endog = pd.Series(np.asarray(fit.y, dtype=float), index=fit.index, name=fit.response_name)
     glm = sm.GLM(endog, exog, family=sm.families.Binomial(),
-                 var_weights=np.asarray(fit.weights, dtype=float))
+                 var_weights=np.asarray(fit.weights, dtype=float), offset=fit.training.offset)
     scale = "X2" if fit.family == "quasibinomial" else float(fit.dispersion)
     return glm.fit(method="IRLS", scale=scale, cov_type=cov_type, use_t=fit.use_t, tol=1e-12,
                    maxiter=100)

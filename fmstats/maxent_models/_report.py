@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..results import Section, Summary, format_numbers
 
-__all__ = ["maxent_summary", "cov_label", "se_footnotes", "iteration_lines", "weights_text",
+__all__ = ["maxent_summary", "dispersion_lines", "cov_label", "se_footnotes", "iteration_lines", "weights_text",
            "response_text", "f_section", "COV_LABEL"]
 
 COV_LABEL = {
@@ -36,13 +36,9 @@ def maxent_summary(results, cov_type: str | None = None, level: float = 0.95) ->
     note = ""
     if r.aliased.any():
         note = f"({int(r.aliased.sum())} not defined because of singularities)"
-    disp = (f"(Dispersion parameter for {r.family} family taken to be "
-            f"{r.dispersion:.6g})")
     devs = format_numbers([r.null_deviance, r.deviance], digits=5)  # R: digits + 1
     dfs = [str(d).rjust(len(str(max(r.df_null, r.df_resid)))) for d in (r.df_null, r.df_resid)]
-    dev_lines = [
-        disp,
-        "",
+    dev_lines = dispersion_lines(r, cov_type) + [
         f"    Null deviance: {devs[0]}  on {dfs[0]}  degrees of freedom",
         f"Residual deviance: {devs[1]}  on {dfs[1]}  degrees of freedom",
     ]
@@ -59,7 +55,14 @@ def maxent_summary(results, cov_type: str | None = None, level: float = 0.95) ->
     if r.settings["penalty"]:
         info.append(("Ridge penalty", f"{r.settings['penalty']:g} (intercept unpenalised)"))
     info.append(("Response", response_text(r)))
-    info.append(("Rows used", f"{r.nobs} of {r.n_input}"))
+    subset = r.settings.get("subset")
+    info.append(("Rows used", f"{r.nobs} of {r.n_input}" + (
+        "" if subset is None else f" (subset: {subset})")))
+    if r.settings.get("na_action") == "exclude":
+        info.append(("Missing values", "na_action='exclude': row-level results are padded "
+                     "with NaN at the rows left out"))
+    if r.settings.get("offset") is not None or getattr(r.spec, "offsets", ()):
+        info.append(("Offset", r.settings.get("offset") or " + ".join(r.spec.offsets)))
     sections.append(Section("Model details:", info))
     title = ("Weighted maximum entropy (logistic) model" if r.model == "maxent"
              else "Uncertain maximum entropy model (probabilistic labels)")
@@ -68,6 +71,21 @@ def maxent_summary(results, cov_type: str | None = None, level: float = 0.95) ->
     return Summary(title=title, call=str(r.call), coef_table=tidy, statistic_name=stat,
                    pvalue_name=pname, coef_note=note, sections=sections,
                    coef_footnotes=r.se_footnotes(tidy, cov_type))
+
+
+def dispersion_lines(results, cov_type: str) -> list[str]:
+    """R's dispersion line.  An F-maximiser's "dispersion" is Pearson's chi-squared per
+    residual df of the F-weighted fit, whose weights have an arbitrary scale (37174 on
+    Titanic with F2): printed only when the standard errors use it (``cov_type="nonrobust"``),
+    and then said what it is."""
+    if getattr(results, "model", None) != "fmaxent":
+        return [f"(Dispersion parameter for {results.family} family taken to be "
+                f"{results.dispersion:.6g})", ""]
+    if cov_type != "nonrobust":
+        return []
+    return [f"(Dispersion parameter taken to be {results.dispersion:.6g}: Pearson's chi-squared "
+            "per residual df of the F-weighted fit, whose weights have an arbitrary scale; it "
+            "scales these model-based standard errors)", ""]
 
 
 def cov_label(results, cov_type: str) -> str:

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from .. import measures as _m
-from ._grid import check_names, grid_points
+from ._grid import check_names, grid_points, ineffective_parameters
 from ._criterion import Criterion
 from ._fits import capturing, reemit
 from ._folds import Folds, fixed_seed, fold_response, kept_cv, make_folds, warn_empty_folds
@@ -43,7 +43,8 @@ from ..formula import DesignMatrix
 from .._utils.parallel import check_n_jobs, run_tasks
 from .._utils.progress import progress_enabled
 from .._utils.validation import check_choice, check_scalar, describe, warn
-from ..exceptions import DataError, EmptyFoldWarning, FitFailedWarning, InvalidArgumentError
+from ..exceptions import (DataError, EmptyFoldWarning, FitFailedWarning,
+                          IneffectiveParameterWarning, InvalidArgumentError)
 from ._tuned import Tuned, fn_name
 from .._utils.call import Settings, records_call
 from ..formula import check_frame
@@ -240,6 +241,14 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
 
     Notes
     -----
+    Ties: grid points whose criterion lies within ``fmstats.measures.TIE_RTOL`` (1e-12,
+    relative) of the best are tied, and the first in grid order wins -- fmstats' one tie rule
+    (:func:`fmstats.measures.best_position`), which :func:`tune_threshold` applies to its
+    thresholds listed from the highest.  Grid points that differ only in a parameter and
+    give identical held-out counts in every fold are reported by an
+    :class:`~fmstats.exceptions.IneffectiveParameterWarning` (the parameter made no
+    difference, e.g. fmaxent's ``epsilon`` with 0/1 labels).
+
     A model function may fit the whole grid itself: if it has a method
     ``cv_counts(formula, design, points, pairs, fixed, *, n_jobs, progress)`` (``design``:
     the :class:`~fmstats.formula.DesignMatrix` of ``data``), that is
@@ -426,6 +435,14 @@ class CvTuneResults(Tuned):
                 table[col] = np.where(ok, v, np.nan)
             table["selected"] = uncertainty.frequency(G)
         best = _m.best_position(score)     # ties (to TIE_RTOL): the first in grid order
+        idle = ineffective_parameters(spec["grid"], list(names), counts)
+        if idle:
+            warn(f"cv_tune: grid points that differ only in {', '.join(map(repr, idle))} gave "
+                 "identical held-out counts in every fold: those values made no difference on "
+                 "these data (a parameter the model does not use here, e.g. fmaxent's epsilon "
+                 "with 0/1 labels, or values too close to matter); ties go to the first point "
+                 "in grid order. Drop or widen them to save the fits.",
+                 IneffectiveParameterWarning)
         flat = counts.reshape(G * K, 4)
         fr = pd.DataFrame({"point": np.repeat(np.arange(G), K),
                            "repeat": np.tile(folds.repeat, G), "fold": np.tile(folds.fold, G),

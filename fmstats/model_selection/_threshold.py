@@ -96,7 +96,10 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     the pooled scores at once (one sort and cumulative sums per fold): the search
     is exact, not on a grid.  The tuned threshold is the midpoint between the
     lowest score classed positive and the highest classed negative; among equal
-    criterion values the highest threshold (fewest positives) wins.
+    criterion values the highest threshold (fewest positives) wins.  That is fmstats' one tie
+    rule (:func:`fmstats.measures.best_position`): values within ``TIE_RTOL`` (1e-12,
+    relative) of the best are tied and the first candidate wins -- here the thresholds are
+    listed from the highest, in :func:`cv_tune` the grid points in the order given.
 
     Parameters
     ----------
