@@ -1,0 +1,197 @@
+"""Multinomial maximum entropy with the formula API: :func:`multinom` (R's ``nnet::multinom``).
+
+The response is one column with K >= 2 classes (numbers, strings or a categorical; ``C(g)``
+and ``factor(g)`` are accepted as R spells it); the first level is the reference class (its
+coefficients are zero), as in ``nnet::multinom`` and statsmodels' ``MNLogit``.  The design is
+built by :func:`fmstats.formula.model_frame` from the right-hand side (factors, interactions,
+transforms as for :func:`fmstats.maxent`), so new data is encoded the same way.  The fit
+(:mod:`fmstats.multiclass._mncore`) maximises the weighted log-likelihood exactly (Newton),
+which is what ``nnet`` approximates by BFGS.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+from scipy.linalg import qr
+
+from .._utils.call import Settings, records_call, weights_label
+from .._utils.validation import check_choice, check_scalar, describe, prior_weights, warn
+from ..exceptions import ConvergenceWarning, DesignError, InvalidArgumentError, ResponseError
+from ..formula import check_frame, model_frame, split_formula
+from ._mncore import fit_multinom
+from ._mnresults import MultinomResults
+
+__all__ = ["multinom", "response_classes"]
+
+_WRAPPED = re.compile(r"^\s*(?:C|factor|as\.factor)\s*\(\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\)\s*$")
+
+
+def _response_column(lhs: str, data: pd.DataFrame) -> str:
+    m = _WRAPPED.match(lhs)
+    col = m.group(1) if m else lhs.strip()
+    if col not in data.columns:
+        raise ResponseError(
+            f"`formula`: the response of multinom() must be one column of `data` (optionally "
+            f"written C(col) or factor(col)); got {lhs!r}, and {col!r} is not a column.")
+    return col
+
+
+def response_classes(values: pd.Series, reference=None) -> tuple:
+    """The classes of a multiclass response, reference first.
+
+    Categorical columns keep their category order (unused categories dropped), others are
+    sorted; ``reference`` (default the first) is moved to the front.
+
+    Parameters
+    ----------
+    values : Series
+        The response column (missing values are ignored).
+    reference : object, optional
+        The reference class.
+
+    Returns
+    -------
+    tuple
+        The classes, the reference first.
+    """
+    v = values.dropna()
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        seen = set(v.tolist())
+        levels = [c for c in values.cat.categories.tolist() if c in seen]
+    else:
+        try:
+            levels = sorted(pd.unique(v).tolist())
+        except TypeError as exc:
+            raise ResponseError(f"the response classes cannot be ordered (mixed types: "
+                                f"{describe(pd.unique(v)[:4].tolist())}); convert them to "
+                                "strings or a categorical.") from exc
+    levels = [x.item() if isinstance(x, np.generic) else x for x in levels]
+    if len(levels) < 2:
+        raise ResponseError(
+            f"the response has {len(levels)} class(es) ({describe(levels)}); multinom() needs "
+            "at least two.")
+    if reference is not None:
+        if reference not in levels:
+            raise InvalidArgumentError(f"`reference` must be one of the classes "
+                                       f"{describe(levels)}; got {describe(reference)}.")
+        levels = [reference] + [x for x in levels if x != reference]
+    return tuple(levels)
+
+
+def _aliased(X: np.ndarray) -> np.ndarray:
+    if X.shape[1] == 0:
+        return np.zeros(0, dtype=bool)
+    _, R, piv = qr(X, mode="economic", pivoting=True)
+    d = np.abs(np.diag(R))
+    rank = int(np.sum(d > d[0] * max(X.shape) * np.finfo(float).eps)) if d.size else 0
+    out = np.zeros(X.shape[1], dtype=bool)
+    out[piv[rank:]] = True
+    return out
+
+
+@records_call
+def multinom(formula: str, data: pd.DataFrame, weights=None, *, reference=None,
+             default_class=None, measure=None, beta=None, alpha=None, missing: str = "drop",
+             engine: str | None = None, tol: float = 1e-10, max_iter: int = 100,
+             _call=None) -> MultinomResults:
+    """Multinomial maximum-entropy (multinomial logistic) model: R's ``nnet::multinom``.
+
+    Maximises sum_i w_i log p(y_i | x_i) with p(k | x) proportional to exp(x' b_k) and
+    b_reference = 0; the coefficients, standard errors, deviance and AIC are those of
+    ``nnet::multinom(formula, data, weights = w, Hess = TRUE)`` and of statsmodels'
+    ``MNLogit`` (fitted exactly by Newton's method, not by ``nnet``'s BFGS).
+
+    Parameters
+    ----------
+    formula : str
+        ``"class ~ x1 + C(g)"``: the response is one column with two or more classes
+        (``C(class)`` or ``factor(class)`` also accepted); the right-hand side as in
+        :func:`fmstats.maxent`.
+    data : DataFrame
+        The data.
+    weights : str or array-like, optional
+        Prior (case) weights: a column of ``data`` or one value per row; non-negative.
+    reference : object, optional
+        The reference class (default the first level: categorical order, else sorted).
+    default_class : object, optional
+        The "uninteresting" class of the multiclass micro-F that ``confusion()`` and
+        ``measure()`` report (seed 001; default the most frequent class, weighted, as
+        :func:`fmstats.costsens` chooses it).
+    measure, beta, alpha : FMeasure or float, optional
+        The F-measure of ``measure()`` (default F1).
+    missing : {"drop", "raise"}, default "drop"
+        Rows with missing values are dropped (with a warning) or raise.
+    engine : str, optional
+        The formula engine, ``"formulaic"`` (default) or ``"patsy"``.
+    tol : float, default 1e-10
+        Newton convergence tolerance on the relative coefficient step.
+    max_iter : int, default 100
+        Newton iteration cap.
+
+    Returns
+    -------
+    MultinomResults
+
+    Examples
+    --------
+    >>> import fmstats as fm
+    >>> t = fm.datasets.titanic_complete()
+    >>> fit = fm.multinom("pclass ~ age + sex", t)
+    >>> fit.levels
+    (1, 2, 3)
+    >>> print(fit.coefficients().round(3).to_string())
+       Intercept    age  sex[T.male]
+    2      2.397 -0.069        0.475
+    3      5.126 -0.125        0.572
+    """
+    data = check_frame(data, "data")
+    if not isinstance(formula, str) or "~" not in formula:
+        raise InvalidArgumentError(f"`formula` must be a string 'class ~ terms'; got "
+                                   f"{describe(formula)}.")
+    check_choice("missing", missing, ("drop", "raise"))
+    check_scalar("tol", tol, low=0, low_open=True)
+    check_scalar("max_iter", max_iter, low=1, integer=True)
+    lhs, rhs = split_formula(formula)
+    col = _response_column(lhs, data)
+    levels = response_classes(data[col], reference)
+    ref = levels[0]
+    frame = model_frame(f"I({col} == {ref!r}) ~ {rhs}", data, missing=missing, engine=engine)
+    values = data[col].iloc[frame.rows]
+    codes = pd.Categorical(values.tolist(), categories=list(levels)).codes.astype(np.int64)
+    w = prior_weights(weights, data, frame.rows)
+    K = len(levels)
+    present = np.bincount(codes, weights=w, minlength=K) > 0
+    if not present.all():
+        gone = [levels[k] for k in np.flatnonzero(~present)]
+        raise ResponseError(
+            f"the response class(es) {describe(gone)} have no rows with positive weight among "
+            f"the {len(codes)} rows used; every class needs rows to be estimated (drop the "
+            "class from the data, or merge it with another).")
+    X = frame.X
+    aliased = _aliased(X)
+    if aliased.any():
+        names = [n for n, a in zip(frame.column_names, aliased) if a]
+        raise DesignError(f"the design of {formula!r} is rank deficient: the column(s) "
+                          f"{describe(names)} are linear combinations of the others; remove "
+                          "the terms.")
+    fit = fit_multinom(X, codes, K, w, tol=tol, max_iter=max_iter)
+    if not fit.converged:
+        warn(f"multinom: Newton's method did not converge in {max_iter} iterations; the "
+             "likelihood may have no finite maximum (separation: a class absent from a factor "
+             "level or a region of the design), so coefficients and standard errors are not "
+             "estimates. Merge sparse levels or remove the separating terms.",
+             ConvergenceWarning)
+    if default_class is None:
+        default_class = levels[int(np.argmax(np.bincount(codes, weights=w, minlength=K)))]
+    elif default_class not in levels:
+        raise InvalidArgumentError(f"`default_class` must be one of the classes "
+                                   f"{describe(list(levels))}; got {describe(default_class)}.")
+    from ..measures import as_fmeasure
+
+    settings = Settings(_call.resolved(), formula=formula, response=col, levels=levels,
+                        default_class=default_class, measure=as_fmeasure(measure, beta, alpha),
+                        weights=weights_label(weights))
+    return MultinomResults(settings=settings, call=_call, frame=frame, codes=codes,
+                           prior_weights=w, fit=fit)
