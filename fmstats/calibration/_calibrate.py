@@ -129,8 +129,8 @@ def calibrate(fit, data: pd.DataFrame | None = None, *, method: str = "platt", c
                                    "fitted on (the folds refit the model on its rows).")
     frame = training_frame(fit, check_frame(data, "data"),
                            what="calibrate()").reset_index(drop=True)
-    y = np.asarray(fit.y, dtype=float)
-    w = np.asarray(fit.count_weights, dtype=float)
+    y, w, _ = fit._truth_weights(None)        # the score-curve hook: labels, count weights
+    y, w = np.asarray(y, dtype=float), np.asarray(w, dtype=float)
     if len(y) != len(frame):
         raise InvalidArgumentError("`fit`: the model does not keep its training labels, "
                                    "which cross-fitting needs (refit it with keep_data=True).")
@@ -208,11 +208,11 @@ class CalibratedResults(ModelResults):
     formula = property(lambda self: self.base.formula, doc="The base model's formula.")
     spec = property(lambda self: self.base.spec, doc="The base model's design encoding.")
     index = property(lambda self: self.base.index, doc="Labels of the training rows.")
-    y = property(lambda self: self.base.y, doc="The training labels.")
-    prior_weights = property(lambda self: self.base.prior_weights,
+    y = property(lambda self: self.base._truth_weights(None)[0], doc="The training labels.")
+    prior_weights = property(lambda self: getattr(self.base, "prior_weights", None),
                              doc="The base model's prior weights.")
-    count_weights = property(lambda self: self.base.count_weights,
-                             doc="The base model's count weights.")
+    count_weights = property(lambda self: self.base._truth_weights(None)[1],
+                             doc="The weights of the training rows in confusion counts.")
     converged = property(lambda self: getattr(self.base, "converged", True),
                          doc="Whether the base model converged.")
 
