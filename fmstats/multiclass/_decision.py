@@ -29,6 +29,15 @@ __all__ = ["multiclass_decision", "MulticlassDecision"]
 RULES = ("micro_f", "macro_f", "cost")
 
 
+def micro_confusion(y, pred, d, w, wrong_class: str) -> _m.Confusion:
+    """Micro-F counts with default class ``d`` under either ``wrong_class`` convention."""
+    if wrong_class == "fn":
+        return multiclass_confusion(y, pred, d, w)
+    right, dt, dp = y == pred, y == d, pred == d
+    return _m.Confusion(float(w @ (right & ~dt)), float(w @ (~right & ~dp)),
+                        float(w @ (~right & ~dt)), float(w @ (dt & dp)))
+
+
 def _check_cost(cost, levels) -> np.ndarray:
     K = len(levels)
     if cost is None:
@@ -152,8 +161,10 @@ def multiclass_decision(fit, data: pd.DataFrame | None = None, *, rule: str = "m
         k, r = micro_scores(P, di, wrong_class)
         cuts, f = micro_curve(r, k, codes, w, di, wrong_class, fm_.alpha)
         j = _m.best_position(f)
-        thr = np.inf if j == 0 else (0.5 * (cuts[j] + cuts[j + 1]) if j + 1 < len(cuts)
-                                     else -np.inf)
+        # the midpoint between the lowest score deciding k and the next; finite at the ends
+        # (just above the highest score: all default; the lowest score: none default)
+        thr = (np.nextafter(cuts[1], np.inf) if j == 0 else
+               0.5 * (cuts[j] + cuts[j + 1]) if j + 1 < len(cuts) else cuts[j])
         rule_params = {"threshold": float(thr)}
         cv_score = float(f[j])
         curve = pd.DataFrame({"cut": cuts, "f": f})
@@ -167,7 +178,8 @@ def multiclass_decision(fit, data: pd.DataFrame | None = None, *, rule: str = "m
         rule_params = {"cost": c}
         curve = None
     argmax_oof = np.argmax(P, axis=1)
-    baseline = (multiclass_confusion(codes, argmax_oof, di, w).f(fm_) if rule == "micro_f"
+    baseline = (micro_confusion(codes, argmax_oof, di, w, wrong_class).f(fm_)
+                if rule == "micro_f"
                 else macro_f(argmax_oof, codes, w, K, fm_.alpha) if rule == "macro_f"
                 else float(w @ c[codes, argmax_oof] / w.sum()))
     settings = Settings(rule=rule, default_class=d, measure=fm_, wrong_class=wrong_class,
@@ -293,12 +305,8 @@ class MulticlassDecision(Persistable):
             Rows with the response (default: the training rows).
         """
         y, pred, w = self._truth_pred(newdata)
-        di = self.levels.index(self.default_class)
-        if self.settings["wrong_class"] == "fn":
-            return multiclass_confusion(y, pred, di, w)
-        right, dt, dp = y == pred, y == di, pred == di
-        return _m.Confusion(float(w @ (right & ~dt)), float(w @ (~right & ~dp)),
-                            float(w @ (~right & ~dt)), float(w @ (dt & dp)))
+        return micro_confusion(y, pred, self.levels.index(self.default_class), w,
+                               self.settings["wrong_class"])
 
     def measure(self, newdata=None) -> float:
         """The tuned criterion on ``newdata``: micro-F, macro-F, or the mean cost.
