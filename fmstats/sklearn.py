@@ -12,7 +12,10 @@ available.  The estimators take the formula functions' parameters under the same
 Labels: any two classes (strings, integers, booleans); ``classes_`` holds them sorted and
 ``classes_[1]`` is the positive class, whose F-measure the F-maximisers maximise (as
 scikit-learn's ``pos_label`` defaults).  More than two classes raise a
-:class:`~fmstats.exceptions.ResponseError`.
+:class:`~fmstats.exceptions.ResponseError`, except in :class:`MultinomClassifier`
+(:func:`fmstats.multinom`), which takes any number of classes.
+:class:`CalibratedMaxentClassifier` is :func:`fmstats.maxent` followed by
+:func:`fmstats.calibrate` (cross-fitted Platt, isotonic or beta calibration).
 
 Needs scikit-learn >= 1.6 (``pip install fmstats[sklearn]``); ``import fmstats`` does not
 import scikit-learn, ``import fmstats.sklearn`` does.
@@ -58,10 +61,12 @@ from ._utils.validation import describe
 from .exceptions import DataError, ResponseError, WeightsError
 from .maxent_models import DEFAULT_EPSILON, DEFAULT_SHRINKAGE, fmaxent
 from .maxent_models import maxent
+from .calibration import calibrate
+from .multiclass import multinom
 from .svm import fsvm, wsvm
 
 __all__ = ["MaxentClassifier", "FMaxentClassifier", "WsvmClassifier", "FsvmClassifier",
-           "expected_failed_checks"]
+           "MultinomClassifier", "CalibratedMaxentClassifier", "expected_failed_checks"]
 
 _INTERCEPT_NAMES = ("Intercept", "(Intercept)")
 
@@ -555,3 +560,233 @@ class FsvmClassifier(_FmstatsClassifier):
     @staticmethod
     def _n_iter(res) -> int:
         return res.nevals               # NLopt objective evaluations
+
+
+class MultinomClassifier(_FmstatsClassifier):
+    """Multinomial maximum-entropy classifier for two or more classes: :func:`fmstats.multinom`.
+
+    Parameters
+    ----------
+    penalty : float, default 0
+        Ridge penalty on the non-intercept coefficients (see :func:`fmstats.multinom`).
+    tol : float, default 1e-10
+        Newton convergence tolerance.
+    max_iter : int, default 100
+        Newton iteration cap.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (K,)
+        The labels, sorted; ``classes_[0]`` is the reference class.
+    coef_ : ndarray of shape (K, n_features)
+        Coefficients per class (zero for the reference class).
+    intercept_ : ndarray of shape (K,)
+    n_features_in_ : int
+    n_iter_ : int
+        Newton iterations.
+    result_ : fmstats.MultinomResults
+        The fitted formula model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fmstats.sklearn import MultinomClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 2))
+    >>> y = np.array(["a", "b", "c"])[np.argmax(X @ [[1, 0, -1], [0, 1, -1]]
+    ...                                         + rng.gumbel(size=(300, 3)), 1)]
+    >>> clf = MultinomClassifier().fit(X, y)
+    >>> clf.classes_.tolist(), clf.predict_proba(X[:2]).shape
+    (['a', 'b', 'c'], (2, 3))
+    """
+
+    def __init__(self, penalty: float = 0.0, tol: float = 1e-10, max_iter: int = 100):
+        self.penalty = penalty
+        self.tol = tol
+        self.max_iter = max_iter
+
+    EXPECTED_FAILED_CHECKS = {
+        "check_sample_weight_equivalence_on_dense_data":
+            "the check's data (15 rows, 30 columns) are separable, so the unpenalised "
+            "maximum-likelihood estimate does not exist: Newton's method stops after max_iter "
+            "steps along a diverging path, which differs between a weighted and a repeated "
+            "row. With penalty > 0 the check passes, and where the estimate exists weights are "
+            "repeated rows (both in tests/test_sklearn_multiclass.py)."}
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit to ``X`` (n_samples, n_features) and labels ``y`` of two or more classes.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The features.
+        y : array-like of shape (n_samples,)
+            The labels.
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative case weights.
+        """
+        try:
+            X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
+        except ValueError as exc:
+            raise DataError(f"`X`, `y`: {exc}") from exc
+        kind = type_of_target(y, input_name="y")
+        if kind not in ("binary", "multiclass"):
+            raise ResponseError(f"Unknown label type: `y` must hold class labels; got {kind!r} "
+                                f"values such as {describe(y[:3])}.")
+        classes, codes = np.unique(y, return_inverse=True)
+        if len(classes) < 2:
+            raise ResponseError(f"`y` has one class only ({classes[0]!r}); "
+                                "MultinomClassifier needs at least two classes to train.")
+        self.classes_ = classes
+        w = None
+        if sample_weight is not None:
+            w = self._check_weights(sample_weight, X.shape[0], (codes > 0).astype(np.int64))
+        formula, frame = _design_frame(X, codes.astype(np.int64))
+        res = multinom(formula, frame, w, penalty=self.penalty, tol=self.tol,
+                       max_iter=self.max_iter)
+        K = len(classes)
+        coef = np.zeros((K, X.shape[1] + 1))
+        B = res.coefficients().fillna(0.0)      # aliased columns: 0, as MaxentClassifier
+        for j, name in enumerate(B.columns):
+            col = 0 if name in _INTERCEPT_NAMES else 1 + int(str(name)[1:])
+            coef[[int(c) for c in B.index], col] = B[name].to_numpy()
+        self.result_ = res
+        self.n_iter_ = int(res.core_fit.iterations)
+        self.intercept_ = coef[:, 0]
+        self.coef_ = coef[:, 1:]
+        return self
+
+    def _eta(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        return self._check_X(X, reset=False) @ self.coef_.T + self.intercept_
+
+    def decision_function(self, X) -> np.ndarray:
+        """The linear predictors of every class (log-odds against the reference class);
+        with two classes, the log-odds of ``classes_[1]`` (shape (n,), as scikit-learn's
+        binary classifiers)."""
+        eta = self._eta(X)
+        return eta[:, 1] if eta.shape[1] == 2 else eta
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities (columns in the order of ``classes_``)."""
+        eta = self._eta(X)
+        eta = eta - eta.max(axis=1, keepdims=True)
+        e = np.exp(eta)
+        return e / e.sum(axis=1, keepdims=True)
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Logarithms of :meth:`predict_proba`."""
+        eta = self._eta(X)
+        m = eta.max(axis=1, keepdims=True)
+        return eta - m - np.log(np.exp(eta - m).sum(axis=1, keepdims=True))
+
+    def predict(self, X) -> np.ndarray:
+        """The most probable class of each row."""
+        codes = np.argmax(self._eta(X), axis=1)
+        return self.classes_[codes]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True
+        return tags
+
+
+class CalibratedMaxentClassifier(_FmstatsClassifier):
+    """A maximum-entropy classifier with cross-fitted calibrated probabilities:
+    :func:`fmstats.maxent` followed by :func:`fmstats.calibrate`.
+
+    Parameters
+    ----------
+    method : {"platt", "isotonic", "beta"}, default "platt"
+        The calibration map (see :func:`fmstats.calibrate`).
+    cv : int, default 5
+        Folds of the cross-fitting.
+    penalty : float, default 0
+        Ridge penalty of the maxent fit.
+    threshold : float, default 0.5
+        ``predict`` gives ``classes_[1]`` where its calibrated probability is at least this.
+    random_state : int, optional
+        Seeds the folds.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    n_features_in_ : int
+    result_ : fmstats.CalibratedResults
+        The calibrated model (``calibration_summary()``, ``plot_calibration()``, ...).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from fmstats.sklearn import CalibratedMaxentClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 2))
+    >>> y = (X[:, 0] + X[:, 0] ** 3 + rng.logistic(size=300) > 0).astype(int)
+    >>> pipe = make_pipeline(StandardScaler(), CalibratedMaxentClassifier(method="isotonic",
+    ...                                                                  random_state=0))
+    >>> pipe.fit(X, y).predict_proba(X[:3]).shape
+    (3, 2)
+    """
+
+    def __init__(self, method: str = "platt", cv: int = 5, penalty: float = 0.0,
+                 threshold: float = 0.5, random_state=None):
+        self.method = method
+        self.cv = cv
+        self.penalty = penalty
+        self.threshold = threshold
+        self.random_state = random_state
+
+    EXPECTED_FAILED_CHECKS = {
+        "check_sample_weight_equivalence_on_dense_data":
+            "cross-fitting assigns rows to folds: a row repeated k times lands in several "
+            "folds, where a weighted row lands in one, so the calibration maps differ (as "
+            "scikit-learn's CalibratedClassifierCV does)."}
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the maxent model to ``X`` and two-class labels ``y``, then calibrate it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The features.
+        y : array-like of shape (n_samples,)
+            Two-class labels.
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative case weights.
+        """
+        try:
+            X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
+        except ValueError as exc:
+            raise DataError(f"`X`, `y`: {exc}") from exc
+        y01 = self._check_y(y)
+        w = self._check_weights(sample_weight, X.shape[0], y01)
+        formula, frame = _design_frame(X, y01)
+        base = maxent(formula, frame, w, penalty=self.penalty)
+        folds = min(int(self.cv), int(np.bincount(y01).min()))
+        self.result_ = calibrate(base, frame, method=self.method, cv=max(folds, 2),
+                                 threshold=self.threshold, random_state=self.random_state)
+        return self
+
+    def _frame(self, X):
+        check_is_fitted(self)
+        X = self._check_X(X, reset=False)
+        return pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])], copy=False)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Calibrated probabilities of ``classes_[0]`` and ``classes_[1]``."""
+        frame = self._frame(X)
+        p = self.result_.predict(frame).to_numpy()
+        return np.column_stack([1 - p, p])
+
+    def decision_function(self, X) -> np.ndarray:
+        """The calibrated log-odds of ``classes_[1]``."""
+        with np.errstate(divide="ignore"):
+            p = self.predict_proba(X)[:, 1]
+            return np.log(p) - np.log1p(-p)
+
+    def predict(self, X) -> np.ndarray:
+        """``classes_[1]`` where the calibrated probability is at least ``threshold``."""
+        positive = self.predict_proba(X)[:, 1] >= self.threshold
+        return self.classes_[positive.astype(np.int64)]

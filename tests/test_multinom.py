@@ -148,6 +148,12 @@ def test_bad_input(fair):
         fm.multinom("religious ~ age", d, weights=w)
     d["age2"] = 2 * d.age
     with pytest.raises(DesignError, match="age2"):
-        fm.multinom("religious ~ age + age2", d)
+        fm.multinom("religious ~ age + age2", d, collinear="raise")
+    with pytest.warns(fm.exceptions.CollinearityWarning, match="age2"):
+        al = fm.multinom("religious ~ age + age2", d)
+    ok = fm.multinom("religious ~ age", d)
+    assert al.params.filter(like="age2").isna().all() and al.llf == pytest.approx(ok.llf)
+    assert al.edf == ok.edf
+    pd.testing.assert_frame_equal(al.predict(d), ok.predict(d), atol=1e-12)
     with pytest.raises(InvalidArgumentError, match="`default_class`"):
         fm.multinom("religious ~ age", d, default_class="x")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logsumexp
 
-__all__ = ["MultinomFit", "fit_multinom", "class_probabilities"]
+__all__ = ["MultinomFit", "fit_multinom", "class_probabilities", "expand_aliased"]
 
 
 @dataclass(frozen=True)
@@ -32,11 +32,13 @@ class MultinomFit:
     cov : ndarray of shape (p (K - 1), p (K - 1))
         The inverse negative Hessian, coefficients ordered class by class.
     loglik : float
-        The weighted log-likelihood at ``coef``.
+        The weighted log-likelihood at ``coef`` (minus the ridge term of a penalised fit).
     iterations : int
         The Newton iterations taken.
     converged : bool
         Whether the gradient criterion was met within ``max_iter``.
+    aliased : ndarray of bool, optional
+        The design columns dropped as collinear (coefficient 0, covariance NaN).
     """
 
     coef: np.ndarray
@@ -44,6 +46,7 @@ class MultinomFit:
     loglik: float
     iterations: int
     converged: bool
+    aliased: np.ndarray | None = None
 
 
 def class_probabilities(X: np.ndarray, coef: np.ndarray) -> np.ndarray:
@@ -64,9 +67,10 @@ def class_probabilities(X: np.ndarray, coef: np.ndarray) -> np.ndarray:
     return np.exp(eta - logsumexp(eta, axis=1, keepdims=True))
 
 
-def _loglik(X, Y, w, coef) -> float:
+def _loglik(X, Y, w, coef, ridge=0.0) -> float:
     eta = np.column_stack([np.zeros(X.shape[0]), X @ coef])
-    return float(w @ (np.sum(Y * eta, axis=1) - logsumexp(eta, axis=1)))
+    pen = 0.5 * float(np.sum(ridge * coef.T.ravel() ** 2))
+    return float(w @ (np.sum(Y * eta, axis=1) - logsumexp(eta, axis=1))) - pen
 
 
 def _hessian(X, w, P) -> np.ndarray:
@@ -83,7 +87,8 @@ def _hessian(X, w, P) -> np.ndarray:
 
 
 def fit_multinom(X: np.ndarray, codes: np.ndarray, K: int, w: np.ndarray, *,
-                 tol: float = 1e-10, max_iter: int = 100) -> MultinomFit:
+                 tol: float = 1e-10, max_iter: int = 100, penalty: float = 0.0,
+                 penalised: np.ndarray | None = None) -> MultinomFit:
     """Maximise the weighted multinomial log-likelihood by Newton-Raphson.
 
     Parameters
@@ -101,21 +106,28 @@ def fit_multinom(X: np.ndarray, codes: np.ndarray, K: int, w: np.ndarray, *,
         (relative to 1 + |coef|).
     max_iter : int, default 100
         The iteration cap.
+    penalty : float, default 0
+        Ridge penalty: maximise l(B) - penalty / 2 * sum of the squared coefficients of the
+        ``penalised`` columns.
+    penalised : ndarray of bool, shape (p,), optional
+        The penalised design columns (default all).
 
     Returns
     -------
     MultinomFit
     """
     n, p = X.shape
+    mask = np.ones(p) if penalised is None else np.asarray(penalised, dtype=float)
+    ridge = penalty * np.tile(mask, K - 1)          # class by class, as the gradient
     Y = np.zeros((n, K))
     Y[np.arange(n), codes] = 1.0
     coef = np.zeros((p, K - 1))
-    ll = _loglik(X, Y, w, coef)
+    ll = _loglik(X, Y, w, coef, ridge)
     converged, it = False, 0
     for it in range(1, max_iter + 1):
         P = class_probabilities(X, coef)
-        grad = (X.T @ (w[:, None] * (Y - P)))[:, 1:].T.ravel()     # class by class
-        H = _hessian(X, w, P)
+        grad = (X.T @ (w[:, None] * (Y - P)))[:, 1:].T.ravel() - ridge * coef.T.ravel()
+        H = _hessian(X, w, P) + np.diag(ridge)
         try:
             step = np.linalg.solve(H, grad)
         except np.linalg.LinAlgError:         # a flat direction (separation): least squares
@@ -124,7 +136,7 @@ def fit_multinom(X: np.ndarray, codes: np.ndarray, K: int, w: np.ndarray, *,
         lam = 1.0
         for _ in range(30):                    # step halving keeps the ascent
             new = coef + lam * step
-            ll_new = _loglik(X, Y, w, new)
+            ll_new = _loglik(X, Y, w, new, ridge)
             if ll_new >= ll - 1e-12 * (1 + abs(ll)):
                 break
             lam /= 2
@@ -133,9 +145,34 @@ def fit_multinom(X: np.ndarray, codes: np.ndarray, K: int, w: np.ndarray, *,
             converged = True
             break
     P = class_probabilities(X, coef)
-    H = _hessian(X, w, P)
+    H = _hessian(X, w, P) + np.diag(ridge)
     try:
         cov = np.linalg.inv(H)
     except np.linalg.LinAlgError:
         cov = np.full(H.shape, np.nan)
     return MultinomFit(coef=coef, cov=cov, loglik=ll, iterations=it, converged=converged)
+
+
+def expand_aliased(fit: MultinomFit, aliased: np.ndarray) -> MultinomFit:
+    """The fit on the non-aliased columns written over all p columns: coefficient 0 (for
+    predictions; reported NA) and NaN covariance for the aliased ones.
+
+    Parameters
+    ----------
+    fit : MultinomFit
+        The fit on the columns where ``aliased`` is False.
+    aliased : ndarray of bool, shape (p,)
+        The dropped columns.
+
+    Returns
+    -------
+    MultinomFit
+    """
+    p, K1 = len(aliased), fit.coef.shape[1]
+    coef = np.zeros((p, K1))
+    coef[~aliased] = fit.coef
+    keep = np.tile(~aliased, K1)
+    cov = np.full((p * K1, p * K1), np.nan)
+    cov[np.ix_(keep, keep)] = fit.cov
+    return MultinomFit(coef=coef, cov=cov, loglik=fit.loglik, iterations=fit.iterations,
+                       converged=fit.converged, aliased=np.asarray(aliased, dtype=bool))

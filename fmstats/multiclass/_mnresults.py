@@ -84,7 +84,10 @@ class MultinomResults(ModelResults):
     def params(self) -> pd.Series:
         """Coefficients, indexed ``"class:term"``, class by class."""
         names = [f"{c}:{t}" for c in self.levels[1:] for t in self.term_names]
-        return pd.Series(self.core_fit.coef.T.ravel(), index=pd.Index(names, name="term"))
+        coef = self.core_fit.coef.astype(float).copy()
+        if getattr(self.core_fit, "aliased", None) is not None:
+            coef[self.core_fit.aliased] = np.nan          # dropped as collinear: NA, as R
+        return pd.Series(coef.T.ravel(), index=pd.Index(names, name="term"))
 
     def cov_params(self, cov_type: str | None = None) -> pd.DataFrame:
         """The inverse of the negative Hessian (``vcov`` of ``nnet::multinom``).
@@ -101,8 +104,8 @@ class MultinomResults(ModelResults):
 
     def coefficients(self) -> pd.DataFrame:
         """The coefficient matrix: one row per non-reference class, one column per term."""
-        return pd.DataFrame(self.core_fit.coef.T, index=pd.Index(self.levels[1:]),
-                            columns=list(self.term_names))
+        return pd.DataFrame(self.params.to_numpy().reshape(len(self.levels) - 1, -1),
+                            index=pd.Index(self.levels[1:]), columns=list(self.term_names))
 
     def std_errors(self) -> pd.DataFrame:
         """The standard errors in the layout of :meth:`coefficients`."""
@@ -121,8 +124,8 @@ class MultinomResults(ModelResults):
 
     @property
     def edf(self) -> int:
-        """The number of estimated coefficients, p (K - 1)."""
-        return int(self.core_fit.coef.size)
+        """The number of estimated coefficients, p (K - 1) (aliased columns excluded)."""
+        return int(np.isfinite(self.params.to_numpy()).sum())
 
     @property
     def llf(self) -> float:

@@ -14,13 +14,13 @@ import re
 
 import numpy as np
 import pandas as pd
-from scipy.linalg import qr
 
 from .._utils.call import Settings, records_call, weights_label
 from .._utils.validation import check_choice, check_scalar, describe, prior_weights, warn
-from ..exceptions import ConvergenceWarning, DesignError, InvalidArgumentError, ResponseError
+from ..exceptions import (CollinearityWarning, ConvergenceWarning, DesignError,
+                          InvalidArgumentError, ResponseError)
 from ..formula import check_frame, model_frame, split_formula
-from ._mncore import fit_multinom
+from ._mncore import expand_aliased, fit_multinom
 from ._mnresults import MultinomResults
 
 __all__ = ["multinom", "response_classes"]
@@ -81,20 +81,28 @@ def response_classes(values: pd.Series, reference=None) -> tuple:
 
 
 def _aliased(X: np.ndarray) -> np.ndarray:
-    if X.shape[1] == 0:
-        return np.zeros(0, dtype=bool)
-    _, R, piv = qr(X, mode="economic", pivoting=True)
-    d = np.abs(np.diag(R))
-    rank = int(np.sum(d > d[0] * max(X.shape) * np.finfo(float).eps)) if d.size else 0
-    out = np.zeros(X.shape[1], dtype=bool)
-    out[piv[rank:]] = True
+    """Columns that are linear combinations of the columns before them (R's order: the later
+    of two collinear columns is the one dropped), by Gram-Schmidt over the columns."""
+    n, p = X.shape
+    out = np.zeros(p, dtype=bool)
+    basis = np.zeros((n, 0))
+    for j in range(p):                       # a loop over columns; each step is vectorised
+        x = X[:, j]
+        r = x - basis @ (basis.T @ x)
+        r = r - basis @ (basis.T @ r)        # re-orthogonalise once (numerical safety)
+        norm = np.linalg.norm(r)
+        if norm <= 1e-7 * max(np.linalg.norm(x), 1e-300):
+            out[j] = True
+        else:
+            basis = np.column_stack([basis, r / norm])
     return out
 
 
 @records_call
-def multinom(formula: str, data: pd.DataFrame, weights=None, *, reference=None,
+def multinom(formula: str, data: pd.DataFrame, weights=None, *, penalty: float = 0.0,
+             reference=None,
              default_class=None, measure=None, beta=None, alpha=None, missing: str = "drop",
-             engine: str | None = None, tol: float = 1e-10, max_iter: int = 100,
+             collinear: str = "drop", engine: str | None = None, tol: float = 1e-10, max_iter: int = 100,
              _call=None) -> MultinomResults:
     """Multinomial maximum-entropy (multinomial logistic) model: R's ``nnet::multinom``.
 
@@ -113,6 +121,10 @@ def multinom(formula: str, data: pd.DataFrame, weights=None, *, reference=None,
         The data.
     weights : str or array-like, optional
         Prior (case) weights: a column of ``data`` or one value per row; non-negative.
+    penalty : float, default 0
+        Ridge penalty: maximise the log-likelihood minus ``penalty / 2`` times the sum of
+        the squared non-intercept coefficients (finite estimates under separation; the
+        standard errors are then the inverse penalised Hessian's).
     reference : object, optional
         The reference class (default the first level: categorical order, else sorted).
     default_class : object, optional
@@ -123,6 +135,11 @@ def multinom(formula: str, data: pd.DataFrame, weights=None, *, reference=None,
         The F-measure of ``measure()`` (default F1).
     missing : {"drop", "raise"}, default "drop"
         Rows with missing values are dropped (with a warning) or raise.
+    collinear : {"drop", "raise"}, default "drop"
+        Design columns that are linear combinations of the columns before them are dropped
+        (NA coefficients, with a :class:`~fmstats.exceptions.CollinearityWarning`, as R
+        does) or raise a :class:`~fmstats.exceptions.DesignError`; not checked with a
+        ``penalty`` (which identifies every slope).
     engine : str, optional
         The formula engine, ``"formulaic"`` (default) or ``"patsy"``.
     tol : float, default 1e-10
@@ -151,7 +168,9 @@ def multinom(formula: str, data: pd.DataFrame, weights=None, *, reference=None,
         raise InvalidArgumentError(f"`formula` must be a string 'class ~ terms'; got "
                                    f"{describe(formula)}.")
     check_choice("missing", missing, ("drop", "raise"))
+    check_choice("collinear", collinear, ("drop", "raise"))
     check_scalar("tol", tol, low=0, low_open=True)
+    check_scalar("penalty", penalty, low=0)
     check_scalar("max_iter", max_iter, low=1, integer=True)
     lhs, rhs = split_formula(formula)
     col = _response_column(lhs, data)
@@ -170,13 +189,21 @@ def multinom(formula: str, data: pd.DataFrame, weights=None, *, reference=None,
             f"the {len(codes)} rows used; every class needs rows to be estimated (drop the "
             "class from the data, or merge it with another).")
     X = frame.X
-    aliased = _aliased(X)
+    # a ridge identifies every slope, so only an unpenalised fit drops collinear columns
+    aliased = _aliased(X) if penalty == 0 else np.zeros(X.shape[1], dtype=bool)
     if aliased.any():
         names = [n for n, a in zip(frame.column_names, aliased) if a]
-        raise DesignError(f"the design of {formula!r} is rank deficient: the column(s) "
-                          f"{describe(names)} are linear combinations of the others; remove "
-                          "the terms.")
-    fit = fit_multinom(X, codes, K, w, tol=tol, max_iter=max_iter)
+        text = (f"the design of {formula!r} is rank deficient: the column(s) "
+                f"{describe(names)} are linear combinations of the others")
+        if collinear == "raise":
+            raise DesignError(f"{text}; remove the terms (or collinear='drop').")
+        warn(f"multinom: {text}; their coefficients are NA (dropped), as R reports them.",
+             CollinearityWarning)
+    intercept = np.array([n in ("Intercept", "(Intercept)") for n in frame.column_names])
+    fit = fit_multinom(X[:, ~aliased], codes, K, w, tol=tol, max_iter=max_iter,
+                       penalty=float(penalty), penalised=~intercept[~aliased])
+    if aliased.any():
+        fit = expand_aliased(fit, aliased)
     if not fit.converged:
         warn(f"multinom: Newton's method did not converge in {max_iter} iterations; the "
              "likelihood may have no finite maximum (separation: a class absent from a factor "
