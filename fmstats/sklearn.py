@@ -116,6 +116,7 @@ class _FmstatsClassifier(ClassifierMixin, BaseEstimator):
 
     #: check_estimator checks failed by design -> reason (see :func:`expected_failed_checks`).
     EXPECTED_FAILED_CHECKS: dict = {}
+    _multiclass = False     # whether the model takes more than two classes
 
     # ------------------------------------------------------------------ input checks
     def _check_X(self, X, reset: bool) -> np.ndarray:
@@ -132,7 +133,7 @@ class _FmstatsClassifier(ClassifierMixin, BaseEstimator):
                 f"Unknown label type: `y` must hold class labels (two classes: strings, "
                 f"integers or booleans); got {kind!r} values such as {describe(y[:3])}.")
         classes, codes = np.unique(y, return_inverse=True)
-        if len(classes) > 2:
+        if len(classes) > 2 and not self._multiclass:
             shown = ", ".join(map(repr, classes[:5].tolist())) + (", ..." if len(classes) > 5
                                                                    else "")
             raise ResponseError(
@@ -188,12 +189,15 @@ class _FmstatsClassifier(ClassifierMixin, BaseEstimator):
         w = self._check_weights(sample_weight, X.shape[0], y01)
         formula, frame = _design_frame(X, y01)
         res = type(self)._formula_fn(formula, frame, w, **self.get_params())
-        coef = _coefficients(res, X.shape[1])
         self.result_ = res
         self.n_iter_ = int(self._n_iter(res))
+        self._store_coef(res, X.shape[1])
+        return self
+
+    def _store_coef(self, res, p: int) -> None:
+        coef = _coefficients(res, p)
         self.intercept_ = np.array([coef[0]])
         self.coef_ = coef[1:][None, :]
-        return self
 
     # ------------------------------------------------------------------ predict
     def decision_function(self, X) -> np.ndarray:
@@ -613,48 +617,20 @@ class MultinomClassifier(_FmstatsClassifier):
             "row. With penalty > 0 the check passes, and where the estimate exists weights are "
             "repeated rows (both in tests/test_sklearn_multiclass.py)."}
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit to ``X`` (n_samples, n_features) and labels ``y`` of two or more classes.
+    _multiclass = True
+    _formula_fn = staticmethod(multinom)
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The features.
-        y : array-like of shape (n_samples,)
-            The labels.
-        sample_weight : array-like of shape (n_samples,), optional
-            Non-negative case weights.
-        """
-        try:
-            X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
-        except ValueError as exc:
-            raise DataError(f"`X`, `y`: {exc}") from exc
-        kind = type_of_target(y, input_name="y")
-        if kind not in ("binary", "multiclass"):
-            raise ResponseError(f"Unknown label type: `y` must hold class labels; got {kind!r} "
-                                f"values such as {describe(y[:3])}.")
-        classes, codes = np.unique(y, return_inverse=True)
-        if len(classes) < 2:
-            raise ResponseError(f"`y` has one class only ({classes[0]!r}); "
-                                "MultinomClassifier needs at least two classes to train.")
-        self.classes_ = classes
-        w = None
-        if sample_weight is not None:
-            w = self._check_weights(sample_weight, X.shape[0], (codes > 0).astype(np.int64))
-        formula, frame = _design_frame(X, codes.astype(np.int64))
-        res = multinom(formula, frame, w, penalty=self.penalty, tol=self.tol,
-                       max_iter=self.max_iter)
-        K = len(classes)
-        coef = np.zeros((K, X.shape[1] + 1))
+    @staticmethod
+    def _n_iter(res) -> int:
+        return res.core_fit.iterations
+
+    def _store_coef(self, res, p: int) -> None:
+        coef = np.zeros((len(self.classes_), p + 1))
         B = res.coefficients().fillna(0.0)      # aliased columns: 0, as MaxentClassifier
-        for j, name in enumerate(B.columns):
+        for name in B.columns:
             col = 0 if name in _INTERCEPT_NAMES else 1 + int(str(name)[1:])
             coef[[int(c) for c in B.index], col] = B[name].to_numpy()
-        self.result_ = res
-        self.n_iter_ = int(res.core_fit.iterations)
-        self.intercept_ = coef[:, 0]
-        self.coef_ = coef[:, 1:]
-        return self
+        self.intercept_, self.coef_ = coef[:, 0], coef[:, 1:]
 
     def _eta(self, X) -> np.ndarray:
         check_is_fitted(self)
@@ -663,25 +639,37 @@ class MultinomClassifier(_FmstatsClassifier):
     def decision_function(self, X) -> np.ndarray:
         """The linear predictors of every class (log-odds against the reference class);
         with two classes, the log-odds of ``classes_[1]`` (shape (n,), as scikit-learn's
-        binary classifiers)."""
+        binary classifiers).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+        """
         eta = self._eta(X)
         return eta[:, 1] if eta.shape[1] == 2 else eta
 
     def predict_proba(self, X) -> np.ndarray:
-        """Class probabilities (columns in the order of ``classes_``)."""
+        """Class probabilities (columns in the order of ``classes_``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+        """
         eta = self._eta(X)
         eta = eta - eta.max(axis=1, keepdims=True)
         e = np.exp(eta)
         return e / e.sum(axis=1, keepdims=True)
 
-    def predict_log_proba(self, X) -> np.ndarray:
-        """Logarithms of :meth:`predict_proba`."""
-        eta = self._eta(X)
-        m = eta.max(axis=1, keepdims=True)
-        return eta - m - np.log(np.exp(eta - m).sum(axis=1, keepdims=True))
-
     def predict(self, X) -> np.ndarray:
-        """The most probable class of each row."""
+        """The most probable class of each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+        """
         codes = np.argmax(self._eta(X), axis=1)
         return self.classes_[codes]
 
@@ -775,18 +763,35 @@ class CalibratedMaxentClassifier(_FmstatsClassifier):
         return pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])], copy=False)
 
     def predict_proba(self, X) -> np.ndarray:
-        """Calibrated probabilities of ``classes_[0]`` and ``classes_[1]``."""
+        """Calibrated probabilities of ``classes_[0]`` and ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+        """
         frame = self._frame(X)
         p = self.result_.predict(frame).to_numpy()
         return np.column_stack([1 - p, p])
 
     def decision_function(self, X) -> np.ndarray:
-        """The calibrated log-odds of ``classes_[1]``."""
-        with np.errstate(divide="ignore"):
-            p = self.predict_proba(X)[:, 1]
-            return np.log(p) - np.log1p(-p)
+        """The calibrated log-odds of ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+        """
+        frame = self._frame(X)
+        return self.result_.predict(frame, type="link").to_numpy()
 
     def predict(self, X) -> np.ndarray:
-        """``classes_[1]`` where the calibrated probability is at least ``threshold``."""
+        """``classes_[1]`` where the calibrated probability is at least ``threshold``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+        """
         positive = self.predict_proba(X)[:, 1] >= self.threshold
         return self.classes_[positive.astype(np.int64)]

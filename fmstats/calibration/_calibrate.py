@@ -185,7 +185,7 @@ class CalibratedResults(ModelResults):
     folds : list of (ndarray, ndarray)
         The (train, test) positions.
     settings : Settings
-        method, cv, threshold, random_state, score_type.
+        The calibration's settings: method, cv, threshold, random_state, score_type.
     call : ModelCall
         The recorded :func:`calibrate` call.
     """
@@ -312,7 +312,7 @@ class CalibratedResults(ModelResults):
         return p, y, w
 
     def calibration_stats(self, newdata=None, *, n_bins: int = 10, level: float = 0.95,
-                          B: int = 500, random_state=None) -> dict:
+                          B: int = 500, random_state=0) -> dict:
         """Brier score and decomposition, ECE with a bootstrap interval, and the F*/2
         diagnostic, as numbers (see :meth:`calibration_summary`).
 
@@ -326,8 +326,8 @@ class CalibratedResults(ModelResults):
             The level of the bootstrap intervals.
         B : int, default 500
             Bootstrap resamples of the rows for the intervals.
-        random_state : int or numpy.random.Generator, optional
-            Seeds the resamples.
+        random_state : int or numpy.random.Generator, default 0
+            Seeds the resamples (fixed by default, so a printed summary is reproducible).
         """
         p, y, w = self._evaluated(newdata)
         return calibration_stats(p, y, w, n_bins=n_bins, level=level, B=B,

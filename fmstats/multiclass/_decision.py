@@ -219,7 +219,8 @@ class MulticlassDecision(Persistable):
     folds : list of (ndarray, ndarray)
         The (train, test) positions.
     settings : Settings
-        rule, default_class, measure, wrong_class, cv, random_state, iterations.
+        The call's settings: rule, default_class, measure, wrong_class, cv, random_state,
+        iterations.
     call : ModelCall
         The recorded call.
     """

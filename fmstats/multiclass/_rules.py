@@ -65,7 +65,19 @@ def macro_counts(pred: np.ndarray, y: np.ndarray, w: np.ndarray, K: int):
 
 def macro_f(pred, y, w, K: int, alpha: float = 0.5) -> float:
     """The macro-averaged F_alpha of predicted codes ``pred`` (a class with no truth and no
-    prediction counts 1, scikit-learn's ``zero_division=1``)."""
+    prediction counts 1, scikit-learn's ``zero_division=1``).
+
+    Parameters
+    ----------
+    pred, y : ndarray of int
+        Predicted and true class codes, 0..K-1.
+    w : ndarray
+        Row weights.
+    K : int
+        The number of classes.
+    alpha : float, default 0.5
+        The F-measure's weight on precision.
+    """
     tp, q, pi = macro_counts(pred, y, w, K)
     den = alpha * q + (1 - alpha) * pi
     return float(np.mean(np.divide(tp, den, out=np.ones_like(tp), where=den > 0)))
@@ -107,5 +119,13 @@ def frank_wolfe(P, y, w, alpha: float = 0.5, iterations: int = 50):
 
 
 def cost_decision(P: np.ndarray, cost: np.ndarray) -> np.ndarray:
-    """argmin_j sum_i p_i cost[i, j]: the class of least expected cost."""
+    """argmin_j sum_i p_i cost[i, j]: the class of least expected cost.
+
+    Parameters
+    ----------
+    P : ndarray of shape (n, K)
+        Class probabilities.
+    cost : ndarray of shape (K, K)
+        The cost of predicting column j when the truth is row i.
+    """
     return np.argmin(P @ cost, axis=1)
