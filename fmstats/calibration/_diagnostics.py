@@ -147,8 +147,8 @@ def stats_lines(st: dict, measure) -> list:
             ("ECE", f"{st['ece']:.4f} ({pct} bootstrap interval {st['ece_interval'][0]:.4f} to "
                     f"{st['ece_interval'][1]:.4f})"),
             (f"{measure.name}-optimal threshold", st["threshold"]),
-            (f"attained {measure.name} x alpha (the optimal threshold of calibrated "
-             "probabilities)", st["half_f"]),
+            (f"alpha x attained {measure.name} (F*/2 for F1: the optimal threshold of "
+             "calibrated probabilities)", st["half_f"]),
             ("threshold - that", f"{st['gap']:.4f} ({pct} interval {st['gap_interval'][0]:.4f} "
                                  f"to {st['gap_interval'][1]:.4f})")]
 
