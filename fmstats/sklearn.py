@@ -732,30 +732,19 @@ class CalibratedMaxentClassifier(_FmstatsClassifier):
             "folds, where a weighted row lands in one, so the calibration maps differ (as "
             "scikit-learn's CalibratedClassifierCV does)."}
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit the maxent model to ``X`` and two-class labels ``y``, then calibrate it.
+    @staticmethod
+    def _formula_fn(formula, frame, w, *, method, cv, penalty, threshold, random_state):
+        base = maxent(formula, frame, w, penalty=penalty)
+        folds = min(int(cv), int(np.bincount(frame["y"].to_numpy()).min()))
+        return calibrate(base, frame, method=method, cv=max(folds, 2), threshold=threshold,
+                         random_state=random_state)
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The features.
-        y : array-like of shape (n_samples,)
-            Two-class labels.
-        sample_weight : array-like of shape (n_samples,), optional
-            Non-negative case weights.
-        """
-        try:
-            X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
-        except ValueError as exc:
-            raise DataError(f"`X`, `y`: {exc}") from exc
-        y01 = self._check_y(y)
-        w = self._check_weights(sample_weight, X.shape[0], y01)
-        formula, frame = _design_frame(X, y01)
-        base = maxent(formula, frame, w, penalty=self.penalty)
-        folds = min(int(self.cv), int(np.bincount(y01).min()))
-        self.result_ = calibrate(base, frame, method=self.method, cv=max(folds, 2),
-                                 threshold=self.threshold, random_state=self.random_state)
-        return self
+    @staticmethod
+    def _n_iter(res) -> int:
+        return res.base.iterations
+
+    def _store_coef(self, res, p: int) -> None:
+        """No linear coefficients: the calibration map is not linear in X."""
 
     def _frame(self, X):
         check_is_fitted(self)

@@ -16,6 +16,15 @@ def _bins(p: np.ndarray, n_bins: int) -> np.ndarray:
     return np.minimum((p * n_bins).astype(np.int64), n_bins - 1)
 
 
+def _binned(p, y, w, n_bins: int):
+    """(weight, mean probability, mean label) of the non-empty equal-width bins."""
+    b = _bins(p, n_bins)
+    nb = np.bincount(b, weights=w, minlength=n_bins)
+    ok = nb > 0
+    return (nb[ok], np.bincount(b, weights=w * p, minlength=n_bins)[ok] / nb[ok],
+            np.bincount(b, weights=w * y, minlength=n_bins)[ok] / nb[ok])
+
+
 def brier_decomposition(p, y, w, n_bins: int = 10) -> dict:
     """Brier score = reliability - resolution + uncertainty + within-bin term.
 
@@ -32,15 +41,11 @@ def brier_decomposition(p, y, w, n_bins: int = 10) -> dict:
         ``brier``, ``reliability``, ``resolution``, ``uncertainty``, ``within_bin``.
     """
     W = w.sum()
-    b = _bins(p, n_bins)
-    nb = np.bincount(b, weights=w, minlength=n_bins)
-    ok = nb > 0
-    pb = np.bincount(b, weights=w * p, minlength=n_bins)[ok] / nb[ok]
-    yb = np.bincount(b, weights=w * y, minlength=n_bins)[ok] / nb[ok]
+    nb, pb, yb = _binned(p, y, w, n_bins)
     ybar = float(w @ y / W)
     brier = float(w @ (p - y) ** 2 / W)
-    rel = float(nb[ok] @ (pb - yb) ** 2 / W)
-    res = float(nb[ok] @ (yb - ybar) ** 2 / W)
+    rel = float(nb @ (pb - yb) ** 2 / W)
+    res = float(nb @ (yb - ybar) ** 2 / W)
     unc = float(w @ (y - ybar) ** 2 / W)      # ybar (1 - ybar) for 0/1 labels
     return {"brier": brier, "reliability": rel, "resolution": res, "uncertainty": unc,
             "within_bin": brier - rel + res - unc}
@@ -177,13 +182,8 @@ def plot_calibration(p, y, w, *, n_bins=10, level=0.95, ax=None, title=""):
         fig, ax = plt.subplots(2, 1, figsize=(5.5, 5.5), sharex=True,
                                gridspec_kw={"height_ratios": [3, 1]})
     fig = ax[0].figure
-    b = _bins(p, n_bins)
-    nb = np.bincount(b, weights=w, minlength=n_bins)
-    ok = nb > 0
-    pb = np.bincount(b, weights=w * p, minlength=n_bins)[ok] / nb[ok]
-    yb = np.bincount(b, weights=w * y, minlength=n_bins)[ok] / nb[ok]
+    n, pb, yb = _binned(p, y, w, n_bins)
     z = stats.norm.ppf(0.5 + level / 2)
-    n = nb[ok]
     centre = (yb + z * z / (2 * n)) / (1 + z * z / n)
     half = z * np.sqrt(yb * (1 - yb) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     ax[0].plot([0, 1], [0, 1], color="grey", linestyle=":", label="perfect calibration")
