@@ -157,3 +157,30 @@ def test_bad_input(fair):
     pd.testing.assert_frame_equal(al.predict(d), ok.predict(d), atol=1e-12)
     with pytest.raises(InvalidArgumentError, match="`default_class`"):
         fm.multinom("religious ~ age", d, default_class="x")
+
+
+def test_penalty_is_the_ridge_optimum(fair):
+    """penalty=: the optimum of the log-likelihood minus penalty/2 x the squared slopes,
+    checked by scipy's BFGS on that objective written out here."""
+    from scipy.optimize import minimize
+    from scipy.special import logsumexp
+    d = fair.iloc[:400]
+    fit = fm.multinom("religious ~ age + educ", d, penalty=5.0)
+    X = np.column_stack([np.ones(len(d)), d.age, d.educ])
+    y = np.searchsorted([1.0, 2.0, 3.0, 4.0], d.religious.to_numpy())
+
+    def nll(b):
+        B = b.reshape(3, 3).T
+        eta = np.column_stack([np.zeros(len(d)), X @ B])
+        return -(eta[np.arange(len(d)), y] - logsumexp(eta, axis=1)).sum() \
+            + 2.5 * np.sum(B[1:] ** 2)
+    opt = minimize(nll, np.zeros(9), method="BFGS", options={"gtol": 1e-9})
+    b = fit.params.to_numpy()
+    np.testing.assert_allclose(b, opt.x, atol=1e-4)          # BFGS stops near, not at
+    assert nll(b) <= opt.fun + 1e-9 and -fit.llf == pytest.approx(nll(b), abs=1e-9)
+    h = 1e-5                                                  # the gradient vanishes there
+    grad = [(nll(b + h * e) - nll(b - h * e)) / (2 * h) for e in np.eye(9)]
+    assert np.max(np.abs(grad)) < 1e-4
+    unpen = fm.multinom("religious ~ age + educ", d)
+    assert np.abs(fit.coefficients()[["age", "educ"]]).to_numpy().sum() < \
+        np.abs(unpen.coefficients()[["age", "educ"]]).to_numpy().sum()
