@@ -29,6 +29,7 @@ __all__ = [
     "EmptyFoldWarning",
     "ResamplingWarning",
     "DegenerateFitWarning",
+    "ConstraintWarning",
 ]
 
 
@@ -121,3 +122,8 @@ class ResamplingWarning(FmstatsWarning):
 
 class DegenerateFitWarning(FmstatsWarning):
     """A fit collapsed to a classifier that predicts a single class on its training rows."""
+
+
+class ConstraintWarning(FmstatsWarning):
+    """No threshold meets the constraint of ``tune_threshold(constraint=)`` on the pooled
+    held-out scores; the threshold that comes closest is used."""
