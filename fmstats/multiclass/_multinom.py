@@ -160,8 +160,8 @@ def multinom(formula: str, data: pd.DataFrame, weights=None, *, penalty: float =
     (1, 2, 3)
     >>> print(fit.coefficients().round(3).to_string())
        Intercept    age  sex[T.male]
-    2      2.397 -0.069        0.475
-    3      5.126 -0.125        0.572
+    2      1.418 -0.052        0.493
+    3      2.602 -0.084        1.012
     """
     data = check_frame(data, "data")
     if not isinstance(formula, str) or "~" not in formula:
