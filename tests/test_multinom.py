@@ -184,3 +184,38 @@ def test_penalty_is_the_ridge_optimum(fair):
     unpen = fm.multinom("religious ~ age + educ", d)
     assert np.abs(fit.coefficients()[["age", "educ"]]).to_numpy().sum() < \
         np.abs(unpen.coefficients()[["age", "educ"]]).to_numpy().sum()
+
+
+@pytest.mark.reference
+def test_summary_equals_nnet_multinom():
+    """R's nnet::multinom (tests/reference/multinom_nnet.R) on weighted data with a factor:
+    the same numbers (to nnet's BFGS accuracy) printed in the same layout: per column the
+    decimals of R's format at 7 significant digits, residual deviance and AIC."""
+    here = os.path.join(os.path.dirname(__file__), "reference")
+    d = pd.read_csv(os.path.join(here, "multinom_nnet_input.csv"))
+    fit = fm.multinom("religious ~ age + educ + occ", d, weights="w")
+    ref = pd.read_csv(os.path.join(here, "multinom_nnet_coef.csv"))
+    np.testing.assert_allclose(fit.params.to_numpy(), ref.estimate.to_numpy().reshape(-1, 3).T
+                               .ravel(), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(fit.bse.to_numpy(), ref.std_error.to_numpy().reshape(-1, 3).T
+                               .ravel(), rtol=1e-5)
+    r_text = open(os.path.join(here, "multinom_nnet_summary.txt")).read().splitlines()
+    ours = str(fit.summary()).splitlines()
+
+    def block(lines, head):
+        i = lines.index(head) if head in lines else [j for j, s in enumerate(lines)
+                                                     if s.strip() == head][0]
+        out = []
+        for s in lines[i + 2:]:
+            if not s.strip():
+                break
+            out.append(s.split()[1:])
+        return out
+    for head in ("Coefficients:", "Std. Errors:"):
+        r_rows, o_rows = block(r_text, head), block(ours, head)
+        assert len(r_rows) == len(o_rows) == 3
+        for r, o in zip(r_rows, o_rows):
+            assert [len(a.split(".")[1]) for a in r] == [len(b.split(".")[1]) for b in o]
+            np.testing.assert_allclose(np.array(o, float), np.array(r, float), rtol=1e-6,
+                                       atol=2e-8)
+    assert "Residual Deviance: 3511.327" in ours and "AIC: 3541.327" in ours

@@ -13,7 +13,7 @@ from .._utils.call import refit_changes
 from .._utils.validation import check_choice, describe
 from ..exceptions import InvalidArgumentError, ModelComparisonError, ResponseError
 from ..formula import check_frame
-from ..results import ModelResults, Section, Summary
+from ..results import ModelResults, Section, Summary, format_numbers
 from ._mncore import class_probabilities
 
 __all__ = ["MultinomResults", "lr_table"]
@@ -241,19 +241,23 @@ class MultinomResults(ModelResults):
         """
         return lr_table(self, *others)
 
-    def summary(self, digits: int = 4) -> Summary:
-        """R's ``summary.multinom`` layout: coefficients and standard errors by class,
-        residual deviance and AIC.
+    def summary(self, digits: int = 7) -> Summary:
+        """R's ``summary.multinom`` layout: coefficients and standard errors by class (each
+        column in R's common format at ``digits`` significant digits), residual deviance
+        and AIC.
 
         Parameters
         ----------
-        digits : int, default 4
-            Significant digits of the matrices.
+        digits : int, default 7
+            Significant digits of the matrices (R's ``options("digits")``).
         """
-        coef = self.coefficients().map(lambda v: float(f"{v:.{digits}g}"))
-        se = self.std_errors().map(lambda v: float(f"{v:.{digits}g}"))
-        lines = [f"Residual Deviance: {self.deviance:.{digits + 2}g}",
-                 f"AIC: {self.aic:.{digits + 2}g}"]
+        def cells(table):
+            return pd.DataFrame({c: format_numbers(table[c].to_numpy(), digits)
+                                 for c in table.columns}, index=table.index)
+
+        coef, se = cells(self.coefficients()), cells(self.std_errors())
+        lines = [f"Residual Deviance: {format_numbers([self.deviance], digits)[0]}",
+                 f"AIC: {format_numbers([self.aic], digits)[0]}"]
         if not self.converged:
             lines.append("(Newton's method did not converge: raise max_iter.)")
         info = [f"Response: {self.response_name}, classes {', '.join(map(str, self.levels))} "
