@@ -22,8 +22,8 @@ The R-style public API:
 """
 from ._version import __version__
 from . import (calibration, costsensitive, datasets, exceptions, extreme, formula, glm,
-               maxent_models, measures, model_selection, multiclass, multilabel, plotting, prcurve,
-               resampling, results, svm)
+               maxent_models, measures, model_selection, multiclass, multilabel, plotting,
+               prcurve, resampling, results, svm)
 from .calibration import CalibratedResults, calibrate
 from .costsensitive import CostSensitiveResults, costsens, costsens_variants
 from .exceptions import ConvergenceWarning, FmstatsError, SeparationWarning

@@ -19,7 +19,6 @@ import fmstats as fm
 from fmstats.calibration import brier_decomposition, ece, f_optimal_threshold, fit_map
 from fmstats.exceptions import InvalidArgumentError, ResponseError
 
-from conftest import make_synth
 
 REF = os.path.join(os.path.dirname(__file__), "reference")
 
@@ -156,7 +155,8 @@ def test_calibrated_model_is_a_model(synth):
     assert c.fp == pytest.approx(((pp >= 0.3) & (yy == 0)).sum())
     # on the training rows the prior weights count
     c_train = cal.confusion()
-    assert c_train.tp == pytest.approx(synth.w.to_numpy() @ ((p.to_numpy() >= 0.5) & (synth.y == 1)))
+    hit = (p.to_numpy() >= 0.5) & (synth.y.to_numpy() == 1)
+    assert c_train.tp == pytest.approx(synth.w.to_numpy() @ hit)
     # tune_threshold on the calibrated probabilities: refits base + calibration per fold
     tt = fm.tune_threshold(cal, synth, cv=3, random_state=0)
     assert tt.score_type == "response" and 0 < tt.threshold < 1

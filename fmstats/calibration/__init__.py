@@ -10,4 +10,4 @@ from ._diagnostics import brier_decomposition, calibration_stats, ece, f_optimal
 from ._maps import METHODS, CalibrationMap, fit_map
 
 __all__ = ["calibrate", "CalibratedResults", "fit_map", "CalibrationMap", "calibration_stats",
-           "brier_decomposition", "ece", "f_optimal_threshold"]
+           "brier_decomposition", "ece", "f_optimal_threshold", "METHODS"]

@@ -1,12 +1,13 @@
 """Constrained thresholds for :func:`fmstats.tune_threshold`: "maximise F (or recall) subject to
 precision >= 0.9", by the same exact search over every cut of the pooled held-out scores.
 
-Used by :mod:`fmstats.model_selection._threshold` only.  The quantities are those of the pooled
-held-out counts at each cut (TP, FP, FN, TN summed over the folds): precision TP / (TP + FP)
-(a cut with no predicted positive never meets a precision constraint), recall TP / (TP + FN), specificity TN / (TN + FP) and the
-positive rate (TP + FP) / n.  Among the cuts that meet the constraint (within 1e-12, so that
-an exactly met bound does not flip with rounding), the one with the best objective (the
-tuner's F, or one of the quantities) wins, ties to the highest threshold.  When no cut meets
+Used by :mod:`fmstats.model_selection._threshold` only.  The quantities are those of the
+pooled held-out counts at each cut (TP, FP, FN, TN summed over the folds): precision
+TP / (TP + FP) (a cut with no predicted positive never meets a precision constraint), recall
+TP / (TP + FN), specificity TN / (TN + FP) and the positive rate (TP + FP) / n.  Among the
+cuts that meet the constraint (within 1e-12, so that an exactly met bound does not flip with
+rounding), the one with the best objective (the tuner's F, or one of the quantities) wins,
+ties to the highest threshold.  When no cut meets
 it, :class:`ConstraintWarning` says so and the cut that comes closest is returned.
 
 :func:`constraint_probability` estimates how often the constraint holds on new data: the

@@ -14,4 +14,6 @@ from ._decision import MulticlassDecision, multiclass_decision
 from ._rules import cost_decision, frank_wolfe, macro_f, micro_curve, micro_scores
 
 __all__ = ["multinom", "MultinomResults", "multiclass_decision", "MulticlassDecision",
-           "multiclass_confusion", "lr_table", "macro_f", "cost_decision"]
+           "multiclass_confusion", "lr_table", "macro_f", "cost_decision", "frank_wolfe",
+           "micro_curve", "micro_scores", "fit_multinom", "class_probabilities", "MultinomFit",
+           "response_classes"]

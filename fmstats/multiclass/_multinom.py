@@ -100,10 +100,9 @@ def _aliased(X: np.ndarray) -> np.ndarray:
 
 @records_call
 def multinom(formula: str, data: pd.DataFrame, weights=None, *, penalty: float = 0.0,
-             reference=None,
-             default_class=None, measure=None, beta=None, alpha=None, missing: str = "drop",
-             collinear: str = "drop", engine: str | None = None, tol: float = 1e-10, max_iter: int = 100,
-             _call=None) -> MultinomResults:
+             reference=None, default_class=None, measure=None, beta=None, alpha=None,
+             missing: str = "drop", collinear: str = "drop", engine: str | None = None,
+             tol: float = 1e-10, max_iter: int = 100, _call=None) -> MultinomResults:
     """Multinomial maximum-entropy (multinomial logistic) model: R's ``nnet::multinom``.
 
     Maximises sum_i w_i log p(y_i | x_i) with p(k | x) proportional to exp(x' b_k) and

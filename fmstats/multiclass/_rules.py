@@ -29,7 +29,17 @@ __all__ = ["micro_scores", "micro_curve", "macro_counts", "macro_f", "frank_wolf
 
 
 def micro_scores(P: np.ndarray, d: int, wrong_class: str = "fn") -> tuple[np.ndarray, np.ndarray]:
-    """(most probable non-default class, score r) of each row (see the module notes)."""
+    """(most probable non-default class, score r) of each row (see the module notes).
+
+    Parameters
+    ----------
+    P : ndarray of shape (n, K)
+        Class probabilities.
+    d : int
+        The code of the default class.
+    wrong_class : {"fn", "fn_fp"}, default "fn"
+        How a confusion between non-default classes counts (the FP term of r).
+    """
     Q = P.copy()
     Q[:, d] = -np.inf
     k = np.argmax(Q, axis=1)
@@ -41,7 +51,21 @@ def micro_scores(P: np.ndarray, d: int, wrong_class: str = "fn") -> tuple[np.nda
 
 
 def micro_curve(r, k, y, w, d: int, wrong_class: str, alpha: float):
-    """(cuts, F at every cut): rows with r >= cut predict k, the others d; cut +inf first."""
+    """(cuts, F at every cut): rows with r >= cut predict k, the others d; cut +inf first.
+
+    Parameters
+    ----------
+    r, k : ndarray
+        The scores and most probable non-default classes of :func:`micro_scores`.
+    y, w : ndarray
+        True class codes and row weights.
+    d : int
+        The code of the default class.
+    wrong_class : {"fn", "fn_fp"}
+        How a confusion between non-default classes counts.
+    alpha : float
+        The F-measure's weight on precision.
+    """
     order = np.argsort(-r, kind="stable")
     rs, ko, yo, wo = r[order], k[order], y[order], w[order]
     tp_i = wo * (yo == ko)
@@ -90,6 +114,17 @@ def weighted_argmax(P: np.ndarray, scale: np.ndarray, shift: np.ndarray) -> np.n
 
 def frank_wolfe(P, y, w, alpha: float = 0.5, iterations: int = 50):
     """Frank-Wolfe for macro-F on the rows (P, y, w): the best iterate's (scale, shift).
+
+    Parameters
+    ----------
+    P : ndarray of shape (n, K)
+        Class probabilities.
+    y, w : ndarray
+        True class codes and row weights.
+    alpha : float, default 0.5
+        The F-measure's weight on precision.
+    iterations : int, default 50
+        Frank-Wolfe steps.
 
     Returns
     -------
