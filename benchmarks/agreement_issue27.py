@@ -22,12 +22,16 @@ for name, (f, d, w) in cases.items():
     fit = fm.multinom(f, d, weights=w)
     r = ref[(ref.case == name) & (ref.term != "llf")]
     key = [f"{fit.levels[1 + int(t.split(':')[0])]}:{n}" for t, n in zip(r.term, r.name)]
-    print(f"multinom vs MNLogit {name}: max|d params| = {np.max(np.abs(fit.params[key].to_numpy() - r.estimate.to_numpy())):.1e}, "
-          f"max|d se| = {np.max(np.abs(fit.bse[key].to_numpy() - r.std_error.to_numpy())):.1e}, "
-          f"|d llf| = {abs(fit.llf - ref[(ref.case == name) & (ref.term == 'llf')].estimate.iloc[0]):.1e}")
+    dp = np.max(np.abs(fit.params[key].to_numpy() - r.estimate.to_numpy()))
+    ds = np.max(np.abs(fit.bse[key].to_numpy() - r.std_error.to_numpy()))
+    dl = abs(fit.llf - ref[(ref.case == name) & (ref.term == "llf")].estimate.iloc[0])
+    print(f"multinom vs MNLogit {name}: max|d params| = {dp:.1e}, max|d se| = {ds:.1e}, "
+          f"|d llf| = {dl:.1e}")
 tr = pd.read_csv(f"{REF}/calibration_train.csv"); nw = pd.read_csv(f"{REF}/calibration_new.csv")
 pairs = [(np.flatnonzero(tr.fold != k), np.flatnonzero(tr.fold == k)) for k in range(5)]
 m = fm.maxent("y ~ x0 + x1", tr)
-for meth, col in [("platt", "sigmoid"), ("isotonic", "isotonic"), ("beta", "beta_exact"), ("beta", "beta_betacal")]:
+for meth, col in [("platt", "sigmoid"), ("isotonic", "isotonic"), ("beta", "beta_exact"),
+                  ("beta", "beta_betacal")]:
     c = fm.calibrate(m, tr, method=meth, cv=pairs)
-    print(f"calibrate {meth} vs {col}: max|d p| = {np.max(np.abs(c.predict(nw).to_numpy() - nw[col].to_numpy())):.1e}")
+    d = np.max(np.abs(c.predict(nw).to_numpy() - nw[col].to_numpy()))
+    print(f"calibrate {meth} vs {col}: max|d p| = {d:.1e}")
