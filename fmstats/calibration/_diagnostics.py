@@ -189,11 +189,12 @@ def plot_calibration(p, y, w, *, n_bins=10, level=0.95, ax=None, title=""):
     ax[0].plot([0, 1], [0, 1], color="grey", linestyle=":", label="perfect calibration")
     ax[0].fill_between(pb, centre - half, centre + half, alpha=0.25,
                        label=f"{100 * level:g}% Wilson band")
-    ax[0].plot(pb, yb, "o-", label="observed frequency")
+    ax[0].plot(pb, yb, "o-", label="observed frequency")      # the last line: the points
     ax[0].set_ylabel("observed frequency")
-    ax[0].set_title(title, fontsize="medium")
+    ax[0].set_xlabel("calibrated probability (bin mean)")
     ax[0].legend(fontsize="small")
+    fig.suptitle(title, fontsize="medium")
     ax[1].hist(p, bins=np.linspace(0, 1, n_bins + 1), weights=w)
     ax[1].set_xlabel("calibrated probability")
-    ax[1].set_ylabel("rows")
+    ax[1].set_ylabel("rows (weighted)")
     return finish_figure(fig)
