@@ -221,7 +221,8 @@ def main(argv=None):
         boot = None
         with_boot = (design == "logistic" and prev == 0.3 and beta == 2.0) or \
             (design == "thesisA" and n <= 1000)
-        if with_boot and not args.no_bootstrap:
+        saved = (RESULTS / f"fmaxent_coverage_boot_{design}_{prev}_{n}_{beta}.csv").exists()
+        if with_boot and not args.no_bootstrap and (saved or not args.table_only):
             boot = replicates(design, prev, n, beta, args.boot_reps, "bootstrap", args.jobs,
                               args.B)
         table = coverage_table(tgt, rw, boot)

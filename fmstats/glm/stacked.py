@@ -26,7 +26,7 @@ constant.  With the weights frozen (no dependence on theta or m) the theta block
 HC0 sandwich.  Where the returned iterate is not a fixed point, :func:`fixed_point_gap` says by
 how many standard errors a Newton step to the fixed point would move each coefficient.
 
-Pure functions on arrays (the model layer calls them); see ``docs/stacked_covariance.rst`` for
+Pure functions on arrays (the model layer calls them); see ``docs/inference.rst`` for
 the derivation and its limits.
 """
 from __future__ import annotations

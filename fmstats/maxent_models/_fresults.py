@@ -178,14 +178,22 @@ class FMaxentResults(MaxentResults):
         pen = self.core_fit.penalty
         pen = np.zeros(self.rank) if pen is None else pen
         X, q, c = self.X, self.y, self.count_weights
+        path = self.coef_path.to_numpy()
+        # computed in the core's centred/scaled coordinates when it used them (an offset column
+        # such as x + 1e7 would otherwise square its condition number into X'WX); the weights
+        # and the standardised ridge are invariant, and V = A V~ A'
+        sc = self.core_fit.scaling
+        if sc is not None:
+            X, pen = sc.transform(X), sc.penalty_to_scaled(pen)
+            path = np.array([sc.to_scaled(t) for t in path])
         if self.settings["inner"] == "full":
-            cov = unrolled_covariance(X, q, c, self.coef_path.to_numpy(), self.best_iteration,
-                                      self._reweighting(), pen,
-                                      shrinkage=self.settings["shrinkage"])
-            return cov, None
-        st = stacked_covariance(X, q, c, self.core_fit.coef, self._reweighting(), pen,
+            cov = unrolled_covariance(X, q, c, path, self.best_iteration, self._reweighting(),
+                                      pen, shrinkage=self.settings["shrinkage"])
+            return (cov if sc is None else sc.cov_to_original(cov)), None
+        coef = self.core_fit.coef if sc is None else sc.to_scaled(self.core_fit.coef)
+        st = stacked_covariance(X, q, c, coef, self._reweighting(), pen,
                                 shrinkage=self.settings["shrinkage"])
-        return st.cov, fixed_point_gap(st)
+        return (st.cov if sc is None else sc.cov_to_original(st.cov)), fixed_point_gap(st)
 
     @property
     def reweighted_cov(self) -> np.ndarray:
@@ -227,7 +235,10 @@ class FMaxentResults(MaxentResults):
         300,000 rows): with about 900 rows in the smaller class the intervals covered
         0.93-0.96 (correctly specified designs); with 300-560, 0.88-0.93; with 30-170,
         0.5-0.88.  Below :attr:`MIN_CLASS_FOR_TESTS` the summary shows the estimates,
-        standard errors and intervals (as approximate) but no tests.
+        standard errors and intervals (as approximate) but no tests.  The bootstrap of the
+        whole fit (``cov_type="bootstrap"``, B = 200, 100 samples per design) covered
+        0.92-0.96 with 300 rows in the smaller class and 0.93-0.95 with 168 (0.85-0.99 with
+        90, where the estimator's own bias limits any interval to 0.83-0.95).
 
         Parameters
         ----------
@@ -242,9 +253,10 @@ class FMaxentResults(MaxentResults):
         if small >= self.MIN_CLASS_FOR_TESTS:
             return None
         return (f"the smaller class has {small:.0f} rows (weighted), fewer than "
-                f"{self.MIN_CLASS_FOR_TESTS}: in simulation the reweighted sandwich's 95% "
-                "intervals then cover less than 93% (see `tests_withheld`): no test is "
-                "printed, and the intervals of conf_int() and tidy() are approximate")
+                f"{self.MIN_CLASS_FOR_TESTS}; below that, in simulation, the reweighted "
+                "sandwich's 95% intervals covered less than 93%, those of cov_type='bootstrap' "
+                "(B = 200) 0.92-0.96 with 300 rows. The intervals of conf_int() and tidy() are "
+                "approximate; use the bootstrap for tests (see `tests_withheld`).")
 
     def se_unusable(self, cov_type: str | None = None) -> str | None:
         """Why standard errors cannot be used: too few finite bootstrap replicates, or
