@@ -219,3 +219,23 @@ def test_summary_equals_nnet_multinom():
             np.testing.assert_allclose(np.array(o, float), np.array(r, float), rtol=1e-6,
                                        atol=2e-8)
     assert "Residual Deviance: 3511.327" in ours and "AIC: 3541.327" in ours
+
+
+def test_cv_tune_stratifies_by_class_and_pools_micro_f_counts(fair):
+    d = fair.iloc[:1200].reset_index(drop=True)
+    r = fm.cv_tune(fm.multinom, "religious ~ age + educ", d, {"penalty": [0.0, 50.0]}, cv=3,
+                   random_state=0)
+    # every test fold holds each class's rows to within one (stratified by class)
+    lv = sorted(d.religious.unique())
+    counts = np.array([[np.sum(d.religious.to_numpy()[te] == c) for c in lv]
+                       for _, te in r.folds])
+    assert (counts.max(0) - counts.min(0) <= 1).all()
+    # the criterion: the pooled micro-F counts of the fold refits (seed 001's definition)
+    for i, pen in enumerate([0.0, 50.0]):
+        tot = np.zeros(4)
+        for tr, te in r.folds:
+            f = fm.multinom("religious ~ age + educ", d.iloc[tr], penalty=pen)
+            c = f.confusion(d.iloc[te])
+            tot += [c.tp, c.fp, c.fn, c.tn]
+        assert r.tidy()["f"].iloc[i] == pytest.approx(2 * tot[0] / (2 * tot[0] + tot[1] + tot[2]),
+                                                      abs=1e-12)

@@ -17,6 +17,7 @@ from .._utils.parallel import check_n_jobs, run_tasks
 from .._utils.progress import progress_enabled
 from ._training import array_weights, prior_weights, training_design, training_frame
 from ._tuned import Tuned, check_protocol, fn_name
+from ._constrained import check_constraint, constrained_best, constraint_probability
 from .._utils.call import Settings, records_call
 from .._utils.validation import check_choice, describe
 from ..exceptions import FmstatsError, InvalidArgumentError
@@ -147,7 +148,8 @@ def _row_weights(results, n: int) -> np.ndarray:
 def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: int = 1,
                    measure=None, beta=None, alpha=None, pooling: str = "tp_fp",
                    refit_folds: bool = True, type: str | None = None, random_state=None,
-                   n_jobs=None, progress=None, reuse_design: bool = True, _call=None
+                   n_jobs=None, progress=None, reuse_design: bool = True, constraint=None,
+                   maximize: str | None = None, _call=None
                    ) -> "ThresholdedResults":
     """The decision threshold that maximises the cross-validated F of a fitted model.
 
@@ -192,6 +194,17 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
         Build the design of ``data`` once and refit every fold on its rows (the same
         numbers as rebuilding it, faster).  ``False`` rebuilds the design from the formula
         on every fold, as R's ``update()`` on a fold would.
+    constraint : tuple (quantity, op, value), optional
+        A constrained threshold: ``("precision", ">=", 0.9)`` keeps only the cuts whose
+        pooled held-out precision is at least 0.9 (quantities ``"precision"``, ``"recall"``,
+        ``"specificity"``, ``"positive_rate"``; ``">="`` or ``"<="``; a value in [0, 1])
+        and maximises the criterion (or ``maximize``) among them, by the same exact search.
+        When no cut meets it, a :class:`~fmstats.exceptions.ConstraintWarning` says so and
+        the closest cut is used.  ``constraint_probability()`` of the result estimates how
+        often the constraint holds on new data.
+    maximize : {"precision", "recall", "specificity", "positive_rate"}, optional
+        With ``constraint``: the quantity to maximise instead of the criterion (e.g. recall
+        subject to precision >= 0.9).
 
     Returns
     -------
@@ -220,6 +233,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     """
     check_protocol(results, "predict", *(("refit",) if refit_folds else ()))
     crit = Criterion(measure, beta, alpha, pooling)
+    constraint, maximize = check_constraint(constraint, maximize)
     check_n_jobs(n_jobs)
     progress_enabled(progress)
     if data is None:
@@ -271,10 +285,12 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
                               "weight": response.w[rows] * weights[rows]})
     cv_scores = cv_scores[response.observed[rows]].reset_index(drop=True)
     curve = _threshold_curve(cv_scores, crit)
-    best = _m.best_position(curve[crit.column].to_numpy())   # ties: the highest threshold
+    best = (_m.best_position(curve[crit.column].to_numpy())   # ties: the highest threshold
+            if constraint is None else constrained_best(curve, constraint, maximize, crit.column))
     settings = Settings(cv=kept_cv(cv), repeats=repeats, measure=crit, refit_folds=refit_folds,
                         type=type, random_state=seed,
-                        design_note=None if design is None else design.note)
+                        design_note=None if design is None else design.note,
+                        constraint=constraint, maximize=maximize)
     return ThresholdedResults(base=results, data=data, formula=formula, score_type=score_type,
                               threshold=_midpoint(curve["threshold"].to_numpy(), best),
                               curve=curve, best_index=best, cv_scores=cv_scores, folds=folds,
@@ -494,14 +510,34 @@ class ThresholdedResults(Tuned, ScoreCurves):
         return self._rerun(data, "tune_threshold", results=base, n_jobs=n_jobs,
                            progress=progress)
 
+    def constraint_probability(self, B: int = 200, *, random_state=None,
+                               level: float = 0.95) -> dict:
+        """How often the constraint holds on new data: the model refitted on ``B`` bootstrap
+        resamples, the constrained quantity measured at the tuned threshold on the rows
+        each resample left out (see :mod:`fmstats.model_selection._constrained`).
+
+        Parameters
+        ----------
+        B : int, default 200
+            Bootstrap refits.
+        random_state : int or numpy.random.Generator, optional
+            Seeds the resamples.
+        level : float, default 0.95
+            The level of the (Wilson) interval of the probability.
+        """
+        return constraint_probability(self, B=B, random_state=random_state, level=level)
+
     # ------------------------------------------------------------------ reporting
     def summary(self) -> Summary:
         """The tuned threshold, the criterion there and at the base model's own threshold."""
         crit = self.settings["measure"]
         b = self._curve.iloc[self.best_index]
         name = f"CV {crit.name}"
+        con = self.settings.get("constraint")
         lines = [f"  predicted class 1 when predict(type='{self.score_type}') >= "
-                 f"{self.threshold:.6g}",
+                 f"{self.threshold:.6g}"
+                 + ("" if con is None else f", maximising {self.settings.get('maximize') or name}"
+                    f" subject to {con[0]} {con[1]} {con[2]:g} (pooled held-out counts)"),
                  (f"{name} at the tuned threshold", float(b[crit.column])),
                  f"  precision {b['precision']:.4f}, recall {b['recall']:.4f} (pooled held-out "
                  "counts)"]

@@ -11,6 +11,7 @@ which is what ``nnet`` approximates by BFGS.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -20,10 +21,11 @@ from .._utils.validation import check_choice, check_scalar, describe, prior_weig
 from ..exceptions import (CollinearityWarning, ConvergenceWarning, DesignError,
                           InvalidArgumentError, ResponseError)
 from ..formula import check_frame, model_frame, split_formula
+from ..model_selection import FoldResponse
 from ._mncore import expand_aliased, fit_multinom
 from ._mnresults import MultinomResults
 
-__all__ = ["multinom", "response_classes"]
+__all__ = ["multinom", "response_classes", "class_fold_response", "ClassFoldResponse"]
 
 _WRAPPED = re.compile(r"^\s*(?:C|factor|as\.factor)\s*\(\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\)\s*$")
 
@@ -78,6 +80,45 @@ def response_classes(values: pd.Series, reference=None) -> tuple:
                                        f"{describe(levels)}; got {describe(reference)}.")
         levels = [reference] + [x for x in levels if x != reference]
     return tuple(levels)
+
+
+@dataclass(frozen=True)
+class ClassFoldResponse(FoldResponse):
+    """The response of a multiclass formula for the folds of :func:`fmstats.cv_tune`:
+    ``codes`` number the classes by weight (0 the most frequent, the default class of the
+    micro-F), ``y`` is 1 for the other classes; the folds are stratified by class."""
+
+    codes: np.ndarray | None = None
+
+    @property
+    def strata(self) -> np.ndarray:
+        """The class codes; -1 where the response is missing."""
+        return np.where(self.observed, self.codes, -1)
+
+
+def class_fold_response(formula: str, data: pd.DataFrame) -> ClassFoldResponse:
+    """The fold response of a :func:`multinom` formula (its ``fold_response`` hook, which
+    :func:`fmstats.cv_tune` uses to stratify the folds by class).
+
+    Parameters
+    ----------
+    formula : str
+        The multinom formula.
+    data : DataFrame
+        The data.
+
+    Returns
+    -------
+    ClassFoldResponse
+    """
+    data = check_frame(data, "data")
+    lhs, _ = split_formula(formula)
+    values = data[_response_column(lhs, data)]
+    observed = values.notna().to_numpy()
+    counts = values[observed].value_counts(sort=True)
+    codes = pd.Categorical(values, categories=counts.index).codes.astype(np.int64)
+    y = np.where(observed, (codes > 0).astype(float), np.nan)
+    return ClassFoldResponse(name=lhs, y=y, w=observed.astype(float), codes=codes)
 
 
 def _aliased(X: np.ndarray) -> np.ndarray:
@@ -221,3 +262,6 @@ def multinom(formula: str, data: pd.DataFrame, weights=None, *, penalty: float =
                         weights=weights_label(weights))
     return MultinomResults(settings=settings, call=_call, frame=frame, codes=codes,
                            prior_weights=w, fit=fit)
+
+
+multinom.fold_response = class_fold_response   # cv_tune stratifies the folds by class
