@@ -11,6 +11,9 @@ The R-style public API:
 * ``drop1()``, ``add1()``, ``step()`` -- R's model selection by terms (maxent/umaxent);
 * ``cv_tune()``, ``tune_threshold()``, ``bootstrap()``, ``validate()`` — tuning and
   resampling diagnostics for every model;
+* ``calibrate(fit, method=)`` — cross-fitted Platt, isotonic or beta calibration;
+* ``multinom()`` — multinomial maxent; ``multiclass_decision()`` — multiclass F-optimal and
+  cost-matrix decisions from class probabilities, tuned by pooled CV;
 * ``costsens()`` — pseudo-linear F-measures by reduction to cost-sensitive learning;
 * ``multilabel`` (GFM) and ``extreme`` (STO/FTA/OFO, probabilistic label trees);
 * ``FMeasure(beta=|alpha=)`` and the measures in :mod:`fmstats.measures`;
@@ -21,9 +24,10 @@ The R-style public API:
 * data sets in :mod:`fmstats.datasets`.
 """
 from ._version import __version__
-from . import (costsensitive, datasets, exceptions, extreme, formula, glm, inference,
-               maxent_models, measures, model_selection, multilabel, plotting, prcurve,
-               resampling, results, svm)
+from . import (calibration, costsensitive, datasets, exceptions, extreme, formula, glm,
+               inference, maxent_models, measures, model_selection, multiclass, multilabel,
+               plotting, prcurve, resampling, results, svm)
+from .calibration import CalibratedResults, calibrate
 from .costsensitive import CostSensitiveResults, costsens, costsens_variants
 from .exceptions import ConvergenceWarning, FmstatsError, SeparationWarning
 from .inference import (Comparison, MeasureInterval, compare, f_interval, precision_interval,
@@ -35,6 +39,8 @@ from .maxent_models import maxent  # noqa: E402  (the function; the family is ma
 from .measures import Confusion, FMeasure, f_score, noisy_f
 from .model_selection import (CvTuneResults, ThresholdedResults, cv_tune, tune_threshold,
                               with_measure)
+from .multiclass import (MulticlassDecision, MultinomResults, multiclass_decision,
+                         multinom)
 from .prcurve import f_curve
 from .resampling import BootstrapResults, ValidateResults, bootstrap, validate
 from .svm import FsvmResults, WsvmResults, fsvm, wsvm
@@ -72,6 +78,14 @@ __all__ = [
     "BootstrapResults",
     "validate",
     "ValidateResults",
+    "calibrate",
+    "CalibratedResults",
+    "calibration",
+    "multinom",
+    "MultinomResults",
+    "multiclass_decision",
+    "MulticlassDecision",
+    "multiclass",
     "costsensitive",
     "costsens",
     "costsens_variants",

@@ -33,6 +33,7 @@ __all__ = [
     "TrivialRuleWarning",
     "UnstableThresholdWarning",
     "IneffectiveParameterWarning",
+    "ConstraintWarning",
 ]
 
 
@@ -144,3 +145,8 @@ class UnstableThresholdWarning(FmstatsWarning):
 class IneffectiveParameterWarning(FmstatsWarning):
     """A tuning grid varies a parameter that changed nothing: grid points differing only in
     it gave identical results (e.g. ``epsilon`` of fmaxent's expected-F method)."""
+
+
+class ConstraintWarning(FmstatsWarning):
+    """No threshold meets the constraint of ``tune_threshold(constraint=)`` on the pooled
+    held-out scores; the threshold that comes closest is used."""

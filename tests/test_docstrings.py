@@ -26,7 +26,8 @@ NAMESPACES = ["fmstats", "fmstats.measures", "fmstats.formula", "fmstats.glm",
               "fmstats.maxent_models", "fmstats.model_selection", "fmstats.resampling",
               "fmstats.results", "fmstats.datasets", "fmstats.svm", "fmstats.multilabel",
               "fmstats.costsensitive", "fmstats.extreme", "fmstats.prcurve", "fmstats.plotting",
-              "fmstats.sklearn", "fmstats.exceptions"]
+              "fmstats.sklearn", "fmstats.exceptions", "fmstats.calibration",
+              "fmstats.multiclass"]
 
 
 def _public_objects() -> list[str]:

@@ -82,6 +82,8 @@ PLOTTERS = {
     "CvTuneResults.plot": "1-D curve and 2-D heat map",
     "CostSensitiveResults.plot": "costsens",
     "MaxentResults.plot_diagnostics": "maxent fit",
+    "fmstats.calibration._diagnostics.plot_calibration": "calibrated maxent",
+    "CalibratedResults.plot_calibration": "calibrated maxent",
 }
 
 
@@ -446,6 +448,22 @@ def test_resample_threshold_costsens(resampled, tuned, costs):
     check_figure(tuned.plot_pr())
     check_figure(tuned.plot_roc())
     check_figure(costs.plot())
+
+
+def test_calibration_plot_draws_binned_frequencies(fits, data):
+    """plot_calibration(): the reliability points are the binned mean probability and mean
+    label of the pooled held-out rows (recomputed here), the histogram counts their rows."""
+    cal = _quiet(fm.calibrate, fits["maxent"], data, method="platt", random_state=0)
+    fig = cal.plot_calibration(n_bins=5)
+    top, bottom = fig.axes
+    x, y = top.lines[-1].get_data()
+    p, lab = cal.oof["calibrated"].to_numpy(), cal.oof["y"].to_numpy()
+    b = np.minimum((p * 5).astype(int), 4)
+    keep = np.bincount(b, minlength=5) > 0
+    np.testing.assert_allclose(x, [p[b == k].mean() for k in range(5) if keep[k]], atol=1e-12)
+    np.testing.assert_allclose(y, [lab[b == k].mean() for k in range(5) if keep[k]], atol=1e-12)
+    assert sum(r.get_height() for r in bottom.patches) == pytest.approx(len(p))
+    check_figure(fig)
 
 
 def test_cv_tune_curve_and_heat_map(cv_one, cv_two):

@@ -91,6 +91,10 @@ def _build_all() -> dict:
             "cv_tune_ci": fm.cv_tune(fm.maxent, "y ~ x1 + x2", d, {"penalty": [0.0, 1.0]},
                                      cv=2, random_state=0, ci=True, B=20),
             "tune_wsvm": fm.svm.tune_wsvm("y ~ x1 + x2", d, cv=2, random_state=0),
+            "calibrate": fm.calibrate(m, d, method="isotonic", cv=3, random_state=0),
+            "multinom": fm.multinom("g ~ x1 + x2", d, weights="w"),
+            "multiclass_decision": fm.multiclass_decision(fm.multinom("g ~ x1 + x2", d), d,
+                                                          rule="macro_f", cv=3, random_state=0),
         }
         out.update({k: (v, d) for k, v in models.items()})
         out["costsens_multilabel"] = (fm.costsens("y1 + y2 + y3 ~ x1 + x2", ml, grid=3,
@@ -127,7 +131,8 @@ KINDS = ["maxent", "maxent_patsy", "maxent_transforms", "maxent_array_weights",
          "fmaxent", "fmaxent_q", "wsvm", "fsvm", "costsens", "costsens_multilabel", "cv_tune",
          "cv_tune_with_measure", "tune_threshold", "tune_threshold_ci", "cv_tune_ci",
          "tune_wsvm", "bootstrap", "validate",
-         "resample_f", "br", "pcc", "spe", "sto", "fta", "ofo", "plt", "maxent_dask"]
+         "resample_f", "br", "pcc", "spe", "sto", "fta", "ofo", "plt", "maxent_dask",
+         "calibrate", "multinom", "multiclass_decision"]
 
 
 def _evidence(obj, data) -> dict:

@@ -194,8 +194,11 @@ def test_import_needs_no_sklearn_and_names_the_extra():
 
 
 def test_module_examples_run():
-    result = doctest.testmod(fsk, optionflags=doctest.ELLIPSIS)
-    assert result.attempted >= 20 and result.failed == 0
+    from fmstats.sklearn import _estimators, _multiclass
+
+    results = [doctest.testmod(m, optionflags=doctest.ELLIPSIS)
+               for m in (fsk, _estimators, _multiclass)]
+    assert sum(r.attempted for r in results) >= 20 and sum(r.failed for r in results) == 0
 
 
 # --------------------------------------------------------------- Adult: Pipeline + GridSearchCV

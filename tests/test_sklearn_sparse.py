@@ -129,7 +129,7 @@ def test_a_search_reports_each_kind_of_warning_once():
     keeps its own messages; later fits of the class in the session are not reported again."""
     import fmstats.sklearn as fsk
 
-    fsk._REPORTED.clear()                            # a fresh session
+    fsk._estimators._REPORTED.clear()                            # a fresh session
     rng = np.random.default_rng(5)
     X = rng.normal(size=(80, 3))
     y = (X[:, 0] > 0).astype(int)                    # separated by x0

@@ -247,7 +247,8 @@ def anova(*models, test: str | None = None, dispersion: float | None = None) -> 
     ----------
     *models : MaxentResults
         ``maxent``/``umaxent`` results (unpenalised).  F-maximisers are refused: their
-        weights depend on the fit, so their deviance is not a likelihood.
+        weights depend on the fit, so their deviance is not a likelihood.  ``multinom``
+        fits give R's ``anova.multinom`` table (:meth:`fmstats.MultinomResults.anova`).
     test : {"Chisq", "LRT", "F", "Rao"}, optional
         ``"Chisq"`` (alias ``"LRT"``), ``"F"`` or ``"Rao"``; default ``"Chisq"`` for
         binomial fits and ``"F"`` when the dispersion is estimated (quasi fits), as R does.
@@ -276,6 +277,8 @@ def anova(*models, test: str | None = None, dispersion: float | None = None) -> 
     """
     if not models:
         raise InvalidArgumentError("anova needs at least one fitted model.")
+    if callable(getattr(models[0], "anova", None)):   # a family with its own tests (multinom)
+        return models[0].anova(*models[1:])
     for i, m in enumerate(models):
         _check_model(m, i)
     test = _default_test(models[0]) if test is None else check_choice("test", test, TESTS)

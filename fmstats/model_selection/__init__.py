@@ -9,6 +9,8 @@
 from ._cv_tune import (CvTuneResults, EmptyFoldWarning, FitFailedWarning, ThresholdedResults,
                        cv_tune, tune_threshold, with_measure)
 from ._criterion import Criterion
+from ._folds import FoldResponse
+from ._constrained import QUANTITIES, ConstraintWarning
 from ._fits import capturing, reemit
 from ._grid import grid_points
 from ._training import array_weights, training_design, training_frame
@@ -16,4 +18,5 @@ from ._grid_uncertainty import GridUncertainty
 from ._uncertainty import TuningUncertainty
 
 __all__ = ["cv_tune", "CvTuneResults", "tune_threshold", "ThresholdedResults", "with_measure",
-           "FitFailedWarning", "EmptyFoldWarning", "TuningUncertainty", "GridUncertainty"]
+           "FitFailedWarning", "EmptyFoldWarning", "TuningUncertainty", "GridUncertainty",
+           "ConstraintWarning"]

@@ -285,7 +285,8 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
     names = list(dict.fromkeys(k for p in points for k in p))
     check_names(model_fn, names, fixed)
     data = check_frame(data, "data")
-    response = fold_response(formula, data)
+    # a model with another kind of response (multinom's classes) says how to stratify it
+    response = getattr(model_fn, "fold_response", fold_response)(formula, data)
     seed = fixed_seed(random_state)
     folds = make_folds(response, cv, repeats=repeats, random_state=seed)
     warn_empty_folds(folds, response, pooling)

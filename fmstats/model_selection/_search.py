@@ -92,8 +92,9 @@ def held_frame(held, response, weights) -> pd.DataFrame:
 
 
 def cv_threshold(results, design, response, weights, aw, crit, cv, repeats, seed, score_type, *,
-                 n_jobs=None, progress=None, positions=None, quiet=False):
-    """The tuning itself: folds, fold refits, pooled held-out scores, the exact search.
+                 n_jobs=None, progress=None, positions=None, quiet=False, pick=None):
+    """The tuning itself: folds, fold refits, pooled held-out scores, the exact search
+    (``pick(curve)``, if given, returns the chosen row of the curve instead of its best F).
 
     ``positions`` (default all) are the rows of ``design`` tuned on, ``weights`` the count
     weights of every row of the design (prior weights, times bootstrap multiplicities in a
@@ -123,5 +124,6 @@ def cv_threshold(results, design, response, weights, aw, crit, cv, repeats, seed
         reemit([w for _, _, ws in out for w in ws], len(folds), "fold refits of tune_threshold")
     cv_scores = held_frame([v for v, _, _ in out], response, weights)
     curve = threshold_curve(cv_scores, crit)
-    best = _m.best_position(curve[crit.column].to_numpy())   # ties: the highest threshold
+    # ties: the highest threshold; ``pick`` (a constrained search) chooses otherwise
+    best = _m.best_position(curve[crit.column].to_numpy()) if pick is None else pick(curve)
     return midpoint(curve["threshold"].to_numpy(), best), curve, best, cv_scores, folds

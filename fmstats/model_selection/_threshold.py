@@ -18,6 +18,7 @@ from ._search import (counts_at, cv_threshold, held_frame, midpoint, scores,
                       threshold_curve)
 from ._tuned import Tuned, check_protocol, fn_name
 from ._uncertainty import tuning_uncertainty, warn_trivial
+from ._constrained import check_constraint, constrained_best, constraint_probability
 from .._utils.call import Settings, records_call
 from .._utils.validation import check_choice, describe
 from ..exceptions import FmstatsError, InvalidArgumentError
@@ -88,7 +89,8 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
                    measure=None, beta=None, alpha=None, pooling: str = "tp_fp",
                    refit_folds: bool = True, type: str | None = None, random_state=None,
                    n_jobs=None, progress=None, reuse_design: bool = True, ci: bool = False,
-                   B: int = 200, level: float = 0.95, _call=None) -> "ThresholdedResults":
+                   B: int = 200, level: float = 0.95, constraint=None,
+                   maximize: str | None = None, _call=None) -> "ThresholdedResults":
     """The decision threshold that maximises the cross-validated F of a fitted model.
 
     The model is refitted on each training fold (``results.refit``), its scores on
@@ -150,6 +152,17 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
         in each tail of the threshold's interval (200 at ``level`` 0.95).
     level : float, default 0.95
         The level of the intervals (with ``ci``).
+    constraint : tuple (quantity, op, value), optional
+        A constrained threshold: ``("precision", ">=", 0.9)`` keeps only the cuts whose
+        pooled held-out precision is at least 0.9 (quantities ``"precision"``, ``"recall"``,
+        ``"specificity"``, ``"positive_rate"``; ``">="`` or ``"<="``; a value in [0, 1])
+        and maximises the criterion (or ``maximize``) among them, by the same exact search.
+        When no cut meets it, a :class:`~fmstats.exceptions.ConstraintWarning` says so and
+        the closest cut is used.  ``constraint_probability()`` of the result estimates how
+        often the constraint holds on new data.
+    maximize : {"precision", "recall", "specificity", "positive_rate"}, optional
+        With ``constraint``: the quantity to maximise instead of the criterion (e.g. recall
+        subject to precision >= 0.9).
 
     Returns
     -------
@@ -188,6 +201,14 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     if ci:
         level = check_level(level)
         check_B(B, level)
+    constraint, maximize = check_constraint(constraint, maximize)
+    pick = None if constraint is None else \
+        (lambda curve: constrained_best(curve, constraint, maximize, crit.column))
+    if ci and constraint is not None:
+        raise InvalidArgumentError(
+            "`ci=True` with `constraint=` is not supported: the intervals retune the "
+            "unconstrained rule; for a constrained threshold use the result's "
+            "constraint_probability() (how often the constraint holds on new data).")
     check_n_jobs(n_jobs)
     progress_enabled(progress)
     if data is None:
@@ -222,7 +243,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
         aw = aw if aw is not None and len(aw) == len(data) else None
         threshold, curve, best, cv_scores, folds = cv_threshold(
             results, design, response, weights, aw, crit, cv, repeats, seed, score_type,
-            n_jobs=n_jobs, progress=progress)
+            n_jobs=n_jobs, progress=progress, pick=pick)
     else:
         folds = make_folds(response, cv, repeats=repeats, random_state=seed)
         warn_empty_folds(folds, response, pooling)
@@ -232,7 +253,8 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
                 for _, te in folds.pairs]
         cv_scores = held_frame(held, response, weights)
         curve = threshold_curve(cv_scores, crit)
-        best = _m.best_position(curve[crit.column].to_numpy())  # ties: the highest threshold
+        best = (_m.best_position(curve[crit.column].to_numpy())  # ties: the highest threshold
+                if pick is None else pick(curve))
         threshold = midpoint(curve["threshold"].to_numpy(), best)
     warn_trivial(results, data, score_type, threshold)
     uncertainty = None
@@ -243,7 +265,8 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
             naive=float(curve[crit.column].iloc[best]), cv_scores=cv_scores, curve=curve)
     settings = Settings(cv=kept_cv(cv), repeats=repeats, measure=crit, refit_folds=refit_folds,
                         type=type, random_state=seed,
-                        design_note=None if design is None else design.note, ci=bool(ci))
+                        design_note=None if design is None else design.note, ci=bool(ci),
+                        constraint=constraint, maximize=maximize)
     return ThresholdedResults(base=results, data=data, formula=formula, score_type=score_type,
                               threshold=threshold, curve=curve, best_index=best,
                               cv_scores=cv_scores, folds=folds, settings=settings, call=_call,
@@ -491,14 +514,34 @@ class ThresholdedResults(Tuned, ScoreCurves):
         return self._rerun(data, "tune_threshold", results=base, n_jobs=n_jobs,
                            progress=progress)
 
+    def constraint_probability(self, B: int = 200, *, random_state=None,
+                               level: float = 0.95) -> dict:
+        """How often the constraint holds on new data: the model refitted on ``B`` bootstrap
+        resamples, the constrained quantity measured at the tuned threshold on the rows
+        each resample left out (see :mod:`fmstats.model_selection._constrained`).
+
+        Parameters
+        ----------
+        B : int, default 200
+            Bootstrap refits.
+        random_state : int or numpy.random.Generator, optional
+            Seeds the resamples.
+        level : float, default 0.95
+            The level of the (Wilson) interval of the probability.
+        """
+        return constraint_probability(self, B=B, random_state=random_state, level=level)
+
     # ------------------------------------------------------------------ reporting
     def summary(self) -> Summary:
         """The tuned threshold, the criterion there and at the base model's own threshold."""
         crit = self.settings["measure"]
         b = self._curve.iloc[self.best_index]
         name = f"CV {crit.name}"
+        con = self.settings.get("constraint")
         lines = [f"  predicted class 1 when predict(type='{self.score_type}') >= "
-                 f"{self.threshold:.6g}",
+                 f"{self.threshold:.6g}"
+                 + ("" if con is None else f", maximising {self.settings.get('maximize') or name}"
+                    f" subject to {con[0]} {con[1]} {con[2]:g} (pooled held-out counts)"),
                  (f"{name} at the tuned threshold", float(b[crit.column])),
                  f"  precision {b['precision']:.4f}, recall {b['recall']:.4f} (pooled held-out "
                  "counts)"]

@@ -61,6 +61,11 @@ _FMSTATS_CLASSES = {
     "fmstats.extreme._thresholds": ("ThresholdFit",),
     "fmstats.extreme._plt": ("PLTResults",),
     "fmstats.extreme._trees": ("LabelTree",),
+    "fmstats.calibration._calibrate": ("CalibratedResults",),
+    "fmstats.calibration._maps": ("CalibrationMap",),
+    "fmstats.multiclass._mnresults": ("MultinomResults",),
+    "fmstats.multiclass._mncore": ("MultinomFit",),
+    "fmstats.multiclass._decision": ("MulticlassDecision",),
 }
 
 _LIBRARY_CLASSES = {
@@ -132,6 +137,9 @@ NAMES = {
     "fmstats.model_selection._threshold": ("tune_threshold",),
     "fmstats.multilabel._fitting": ("br", "pcc"),
     "fmstats.extreme._plt": ("probabilistic_label_tree",),
+    "fmstats.calibration._calibrate": ("calibrate",),
+    "fmstats.multiclass._multinom": ("multinom",),
+    "fmstats.multiclass._decision": ("multiclass_decision",),
     "numpy": ("ndarray",),
     "numpy.random.bit_generator": ("SeedSequence",),
     "pandas": ("Index", "RangeIndex", "MultiIndex", "CategoricalIndex", "DatetimeIndex",

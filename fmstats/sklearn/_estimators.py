@@ -1,62 +1,5 @@
-"""scikit-learn estimators for the fmstats models: fit arrays, go into a ``Pipeline``.
-
-:class:`MaxentClassifier`, :class:`FMaxentClassifier`, :class:`WsvmClassifier` and
-:class:`FsvmClassifier` wrap :func:`fmstats.maxent`, :func:`fmstats.fmaxent`,
-:func:`fmstats.wsvm` and :func:`fmstats.fsvm`.  ``fit`` validates the arrays the
-scikit-learn way and hands them to the formula function as a design matrix
-(:class:`fmstats.formula.MatrixData`: the intercept, then the columns of ``X``), so the
-estimators are fitted by the very same numerical cores and checks as the formula interface,
-with the same defaults; the fitted model is kept as ``result_``: its ``summary()``,
-``tidy()`` and the rest stay available, its terms named by ``feature_names_in_`` (``X`` a
-DataFrame) or ``x0, x1, ...``.  The estimators take the formula functions' parameters under
-the same names, and ``class_weight`` (``"balanced"`` or a dict: the sample weights scaled per
-class, as scikit-learn's).
-
-Sparse ``X`` (scipy.sparse CSR/CSC, e.g. from ``OneHotEncoder``) is accepted by every
-estimator.  :class:`MaxentClassifier` and :class:`FMaxentClassifier` keep it sparse: their
-IRLS accumulates X'WX (p x p) from sparse products and never densifies X, except for the hat
-values (HC2/HC3 covariances, ``influence``), computed one block of rows at a time, and
-:class:`FMaxentClassifier`'s default covariance (``cov_type="reweighted"``), whose influence
-rows are n x p anyway: it is computed from a dense copy of X when the standard errors are
-first asked for (``result_.summary()``, ``.bse``), not by ``fit`` or ``predict``.
-:class:`WsvmClassifier` and :class:`FsvmClassifier` densify it (their QP and NLopt cores work
-on dense arrays): n x p floats.
-
-Warnings: a fit's fmstats warnings (separation, convergence, collinear columns) are recorded
-in ``fit_warnings_`` (category and message) and reported by one warning per kind, the first
-time an estimator class meets that kind in the Python session: a ``GridSearchCV`` of many
-fits reports each kind once instead of once per fit.  (Python's own "show once" registry
-cannot do it: scikit-learn runs every fit of a search inside a fresh warnings context, which
-resets it.)
-
-Labels: any two classes (strings, integers, booleans); ``classes_`` holds them sorted and
-``classes_[1]`` is the positive class, whose F-measure the F-maximisers maximise (as
-scikit-learn's ``pos_label`` defaults).  More than two classes raise a
-:class:`~fmstats.exceptions.ResponseError`.
-
-Needs scikit-learn >= 1.6 (``pip install fmstats[sklearn]``); ``import fmstats`` does not
-import scikit-learn, ``import fmstats.sklearn`` does.
-
-Examples
---------
->>> import numpy as np
->>> from sklearn.model_selection import cross_val_score
->>> from fmstats.sklearn import FMaxentClassifier, MaxentClassifier
->>> rng = np.random.default_rng(0)
->>> X = rng.normal(size=(300, 2))
->>> y = np.where(X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=300) > 1.2, "yes", "no")
->>> clf = MaxentClassifier().fit(X, y)
->>> clf.classes_.tolist(), clf.coef_.shape
-(['no', 'yes'], (1, 2))
->>> bool(np.allclose(clf.coef_.ravel(), clf.result_.params.iloc[1:]))
-True
->>> f2 = FMaxentClassifier(beta=2).fit(X, y)
->>> bool((f2.predict(X) == "yes").sum() > (clf.predict(X) == "yes").sum())
-True
->>> scores = cross_val_score(FMaxentClassifier(beta=2), X, y == "yes", cv=3, scoring="f1")
->>> scores.shape
-(3,)
-"""
+"""The binary estimators (maxent, fmaxent, wsvm, fsvm) and their shared plumbing; see the
+package docstring of :mod:`fmstats.sklearn`."""
 from __future__ import annotations
 
 import numbers
@@ -75,20 +18,20 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 import warnings
 
-from ._utils.validation import describe
-from .exceptions import DataError, FmstatsWarning, InvalidArgumentError, ResponseError, WeightsError
-from .formula import MatrixData
-from .maxent_models import DEFAULT_EPSILON, DEFAULT_SHRINKAGE, fmaxent
-from .maxent_models import maxent
-from .svm import fsvm, wsvm
+from .._utils.validation import describe
+from ..exceptions import DataError, FmstatsWarning, InvalidArgumentError, ResponseError, WeightsError
+from ..formula import MatrixData
+from ..maxent_models import DEFAULT_EPSILON, DEFAULT_SHRINKAGE, fmaxent
+from ..maxent_models import maxent
+from ..svm import fsvm, wsvm
 
 __all__ = ["MaxentClassifier", "FMaxentClassifier", "WsvmClassifier", "FsvmClassifier",
            "expected_failed_checks"]
 
-_INTERCEPT_NAMES = ("Intercept", "(Intercept)")
+INTERCEPT_NAMES = ("Intercept", "(Intercept)")
 #: The formula recorded with an estimator's fit (the design is the matrix X).
 FORMULA = "y ~ ."
-_SPARSE = ("csr", "csc")
+SPARSE_FORMATS = ("csr", "csc")
 
 
 def _term_names(est, p: int) -> list[str]:
@@ -97,7 +40,7 @@ def _term_names(est, p: int) -> list[str]:
     names = getattr(est, "feature_names_in_", None)
     if names is None:
         return [f"x{j}" for j in range(p)]
-    return [f"{n}_" if str(n) in _INTERCEPT_NAMES else str(n) for n in names]
+    return [f"{n}_" if str(n) in INTERCEPT_NAMES else str(n) for n in names]
 
 
 #: What each kind of aggregated warning means for an estimator's fit (constant texts).
@@ -142,17 +85,18 @@ _WEIGHT_CHECKS = ("check_sample_weight_equivalence_on_dense_data",
 _SVM_WEIGHT_CHECK = dict.fromkeys(_WEIGHT_CHECKS, _SVM_REASON)
 
 
-class _FmstatsClassifier(ClassifierMixin, BaseEstimator):
+class FmstatsClassifier(ClassifierMixin, BaseEstimator):
     """Shared fit/predict plumbing; subclasses name their formula function (``_formula_fn``,
     called with the estimator's parameters) and how many iterations it took (``_n_iter``)."""
 
     #: check_estimator checks failed by design -> reason (see :func:`expected_failed_checks`).
     EXPECTED_FAILED_CHECKS: dict = {}
+    _multiclass = False     # whether the model takes more than two classes
 
     # ------------------------------------------------------------------ input checks
     def _check_X(self, X, reset: bool) -> np.ndarray:
         try:
-            return validate_data(self, X, reset=reset, dtype=np.float64, accept_sparse=_SPARSE)
+            return validate_data(self, X, reset=reset, dtype=np.float64, accept_sparse=SPARSE_FORMATS)
         except ValueError as exc:   # scikit-learn's message, as an fmstats error
             raise DataError(f"`X`: {exc}") from exc
 
@@ -190,7 +134,7 @@ class _FmstatsClassifier(ClassifierMixin, BaseEstimator):
                 f"Unknown label type: `y` must hold class labels (two classes: strings, "
                 f"integers or booleans); got {kind!r} values such as {describe(y[:3])}.")
         classes, codes = np.unique(y, return_inverse=True)
-        if len(classes) > 2:
+        if len(classes) > 2 and not self._multiclass:
             shown = ", ".join(map(repr, classes[:5].tolist())) + (", ..." if len(classes) > 5
                                                                    else "")
             raise ResponseError(
@@ -256,7 +200,7 @@ class _FmstatsClassifier(ClassifierMixin, BaseEstimator):
         """
         try:
             X, y = validate_data(self, X, y, reset=True, dtype=np.float64,
-                                 accept_sparse=_SPARSE)
+                                 accept_sparse=SPARSE_FORMATS)
         except ValueError as exc:   # scikit-learn's message, as an fmstats error
             raise DataError(f"`X`, `y`: {exc}") from exc
         y01 = self._check_y(y)
@@ -268,12 +212,15 @@ class _FmstatsClassifier(ClassifierMixin, BaseEstimator):
         params = {k: v for k, v in self.get_params().items() if k != "class_weight"}
         res, caught = _recording(lambda: type(self)._formula_fn(FORMULA, data, w, **params))
         self._report(caught)
-        coef = _coefficients(res, X.shape[1])
         self.result_ = res
         self.n_iter_ = int(self._n_iter(res))
+        self._store_coef(res, X.shape[1])
+        return self
+
+    def _store_coef(self, res, p: int) -> None:
+        coef = _coefficients(res, p)
         self.intercept_ = np.array([coef[0]])
         self.coef_ = coef[1:][None, :]
-        return self
 
     def _report(self, caught) -> None:
         """Keep the fit's fmstats warnings in ``fit_warnings_`` and report each kind once,
@@ -359,7 +306,7 @@ class _ProbabilisticMixin:
         return expit(decision) >= self.threshold
 
 
-class MaxentClassifier(_ProbabilisticMixin, _FmstatsClassifier):
+class MaxentClassifier(_ProbabilisticMixin, FmstatsClassifier):
     """Weighted maximum-entropy (logistic regression) classifier: :func:`fmstats.maxent`.
 
     Maximises the (sample-weighted) log-likelihood, by the IRLS of R's ``glm``; with
@@ -436,7 +383,7 @@ class MaxentClassifier(_ProbabilisticMixin, _FmstatsClassifier):
         return res.iterations
 
 
-class FMaxentClassifier(_ProbabilisticMixin, _FmstatsClassifier):
+class FMaxentClassifier(_ProbabilisticMixin, FmstatsClassifier):
     """F-measure maximising maximum-entropy classifier: :func:`fmstats.fmaxent`.
 
     Reweights the rows of a logistic regression until the expected F-measure of
@@ -541,7 +488,7 @@ class FMaxentClassifier(_ProbabilisticMixin, _FmstatsClassifier):
         return len(res.history) - 1     # outer (reweighting) iterations
 
 
-class WsvmClassifier(_FmstatsClassifier):
+class WsvmClassifier(FmstatsClassifier):
     """Class-weighted linear soft-margin SVM, solved exactly: :func:`fmstats.wsvm`.
 
     Parameters
@@ -589,7 +536,7 @@ class WsvmClassifier(_FmstatsClassifier):
         return res.core_fit.iterations      # interior-point iterations
 
 
-class FsvmClassifier(_FmstatsClassifier):
+class FsvmClassifier(FmstatsClassifier):
     """F-measure maximising linear SVM (thesis (3.6)): :func:`fmstats.fsvm`.
 
     Give ``alpha`` or ``beta`` (default F1); ``C`` weighs the F term (default: the number of
