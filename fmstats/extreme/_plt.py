@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import heapq
 import warnings
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -43,6 +43,7 @@ from .._utils.validation import check_choice, check_scalar, describe, num, warn
 from ..exceptions import ConvergenceWarning, DataError, InvalidArgumentError
 from ._trees import LabelTree, check_arity, label_tree
 from ._spe import SPE, check_label_matrix, check_thresholds
+from ._atk import TopK, precision_at_k
 
 __all__ = ["probabilistic_label_tree", "plt", "PLTResults", "TopK", "precision_at_k", "logistic_l2",
            "LabelTree", "label_tree"]
@@ -413,23 +414,6 @@ def _dot_rows(rl, cols, vals, n_rows, w_idx, w_val, scratch):
 # ---------------------------------------------------------------------------
 # the fitted model and prediction (Algorithm 4)
 # ---------------------------------------------------------------------------
-class TopK(NamedTuple):
-    """Top-k predictions: ``labels`` (n, k) in decreasing probability, ``scores`` (n, k).
-
-    Built by :meth:`PLTResults.predict_topk`, not by users.
-
-    Parameters
-    ----------
-    labels : ndarray of shape (n, k)
-        Label indices per instance, in decreasing probability.
-    scores : ndarray of shape (n, k)
-        Their marginal probabilities.
-    """
-
-    labels: np.ndarray
-    scores: np.ndarray
-
-
 class PLTResults(Persistable):
     """A trained probabilistic label tree.
 
@@ -719,54 +703,3 @@ class PLTResults(Persistable):
                 heapq.heappush(heaps[i], (-v, c))
             active = active[found[active] < k]
         return TopK(labels, scores)
-
-
-# ---------------------------------------------------------------------------
-# Precision@k
-# ---------------------------------------------------------------------------
-def precision_at_k(Y: Any, topk: Any, k: Any = (1, 3, 5)) -> float | dict[int, float]:
-    """Precision@k: the mean over instances of ``|top-k labels ∩ true labels| / k``.
-
-    Parameters
-    ----------
-    Y : sparse matrix or 2-d array (n, m) of 0/1
-        True labels.
-    topk : TopK or array of int, shape (n, K)
-        Predicted labels per instance in decreasing score (as from
-        :meth:`PLTResults.predict_topk`); -1 marks no prediction.
-    k : int or sequence of int, default (1, 3, 5)
-        Each at most K.
-
-    Returns
-    -------
-    float or dict
-        A float for an integer ``k``, else a dict ``{k: P@k}``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from fmstats.extreme import precision_at_k
-    >>> Y = np.array([[1, 0, 1], [0, 1, 0]])
-    >>> topk = np.array([[0, 2], [0, 1]])   # label indices, best first
-    >>> precision_at_k(Y, topk, k=(1, 2))
-    {1: 0.5, 2: 0.75}
-    """
-    Y = check_label_matrix(Y)
-    n, m = Y.shape
-    pred = np.asarray(topk.labels if isinstance(topk, TopK) else topk)
-    if pred.ndim != 2 or pred.shape[0] != n or not np.issubdtype(pred.dtype, np.integer):
-        raise InvalidArgumentError(
-            f"`topk` must be an integer array with one row per instance of `Y` ({n}); got "
-            f"{describe(pred)}.")
-    if ((pred < -1) | (pred >= m)).any():
-        raise InvalidArgumentError(f"`topk` must hold label indices in [0, {m}) or -1.")
-    ks = [k] if np.ndim(k) == 0 else list(k)
-    for kk in ks:
-        check_scalar("k", kk, low=1, high=pred.shape[1], integer=True)
-    keys = np.repeat(np.arange(n, dtype=np.int64), np.diff(Y.indptr)) * m + Y.indices
-    query = np.arange(n, dtype=np.int64)[:, None] * m + pred
-    pos = np.minimum(np.searchsorted(keys, query), max(keys.size - 1, 0))
-    hit = (pred >= 0) & (keys[pos] == query) if keys.size else np.zeros(pred.shape, bool)
-    cum = np.cumsum(hit, axis=1)
-    res = {int(kk): float(cum[:, kk - 1].mean() / kk) for kk in ks}
-    return res[int(k)] if np.ndim(k) == 0 else res
