@@ -175,3 +175,51 @@ def test_empty_label_matrix_is_refused():
         precision_at_k(np.zeros((0, 3)), np.zeros((0, 1), dtype=int), 1)
     with pytest.raises(InvalidArgumentError, match="`topk`"):
         precision_at_k(np.eye(3), sp.csr_matrix(np.eye(3)), 1)
+
+
+# ---------------------------------------------------------------------------
+# napkinXC interop
+# ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def napkin_model(tmp_path_factory):
+    from napkinxc.models import PLT
+
+    rng = np.random.default_rng(11)
+    n, d, m = 300, 30, 12
+    X = sp.csr_matrix(rng.random((n, d)) * (rng.random((n, d)) < 0.3))
+    W = rng.normal(size=(d, m))
+    Yd = ((X @ W) > 1.0).astype(np.float32)
+    Yd[Yd.sum(axis=1) == 0, 0] = 1
+    Y = sp.csr_matrix(Yd)
+    model = PLT(str(tmp_path_factory.mktemp("nxc")), seed=0, threads=1)
+    model.fit(X, Y)
+    return model, X, m
+
+
+def test_spe_from_napkinxc_holds_exactly_the_models_estimates(napkin_model):
+    from fmstats.extreme import spe_from_napkinxc
+
+    model, X, m = napkin_model
+    spe = spe_from_napkinxc(model, X, 0.2, n_features=X.shape[1], chunk_size=70)
+    assert spe.shape == (X.shape[0], m)            # m read from the model's tree.txt
+    expected = {}
+    for i, row in enumerate(model.predict_proba(X, threshold=0.2)):
+        for j, p in row:
+            if p > 0.2:
+                expected[(i, j)] = p
+    got = spe.matrix.tocoo()
+    assert dict(zip(zip(got.row.tolist(), got.col.tolist()), got.data.tolist())) == \
+        pytest.approx(expected, abs=0, rel=0)
+    assert len(expected) > X.shape[0]              # not a trivial SPE
+
+
+def test_spe_from_napkinxc_refuses_another_feature_count(napkin_model):
+    from fmstats.extreme import spe_from_napkinxc
+
+    model, X, m = napkin_model
+    with pytest.raises(DataError, match="`X`.*`n_features`"):
+        spe_from_napkinxc(model, sp.hstack([X, X]).tocsr(), n_features=X.shape[1])
+    with pytest.raises(DataError, match="`n_labels`"):
+        spe_from_napkinxc(model, X, n_features=X.shape[1], n_labels=m - 3)
+    with pytest.raises(InvalidArgumentError, match="`model`"):
+        spe_from_napkinxc(object(), X, n_features=X.shape[1])

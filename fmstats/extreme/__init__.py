@@ -15,6 +15,7 @@
   :func:`psndcg_at_k` (:func:`inverse_propensities`), :func:`macro_f_at_k`,
   :func:`coverage_at_k` and the table :func:`measures_at_k`;
   :mod:`~fmstats.extreme._trees` — the trees (:class:`LabelTree`, :func:`label_tree`);
+* :mod:`~fmstats.extreme._napkinxc` — :func:`spe_from_napkinxc`, SPEs of a napkinXC model;
 * :mod:`~fmstats.extreme._protocol` — the experiment of seed 002 section 6:
   :func:`compare_thresholds` (STO, FTA, OFO against 1/c) and :func:`select_by_validation`.
 """
@@ -29,6 +30,7 @@ from ._atk import (TopK, coverage_at_k, inverse_propensities, macro_f_at_k,
 from ._plt import (PLTResults, logistic_l2, plt,  # noqa: F401 (plt: deprecated alias,
                    probabilistic_label_tree)  # not in __all__)
 from ._trees import LabelTree, label_tree
+from ._napkinxc import spe_from_napkinxc
 from ._protocol import compare_thresholds, select_by_validation, spe_thresholds, tune_thresholds
 
 __all__ = [
@@ -36,6 +38,7 @@ __all__ = [
     "as_spe",
     "iter_spe",
     "spe_from_scorer",
+    "spe_from_napkinxc",
     "make_extreme_spe",
     "PAPER_C",
     "ThresholdFit",
