@@ -15,6 +15,9 @@
   :func:`psndcg_at_k` (:func:`inverse_propensities`), :func:`macro_f_at_k`,
   :func:`coverage_at_k` and the table :func:`measures_at_k`;
   :mod:`~fmstats.extreme._trees` — the trees (:class:`LabelTree`, :func:`label_tree`);
+* :mod:`~fmstats.extreme._plugin` — consistent plug-in inference for macro measures at k
+  (Schultheis et al.): :func:`bca_macro_at_k` (block coordinate ascent on the test set),
+  :func:`frank_wolfe_macro_at_k` (the randomised population classifier), :func:`spe_top_k`;
 * :mod:`~fmstats.extreme._napkinxc` — :func:`spe_from_napkinxc`, SPEs of a napkinXC model;
 * :mod:`~fmstats.extreme._protocol` — the experiment of seed 002 section 6:
   :func:`compare_thresholds` (STO, FTA, OFO against 1/c) and :func:`select_by_validation`.
@@ -31,6 +34,7 @@ from ._plt import (PLTResults, logistic_l2, plt,  # noqa: F401 (plt: deprecated 
                    probabilistic_label_tree)  # not in __all__)
 from ._trees import LabelTree, label_tree
 from ._napkinxc import spe_from_napkinxc
+from ._plugin import RandomizedTopK, bca_macro_at_k, frank_wolfe_macro_at_k, spe_top_k
 from ._protocol import compare_thresholds, select_by_validation, spe_thresholds, tune_thresholds
 
 __all__ = [
@@ -62,6 +66,10 @@ __all__ = [
     "macro_recall_at_k",
     "coverage_at_k",
     "measures_at_k",
+    "spe_top_k",
+    "bca_macro_at_k",
+    "frank_wolfe_macro_at_k",
+    "RandomizedTopK",
     "logistic_l2",
     "LabelTree",
     "label_tree",

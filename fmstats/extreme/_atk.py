@@ -94,10 +94,10 @@ def _prepare(Y: Any, topk: Any, k: Any):
             f"{int(bad.sum())} other value(s), the first {int(pred[i, j])} at row {i}, "
             f"rank {j}.")
     ks = _ks(k, pred.shape[1])
-    return Y, pred, _hits(Y, pred), ks
+    return Y, pred, hits(Y, pred), ks
 
 
-def _hits(Y: sp.csr_array, pred: np.ndarray) -> np.ndarray:
+def hits(Y: sp.csr_array, pred: np.ndarray) -> np.ndarray:
     """hit[i, r]: is the label predicted at rank r of instance i true?"""
     n, m = Y.shape
     keys = np.repeat(np.arange(n, dtype=np.int64), np.diff(Y.indptr)) * m + Y.indices

@@ -1,0 +1,126 @@
+"""Plug-in inference for macro measures at k (fmstats.extreme._plugin) against xCOLUMNs."""
+from __future__ import annotations
+
+import csv
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from fmstats.exceptions import FmstatsError
+from fmstats.extreme import (SPE, RandomizedTopK, bca_macro_at_k, frank_wolfe_macro_at_k,
+                             macro_f_at_k, macro_recall_at_k, spe_top_k)
+
+REF = Path(__file__).parent / "reference"
+N, M = 1000, 80
+
+
+@pytest.fixture(scope="module")
+def data():
+    rows, cols, eta, y = [], [], [], []
+    with open(REF / "xmlc_plugin_inputs.csv") as fh:
+        for r in csv.DictReader(fh):
+            rows.append(int(r["instance"]))
+            cols.append(int(r["label"]))
+            eta.append(float(r["eta"]))
+            y.append(r["y"] == "1")
+    rows, cols, eta, y = map(np.array, (rows, cols, eta, y))
+    P = sp.csr_array((eta, (rows, cols)), shape=(N, M))
+    Y = sp.csr_array((np.ones(int(y.sum())), (rows[y], cols[y])), shape=(N, M))
+    return SPE(P), Y
+
+
+@pytest.fixture(scope="module")
+def reference():
+    out: dict = {}
+    with open(REF / "xmlc_plugin_xcolumns.csv") as fh:
+        lines = [ln for ln in fh if not ln.startswith("#")]
+    for r in csv.DictReader(lines):
+        out.setdefault(r["what"], []).append((int(r["i"]), int(r["j"]), float(r["value"])))
+    return out
+
+
+def _sets(labels):
+    return [set(row[row >= 0].tolist()) for row in labels]
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize("metric,name", [("f", "f1"), ("recall", "recall")])
+@pytest.mark.parametrize("k", [1, 3])
+def test_bca_equals_xcolumns(data, reference, metric, name, k):
+    spe, _ = data
+    got = _sets(bca_macro_at_k(spe, k, metric=metric).labels)
+    expected = [set() for _ in range(N)]
+    for i, j, _ in reference[f"bca_{name}_k{k}"]:
+        expected[i].add(j)
+    assert got == expected
+    assert got != _sets(spe_top_k(spe, k).labels)      # the plug-in rule is not top-k
+
+
+@pytest.mark.reference
+def test_frank_wolfe_rules_equal_xcolumns(data, reference):
+    """xCOLUMNs works in float32: the rules agree to its rounding."""
+    spe, Y = data
+    fw = frank_wolfe_macro_at_k(spe, Y, 3)
+    p = np.array([v for _, _, v in reference["fw_f1_k3_p"]])
+    a = np.zeros((p.size, M))
+    b = np.zeros((p.size, M))
+    for c, j, v in reference["fw_f1_k3_a"]:
+        a[c, j] = v
+    for c, j, v in reference["fw_f1_k3_b"]:
+        b[c, j] = v
+    assert fw.p.shape == p.shape
+    np.testing.assert_allclose(fw.p, p, rtol=1e-5, atol=1e-7)
+    scale = np.abs(a).max()
+    np.testing.assert_allclose(fw.a, a, rtol=0, atol=1e-5 * scale)
+    np.testing.assert_allclose(fw.b, b, rtol=0, atol=1e-5 * np.abs(b).max())
+
+
+def test_bca_raises_the_expected_and_the_realised_macro_f(data):
+    spe, Y = data
+    top, bca = spe_top_k(spe, 3), bca_macro_at_k(spe, 3)
+    assert macro_f_at_k(Y, bca, 3) > macro_f_at_k(Y, top, 3) + 0.01
+    rec = bca_macro_at_k(spe, 3, metric="recall")
+    assert macro_recall_at_k(Y, rec, 3) > macro_recall_at_k(Y, top, 3) + 0.01
+    assert (np.sum(bca.labels >= 0, axis=1) == np.minimum(3, np.diff(spe.matrix.indptr))).all()
+
+
+def test_bca_recall_is_top_k_of_eta_over_label_mass(data):
+    """Macro-recall is linear in the predictions: its optimum is the top k of
+    eta_ij / (sum_i eta_ij + n epsilon) per instance, reached in one sweep."""
+    spe, _ = data
+    P = spe.matrix
+    mass = np.bincount(P.indices, weights=P.data, minlength=M) + N * 1e-6
+    scaled = SPE(sp.csr_array((P.data / mass[P.indices] / (P.data / mass[P.indices]).max(),
+                               P.indices, P.indptr), shape=P.shape))
+    assert _sets(bca_macro_at_k(spe, 2, metric="recall").labels) == \
+        _sets(spe_top_k(scaled, 2).labels)
+
+
+def test_randomized_classifier_predicts_and_round_trips(data):
+    spe, Y = data
+    fw = frank_wolfe_macro_at_k(spe, Y, 3)
+    assert isinstance(fw, RandomizedTopK) and fw.p.sum() == pytest.approx(1.0)
+    a = fw.predict(spe, random_state=1)
+    b = fw.predict(spe, random_state=1)
+    np.testing.assert_array_equal(a.labels, b.labels)
+    assert macro_f_at_k(Y, a, 3) > macro_f_at_k(Y, spe_top_k(spe, 3), 3)
+    again = pickle.loads(pickle.dumps(fw))
+    np.testing.assert_array_equal(again.predict(spe, random_state=1).labels, a.labels)
+
+
+@pytest.mark.parametrize("call,arg", [
+    (lambda s, Y: bca_macro_at_k(s, 0), "k"),
+    (lambda s, Y: bca_macro_at_k(s, 2, metric="precision"), "metric"),
+    (lambda s, Y: bca_macro_at_k(s, 2, epsilon=-1), "epsilon"),
+    (lambda s, Y: frank_wolfe_macro_at_k(s, Y[:10], 2), "Y"),
+    (lambda s, Y: frank_wolfe_macro_at_k(s, Y, 2, step=0), "step"),
+    (lambda s, Y: frank_wolfe_macro_at_k(s, Y, 2).predict(
+        SPE(sp.csr_array((3, M - 1))), random_state=0), "spe"),
+])
+def test_bad_input_names_the_argument(data, call, arg):
+    spe, Y = data
+    with pytest.raises(FmstatsError, match=f"`{arg}`"):
+        call(spe, Y)
