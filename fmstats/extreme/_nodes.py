@@ -32,7 +32,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["fit_logistic", "train_parents", "gather_rows"]
+__all__ = ["fit_logistic", "train_parents", "scatter_rows"]
 
 _ARMIJO = 1e-4          # sufficient decrease of the line search
 _MAX_HALVINGS = 60      # a step below 2^-60 of the Newton step: no progress is possible
@@ -244,18 +244,12 @@ def train_parents(x_indptr, x_indices, x_data, n_features, z_indptr, z_indices, 
 
 
 @njit(cache=True, nogil=True)
-def gather_rows(order, starts, lens, cols, vals):
-    """The segments ``starts[order[r]] .. + lens[order[r]]`` of (cols, vals), in that order:
-    the CSR arrays of the node weights sorted by node."""
-    indptr = np.zeros(order.shape[0] + 1, dtype=np.int64)
-    for r in range(order.shape[0]):
-        indptr[r + 1] = indptr[r] + lens[order[r]]
-    out_c = np.empty(indptr[-1], dtype=np.int32)
-    out_v = np.empty(indptr[-1])
-    for r in range(order.shape[0]):
-        a = starts[order[r]]
-        o = indptr[r]
-        for k in range(lens[order[r]]):
-            out_c[o + k] = cols[a + k]
-            out_v[o + k] = vals[a + k]
-    return indptr, out_c, out_v
+def scatter_rows(nodes, w_ptr, cols, vals, indptr, out_cols, out_vals):
+    """Copy the weights of ``nodes`` (one worker's output) to their rows of the model's CSR
+    arrays (``indptr``: the final row pointer); workers write disjoint rows."""
+    for r in range(nodes.shape[0]):
+        a, o = w_ptr[r], indptr[nodes[r]]
+        for q in range(w_ptr[r + 1] - a):
+            out_cols[o + q] = cols[a + q]
+            out_vals[o + q] = vals[a + q]
+    return 0

@@ -160,21 +160,29 @@ def _train_with_learner(X, Z, T, parents, learner, C, tol, max_iter, weight_thre
             np.zeros(k, dtype=np.int64), np.ones(k, dtype=bool))
 
 
-def _assemble(parts, n_nodes: int, n_features: int):
+def _scatter(part, indptr, out_cols, out_vals):
+    """Worker: one batch's node weights into their rows of the model (disjoint rows)."""
+    from ._nodes import scatter_rows
+
+    return scatter_rows(part[0], part[1], part[2], part[3], indptr, out_cols, out_vals)
+
+
+def _assemble(parts, n_nodes: int, n_features: int, n_jobs):
     """The node weights (CSR, sorted indices), intercepts, iterations and flags of all
-    nodes from the workers' outputs (each: nodes, pointer, columns, values, ...)."""
+    nodes from the workers' outputs (each: nodes, pointer, columns, values, ...); the
+    weights are copied to their rows batch by batch in parallel threads."""
     nodes = np.concatenate([p[0] for p in parts])
-    lens = np.concatenate([np.diff(p[1]) for p in parts])
-    cols = np.concatenate([p[2] for p in parts])
-    vals = np.concatenate([p[3] for p in parts])
-    starts = np.concatenate(([0], np.cumsum(lens)[:-1]))
     order = np.argsort(nodes, kind="stable")
     if not np.array_equal(nodes[order], np.arange(n_nodes)):  # pragma: no cover - a bug
         raise RuntimeError("the label tree's nodes were not all trained exactly once")
-    from ._nodes import gather_rows
-
-    indptr, c_sorted, v_sorted = gather_rows(order, starts, lens, cols, vals)
-    W = sp.csr_matrix((v_sorted, c_sorted, indptr), shape=(n_nodes, n_features))
+    lens = np.zeros(n_nodes, dtype=np.int64)
+    lens[nodes] = np.concatenate([np.diff(p[1]) for p in parts])
+    indptr = np.concatenate(([0], np.cumsum(lens)))
+    out_cols = np.empty(int(indptr[-1]), dtype=np.int32)
+    out_vals = np.empty(int(indptr[-1]))
+    run_tasks(_scatter, [(p, indptr, out_cols, out_vals) for p in parts], n_jobs=n_jobs,
+              progress=False, blas_threads=None, backend="threading")
+    W = sp.csr_matrix((out_vals, out_cols, indptr), shape=(n_nodes, n_features))
     W.has_sorted_indices = True   # every worker emits a node's columns in increasing order
     out = [np.concatenate([p[k] for p in parts])[order] for k in (4, 5, 6)]
     return W, out[0], out[1], out[2].astype(bool)
@@ -366,7 +374,7 @@ def probabilistic_label_tree(X: Any, Y: Any, *, arity: int = 2, tree: str | Labe
                                weight_threshold) for bt in batches],
                      n_jobs=n_jobs, progress=progress, desc="PLT nodes", blas_threads=1,
                      backend="threading" if learner is None else None)
-    W, bias, n_iter, converged = _assemble(done, T.n_nodes, X.shape[1])
+    W, bias, n_iter, converged = _assemble(done, T.n_nodes, X.shape[1], n_jobs)
     if not converged.all():
         warn(f"{int((~converged).sum())} of {T.n_nodes} node classifiers did not reach a "
              f"dual gradient below tol={num(tol)} within max_iter={max_iter} epochs; "
