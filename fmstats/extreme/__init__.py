@@ -23,7 +23,7 @@
   :func:`compare_thresholds` (STO, FTA, OFO against 1/c) and :func:`select_by_validation`.
 """
 from ._spe import SPE, as_spe, iter_spe, spe_from_scorer
-from ._synthetic import make_extreme_spe
+from ._synthetic import make_extreme_problem, make_extreme_spe
 from ._ofo import ofo
 from ._thresholds import (PAPER_C, ThresholdFit, fta, label_priors, macro_f_at_thresholds, sto,
                           threshold_bounds)
@@ -44,6 +44,7 @@ __all__ = [
     "spe_from_scorer",
     "spe_from_napkinxc",
     "make_extreme_spe",
+    "make_extreme_problem",
     "PAPER_C",
     "ThresholdFit",
     "sto",
