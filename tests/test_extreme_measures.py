@@ -223,3 +223,39 @@ def test_spe_from_napkinxc_refuses_another_feature_count(napkin_model):
         spe_from_napkinxc(model, X, n_features=X.shape[1], n_labels=m - 3)
     with pytest.raises(InvalidArgumentError, match="`model`"):
         spe_from_napkinxc(object(), X, n_features=X.shape[1])
+
+
+# ---------------------------------------------------------------------------
+# the generator of the seed's shapes
+# ---------------------------------------------------------------------------
+def test_make_extreme_problem_has_the_requested_shape():
+    from fmstats.extreme import make_extreme_problem
+
+    X, Y = make_extreme_problem(4000, 3000, 300, labels_per_row=5, nnz_per_row=60,
+                                random_state=3)
+    assert sp.issparse(X) and sp.issparse(Y) and X.dtype == np.float32
+    assert X.shape == (4000, 3000) and Y.shape == (4000, 300)
+    sizes = np.diff(Y.indptr)
+    assert sizes.min() >= 1
+    assert 4.4 < sizes.mean() < 5.1                    # 1 + Poisson(4), merged duplicates
+    assert 35 < X.nnz / 4000 <= 60                     # distinct features of 60 draws
+    np.testing.assert_allclose(np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel()), 1.0,
+                               rtol=1e-5)
+    freq = np.bincount(Y.indices, minlength=300)
+    assert freq[:10].sum() > 10 * freq[-10:].sum()     # power-law popularity
+    X2, Y2 = make_extreme_problem(4000, 3000, 300, labels_per_row=5, nnz_per_row=60,
+                                  random_state=3)
+    assert (X2 != X).nnz == 0 and (Y2 != Y).nnz == 0
+
+
+def test_make_extreme_problem_is_learnable_by_a_label_tree():
+    """The features carry the labels: a PLT's P@1 on held-out rows is far above the
+    frequency baseline (the most frequent label for everyone)."""
+    from fmstats.extreme import make_extreme_problem, probabilistic_label_tree
+
+    X, Y = make_extreme_problem(3000, 2000, 50, nnz_per_row=40, signal=0.5, exponent=0.5,
+                                random_state=0)
+    model = probabilistic_label_tree(X[:2400], Y[:2400], tree="random", C=1.0, progress=False)
+    p1 = precision_at_k(Y[2400:], model.predict_topk(X[2400:], 1), 1)
+    base = precision_at_k(Y[2400:], np.zeros((600, 1), dtype=int), 1)
+    assert p1 > base + 0.3
