@@ -124,3 +124,52 @@ def test_bad_input_names_the_argument(data, call, arg):
     spe, Y = data
     with pytest.raises(FmstatsError, match=f"`{arg}`"):
         call(spe, Y)
+
+
+@pytest.mark.slow
+def test_debtags_vignette_claims_at_k():
+    """Vignette 07's reading of the measures-at-k table on debtags (its split and PLT):
+    BCA more than triples top-5's macro-F1@5, keeps five tags, raises PSP@1 and PSP@5 while
+    P@5 drops, and beats the thresholded OFO; Frank-Wolfe stays at top-k because its first
+    rule scores below 0.01 on validation (tags without validation positives)."""
+    from fmstats.datasets import load_debtags
+    from fmstats.experiments.seed002 import debtags_split, run_protocol, selected_thresholds
+    from fmstats.extreme import (inverse_propensities, macro_f_at_thresholds,
+                                 psprecision_at_k, precision_at_k)
+    from fmstats.extreme._plugin import _gradient, _topk_of_gains, _utility
+    from fmstats.extreme._atk import hits, label_counts_at_k
+
+    split = debtags_split(0)
+    X, Y, _, _ = load_debtags()
+    from fmstats.experiments.seed002 import split_rows
+    fit, val, test = split_rows(X.shape[0], 0)
+    q = inverse_propensities(Y[fit])
+    top = split.model.predict_topk(X[test], 5)
+    bca = bca_macro_at_k(split.spe_test, 5)
+    Yt = Y[test]
+    f_top, f_bca = macro_f_at_k(Yt, top, 5), macro_f_at_k(Yt, bca, 5)
+    assert f_bca > 3 * f_top
+    assert (bca.labels >= 0).sum(axis=1).min() == 5
+    for k in (1, 5):
+        assert psprecision_at_k(Yt, bca, q, k) > psprecision_at_k(Yt, top, q, k)
+    assert precision_at_k(Yt, bca, 5) < precision_at_k(Yt, top, 5) - 0.03
+    _, best = run_protocol(split)
+    c_ofo = float(best.set_index("method").loc["ofo", "c"])
+    f_ofo = macro_f_at_thresholds(split.spe_test, Yt, selected_thresholds(split, "ofo", c_ofo),
+                                  zero_division=0)
+    assert f_bca > f_ofo
+    fw = frank_wolfe_macro_at_k(split.spe_val, split.Y_val, 5)
+    assert fw.p.size == 1
+    mat = split.spe_val.matrix
+    yv = sp.csr_array(split.Y_val)
+    m, nv = mat.shape[1], mat.shape[0]
+
+    def conf(a, b):
+        lab = _topk_of_gains(mat, a[mat.indices] * mat.data + b[mat.indices], 5)
+        return [c / nv for c in label_counts_at_k(yv, lab, hits(yv, lab), 5)]
+
+    c0 = conf(np.ones(m), np.full(m, -0.5))
+    g = _gradient(*c0, "f", 1.0, 1e-6)
+    c1 = conf(g[0] - g[1] - g[2], g[1])
+    assert np.mean(_utility(*c1, "f", 1.0, 1e-6)) < 0.01
+    assert (np.bincount(yv.indices, minlength=m) == 0).sum() > 50
