@@ -149,7 +149,9 @@ def test_debtags_vignette_claims_at_k():
     Yt = Y[test]
     f_top, f_bca = macro_f_at_k(Yt, top, 5), macro_f_at_k(Yt, bca, 5)
     assert f_bca > 3 * f_top
-    assert (bca.labels >= 0).sum(axis=1).min() == 5
+    stored = np.diff(split.spe_test.matrix.indptr)
+    np.testing.assert_array_equal((bca.labels >= 0).sum(axis=1), np.minimum(5, stored))
+    assert (stored >= 5).mean() > 0.99
     for k in (1, 5):
         assert psprecision_at_k(Yt, bca, q, k) > psprecision_at_k(Yt, top, q, k)
     assert precision_at_k(Yt, bca, 5) < precision_at_k(Yt, top, 5) - 0.03
