@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 
 from .._utils.validation import check_choice, check_random_state, check_scalar
 from ..exceptions import DataError
@@ -59,50 +58,6 @@ def _gradient(tp, fp, fn, metric: str, beta2: float, eps: float):
     c = 1 + beta2
     d = (c * tp + beta2 * fn + fp + eps) ** 2
     return c * (beta2 * fn + fp + eps) / d / m, -c * tp / d / m, -beta2 * c * tp / d / m
-
-
-@njit(cache=True, nogil=True)
-def _u(tp, fp, fn, recall, beta2, eps):
-    if recall:
-        return tp / (tp + fn + eps)
-    return (1 + beta2) * tp / ((1 + beta2) * tp + beta2 * fn + fp + eps)
-
-
-@njit(cache=True, nogil=True)
-def _bca_sweep(indptr, indices, data, chosen, tp, fp, fn, order, k, n, recall, beta2, eps):
-    """One sweep of block coordinate ascent over the instances in ``order``; ``chosen`` marks
-    the predicted stored entries; tp, fp, fn are unnormalised expected counts."""
-    inv = 1.0 / n
-    for o in range(order.shape[0]):
-        i = order[o]
-        a, b = indptr[i], indptr[i + 1]
-        if b - a == 0:
-            continue
-        for q in range(a, b):               # remove the instance's contribution
-            j, e = indices[q], data[q]
-            if chosen[q]:
-                tp[j] -= e
-                fp[j] -= 1.0 - e
-            else:
-                fn[j] -= e
-        gains = np.empty(b - a)
-        for q in range(a, b):
-            j, e = indices[q], data[q]
-            on = _u((tp[j] + e) * inv, (fp[j] + 1.0 - e) * inv, fn[j] * inv, recall, beta2, eps)
-            off = _u(tp[j] * inv, fp[j] * inv, (fn[j] + e) * inv, recall, beta2, eps)
-            gains[q - a] = on - off
-        top = np.argsort(-gains, kind="mergesort")   # ties: the smaller label index first
-        for q in range(a, b):
-            chosen[q] = False
-        for r in range(min(k, b - a)):
-            chosen[a + top[r]] = True
-        for q in range(a, b):               # add it back
-            j, e = indices[q], data[q]
-            if chosen[q]:
-                tp[j] += e
-                fp[j] += 1.0 - e
-            else:
-                fn[j] += e
 
 
 def _topk_of_gains(mat: sp.csr_array, gains: np.ndarray, k: int) -> np.ndarray:
@@ -221,12 +176,14 @@ def bca_macro_at_k(spe: Any, k: int, *, metric: str = "f", beta: float = 1.0,
     fn = np.bincount(indices, weights=np.where(chosen, 0.0, data), minlength=m)
     rng = None if random_state is None else check_random_state(random_state)
     order = np.arange(n, dtype=np.int64)
+    from ._sweeps import bca_sweep
+
     recall = metric == "recall"
     value = float(np.mean(_utility(tp / n, fp / n, fn / n, metric, beta2, eps)))
     for _ in range(max_iter):
         if rng is not None:
             order = rng.permutation(n).astype(np.int64)
-        _bca_sweep(indptr, indices, data, chosen, tp, fp, fn, order, k, n, recall, beta2, eps)
+        bca_sweep(indptr, indices, data, chosen, tp, fp, fn, order, k, n, recall, beta2, eps)
         new = float(np.mean(_utility(tp / n, fp / n, fn / n, metric, beta2, eps)))
         if abs(new - value) < tol:
             break
