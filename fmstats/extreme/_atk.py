@@ -53,6 +53,26 @@ class TopK(NamedTuple):
     scores: np.ndarray
 
 
+_SHARED = """Y : sparse matrix or 2-d array (n, m) of 0/1
+        True labels.
+    topk : TopK or array of int, shape (n, K)
+        Predicted labels per instance, best first; -1 marks no prediction.
+    k : int or sequence of int, default (1, 3, 5)
+        Each between 1 and K."""
+
+_RETURNS = """Returns
+    -------
+    float or dict
+        A float for an integer ``k``, else a dict ``{k: value}``."""
+
+
+def _documented(fn):
+    """Fill the parameters and the return value every measure at k shares into the docstring."""
+    if fn.__doc__:   # None under python -OO
+        fn.__doc__ = fn.__doc__.replace("{shared}", _SHARED).replace("{returns}", _RETURNS)
+    return fn
+
+
 # ---------------------------------------------------------------------------
 # inputs
 # ---------------------------------------------------------------------------
@@ -115,6 +135,7 @@ def _discounts(K: int) -> np.ndarray:
 # ---------------------------------------------------------------------------
 # instance-wise measures
 # ---------------------------------------------------------------------------
+@_documented
 def precision_at_k(Y: Any, topk: Any, k: Any = (1, 3, 5)) -> float | dict[int, float]:
     """Precision@k: the mean over instances of ``|top-k labels ∩ true labels| / k``.
 
@@ -128,10 +149,7 @@ def precision_at_k(Y: Any, topk: Any, k: Any = (1, 3, 5)) -> float | dict[int, f
     k : int or sequence of int, default (1, 3, 5)
         Each between 1 and K.
 
-    Returns
-    -------
-    float or dict
-        A float for an integer ``k``, else a dict ``{k: P@k}``.
+    {returns}
 
     Examples
     --------
@@ -147,25 +165,18 @@ def precision_at_k(Y: Any, topk: Any, k: Any = (1, 3, 5)) -> float | dict[int, f
     return _result({kk: float(cum[:, kk - 1].mean() / kk) for kk in ks}, k)
 
 
+@_documented
 def recall_at_k(Y: Any, topk: Any, k: Any = (1, 3, 5), *,
                 zero_division: float = 0.0) -> float | dict[int, float]:
     """Recall@k: the mean over instances of ``|top-k labels ∩ true labels| / |true labels|``.
 
     Parameters
     ----------
-    Y : sparse matrix or 2-d array (n, m) of 0/1
-        True labels.
-    topk : TopK or array of int, shape (n, K)
-        Predicted labels per instance, best first; -1 marks no prediction.
-    k : int or sequence of int, default (1, 3, 5)
-        Each between 1 and K.
+    {shared}
     zero_division : float, default 0
         The recall of an instance without true labels (napkinXC's default).
 
-    Returns
-    -------
-    float or dict
-        A float for an integer ``k``, else a dict ``{k: R@k}``.
+    {returns}
     """
     Y, _, hit, ks = _prepare(Y, topk, k)
     zd = check_zero_division(zero_division)
@@ -178,6 +189,7 @@ def recall_at_k(Y: Any, topk: Any, k: Any = (1, 3, 5), *,
     return _result(out, k)
 
 
+@_documented
 def ndcg_at_k(Y: Any, topk: Any, k: Any = (1, 3, 5), *,
               zero_division: float = 0.0) -> float | dict[int, float]:
     """nDCG@k: DCG@k = sum over ranks r < k of hit_r / log2(r + 2), divided by its best
@@ -185,19 +197,11 @@ def ndcg_at_k(Y: Any, topk: Any, k: Any = (1, 3, 5), *,
 
     Parameters
     ----------
-    Y : sparse matrix or 2-d array (n, m) of 0/1
-        True labels.
-    topk : TopK or array of int, shape (n, K)
-        Predicted labels per instance, best first; -1 marks no prediction.
-    k : int or sequence of int, default (1, 3, 5)
-        Each between 1 and K.
+    {shared}
     zero_division : float, default 0
         The nDCG of an instance without true labels (napkinXC's default).
 
-    Returns
-    -------
-    float or dict
-        A float for an integer ``k``, else a dict ``{k: nDCG@k}``.
+    {returns}
     """
     Y, pred, hit, ks = _prepare(Y, topk, k)
     zd = check_zero_division(zero_division)
@@ -297,6 +301,7 @@ def _normalise(got: np.ndarray, best: np.ndarray, normalize: bool) -> float:
     return float(got.mean())
 
 
+@_documented
 def psprecision_at_k(Y: Any, topk: Any, inv_propensities: Any, k: Any = (1, 3, 5), *,
                      normalize: bool = True) -> float | dict[int, float]:
     """Propensity-scored precision@k: ``sum_{r < k} q_{l_r} hit_r / k``, summed over
@@ -317,10 +322,7 @@ def psprecision_at_k(Y: Any, topk: Any, inv_propensities: Any, k: Any = (1, 3, 5
         Divide by the value of the best ranking (the reported PSP@k); False: the mean
         over instances of the unnormalised value.
 
-    Returns
-    -------
-    float or dict
-        A float for an integer ``k``, else a dict ``{k: PSP@k}``.
+    {returns}
     """
     Y, pred, hit, ks = _prepare(Y, topk, k)
     q = _check_inv_ps(inv_propensities, Y.shape[1])
@@ -330,6 +332,7 @@ def psprecision_at_k(Y: Any, topk: Any, inv_propensities: Any, k: Any = (1, 3, 5
                     for kk in ks}, k)
 
 
+@_documented
 def psndcg_at_k(Y: Any, topk: Any, inv_propensities: Any, k: Any = (1, 3, 5), *,
                 normalize: bool = True, zero_division: float = 0.0
                 ) -> float | dict[int, float]:
@@ -352,10 +355,7 @@ def psndcg_at_k(Y: Any, topk: Any, inv_propensities: Any, k: Any = (1, 3, 5), *,
     zero_division : float, default 0
         The value of an instance without true labels, for it and for the best ranking.
 
-    Returns
-    -------
-    float or dict
-        A float for an integer ``k``, else a dict ``{k: PSnDCG@k}``.
+    {returns}
     """
     Y, pred, hit, ks = _prepare(Y, topk, k)
     q = _check_inv_ps(inv_propensities, Y.shape[1])
@@ -399,6 +399,7 @@ def _macro(Y, topk, k, a, b, zero_division):
     return _result(out, k)
 
 
+@_documented
 def macro_f_at_k(Y: Any, topk: Any, k: Any = (1, 3, 5), *, beta: float | None = None,
                  alpha: float | None = None, measure: FMeasure | None = None,
                  zero_division: float = 0.0) -> float | dict[int, float]:
@@ -407,12 +408,7 @@ def macro_f_at_k(Y: Any, topk: Any, k: Any = (1, 3, 5), *, beta: float | None = 
 
     Parameters
     ----------
-    Y : sparse matrix or 2-d array (n, m) of 0/1
-        True labels.
-    topk : TopK or array of int, shape (n, K)
-        Predicted labels per instance, best first; -1 marks no prediction.
-    k : int or sequence of int, default (1, 3, 5)
-        Each between 1 and K.
+    {shared}
     beta, alpha : float, optional
         The F-measure (default F1); see :class:`~fmstats.measures.FMeasure`.
     measure : FMeasure, optional
@@ -421,61 +417,45 @@ def macro_f_at_k(Y: Any, topk: Any, k: Any = (1, 3, 5), *, beta: float | None = 
         F of a label never true and never predicted (napkinXC's and xCOLUMNs' 0; the
         thresholding functions of seed 002 use Lewis's 1).
 
-    Returns
-    -------
-    float or dict
-        A float for an integer ``k``, else a dict ``{k: macro-F@k}``.
+    {returns}
     """
     fm = as_fmeasure(measure, beta, alpha)
     return _macro(Y, topk, k, fm.alpha, 1.0 - fm.alpha, zero_division)
 
 
+@_documented
 def macro_precision_at_k(Y: Any, topk: Any, k: Any = (1, 3, 5), *,
                          zero_division: float = 0.0) -> float | dict[int, float]:
     """Macro-precision@k: per-label precision of the top-k predictions, averaged over labels.
 
     Parameters
     ----------
-    Y : sparse matrix or 2-d array (n, m) of 0/1
-        True labels.
-    topk : TopK or array of int, shape (n, K)
-        Predicted labels per instance, best first; -1 marks no prediction.
-    k : int or sequence of int, default (1, 3, 5)
-        Each between 1 and K.
+    {shared}
     zero_division : float, default 0
         The precision of a label never predicted.
 
-    Returns
-    -------
-    float or dict
-        A float for an integer ``k``, else a dict ``{k: value}``.
+    {returns}
     """
     return _macro(Y, topk, k, 1.0, 0.0, zero_division)
 
 
+@_documented
 def macro_recall_at_k(Y: Any, topk: Any, k: Any = (1, 3, 5), *,
                       zero_division: float = 0.0) -> float | dict[int, float]:
     """Macro-recall@k: per-label recall of the top-k predictions, averaged over labels.
 
     Parameters
     ----------
-    Y : sparse matrix or 2-d array (n, m) of 0/1
-        True labels.
-    topk : TopK or array of int, shape (n, K)
-        Predicted labels per instance, best first; -1 marks no prediction.
-    k : int or sequence of int, default (1, 3, 5)
-        Each between 1 and K.
+    {shared}
     zero_division : float, default 0
         The recall of a label without positives.
 
-    Returns
-    -------
-    float or dict
-        A float for an integer ``k``, else a dict ``{k: value}``.
+    {returns}
     """
     return _macro(Y, topk, k, 0.0, 1.0, zero_division)
 
 
+@_documented
 def coverage_at_k(Y: Any, topk: Any, k: Any = (1, 3, 5)) -> float | dict[int, float]:
     """Coverage@k: the fraction of the labels present in ``Y`` that are correctly predicted
     in the top k of at least one instance.
@@ -489,10 +469,7 @@ def coverage_at_k(Y: Any, topk: Any, k: Any = (1, 3, 5)) -> float | dict[int, fl
     k : int or sequence of int, default (1, 3, 5)
         Each between 1 and K.
 
-    Returns
-    -------
-    float or dict
-        A float for an integer ``k``, else a dict ``{k: coverage@k}``.
+    {returns}
     """
     Y, pred, hit, ks = _prepare(Y, topk, k)
     present = np.count_nonzero(np.bincount(Y.indices, minlength=Y.shape[1]))
@@ -505,18 +482,14 @@ def coverage_at_k(Y: Any, topk: Any, k: Any = (1, 3, 5)) -> float | dict[int, fl
     return _result(out, k)
 
 
+@_documented
 def measures_at_k(Y: Any, topk: Any, k: Any = (1, 3, 5), *, inv_propensities: Any = None,
                   zero_division: float = 0.0) -> pd.DataFrame:
     """All the measures at k of this module as one table (rows: measures, columns: k).
 
     Parameters
     ----------
-    Y : sparse matrix or 2-d array (n, m) of 0/1
-        True labels.
-    topk : TopK or array of int, shape (n, K)
-        Predicted labels per instance, best first; -1 marks no prediction.
-    k : int or sequence of int, default (1, 3, 5)
-        Each between 1 and K.
+    {shared}
     inv_propensities : array of shape (m,), optional
         Inverse propensities for PSP@k and PSnDCG@k (omitted when None).
     zero_division : float, default 0
