@@ -151,7 +151,7 @@ def test_debtags_vignette_claims_at_k():
     assert f_bca > 3 * f_top
     stored = np.diff(split.spe_test.matrix.indptr)
     np.testing.assert_array_equal((bca.labels >= 0).sum(axis=1), np.minimum(5, stored))
-    assert (stored >= 5).mean() > 0.99
+    assert 0.95 < (stored >= 5).mean() < 0.99        # the vignette: "3 %" store fewer
     for k in (1, 5):
         assert psprecision_at_k(Yt, bca, q, k) > psprecision_at_k(Yt, top, q, k)
     assert precision_at_k(Yt, bca, 5) < precision_at_k(Yt, top, 5) - 0.03
