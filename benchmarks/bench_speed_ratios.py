@@ -7,7 +7,8 @@ Run from the repository root::
 
 Three ratios, each of two contenders timed in interleaved pairs (a fresh random order per
 pair, ``gc.collect()`` before each call); every pair's ratio is printed, with the median
-(the target applies to it) and the range:
+(the target applies to it) and the range; for the one-thread contenders of 1 and 2 also the
+ratio of their CPU seconds (on a loaded machine wall time includes waiting for a core):
 
 1. ``tune_threshold`` of a maxent fit on Adult (5 folds, exact search) against the hand loop
    on the prebuilt arrays of ``bench_tuning_design.py`` (scikit-learn newton-cholesky per
@@ -42,19 +43,30 @@ import pandas as pd  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 
+#: CPU seconds of this process per call, filled by :func:`pairs` beside the wall times
+CPU: dict = {}
+
+
 def pairs(a, b, repeat: int, seed: int):
-    """Interleaved timings of the callables a and b: lists of seconds."""
+    """Interleaved timings of the callables a and b: lists of wall seconds (their CPU seconds
+    in ``CPU["a"]``, ``CPU["b"]``: on a loaded machine the fairer measure of one thread)."""
     ta, tb = [], []
+    CPU["a"], CPU["b"] = [], []
     rng = random.Random(seed)
     for _ in range(repeat):
-        order = [(a, ta), (b, tb)]
+        order = [(a, ta, CPU["a"]), (b, tb, CPU["b"])]
         rng.shuffle(order)
-        for fn, out in order:
+        for fn, out, cpu in order:
             gc.collect()
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             fn()
             out.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
     return ta, tb
+
+
+def cpu_ratios():
+    return [a / b for a, b in zip(CPU["a"], CPU["b"])]
 
 
 def report(name, ratios, target, higher=False):
@@ -88,6 +100,7 @@ def tune_threshold_ratio(repeat: int, seed: int):
     print(f"tune_threshold on Adult ({len(data)} rows): fmstats min {min(ta):.3f} s, hand loop "
           f"min {min(tb):.3f} s")
     report("  tune_threshold / hand loop", [a / b for a, b in zip(ta, tb)], 1.5)
+    report("  tune_threshold / hand loop, CPU seconds", cpu_ratios(), 1.5)
 
 
 def maxent_ratio(repeat: int, seed: int, n: int):
@@ -110,6 +123,7 @@ def maxent_ratio(repeat: int, seed: int, n: int):
     print(f"maxent from a formula, n = {n:,}, p = {X.shape[1]}: fmstats min {min(ta):.3f} s, "
           f"IRLS core min {min(tb):.3f} s")
     report("  maxent / IRLS core", [a / b for a, b in zip(ta, tb)], 1.25)
+    report("  maxent / IRLS core, CPU seconds", cpu_ratios(), 1.25)
 
 
 def wsvm_ratio(repeat: int, seed: int, n_values: int):

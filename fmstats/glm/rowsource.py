@@ -36,8 +36,9 @@ __all__ = ["ArraySource"]
 class ArraySource:
     """A row source in memory: the design X, response q and count weights cw as arrays."""
 
-    def __init__(self, X, q, cw, threshold: float):
+    def __init__(self, X, q, cw, threshold: float, start_gram=None):
         self.X, self.q, self.cw, self.threshold = X, q, cw, threshold
+        self.start_gram = start_gram        # X'WX at IRLS's start, when known (irls_logit)
         self.sum_q = float(np.dot(cw, q))
         self.active = cw > 0
 
@@ -47,7 +48,7 @@ class ArraySource:
     def fit(self, *, start=None, penalty, tol, max_iter):
         """The weighted IRLS fit of q on X with the count weights."""
         return irls_logit(self.X, self.q, self.cw, start=start, penalty=penalty, tol=tol,
-                          max_iter=max_iter)
+                          max_iter=max_iter, start_gram=self.start_gram)
 
     def baseline(self, penalty, tol, max_iter) -> np.ndarray:
         return self.fit(penalty=penalty, tol=tol, max_iter=max_iter).coef
