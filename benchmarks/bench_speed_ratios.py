@@ -39,7 +39,6 @@ os.environ.update(_common.set_thread_env(1, {}))
 _common.ensure_fmstats_importable()
 
 import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 
@@ -80,17 +79,12 @@ def report(name, ratios, target, higher=False):
 
 def tune_threshold_ratio(repeat: int, seed: int):
     import fmstats as fm
-    from fmstats.formula import model_frame
-    from bench_tuning_design import ADULT, SEED, hand_threshold
+    from bench_tuning_design import ADULT, SEED, adult_design, hand_threshold
 
-    raw = fm.datasets.load_adult("train")
+    data, mf = adult_design()
+    X, y = mf.X, mf.response.y
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        mf0 = model_frame(ADULT, raw.iloc[:50])
-        data = raw.dropna(subset=list(dict.fromkeys(["income", *mf0.spec.variables]))
-                          ).reset_index(drop=True)
-        mf = model_frame(ADULT, data)
-        X, y = mf.X, mf.response.y
         with threadpool_limits(1):
             fit = fm.maxent(ADULT, data)
             ours = lambda: fm.tune_threshold(fit, data, cv=5, random_state=SEED,  # noqa: E731
@@ -105,18 +99,10 @@ def tune_threshold_ratio(repeat: int, seed: int):
 
 def maxent_ratio(repeat: int, seed: int, n: int):
     import fmstats as fm
-    from fmstats.formula import model_frame
+    from bench_formula import maxent_problem
     from fmstats.glm.irls import irls_logit
 
-    rng = np.random.default_rng(seed)
-    k = 15
-    df = pd.DataFrame({f"x{j}": rng.standard_normal(n) for j in range(k)})
-    df["g"] = pd.Categorical.from_codes(rng.integers(0, 5, n), categories=list("abcde"))
-    eta = df[[f"x{j}" for j in range(k)]].to_numpy() @ rng.normal(0, 0.3, k)
-    df["y"] = (rng.random(n) < 1 / (1 + np.exp(-eta))).astype(int)
-    formula = "y ~ " + " + ".join(f"x{j}" for j in range(k)) + " + g"
-    mf = model_frame(formula, df)
-    X, y = mf.X, mf.response.y
+    formula, df, X, y = maxent_problem(n, seed)
     with threadpool_limits(1):
         fm.maxent(formula, df.iloc[:2000])
         ta, tb = pairs(lambda: fm.maxent(formula, df), lambda: irls_logit(X, y), repeat, seed)
