@@ -1,17 +1,18 @@
 """The compiled node trainer of probabilistic label trees (numba).
 
 Used by :mod:`fmstats.extreme._plt` only (imported lazily, so ``import fmstats`` does not
-load numba).  Every node of a label tree is an L2-regularised logistic regression with an
-unpenalised intercept,
+load numba).  Every node of a label tree is an L2-regularised logistic regression in
+liblinear's form (napkinXC's node model), the bias a feature of value 1 penalised like the
+weights:
 
-    F(w, b) = (1/n) sum_i [log(1 + exp(eta_i)) - z_i eta_i] + ||w||^2 / (2 C n),
-    eta_i = x_i w + b,
+    min_w  ||w||^2 / 2 + C sum_i log(1 + exp(-s_i w'x_i)),   x_i = (features, 1), s_i = 2 z_i - 1
 
-(scikit-learn's ``LogisticRegression(C=C)`` objective divided by ``C n``), minimised by a
-truncated Newton method: the Newton direction from preconditioned conjugate gradients
-(Jacobi preconditioner; Hessian-vector products by two passes over the rows' non-zeros;
-relative residual ``min(0.5, sqrt(||g||))``), then a backtracking Armijo line search along
-it.  It stops when the Euclidean norm of the gradient of F is below ``tol``.
+(scikit-learn's ``LogisticRegression(C=C, solver="liblinear", intercept_scaling=1)``),
+solved by dual coordinate descent (Yu, Huang and Lin 2011; liblinear's ``L2R_LR_DUAL``):
+every epoch visits the rows in a seeded random order, solves the one-variable dual problem
+of each row by a few Newton steps and keeps w = sum_i alpha_i s_i x_i up to date.  It stops
+when the largest absolute dual gradient of an epoch is below ``tol`` (see
+:func:`fmstats.extreme._plt.logistic_l2`).
 
 :func:`train_parents` trains the children of a list of parents in one compiled call: for
 each parent it gathers the rows positive at the parent (all rows for the root) into a
