@@ -22,9 +22,10 @@ above ``weight_threshold``.  Everything after the argument checks runs in compil
 the GIL released, so threads train disjoint parents side by side.
 
 Why numba and not Cython: ``pip install -e .`` and ``.ci/run`` on a clean clone need no C
-compiler with numba (a binary wheel); measured in ``benchmarks/bench_plt.py``, the
-numba trainer is at or below napkinXC's C++ (liblinear) training time on debtags, so a
-Cython build would add an install-time compiler for no speed to gain.
+compiler with numba (a binary wheel).  Measured in ``benchmarks/bench_plt.py`` (debtags, the
+same tree and C, one thread), the numba trainer takes 1.0-1.1x napkinXC's C++ (liblinear)
+CPU time, the same algorithm in compiled code either way, so a Cython build would add an
+install-time compiler for little speed to gain.
 """
 from __future__ import annotations
 
