@@ -97,7 +97,7 @@ def tune_threshold_ratio(repeat: int, seed: int):
     report("  tune_threshold / hand loop, CPU seconds", cpu_ratios(), 1.5)
 
 
-def maxent_ratio(repeat: int, seed: int, n: int):
+def maxent_ratio(repeat: int, seed: int, n: int, ab: bool = False):
     import fmstats as fm
     from bench_formula import maxent_problem
     from fmstats.glm.irls import irls_logit
@@ -110,6 +110,23 @@ def maxent_ratio(repeat: int, seed: int, n: int):
           f"IRLS core min {min(tb):.3f} s")
     report("  maxent / IRLS core", [a / b for a, b in zip(ta, tb)], 1.25)
     report("  maxent / IRLS core, CPU seconds", cpu_ratios(), 1.25)
+    if ab:   # the same fit without the first-step Gram of the aliasing check (issue 28)
+        import fmstats.maxent_models._prepare as prep
+
+        real = prep.start_gram
+
+        def without():
+            prep.start_gram = lambda *a: None
+            try:
+                fm.maxent(formula, df)
+            finally:
+                prep.start_gram = real
+
+        with threadpool_limits(1):
+            ta, tb = pairs(without, lambda: irls_logit(X, y), repeat, seed)
+        report("  maxent without the first-step Gram / IRLS core", [a / b for a, b in zip(ta, tb)],
+               1.25)
+        report("  the same, CPU seconds", cpu_ratios(), 1.25)
 
 
 def wsvm_ratio(repeat: int, seed: int, n_values: int):
@@ -144,6 +161,8 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=1_000_000, help="rows of the maxent ratio")
     ap.add_argument("--n-values", type=int, default=45, help="costs of the tune_wsvm grid")
     ap.add_argument("--only", choices=("threshold", "maxent", "wsvm"))
+    ap.add_argument("--ab-start-gram", action="store_true",
+                    help="also time maxent without reusing the aliasing check's X'WX")
     args = ap.parse_args()
     _common.print_header("Issue 28 item 6: tune_threshold, maxent and tune_wsvm ratios",
                          ["numpy", "pandas", "sklearn", "joblib"], 1,
@@ -151,7 +170,7 @@ def main() -> None:
     if args.only in (None, "threshold"):
         tune_threshold_ratio(args.repeat, args.seed)
     if args.only in (None, "maxent"):
-        maxent_ratio(args.repeat, args.seed, args.n)
+        maxent_ratio(args.repeat, args.seed, args.n, args.ab_start_gram)
     if args.only in (None, "wsvm"):
         wsvm_ratio(args.repeat, args.seed, args.n_values)
     print(f"load after: {os.getloadavg()}")
