@@ -8,6 +8,9 @@ set once so that tuning and resampling refit on subsets of its rows; a Dask Data
 lazy model frame built partition by partition.
 """
 from ._dask import DaskModelFrame, dask_model_frame
+# whether formula text read from a results file could run code beyond the engines' vocabulary
+from ._safety import (code_problem, design_state_problem, engine_object_problem,
+                      formula_problem, lhs_problem)
 from ._frame import (DEFAULT_ENGINE, ENGINES, DesignSpec, ModelFrame, check_frame, expand_dot,
                      formula_names, is_dask_frame, model_frame, parse_response, split_formula,
                      stateful_transform)
