@@ -58,6 +58,7 @@ _FMSTATS_CLASSES = {
     "fmstats.extreme._thresholds": ("ThresholdFit",),
     "fmstats.extreme._plt": ("PLTResults",),
     "fmstats.extreme._trees": ("LabelTree",),
+    "fmstats.extreme._plugin": ("RandomizedTopK",),
 }
 
 _LIBRARY_CLASSES = {
