@@ -253,21 +253,13 @@ def main(argv=None) -> int:
 MAXENT_P = 20   # intercept + 15 numeric columns + 4 dummies of a 5-level factor
 
 
-def maxent_vs_core(n: int, repeat: int, threads: int, seed: int) -> None:
-    """maxent() from a formula against the IRLS core on the prebuilt arrays (issue 21, item 4).
-
-    Data: 15 N(0, 1) columns, a 5-level Categorical and a logistic 0/1 response; p = 20.
-    Contenders, interleaved in a fresh random order every repeat: ``fm.maxent(formula, df)``
-    (design, checks, fit, results) and ``irls_logit(X, y)`` on the design built beforehand.
-    Target: the ratio of the minima <= 1.25.
-    """
+def maxent_problem(n: int, seed: int):
+    """(formula, data, X, y): 15 normal columns and a 5-level factor (p = 20 with the
+    intercept), a logit response; X and y the prebuilt design and response."""
     import numpy as np
     import pandas as pd
-    from threadpoolctl import threadpool_limits
 
-    import fmstats as fm
     from fmstats.formula import model_frame
-    from fmstats.glm.irls import irls_logit
 
     rng = np.random.default_rng(seed)
     k = MAXENT_P - 5
@@ -277,7 +269,23 @@ def maxent_vs_core(n: int, repeat: int, threads: int, seed: int) -> None:
     df["y"] = (rng.random(n) < 1 / (1 + np.exp(-eta))).astype(int)
     formula = "y ~ " + " + ".join(f"x{j}" for j in range(k)) + " + g"
     mf = model_frame(formula, df)
-    X, y = mf.X, mf.response.y
+    return formula, df, mf.X, mf.response.y
+
+
+def maxent_vs_core(n: int, repeat: int, threads: int, seed: int) -> None:
+    """maxent() from a formula against the IRLS core on the prebuilt arrays (issue 21, item 4).
+
+    Data: 15 N(0, 1) columns, a 5-level Categorical and a logistic 0/1 response; p = 20.
+    Contenders, interleaved in a fresh random order every repeat: ``fm.maxent(formula, df)``
+    (design, checks, fit, results) and ``irls_logit(X, y)`` on the design built beforehand.
+    Target: the ratio of the minima <= 1.25.
+    """
+    from threadpoolctl import threadpool_limits
+
+    import fmstats as fm
+    from fmstats.glm.irls import irls_logit
+
+    formula, df, X, y = maxent_problem(n, seed)
     cands = {"fmstats maxent(formula, df)": lambda: fm.maxent(formula, df),
              "irls_logit(X, y) on prebuilt arrays": lambda: irls_logit(X, y)}
     times = {key: [] for key in cands}

@@ -1,26 +1,29 @@
 """Probabilistic label trees on the bundled debtags data against napkinXC (seed 002, sections 5-6).
 
 An 80/20 split of ``load_debtags()`` (30,300 packages, 581 tags, 2^18 hashed features),
-seeded, one thread.  napkinXC (PyPI ``napkinxc``, the ``bench`` extra) is trained and scored
-in the same run, twice:
+seeded.  napkinXC (PyPI ``napkinxc``, the ``bench`` extra) is trained and scored in the same
+run:
 
-* same tree & C: fmstats' tree (``--tree``, ``--arity``) passed to napkinXC as
-  ``tree_structure``, liblinear C = ``--C`` and no weight pruning, against fmstats' ``probabilistic_label_tree``
-  with that tree and C.  liblinear penalises its bias feature, fmstats does
-  not, so the models are near, not exactly, equal.  ``--repeats`` interleaves repeats of
-  this pair (fmstats, napkinXC, fmstats, ...) and keeps the minimum times.
-* defaults: ``probabilistic_label_tree(X, Y)`` against napkinXC's defaults (hierarchical balanced k-means tree,
-  arity 2, at most 100 labels per pre-leaf node, liblinear C = 10, weights below 0.1
-  pruned).
+* same tree & C, one thread: fmstats' tree (``--tree``, ``--arity``) passed to napkinXC as
+  ``tree_structure``, liblinear C = ``--C`` and no weight pruning, against fmstats'
+  ``probabilistic_label_tree`` with that tree and C.  Both train liblinear's node model
+  (dual coordinate descent, bias a penalised feature, tol 0.1), so the models agree to the
+  solvers' tolerance.  ``--repeats`` interleaves repeats of this pair (fmstats, napkinXC,
+  fmstats, ...); the ratio of each pair is printed and the median counts.
+* defaults, one thread: ``probabilistic_label_tree(X, Y)`` against napkinXC's defaults
+  (hierarchical balanced k-means tree, arity 2, at most 100 labels per pre-leaf node,
+  liblinear C = 10, weights below 0.1 pruned).
+* threads: fmstats on the same tree with ``n_jobs=2`` against ``n_jobs=1``, interleaved
+  ``--repeats`` times (the wall-time ratio of each pair; the median counts).
 
 Printed: training wall and CPU seconds, P@1/3/5 on the 20 %, top-5 and threshold-0.1
-prediction time per example, and the targets of issue 21 with PASS/FAIL: training with
-the same tree and C <= 1.0x napkinXC's wall time at P@1 within 0.5 point; the default's
-P@1 at most 1 point below napkinXC's default; top-5 prediction no slower than napkinXC
-(it was 0.88x before).  The machine is shared, so the load average is printed; the ratio
-in the same run is what counts.
+prediction time per example, and the targets of issue 28 with PASS/FAIL: training with the
+same tree and C <= 1.0x napkinXC's wall time with P@1, P@3, P@5 within 0.3 points; the
+default's P@1 within 1 point of napkinXC's default; ``n_jobs=2`` >= 1.6x ``n_jobs=1``.
+The machine is shared, so the load average is printed; the ratios in the same run are what
+count.
 
-    PYTHONPATH=. python benchmarks/bench_plt.py                       # full split
+    PYTHONPATH=. python benchmarks/bench_plt.py --repeats 3           # full split
     PYTHONPATH=. python benchmarks/bench_plt.py --quick --repeats 3   # 6,000 packages
     PYTHONPATH=. python benchmarks/bench_plt.py --tree balanced-kmeans
 """
@@ -44,7 +47,7 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 from fmstats.datasets._datasets import load_debtags  # noqa: E402
 from fmstats.extreme._plt import label_tree, probabilistic_label_tree, precision_at_k  # noqa: E402
 
-SOURCES = ("fmstats/extreme/_plt.py", "fmstats/extreme/_trees.py")
+SOURCES = ("fmstats/extreme/_plt.py", "fmstats/extreme/_nodes.py", "fmstats/extreme/_trees.py")
 
 
 def split(n: int, seed: int, quick: bool):
@@ -104,19 +107,25 @@ def verdict(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
 
 
+def ratios_line(name, ratios):
+    r = np.asarray(ratios)
+    return (f"{name}: median {np.median(r):.2f}x, range {r.min():.2f}-{r.max():.2f}x over "
+            f"{r.size} interleaved pair(s): " + ", ".join(f"{v:.2f}" for v in r))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n-jobs", type=int, default=1)
     ap.add_argument("--C", type=float, default=1.0)
     ap.add_argument("--arity", type=int, default=2)
     ap.add_argument("--tree", default="random", choices=("random", "balanced-kmeans"))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeats", type=int, default=1,
-                    help="interleaved repeats of the same-tree pair (minimum times kept)")
+                    help="interleaved repeats of the same-tree and the thread pairs")
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
 
-    print_header("PLT on debtags: fmstats vs napkinXC", ["numpy", "scipy", "joblib", "napkinxc"],
+    print_header("PLT on debtags: fmstats vs napkinXC", ["numpy", "scipy", "joblib", "numba",
+                                                         "napkinxc"],
                  1, [f"source:   {source_fingerprint(SOURCES)}",
                      f"load:     {os.getloadavg()} (1/5/15-min load average before the run)"])
     import napkinxc.models  # noqa: F401  (the peer is required: pip install ".[bench]")
@@ -130,16 +139,22 @@ def main(argv=None) -> int:
     print(f"split: {tr.size} train / {te.size} test packages, {Y.shape[1]} labels, seed {args.seed}")
     T = label_tree(Y.shape[1], args.arity, args.tree, X=Xtr, Y=Ytr, random_state=args.seed)
     structure = [(int(T.parent[t]), t, int(T.label[t])) for t in range(T.n_nodes)]
-    same, peer = [], []
+    # warm-up: numba loads (or, on a fresh install, compiles) the trainer once per process
+    probabilistic_label_tree(Xtr[:200], Ytr[:200], tree="random", progress=False)
+    same, peer, two, one = [], [], [], []
     for _ in range(args.repeats):  # interleaved: fmstats, napkinXC, fmstats, ...
-        same.append(run_fmstats("fmstats same tree & C", Xtr, Ytr, Xte, Yte, args.n_jobs,
+        same.append(run_fmstats("fmstats same tree & C", Xtr, Ytr, Xte, Yte, 1,
                                 tree=T, C=args.C))
-        peer.append(run_napkinxc("napkinXC same tree & C", Xtr, Ytr, Xte, Yte, args.n_jobs,
+        peer.append(run_napkinxc("napkinXC same tree & C", Xtr, Ytr, Xte, Yte, 1,
                                  tree_structure=structure, liblinear_c=args.C,
                                  weights_threshold=0.0))
-    ours_d = run_fmstats("fmstats defaults", Xtr, Ytr, Xte, Yte, args.n_jobs,
-                         random_state=args.seed)
-    peer_d = run_napkinxc("napkinXC defaults", Xtr, Ytr, Xte, Yte, args.n_jobs)
+    for _ in range(args.repeats):
+        two.append(clock(lambda: probabilistic_label_tree(Xtr, Ytr, tree=T, C=args.C, n_jobs=2,
+                                                          progress=False))[1])
+        one.append(clock(lambda: probabilistic_label_tree(Xtr, Ytr, tree=T, C=args.C, n_jobs=1,
+                                                          progress=False))[1])
+    ours_d = run_fmstats("fmstats defaults", Xtr, Ytr, Xte, Yte, 1, random_state=args.seed)
+    peer_d = run_napkinxc("napkinXC defaults", Xtr, Ytr, Xte, Yte, 1)
 
     def best(runs):
         out = dict(runs[0])
@@ -148,27 +163,36 @@ def main(argv=None) -> int:
         return out
 
     a, b = best(same), best(peer)
-    print(f"fmstats same tree: {a['model']}; Newton iterations {int(a['model'].n_iter.sum())}")
+    print(f"fmstats same tree: {a['model']}; epochs {int(a['model'].n_iter.sum())}")
     print(f"fmstats defaults:  {ours_d['model']}")
     rows = [[r["name"], f"{r['train']:.1f}", f"{r['cpu']:.1f}",
              *(f"{100 * r['pk'][k]:.2f}" for k in (1, 3, 5)),
              f"{r['top5'] * 1000:.3f}", f"{r['thr'] * 1000:.3f}"] for r in (a, b, ours_d, peer_d)]
     print()
-    print(format_table(["model", "train s", "train CPU s", "P@1", "P@3", "P@5", "top-5 ms/ex",
-                        "thr 0.1 ms/ex"], rows))
-    r_wall, r_cpu = a["train"] / b["train"], a["cpu"] / b["cpu"]
-    d_same = 100 * (a["pk"][1] - b["pk"][1])
-    d_def = 100 * (ours_d["pk"][1] - peer_d["pk"][1])
-    r_pred = a["top5"] / b["top5"]
+    print(format_table(["model", "train s (min)", "train CPU s", "P@1", "P@3", "P@5",
+                        "top-5 ms/ex", "thr 0.1 ms/ex"], rows))
     print()
-    print(f"training, same tree & C: fmstats / napkinXC = {r_wall:.2f}x wall, {r_cpu:.2f}x CPU "
-          f"(target <= 1.0x): {verdict(r_wall <= 1.0)}")
-    print(f"P@1, same tree & C: fmstats - napkinXC = {d_same:+.2f} points (target within 0.5): "
-          f"{verdict(abs(d_same) <= 0.5)}")
-    print(f"P@1, defaults: fmstats - napkinXC = {d_def:+.2f} points (target >= -1.0): "
-          f"{verdict(d_def >= -1.0)}")
-    print(f"top-5 prediction time, same tree: fmstats / napkinXC = {r_pred:.2f}x (before: 0.88x; "
-          f"target <= 1.0x): {verdict(r_pred <= 1.0)}")
+    r_train = [x["train"] / y["train"] for x, y in zip(same, peer)]
+    r_threads = [o / t for o, t in zip(one, two)]
+    print(ratios_line("training, same tree & C, one thread: fmstats / napkinXC wall", r_train))
+    print(f"  target <= 1.0x (median): {verdict(np.median(r_train) <= 1.0)}")
+    # both train in this process on one thread: on a loaded machine CPU seconds are the
+    # fairer measure (wall time includes waiting for a core)
+    r_cpu = [x["cpu"] / y["cpu"] for x, y in zip(same, peer)]
+    print(ratios_line("  the same pairs in CPU seconds", r_cpu)
+          + f"; target <= 1.0x (median): {verdict(np.median(r_cpu) <= 1.0)}")
+    d_same = {k: 100 * (a["pk"][k] - b["pk"][k]) for k in (1, 3, 5)}
+    print("P@k, same tree & C: fmstats - napkinXC = "
+          + ", ".join(f"P@{k} {v:+.2f}" for k, v in d_same.items())
+          + f" points (target within 0.3): {verdict(max(map(abs, d_same.values())) <= 0.3)}")
+    d_def = 100 * (ours_d["pk"][1] - peer_d["pk"][1])
+    print(f"P@1, defaults: fmstats - napkinXC = {d_def:+.2f} points (target within 1.0): "
+          f"{verdict(abs(d_def) <= 1.0)}")
+    print(ratios_line("threads: n_jobs=1 / n_jobs=2 wall", r_threads)
+          + f" (n_jobs=1 {min(one):.1f} s, n_jobs=2 {min(two):.1f} s)")
+    print(f"  target >= 1.6x (median): {verdict(np.median(r_threads) >= 1.6)}")
+    r_pred = a["top5"] / b["top5"]
+    print(f"top-5 prediction time, same tree: fmstats / napkinXC = {r_pred:.2f}x")
     from napkinxc.metrics import precision_at_k as nxc_pk
 
     ours = precision_at_k(Yte, pad(peer_d["top"], 5), k=5)

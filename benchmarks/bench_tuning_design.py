@@ -103,6 +103,17 @@ def hand_cv(X, y, folds, intercept: int):
     return 2 * tp / (2 * tp + fp + fn)
 
 
+def adult_design():
+    """Adult's complete rows for ``ADULT`` and their model frame (the data of the ratios)."""
+    raw = fm.datasets.load_adult("train")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mf0 = model_frame(ADULT, raw.iloc[:50])
+    data = raw.dropna(subset=list(dict.fromkeys(["income", *mf0.spec.variables]))
+                      ).reset_index(drop=True)
+    return data, model_frame(ADULT, data)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=9)
@@ -110,13 +121,7 @@ def main() -> None:
     _common.print_header("Tuning on a design built once vs hand loops on prebuilt arrays",
                          ["numpy", "pandas", "sklearn", "formulaic", "threadpoolctl"], 1,
                          [f"load:     {os.getloadavg()}"])
-    raw = fm.datasets.load_adult("train")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        mf0 = model_frame(ADULT, raw.iloc[:50])
-    data = raw.dropna(subset=list(dict.fromkeys(["income", *mf0.spec.variables]))
-                      ).reset_index(drop=True)
-    mf = model_frame(ADULT, data)
+    data, mf = adult_design()
     X, y = mf.X, mf.response.y
     intercept = list(mf.column_names).index("Intercept")
     print(f"data: Adult, {len(data)} complete rows x {X.shape[1]} design columns; "

@@ -104,3 +104,48 @@ def test_independent_columns_like_r_pivoting(problem):
     Z = np.column_stack([X, X[:, 1] - 2 * X[:, 2], np.full(len(X), 4.0), X[:, 3] + 1e-3 * noise])
     keep = independent_columns(gram(Z))
     assert keep.tolist() == [True] * 6 + [False, False, True]
+
+
+def test_start_gram_is_the_first_steps_gram(problem, monkeypatch):
+    """maxent's aliasing check's X'WX serves as IRLS's first X'W0X (issue 28: one pass over X
+    less): equal to gram(X, w mu0 (1 - mu0)) at R's start for a 0/1 response with equal
+    weights, refused otherwise; the fits agree with irls_logit and make as many passes."""
+    import pandas as pd
+
+    import fmstats as fm
+    import fmstats.glm.irls as irls
+    from fmstats.maxent_models._prepare import start_gram
+
+    X, y, q, w = problem
+    n = len(y)
+    keep = np.array([True, True, False, True, True, True])
+    for wc in (np.ones(n), np.full(n, 2.5), np.where(np.arange(n) % 7 == 0, 0.0, 40.0)):
+        mu0 = (wc * y + 0.5) / (wc + 1)
+        want = gram(X[:, keep], wc * mu0 * (1 - mu0))
+        np.testing.assert_allclose(start_gram(gram(X, wc), X, y, wc, keep), want, rtol=1e-12)
+    assert start_gram(gram(X, w), X, y, w, keep) is None           # unequal weights
+    assert start_gram(gram(X), X, q, np.ones(n), keep) is None      # proportions
+    Xo = X.copy()
+    Xo[:, 1] += 1e9                                                 # rank_gram rescales X
+    assert start_gram(gram(Xo), Xo, y, np.ones(n), keep) is None
+
+    df = pd.DataFrame(X[:, 1:], columns=[f"x{j}" for j in range(1, 6)]).assign(y=y)
+    f = "y ~ x1 + x2 + x3 + x4 + x5"
+    passes = []
+    real = irls.gram
+
+    def counted(*a, **k):
+        passes.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(irls, "gram", counted)
+    for wc in (None, np.full(n, 2.5), w):
+        passes.clear()
+        core = irls_logit(X, y, wc)
+        n_core = len(passes)
+        passes.clear()
+        fit = fm.maxent(f, df, weights=wc)
+        # the aliasing check's pass replaces the first step's, unless the weights differ
+        assert len(passes) == n_core + (wc is w)
+        np.testing.assert_allclose(fit.core_fit.coef, core.coef, rtol=1e-10)
+        assert fit.core_fit.iterations == core.iterations

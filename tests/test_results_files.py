@@ -110,6 +110,7 @@ def _build_all() -> dict:
         out["fta"] = (fm.extreme.fta(spe, Y, [0.2, 0.5]), spe)
         out["ofo"] = (fm.extreme.ofo(spe, Y, 1.0, 10.0), spe)
         out["plt"] = (probabilistic_label_tree(X, Y, random_state=0, n_jobs=1), X)
+        out["frank_wolfe"] = (fm.extreme.frank_wolfe_macro_at_k(spe, Y, 2), spe)
         try:
             import dask.dataframe as dd
         except ImportError:   # pragma: no cover - dask is in the test extra
@@ -131,7 +132,7 @@ KINDS = ["maxent", "maxent_patsy", "maxent_transforms", "maxent_array_weights",
          "fmaxent", "fmaxent_q", "wsvm", "fsvm", "costsens", "costsens_multilabel", "cv_tune",
          "cv_tune_with_measure", "tune_threshold", "tune_threshold_ci", "cv_tune_ci",
          "tune_wsvm", "bootstrap", "validate",
-         "resample_f", "br", "pcc", "spe", "sto", "fta", "ofo", "plt", "maxent_dask",
+         "resample_f", "br", "pcc", "spe", "sto", "fta", "ofo", "plt", "frank_wolfe", "maxent_dask",
          "calibrate", "multinom", "multiclass_decision"]
 
 
@@ -167,6 +168,8 @@ def _evidence(obj, data) -> dict:
         out["predict"] = obj.predict(data).toarray()
     elif isinstance(obj, SPE):
         out["predict"] = obj.toarray()
+    elif isinstance(obj, fm.extreme.RandomizedTopK):     # sampled: a fixed seed
+        out["predict"] = obj.predict(data, random_state=0).labels
     return out
 
 

@@ -8,19 +8,33 @@
 * :mod:`~fmstats.extreme._synthetic` — :func:`make_extreme_spe`, a calibrated synthetic
   extreme problem;
 * :mod:`~fmstats.extreme._plt` — probabilistic label trees: :func:`probabilistic_label_tree` (training),
-  :class:`PLTResults` (sparse estimates, top-k), :func:`precision_at_k`;
+  :class:`PLTResults` (sparse estimates, top-k); the compiled node trainer is
+  :mod:`~fmstats.extreme._nodes` (numba);
+* :mod:`~fmstats.extreme._atk` — measures at k on top-k predictions: :func:`precision_at_k`,
+  :func:`recall_at_k`, :func:`ndcg_at_k`, the propensity-scored :func:`psprecision_at_k`,
+  :func:`psndcg_at_k` (:func:`inverse_propensities`), :func:`macro_f_at_k`,
+  :func:`coverage_at_k` and the table :func:`measures_at_k`;
   :mod:`~fmstats.extreme._trees` — the trees (:class:`LabelTree`, :func:`label_tree`);
+* :mod:`~fmstats.extreme._plugin` — consistent plug-in inference for macro measures at k
+  (Schultheis et al.): :func:`bca_macro_at_k` (block coordinate ascent on the test set),
+  :func:`frank_wolfe_macro_at_k` (the randomised population classifier), :func:`spe_top_k`;
+* :mod:`~fmstats.extreme._napkinxc` — :func:`spe_from_napkinxc`, SPEs of a napkinXC model;
 * :mod:`~fmstats.extreme._protocol` — the experiment of seed 002 section 6:
   :func:`compare_thresholds` (STO, FTA, OFO against 1/c) and :func:`select_by_validation`.
 """
 from ._spe import SPE, as_spe, iter_spe, spe_from_scorer
-from ._synthetic import make_extreme_spe
+from ._synthetic import make_extreme_problem, make_extreme_spe
 from ._ofo import ofo
 from ._thresholds import (PAPER_C, ThresholdFit, fta, label_priors, macro_f_at_thresholds, sto,
                           threshold_bounds)
-from ._plt import (PLTResults, TopK, logistic_l2, plt, precision_at_k,  # noqa: F401 (plt:
-                   probabilistic_label_tree)  # deprecated alias, not in __all__)
+from ._atk import (TopK, coverage_at_k, inverse_propensities, macro_f_at_k,
+                   macro_precision_at_k, macro_recall_at_k, measures_at_k, ndcg_at_k,
+                   precision_at_k, psndcg_at_k, psprecision_at_k, recall_at_k)
+from ._plt import (PLTResults, logistic_l2, plt,  # noqa: F401 (plt: deprecated alias,
+                   probabilistic_label_tree)  # not in __all__)
 from ._trees import LabelTree, label_tree
+from ._napkinxc import spe_from_napkinxc
+from ._plugin import RandomizedTopK, bca_macro_at_k, frank_wolfe_macro_at_k, spe_top_k
 from ._protocol import compare_thresholds, select_by_validation, spe_thresholds, tune_thresholds
 
 __all__ = [
@@ -28,7 +42,9 @@ __all__ = [
     "as_spe",
     "iter_spe",
     "spe_from_scorer",
+    "spe_from_napkinxc",
     "make_extreme_spe",
+    "make_extreme_problem",
     "PAPER_C",
     "ThresholdFit",
     "sto",
@@ -41,6 +57,20 @@ __all__ = [
     "PLTResults",
     "TopK",
     "precision_at_k",
+    "recall_at_k",
+    "ndcg_at_k",
+    "inverse_propensities",
+    "psprecision_at_k",
+    "psndcg_at_k",
+    "macro_f_at_k",
+    "macro_precision_at_k",
+    "macro_recall_at_k",
+    "coverage_at_k",
+    "measures_at_k",
+    "spe_top_k",
+    "bca_macro_at_k",
+    "frank_wolfe_macro_at_k",
+    "RandomizedTopK",
     "logistic_l2",
     "LabelTree",
     "label_tree",

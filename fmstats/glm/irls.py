@@ -392,6 +392,7 @@ def irls_logit(
     max_halving: int = 30,
     warn: bool = True,
     offset: np.ndarray | None = None,
+    start_gram: np.ndarray | None = None,
 ) -> IrlsFit:
     """Fit the weighted binomial logit model by IRLS (Newton's method).
 
@@ -410,6 +411,10 @@ def irls_logit(
     warn : emit :class:`ConvergenceWarning` / :class:`SeparationWarning`.
     offset : (n,) a known part of the linear predictor, eta = X b + offset (R's ``offset``);
         the null deviance is then that of the intercept-only fit with the offset, as R's.
+    start_gram : (p, p) X'W0X at R's start, W0 = diag(w mu0 (1 - mu0)), when the caller
+        has it already (:func:`fmstats.maxent` scales the aliasing check's X'WX: for a 0/1
+        response and equal weights W0 is a multiple of W); used only with ``start=None`` on a
+        design that needs no rescaling, and saves the first step's pass over X.
 
     Returns
     -------
@@ -425,7 +430,8 @@ def irls_logit(
     sc = column_scaling(X, pen)
     if sc is None:
         coef, eta, mu, dev, it, converged, history = newton_iterate(
-            X, y, w, start, pen, penalised, tol, max_iter, max_halving, offset)
+            X, y, w, start, pen, penalised, tol, max_iter, max_halving, offset,
+            start_gram)
         return _finish(X, y, w, coef, eta, mu, dev, pen if penalised else None, it, converged,
                        history, tol, max_iter, warn, offset)
     # offset or badly scaled columns: fit on X~ = (X - centre) / scale, transform back exactly
@@ -494,9 +500,10 @@ class ArrayProblem:
     both run the one Newton loop :func:`newton_loop` (same start, steps, stopping rule).
     """
 
-    def __init__(self, X, y, w, offset=None):
+    def __init__(self, X, y, w, offset=None, start_gram=None):
         self.X, self.y, self.w, self.offset = X, y, w, offset
         self.p = X.shape[1]
+        self.start_gram = start_gram      # X'WX at R's start, when the caller has it
         self._deviance = _deviance_from_eta(y, w)
 
     def r_start(self):
@@ -508,7 +515,8 @@ class ArrayProblem:
         dev0 = binomial_deviance(y, mu0, w)
         ww = w * mu0 * (1 - mu0)
         z0 = eta0 if self.offset is None else eta0 - self.offset   # R: (eta - offset) + ...
-        return dev0, gram(X, ww), X.T @ (ww * z0 + w * (y - mu0))
+        H = gram(X, ww) if self.start_gram is None else np.array(self.start_gram, dtype=float)
+        return dev0, H, X.T @ (ww * z0 + w * (y - mu0))
 
     def at(self, coef) -> Point:
         eta = self.X @ coef
@@ -586,9 +594,10 @@ def newton_loop(problem, start, pen, penalised, tol, max_iter, max_halving=30):
     return pt, it, converged, history
 
 
-def newton_iterate(X, y, w, start, pen, penalised, tol, max_iter, max_halving=30, offset=None):
+def newton_iterate(X, y, w, start, pen, penalised, tol, max_iter, max_halving=30, offset=None,
+                   start_gram=None):
     """The Newton/IRLS iterations; returns (coef, eta, mu, dev, iterations, converged, history)."""
-    pt, it, converged, history = newton_loop(ArrayProblem(X, y, w, offset), start, pen,
+    pt, it, converged, history = newton_loop(ArrayProblem(X, y, w, offset, start_gram), start, pen,
                                               penalised, tol, max_iter, max_halving)
     return pt.coef, pt.eta, logit_probs(pt.eta), pt.dev, it, converged, history
 

@@ -38,9 +38,10 @@ class ArraySource:
     """A row source in memory: the design X, response q and count weights cw as arrays, and
     an optional offset (a known part of the linear predictor, eta = X b + offset)."""
 
-    def __init__(self, X, q, cw, threshold: float, offset=None):
+    def __init__(self, X, q, cw, threshold: float, offset=None, start_gram=None):
         self.X, self.q, self.cw, self.threshold = X, q, cw, threshold
         self.offset = offset
+        self.start_gram = start_gram        # X'WX at IRLS's start, when known (irls_logit)
         self.sum_q = float(np.dot(cw, q))
         self.active = cw > 0
 
@@ -50,7 +51,8 @@ class ArraySource:
     def fit(self, *, start=None, penalty, tol, max_iter):
         """The weighted IRLS fit of q on X with the count weights."""
         return irls_logit(self.X, self.q, self.cw, start=start, penalty=penalty, tol=tol,
-                          max_iter=max_iter, offset=self.offset)
+                          max_iter=max_iter, offset=self.offset,
+                          start_gram=self.start_gram)
 
     def baseline(self, penalty, tol, max_iter) -> np.ndarray:
         return self.fit(penalty=penalty, tol=tol, max_iter=max_iter).coef

@@ -21,8 +21,8 @@ from ..exceptions import (CollinearityWarning, DesignError, InvalidArgumentError
 from ..formula import (MISSING_OF, KeptRows, MatrixData, ModelFrame, describe_subset,
                        is_sparse, kept_model_frame, matrix_model_frame, model_frame,
                        resolve_na_action)
-from ..glm.irls import (SPREAD_RANGE, check_weights_range, column_spread, independent_columns,
-                       rank_gram)
+from ..glm.irls import (SPREAD_RANGE, check_weights_range, column_scaling, column_spread,
+                       independent_columns, rank_gram)
 from ..glm.rowsource import ArraySource
 from ._training import COV_TYPES, InMemoryTraining
 
@@ -109,16 +109,7 @@ def columns_to_keep(G: np.ndarray | None, names, collinear: str, *, X: np.ndarra
     tiny-scale one is not lost to rounding in X'WX; ``G`` = X'WX is the out-of-core input.
     """
     if X is not None:
-        if w is not None:
-            check_weights_range(w)
-        # spreads judged on <= ~4096 evenly spaced rows (a full scan costs ~10% of a fit);
-        # a value the sample misses and X'WX cannot hold is named by the full scan below
-        check_column_spreads(X[::max(1, X.shape[0] // 4096)], names)
-        G = rank_gram(X, w)
-        if not np.all(np.isfinite(G)):
-            check_column_spreads(X, names)
-            raise DesignError("X'WX of the design overflows double precision; rescale its "
-                              "largest columns or the weights.")
+        G = checked_gram(X, w, names)
     keep = independent_columns(G)
     if not keep.all():
         dropped = [n for n, k in zip(names, keep) if not k]
@@ -133,6 +124,43 @@ def columns_to_keep(G: np.ndarray | None, names, collinear: str, *, X: np.ndarra
             CollinearityWarning,
         )
     return keep
+
+
+def checked_gram(X: np.ndarray, w: np.ndarray | None, names) -> np.ndarray:
+    """The Gram matrix :func:`columns_to_keep` decides aliasing on, after checking the weights'
+    and the columns' ranges (a :class:`WeightsError` or :class:`DesignError` naming them)."""
+    if w is not None:
+        check_weights_range(w)
+    # spreads judged on <= ~4096 evenly spaced rows (a full scan costs ~10% of a fit);
+    # a value the sample misses and X'WX cannot hold is named by the full scan below
+    check_column_spreads(X[::max(1, X.shape[0] // 4096)], names)
+    G = rank_gram(X, w)
+    if not np.all(np.isfinite(G)):
+        check_column_spreads(X, names)
+        raise DesignError("X'WX of the design overflows double precision; rescale its "
+                          "largest columns or the weights.")
+    return G
+
+
+def start_gram(G: np.ndarray, X: np.ndarray, y: np.ndarray, w: np.ndarray,
+               keep: np.ndarray) -> np.ndarray | None:
+    """X'W0X of IRLS's first step (R's start mu0 = (w y + 1/2) / (w + 1), W0 = w mu0 (1 - mu0))
+    from the aliasing check's G = X'WX, or None where it is not a multiple of it.
+
+    For a 0/1 response mu0 (1 - mu0) = (w + 1/2) / (2 (w + 1)^2) whatever y is, so with equal
+    positive weights w0 (rows of weight 0 add nothing to either) W0 = W (w0 + 1/2) /
+    (2 (w0 + 1)^2): the fit then skips one pass over X (issue 28: maxent from a formula within
+    1.25x the IRLS core at n = 1e6).  None when ``rank_gram`` rescaled X, the weights differ
+    or the response has proportions; the fit computes X'W0X itself then.
+    """
+    pos = w > 0
+    wp, yp = w[pos], y[pos]
+    if wp.size == 0 or column_scaling(X) is not None:
+        return None
+    w0 = float(wp[0])
+    if w0 > 1e15 or not np.all(wp == w0) or not np.all((yp == 0) | (yp == 1)):
+        return None
+    return (w0 + 0.5) / (2 * (w0 + 1) ** 2) * G[np.ix_(keep, keep)]
 
 
 def check_column_spreads(X: np.ndarray, names) -> None:
@@ -209,6 +237,7 @@ class Prepared:
     w: np.ndarray
     penalty: np.ndarray
     start: np.ndarray | None
+    start_gram: np.ndarray | None = None     # X'W0X of IRLS's first step (see start_gram)
 
     @property
     def response(self):
@@ -217,7 +246,8 @@ class Prepared:
     def source(self, threshold: float) -> ArraySource:
         """The row source of the cores (:mod:`fmstats.glm.rowsource`)."""
         return ArraySource(self.X, self.frame.response.y, self.w, threshold,
-                           offset=self.frame.offset)
+                           offset=self.frame.offset,
+                           start_gram=self.start_gram)
 
     def training(self, fit, rows=None, fweights=None) -> InMemoryTraining:
         """What the results keep of the training data: the rows (the design, the response,
@@ -298,13 +328,18 @@ def prepare(model: str, call: ModelCall, data, weights, *, subset=None, offset=N
     check_single_class(resp.y, w, resp.name)
 
     X = frame.X
+
+    def aliasing():
+        G = checked_gram(X, w, frame.column_names)
+        keep = columns_to_keep(G, frame.column_names, collinear)
+        return keep, start_gram(G, X, resp.y, w, keep)
+
     # one check per design and weights (a fold's frame serves each point of a tuning grid)
-    keep = frame.remember(("columns_to_keep", collinear, w.tobytes()), lambda: columns_to_keep(
-        None, frame.column_names, collinear, X=X, w=w))
+    keep, g0 = frame.remember(("aliasing", collinear, w.tobytes()), aliasing)
     if not keep.all():
         X = (X[:, np.flatnonzero(keep)] if is_sparse(X)
              else np.ascontiguousarray(X[:, keep]))
     pen, start = penalty_and_start(frame.column_names, keep, settings["penalty"],
                                    settings.get("start"))
     return Prepared(settings=settings, call=call, frame=frame, X=X, aliased=~keep,
-                    prior=prior, w=w, penalty=pen, start=start)
+                    prior=prior, w=w, penalty=pen, start=start, start_gram=g0)

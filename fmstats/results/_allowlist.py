@@ -66,6 +66,7 @@ _FMSTATS_CLASSES = {
     "fmstats.multiclass._mnresults": ("MultinomResults",),
     "fmstats.multiclass._mncore": ("MultinomFit",),
     "fmstats.multiclass._decision": ("MulticlassDecision",),
+    "fmstats.extreme._plugin": ("RandomizedTopK",),
 }
 
 _LIBRARY_CLASSES = {

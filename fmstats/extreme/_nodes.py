@@ -1,0 +1,257 @@
+"""The compiled node trainer of probabilistic label trees (numba).
+
+Used by :mod:`fmstats.extreme._plt` only (imported lazily, so ``import fmstats`` does not
+load numba).  Every node of a label tree is an L2-regularised logistic regression in
+liblinear's form (napkinXC's node model), the bias a feature of value 1 penalised like the
+weights:
+
+    min_w  ||w||^2 / 2 + C sum_i log(1 + exp(-s_i w'x_i)),   x_i = (features, 1), s_i = 2 z_i - 1
+
+(scikit-learn's ``LogisticRegression(C=C, solver="liblinear", intercept_scaling=1)``),
+solved by dual coordinate descent (Yu, Huang and Lin 2011; liblinear's ``L2R_LR_DUAL``):
+every epoch visits the rows in a seeded random order, solves the one-variable dual problem
+of each row by a few Newton steps and keeps w = sum_i alpha_i s_i x_i up to date.  It stops
+when the largest absolute dual gradient of an epoch is below ``tol`` (see
+:func:`fmstats.extreme._plt.logistic_l2`).
+
+:func:`train_parents` trains the children of a list of parents in one compiled call: for
+each parent it gathers the rows positive at the parent (all rows for the root) into a
+local CSR matrix over the columns they use, derives every child's 0/1 target from the
+sparse node-membership matrix Z (rows x nodes, CSC), fits the child and keeps its weights
+above ``weight_threshold``.  Everything after the argument checks runs in compiled code with
+the GIL released, so threads train disjoint parents side by side.
+
+Why numba and not Cython: ``pip install -e .`` and ``.ci/run`` on a clean clone need no C
+compiler with numba (a binary wheel).  Measured in ``benchmarks/bench_plt.py`` (debtags, the
+same tree and C, one thread), the numba trainer takes 1.0-1.1x napkinXC's C++ (liblinear)
+CPU time, the same algorithm in compiled code either way, so a Cython build would add an
+install-time compiler for little speed to gain.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+__all__ = ["fit_logistic", "train_parents", "scatter_rows"]
+
+_ARMIJO = 1e-4          # sufficient decrease of the line search
+_MAX_HALVINGS = 60      # a step below 2^-60 of the Newton step: no progress is possible
+
+
+@njit(cache=True, nogil=True)
+def _log1pexp(t):
+    if t > 0.0:
+        return t + math.log1p(math.exp(-t))
+    return math.log1p(math.exp(t))
+
+
+@njit(cache=True, nogil=True)
+def _sigmoid(t):
+    if t >= 0.0:
+        return 1.0 / (1.0 + math.exp(-t))
+    e = math.exp(t)
+    return e / (1.0 + e)
+
+
+@njit(cache=True, nogil=True)
+def fit_logistic(indptr, indices, data, p, z, C, tol, max_iter, seed):
+    """Dual coordinate descent for the L2 logistic regression of the module docstring on the
+    CSR rows (indptr, indices, data) with p columns and 0/1 targets z.
+
+    Returns (w of length p + 1 with the bias weight last, epochs, converged).
+    """
+    n = z.shape[0]
+    w = np.zeros(p + 1)
+    xsq = np.empty(n)
+    alpha = np.empty(n)       # alpha_i in (0, C); C - alpha_i kept separately (no cancellation)
+    alpha_c = np.empty(n)
+    a0 = min(1e-3 * C, 1e-8)
+    for i in range(n):
+        s = 1.0               # the bias feature
+        y = 2.0 * z[i] - 1.0
+        for k in range(indptr[i], indptr[i + 1]):
+            s += data[k] * data[k]
+            w[indices[k]] += y * a0 * data[k]
+        w[p] += y * a0
+        xsq[i] = s
+        alpha[i] = a0
+        alpha_c[i] = C - a0
+    order = np.arange(n)
+    np.random.seed(seed)
+    inner_eps = 1e-2
+    inner_min = min(1e-8, tol)
+    epochs = 0
+    converged = False
+    while epochs < max_iter:
+        np.random.shuffle(order)
+        g_max = 0.0
+        newton_steps = 0
+        for o in range(n):
+            i = order[o]
+            y = 2.0 * z[i] - 1.0
+            ywx = w[p]
+            for k in range(indptr[i], indptr[i + 1]):
+                ywx += data[k] * w[indices[k]]
+            ywx *= y
+            qa = xsq[i]
+            # the sub-problem in the smaller of (alpha_i, C - alpha_i), for accuracy
+            if 0.5 * qa * (alpha_c[i] - alpha[i]) + ywx < 0.0:
+                old, sign = alpha_c[i], -1.0
+            else:
+                old, sign = alpha[i], 1.0
+            t = old
+            if C - t < 0.5 * C:
+                t = 0.1 * t
+            gp = qa * (t - old) + sign * ywx + math.log(t / (C - t))
+            g_max = max(g_max, abs(gp))
+            steps = 0
+            while steps <= 100 and abs(gp) >= inner_eps:
+                gpp = qa + C / (C - t) / t
+                nt = t - gp / gpp
+                t = 0.1 * t if nt <= 0.0 else nt
+                gp = qa * (t - old) + sign * ywx + math.log(t / (C - t))
+                steps += 1
+            newton_steps += steps
+            if steps > 0:
+                if sign > 0.0:
+                    alpha[i], alpha_c[i] = t, C - t
+                else:
+                    alpha_c[i], alpha[i] = t, C - t
+                delta = sign * (t - old) * y
+                for k in range(indptr[i], indptr[i + 1]):
+                    w[indices[k]] += delta * data[k]
+                w[p] += delta
+        epochs += 1
+        if g_max < tol:
+            converged = True
+            break
+        if newton_steps <= n // 10:
+            inner_eps = max(inner_min, 0.1 * inner_eps)
+    return w, epochs, converged
+
+
+@njit(cache=True, nogil=True)
+def _grow(a, need):
+    if need <= a.shape[0]:
+        return a
+    out = np.empty(max(need, 2 * a.shape[0]), dtype=a.dtype)
+    out[:a.shape[0]] = a
+    return out
+
+
+@njit(cache=True, nogil=True)
+def train_parents(x_indptr, x_indices, x_data, n_features, z_indptr, z_indices, parents,
+                  child_start, n_children, C, tol, max_iter, weight_threshold):
+    """Train the children of ``parents`` (-1: the root as the only child of a virtual parent).
+
+    ``z_indptr``/``z_indices``: the CSC pattern of Z (rows x nodes), Z[i, t] = 1 when some
+    label below node t is positive for row i.  Returns, per trained node in order, (node,
+    weight pointer, weight columns, weight values, intercept, Newton iterations, converged).
+    """
+    n = x_indptr.shape[0] - 1
+    row_pos = np.full(n, -1, dtype=np.int64)
+    col_map = np.full(n_features, -1, dtype=np.int64)
+    n_nodes = 0
+    for u in range(parents.shape[0]):
+        n_nodes += 1 if parents[u] < 0 else n_children[parents[u]]
+    nodes = np.empty(n_nodes, dtype=np.int64)
+    bias = np.empty(n_nodes)
+    iters = np.zeros(n_nodes, dtype=np.int64)
+    conv = np.ones(n_nodes, dtype=np.bool_)
+    w_ptr = np.zeros(n_nodes + 1, dtype=np.int64)
+    w_cols = np.empty(1024, dtype=np.int32)
+    w_vals = np.empty(1024)
+    k_out = 0
+    for u in range(parents.shape[0]):
+        par = parents[u]
+        if par < 0:
+            rows = np.arange(n)
+            first, count = 0, 1
+        else:
+            rows = z_indices[z_indptr[par]:z_indptr[par + 1]].astype(np.int64)
+            first, count = child_start[par], n_children[par]
+        nr = rows.shape[0]
+        # the rows' local CSR over the columns they use
+        nnz = 0
+        for a in range(nr):
+            row_pos[rows[a]] = a
+            nnz += x_indptr[rows[a] + 1] - x_indptr[rows[a]]
+        loc_indptr = np.empty(nr + 1, dtype=np.int64)
+        loc_indices = np.empty(nnz, dtype=np.int64)
+        loc_data = np.empty(nnz)
+        cols = np.empty(min(nnz, n_features), dtype=np.int64)
+        p = 0
+        pos = 0
+        loc_indptr[0] = 0
+        for a in range(nr):
+            i = rows[a]
+            for k in range(x_indptr[i], x_indptr[i + 1]):
+                c = x_indices[k]
+                if col_map[c] < 0:
+                    col_map[c] = p
+                    cols[p] = c
+                    p += 1
+                loc_indices[pos] = col_map[c]
+                loc_data[pos] = x_data[k]
+                pos += 1
+            loc_indptr[a + 1] = pos
+        # local columns in increasing global order: every node's weights come out sorted
+        by_col = np.argsort(cols[:p])
+        rank = np.empty(p, dtype=np.int64)
+        for j in range(p):
+            rank[by_col[j]] = j
+        for k in range(pos):
+            loc_indices[k] = rank[loc_indices[k]]
+        cols = cols[by_col]
+        z = np.empty(nr)
+        for c in range(count):
+            node = first + c
+            z[:] = 0.0
+            npos = 0
+            for k in range(z_indptr[node], z_indptr[node + 1]):
+                a = row_pos[z_indices[k]]
+                if a >= 0:
+                    z[a] = 1.0
+                    npos += 1
+            nodes[k_out] = node
+            kept = 0
+            if npos == 0 or npos == nr:
+                bias[k_out] = math.inf if (npos == nr and nr > 0) else -math.inf
+            else:
+                w, it, ok = fit_logistic(loc_indptr, loc_indices, loc_data, p, z, C, tol,
+                                         max_iter, node)
+                bias[k_out] = w[p]
+                iters[k_out] = it
+                conv[k_out] = ok
+                start = w_ptr[k_out]
+                w_cols = _grow(w_cols, start + p)
+                w_vals = _grow(w_vals, start + p)
+                for j in range(p):
+                    v = w[j]
+                    if (weight_threshold > 0.0 and abs(v) > weight_threshold) or \
+                            (weight_threshold <= 0.0 and v != 0.0):
+                        w_cols[start + kept] = cols[j]
+                        w_vals[start + kept] = v
+                        kept += 1
+            w_ptr[k_out + 1] = w_ptr[k_out] + kept
+            k_out += 1
+        for a in range(nr):
+            row_pos[rows[a]] = -1
+        for j in range(p):
+            col_map[cols[j]] = -1
+    total = w_ptr[n_nodes]
+    return nodes, w_ptr, w_cols[:total].copy(), w_vals[:total].copy(), bias, iters, conv
+
+
+@njit(cache=True, nogil=True)
+def scatter_rows(nodes, w_ptr, cols, vals, indptr, out_cols, out_vals):
+    """Copy the weights of ``nodes`` (one worker's output) to their rows of the model's CSR
+    arrays (``indptr``: the final row pointer); workers write disjoint rows."""
+    for r in range(nodes.shape[0]):
+        a, o = w_ptr[r], indptr[nodes[r]]
+        for q in range(w_ptr[r + 1] - a):
+            out_cols[o + q] = cols[a + q]
+            out_vals[o + q] = vals[a + q]
+    return 0
