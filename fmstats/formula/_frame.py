@@ -37,6 +37,8 @@ from ._coerce import (
     factor_only_columns,
     numeric_columns,
 )
+from ._checks import (check_column_kinds, check_design, check_factor_levels, check_frame,
+                      check_intercept_name)
 from ._missing import report_missing as _report_missing
 from ._response import Response
 from ._response import response as _response
@@ -125,7 +127,8 @@ class DesignSpec:
         if self.engine == "patsy" and self.engine_spec is None:
             object.__setattr__(self, "engine_spec", _build("patsy", self.rhs, self.patsy_data)[2])
 
-    def build(self, data: pd.DataFrame, *, missing: str = "raise") -> tuple[np.ndarray, pd.Index]:
+    def build(self, data: pd.DataFrame, *, missing: str = "raise", arg: str = "newdata",
+              where: str = "") -> tuple[np.ndarray, pd.Index]:
         """Design matrix for ``data`` using the stored encoding.
 
         Returns the matrix and the index of the rows it covers.  Rows with missing
@@ -141,6 +144,10 @@ class DesignSpec:
             The new data, with the columns the formula uses.
         missing : {"raise", "drop"}, default "raise"
             What to do with rows with missing values in a used column (see above).
+        arg : str, default "newdata"
+            The name of ``data`` in messages (``"data"`` for a partition of a Dask fit).
+        where : str, default ""
+            A location added to messages (``" (partition 3)"``).
 
         Returns
         -------
@@ -149,19 +156,20 @@ class DesignSpec:
         index : pandas.Index
             The index of the rows of ``data`` it covers.
         """
-        data = _check_frame(data, "newdata")
+        data = _check_frame(data, arg)
         hit = reused_rows(data)
-        _check_columns(data, self.variables, self.rhs, "newdata")
-        check_unique_columns(data, self.variables, "newdata")
-        data = coerce_columns(data, self.numeric, "newdata", text=False)
-        check_numeric_columns(data, self.numeric, "newdata")
-        data, keep = _drop_rows(data, list(self.variables), missing, "newdata")
+        _check_columns(data, self.variables, self.rhs, arg)
+        check_unique_columns(data, self.variables, arg)
+        check_column_kinds(data, self.variables, arg, where=where)
+        data = coerce_columns(data, self.numeric, arg, text=False)
+        check_numeric_columns(data, self.numeric, arg)
+        data, keep = _drop_rows(data, list(self.variables), missing, arg)
         for col, seen in self.levels.items():
             vals = pd.unique(data[col]).tolist()
             unseen = [v for v in vals if v not in seen]
             if unseen:
                 raise UnseenLevelError(
-                    f"column '{col}' of `newdata` has level {unseen[0]!r}, which was not present "
+                    f"column '{col}' of `{arg}`{where} has level {unseen[0]!r}, which was not present "
                     f"when the model was fitted (known levels: {', '.join(map(repr, seen))})."
                 )
             if isinstance(data[col].dtype, pd.CategoricalDtype) \
@@ -190,7 +198,7 @@ class DesignSpec:
         except Exception as exc:  # the engines raise many types
             msg = str(exc).strip().splitlines()
             raise DataError(
-                f"`newdata` cannot be encoded with the design of the fitted model ('{self.rhs}'): "
+                f"`{arg}`{where} cannot be encoded with the design of the fitted model ('{self.rhs}'): "
                 f"the formula engine '{self.engine}' raised {type(exc).__name__}: "
                 f"{msg[0][:300] if msg else ''} Check that its columns have the types and "
                 f"values they had when the model was fitted."
@@ -198,6 +206,7 @@ class DesignSpec:
         X = np.ascontiguousarray(X)
         if X.shape[1] != len(self.column_names):  # pragma: no cover - engine invariant
             raise DataError("the stored design produced a different number of columns")
+        check_design(X, self.column_names, arg, formula=self.rhs, new=True, where=where)
         return X, data.index
 
 
@@ -257,6 +266,7 @@ class DesignSpec:
 
     def _with_response(self, data, missing, hit):
         kind, cols, expr = _parse_response(self.lhs, data)
+        _check_columns(data, self.variables, self.rhs, "newdata")
         check_unique_columns(data, cols, "newdata")
         numeric = list(self.numeric) + (cols if self.response_levels is None else [])
         data = coerce_columns(data, numeric, "newdata", text=False)
@@ -375,19 +385,6 @@ def _missing_values(s: pd.Series) -> np.ndarray:
 
 def _kept(positions: np.ndarray, keep) -> np.ndarray:
     return positions if keep is None else positions[keep]
-
-
-def check_frame(data, name: str) -> pd.DataFrame:
-    """``data`` as a DataFrame with at least one row (a dict is converted); else an
-    InvalidArgumentError or DataError naming the argument ``name``."""
-    if not isinstance(data, pd.DataFrame):
-        if isinstance(data, dict):
-            data = pd.DataFrame(data)
-        else:
-            raise InvalidArgumentError(f"`{name}` must be a pandas DataFrame; got {describe(data)}.")
-    if data.shape[0] == 0:
-        raise DataError(f"`{name}` has no rows; at least one row is needed.")
-    return data
 
 
 def split_formula(formula: str) -> tuple[str, str]:
@@ -639,6 +636,7 @@ def design_and_spec(engine, rhs, lhs, frame, variables, response_levels):
     """Design matrix of ``frame`` and the :class:`DesignSpec` that rebuilds it."""
     X, names, engine_spec = _build(engine, rhs, frame)
     levels = _categorical_levels(engine, engine_spec, variables)
+    check_factor_levels(levels, "data")
     spec = DesignSpec(engine=engine, rhs=rhs, column_names=names, variables=tuple(variables),
                       lhs=lhs, response_levels=response_levels,
                       levels=levels, engine_spec=engine_spec,
@@ -687,10 +685,12 @@ def _model_frame(formula, data, missing, engine, hit) -> ModelFrame:
     kind, resp_cols, expr = _parse_response(lhs, data)
     rhs = expand_dot(rhs, data.columns, resp_cols, engine)
     variables = used_variables(rhs, data)
+    check_intercept_name(variables, "data")
     n_input = len(data)
     used = list(dict.fromkeys(resp_cols + variables))
     check_unique_columns(data, used, "data")
     factor_only = factor_only_columns(rhs, variables, formula_names)
+    check_column_kinds(data, [c for c in used if c not in factor_only], "data")
     data = coerce_columns(data, [c for c in used if c not in factor_only], "data")
     frame, keep = _drop_rows(data, used, missing, "data")   # one scan for missing values
     rows = np.arange(n_input) if keep is None else np.flatnonzero(keep)
@@ -705,6 +705,7 @@ def _model_frame(formula, data, missing, engine, hit) -> ModelFrame:
     else:
         frame = drop_unused_categories(frame, variables)
         X, spec = design_and_spec(engine, rhs, lhs, frame, variables, response.levels)
+        check_design(X, spec.column_names, "data", formula=formula)
     names = spec.column_names
     return ModelFrame(
         formula=formula, response=response, X=np.ascontiguousarray(X), column_names=names,

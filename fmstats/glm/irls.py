@@ -25,6 +25,7 @@ from scipy import linalg
 from scipy.linalg import blas
 from scipy.special import expit, xlogy
 
+from .._utils.validation import SPREAD_RANGE as _SPREAD_RANGE
 from .._utils.validation import warn as _warn
 from ..exceptions import ConvergenceWarning, DesignError, SeparationWarning, WeightsError
 
@@ -159,9 +160,9 @@ def independent_columns(G: np.ndarray, tol: float = 1e-7) -> np.ndarray:
 #: Largest prior weight the core accepts: squares of weights (sandwich meats, Pearson sums)
 #: must stay finite, and R's start mu = (w y + 1/2) / (w + 1) needs w well below 1/eps.
 MAX_WEIGHT = 1e150
-#: A design column must spread (largest ``|x - centre|``) within this range, so that X'WX and its
-#: inverse, the coefficients' covariance (~ 1 / (n spread^2)), are representable doubles.
-SPREAD_RANGE = (1e-150, 1e150)
+#: A design column must spread (largest ``|x - centre|``) within this range (the data
+#: validator's rule, :data:`fmstats._utils.validation.SPREAD_RANGE`).
+SPREAD_RANGE = _SPREAD_RANGE
 #: Centre a column when its centre exceeds this many times its spread (an offset column:
 #: X'WX would square the condition number |centre| / spread).
 _OFFSET_RATIO = 8.0

@@ -16,7 +16,7 @@ import pandas as pd
 from scipy.special import expit
 
 from .. import measures as _m
-from .._utils.validation import check_choice, describe
+from .._utils.validation import check_bool, check_choice, describe
 from .._utils.call import ModelCall, Settings, records_call, refit_changes
 from ._prepare import check_threshold
 from ..exceptions import InvalidArgumentError
@@ -354,6 +354,7 @@ class MaxentResults(ModelResults):
         level : float, default 0.95
             The confidence level of ``interval``.
         """
+        se_fit = check_bool("se_fit", se_fit)
         lazy = self.training.lazy_predict(self, newdata, type, threshold, missing, se_fit,
                                           interval)
         if lazy is not None:    # out of core: a lazy series for new chunked data

@@ -107,7 +107,7 @@ def prepare_dask(model: str, call: ModelCall, data, weights, **fixed) -> DaskPre
     frame = dask_model_frame(formula, data, missing=missing, engine=engine, weights=weights)
     resp = frame.response
     check_response_kind(model, resp)
-    X, y, trials, prior = dask.persist(frame.X, resp.y, resp.trials, frame.prior)
+    X, y, trials, prior = dask.persist(frame.X, resp.y, resp.trials, frame.prior, optimize_graph=False)
     p = X.shape[1]
     v = block_sums(_check_block, X, y, trials, prior, n_max=2)
     n_ok, n_nonzero, n_nonone = (int(c) for c in v[p * p:p * p + 3])

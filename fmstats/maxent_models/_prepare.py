@@ -18,9 +18,8 @@ from .._utils.validation import (check_choice, check_scalar, describe, prior_wei
                                 raise_if_any, warn)
 from ..exceptions import (CollinearityWarning, DesignError, InvalidArgumentError, ResponseError,
                          WeightsError)
-from ..formula import ModelFrame, model_frame
-from ..glm.irls import (SPREAD_RANGE, check_weights_range, column_spread, independent_columns,
-                       rank_gram)
+from ..formula import ModelFrame, check_design, model_frame
+from ..glm.irls import check_weights_range, independent_columns, rank_gram
 from ..glm.rowsource import ArraySource
 from ._training import COV_TYPES, InMemoryTraining
 
@@ -106,12 +105,11 @@ def columns_to_keep(G: np.ndarray | None, names, collinear: str, *, X: np.ndarra
     if X is not None:
         if w is not None:
             check_weights_range(w)
-        # spreads judged on <= ~4096 evenly spaced rows (a full scan costs ~10% of a fit);
-        # a value the sample misses and X'WX cannot hold is named by the full scan below
-        check_column_spreads(X[::max(1, X.shape[0] // 4096)], names)
+        # the columns' values and spreads were checked by the data validator
+        # (fmstats.formula.check_design, in model_frame)
         G = rank_gram(X, w)
         if not np.all(np.isfinite(G)):
-            check_column_spreads(X, names)
+            check_design(X, names, "data")
             raise DesignError("X'WX of the design overflows double precision; rescale its "
                               "largest columns or the weights.")
     keep = independent_columns(G)
@@ -128,24 +126,6 @@ def columns_to_keep(G: np.ndarray | None, names, collinear: str, *, X: np.ndarra
             CollinearityWarning,
         )
     return keep
-
-
-def check_column_spreads(X: np.ndarray, names) -> None:
-    """Every design column finite and spreading within SPREAD_RANGE (else X'WX or the
-    coefficients' covariance over- or underflows): a DesignError naming the column."""
-    mid, half = column_spread(X)
-    lo, hi = SPREAD_RANGE
-    for name, c, h in zip(names, mid, half):
-        if not (np.isfinite(c) and np.isfinite(h)):
-            raise DesignError(
-                f"design column {name!r} has values whose range overflows double precision "
-                "(or that are not finite); rescale the variable it comes from.")
-        if h > 0 and not (lo <= h <= hi):
-            raise DesignError(
-                f"design column {name!r} spreads {h:.3g} (half its range, at least); columns "
-                f"must spread between {lo:g} and {hi:g}, or X'WX and the coefficients' "
-                "covariance are not representable in double precision: rescale it (e.g. "
-                f"divide by {h:.0e}).")
 
 
 def penalty_and_start(names, keep: np.ndarray, penalty: float, start):
