@@ -14,7 +14,10 @@ Each iteration is a Newton (= IRLS, canonical link) step
 
 with X'WX formed by one BLAS ``syrk`` call, solved by Cholesky, and halved
 while the (penalised) deviance increases.  Convergence follows R's
-``glm.fit``: ``|dev - dev_old| / (|dev| + 0.1) < tol``.
+``glm.fit``: ``|dev - dev_old| / (|dev| + 0.1 s) < tol``, with s = 1 (R's rule) unless the
+mean weight of the active rows is below 1, when s is that mean: the deviance scales with the
+weights, and R's absolute 0.1 would stop a fit with weights of 1e-300 after one step (all
+weights times c then give the same iterations for every c <= 1).
 """
 from __future__ import annotations
 
@@ -28,6 +31,8 @@ from scipy.special import expit, xlogy
 from .._utils.validation import SPREAD_RANGE as _SPREAD_RANGE
 from .._utils.validation import warn as _warn
 from ..exceptions import ConvergenceWarning, DesignError, SeparationWarning, WeightsError
+from .separation import NEWTON_REACH, newton_reach, zero_count_cells
+from .separation import separated as no_finite_maximum
 
 __all__ = ["IrlsFit", "irls_logit", "irls_coef", "irls_evaluate", "binomial_deviance", "gram",
            "independent_columns", "ColumnScaling", "column_scaling", "rank_gram",
@@ -52,8 +57,14 @@ class IrlsFit:
     loglik : the weighted (uncertain) log-likelihood sum w [y log mu + (1-y) log(1-mu)].
     iterations : number of Newton steps taken.
     converged : whether the relative deviance change fell below ``tol``.
-    separated : whether fitted probabilities numerically 0 or 1 occurred.
+    separated : whether fitted probabilities numerically 0 or 1 occurred (R's rule), or the
+        likelihood has no finite maximum (unpenalised fits; :mod:`fmstats.glm.separation`).
     history : (iterations + 1, 2) array of (deviance, step size) per iteration; row 0 is the start.
+    separation : how separation was found: ``""`` (it was not), ``"fitted"`` (fitted
+        probabilities numerically 0 or 1, R's rule) or ``"no finite MLE"`` (the Newton step
+        at the stopping point and Konis's linear programme).
+    n_separated : rows with fitted probability numerically 0 or 1, or fitted perfectly along
+        the direction of separation.
     """
 
     coef: np.ndarray
@@ -74,6 +85,8 @@ class IrlsFit:
     #: the inverse information in its coordinates; None when X was used as given
     scaling: "ColumnScaling | None" = field(default=None, repr=False)
     xtwx_inv_scaled: np.ndarray | None = field(default=None, repr=False)
+    separation: str = ""
+    n_separated: int = 0
 
     def _bread(self, X: np.ndarray):
         """(design, inverse information) in the coordinates the fit was computed in: for an
@@ -351,6 +364,7 @@ def irls_logit(
     max_iter: int = 25,
     max_halving: int = 30,
     warn: bool = True,
+    terms=None,
 ) -> IrlsFit:
     """Fit the weighted binomial logit model by IRLS (Newton's method).
 
@@ -367,6 +381,8 @@ def irls_logit(
     tol : tolerance on the relative deviance change (R's ``epsilon``).
     max_iter : maximum number of Newton steps (R's ``maxit``).
     warn : emit :class:`ConvergenceWarning` / :class:`SeparationWarning`.
+    terms : optional ``(label, columns, names)`` of the design's terms, to name the cells of
+        factors holding one class only in a :class:`SeparationWarning`.
 
     Returns
     -------
@@ -386,13 +402,13 @@ def irls_logit(
         coef, eta, mu, dev, it, converged, history = newton_iterate(
             X, y, w, start, pen, penalised, tol, max_iter, max_halving)
         return _finish(X, y, w, coef, eta, mu, dev, pen if penalised else None, it, converged,
-                       history, tol, max_iter, warn)
+                       history, tol, max_iter, warn, terms)
     # offset or badly scaled columns: fit on X~ = (X - centre) / scale, transform back exactly
     Xs, pen_s, start_s = _scaled_problem(sc, X, pen, start)
     coef, eta, mu, dev, it, converged, history = newton_iterate(
         Xs, y, w, start_s, pen_s, penalised, tol, max_iter, max_halving)
     fit = _finish(Xs, y, w, coef, eta, mu, dev, pen_s if penalised else None, it, converged,
-                  history, tol, max_iter, warn)
+                  history, tol, max_iter, warn, terms)
     return _unscale(fit, sc, pen if penalised else None)
 
 
@@ -458,6 +474,10 @@ class ArrayProblem:
         self.p = X.shape[1]
         self._deviance = _deviance_from_eta(y, w)
 
+    def deviance_scale(self) -> float:
+        """s of the stopping rule: min(1, the mean weight of the active rows)."""
+        return deviance_scale(float(np.sum(self.w)), int(np.count_nonzero(self.w > 0)))
+
     def r_start(self):
         """R's start mu = (w y + 1/2) / (w + 1): its deviance and the weighted least-squares
         system (X'WX, X'(W eta + w (y - mu))) of the first step."""
@@ -480,8 +500,20 @@ class ArrayProblem:
         return gram(X, ww), X.T @ (w * (y - mu))
 
 
+def deviance_scale(total_weight: float, n_active: int) -> float:
+    """The scale s of the stopping rule |dev - dev_old| / (|dev| + 0.1 s) < tol: 1 (R's rule)
+    unless the active rows' mean weight is below 1, then that mean (so the rule does not
+    depend on the weights' scale)."""
+    if n_active <= 0 or not total_weight > 0:
+        return 1.0
+    return min(1.0, total_weight / n_active)
+
+
 def newton_loop(problem, start, pen, penalised, tol, max_iter, max_halving=30):
-    """The Newton/IRLS iterations on ``problem``; returns (point, iterations, converged, history)."""
+    """The Newton/IRLS iterations on ``problem``; returns (point, iterations, converged, history).
+
+    ``problem.deviance_scale()`` (asked after the first pass) scales R's 0.1 in the stopping
+    rule (see :func:`deviance_scale`)."""
     p = problem.p
 
     def objective(dev, b):
@@ -498,7 +530,8 @@ def newton_loop(problem, start, pen, penalised, tol, max_iter, max_halving=30):
         pt = problem.at(coef)
         history = [(dev0, 0.0), (pt.dev, 1.0)]
         it = 1
-        converged = abs(pt.dev - dev0) / (abs(pt.dev) + 0.1) < tol
+        floor = 0.1 * problem.deviance_scale()
+        converged = abs(pt.dev - dev0) / (abs(pt.dev) + floor) < tol
     else:
         coef = np.asarray(start, dtype=float).copy()
         if coef.shape != (p,):
@@ -506,6 +539,7 @@ def newton_loop(problem, start, pen, penalised, tol, max_iter, max_halving=30):
         pt = problem.at(coef)
         history = [(pt.dev, 0.0)]
         it = 0
+        floor = 0.1 * problem.deviance_scale()
 
     obj = objective(pt.dev, pt.coef)
     while not converged and it < max_iter:
@@ -532,7 +566,7 @@ def newton_loop(problem, start, pen, penalised, tol, max_iter, max_halving=30):
             converged = True
             break
         it += 1
-        change = abs(obj_new - obj) / (abs(obj_new) + 0.1)
+        change = abs(obj_new - obj) / (abs(obj_new) + floor)
         pt, obj = cand, obj_new
         history.append((pt.dev, t))
         if change < tol:
@@ -595,17 +629,26 @@ def irls_evaluate(X: np.ndarray, y: np.ndarray, weights: np.ndarray, coef: np.nd
 
 
 def _finish(X, y, w, coef, eta, mu, dev, pen, it, converged, history, tol, max_iter,
-            warn) -> IrlsFit:
+            warn, terms=None) -> IrlsFit:
     """Covariance, separation check and warnings at the final coefficients."""
     ww = w * mu * (1 - mu)
     xtwx_inv = information_inverse(gram(X, ww), pen)
     active = w > 0
     mu_raw = expit(eta)
     n_sep = int(np.count_nonzero(active & ((mu_raw > 1 - SEPARATION_EPS) | (mu_raw < SEPARATION_EPS))))
+    how = "fitted" if n_sep else ""
+    if not n_sep and pen is None:
+        # R's rule missed it: is there a finite maximum at all? (fmstats.glm.separation)
+        reach = newton_reach(X, y, w, mu, xtwx_inv)
+        if no_finite_maximum(X, y, w, reach):
+            how, n_sep = "no finite MLE", int(np.count_nonzero(reach > NEWTON_REACH))
     separated = n_sep > 0
     null_dev = null_deviance(X, y, w)
     if warn:
-        warn_fit(converged, separated, n_sep, it, tol, max_iter)
+        cells = zero_count_cells(X, y, w, terms) if separated and terms else []
+        closest = float(np.min(np.minimum(mu_raw, 1 - mu_raw)[active])) if separated else 0.0
+        warn_fit(converged, separated, n_sep, it, tol, max_iter, how=how, cells=cells,
+                 closest=closest)
     return IrlsFit(
         coef=coef,
         eta=eta,
@@ -621,6 +664,8 @@ def _finish(X, y, w, coef, eta, mu, dev, pen, it, converged, history, tol, max_i
         history=np.asarray(history, dtype=float),
         tol=float(tol),
         penalty=pen,
+        separation=how,
+        n_separated=n_sep,
     )
 
 
@@ -650,8 +695,14 @@ def information_inverse(H: np.ndarray, pen: np.ndarray | None) -> np.ndarray:
 
 
 def warn_fit(converged: bool, separated: bool, n_separated: int, iterations: int, tol: float,
-             max_iter: int) -> None:
-    """The :class:`ConvergenceWarning` / :class:`SeparationWarning` of a finished fit."""
+             max_iter: int, *, how: str = "fitted", cells=(), closest: float = 0.0) -> None:
+    """The :class:`ConvergenceWarning` / :class:`SeparationWarning` of a finished fit.
+
+    ``how`` is ``"fitted"`` (fitted probabilities numerically 0 or 1, R's rule) or ``"no
+    finite MLE"`` (found by :mod:`fmstats.glm.separation` at a fit that met its stopping
+    rule); ``cells`` names factor cells holding one class only, ``closest`` is the fitted
+    probability closest to 0 or 1.
+    """
     if not converged and not separated:
         _warn(
             f"IRLS did not converge in {max_iter} iterations (last relative deviance "
@@ -659,13 +710,24 @@ def warn_fit(converged: bool, separated: bool, n_separated: int, iterations: int
             "add a ridge penalty (`penalty=`).",
             ConvergenceWarning,
         )
-    if separated:
-        _warn(
-            f"fitted probabilities numerically 0 or 1 occurred for {n_separated} row(s)"
-            + ("" if converged else f" and IRLS stopped unconverged after {iterations} iterations")
-            + ": the data are "
-            "(quasi-)separated, so some coefficients drift towards infinity and their standard "
-            "errors are meaningless. Consider a ridge penalty (`penalty=`), removing the "
-            "separating predictor, or merging sparse factor levels.",
-            SeparationWarning,
-        )
+    if not separated:
+        return
+    if how == "no finite MLE":
+        what = (f"the data are (quasi-)separated: the likelihood has no finite maximum, "
+                f"although IRLS {'met its stopping rule' if converged else 'stopped'} with "
+                f"fitted probabilities as close as {closest:.2g} to 0 or 1; a direction of the "
+                f"coefficients fits {n_separated} row(s) ever better (Konis's linear programme "
+                "confirms it)")
+    else:
+        what = (f"fitted probabilities numerically 0 or 1 occurred for {n_separated} row(s)"
+                + ("" if converged else
+                   f" and IRLS stopped unconverged after {iterations} iterations")
+                + ": the data are (quasi-)separated")
+    cell_text = (f" Factor cells holding one class only: {'; '.join(cells[:5])}"
+                 + (f" and {len(cells) - 5} more" if len(cells) > 5 else "") + ".") if cells else ""
+    _warn(
+        f"{what}, so some coefficients drift towards infinity and their standard errors are "
+        f"meaningless.{cell_text} Consider a ridge penalty (`penalty=`), removing the "
+        "separating predictor, or merging sparse factor levels.",
+        SeparationWarning,
+    )

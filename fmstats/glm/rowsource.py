@@ -36,8 +36,9 @@ __all__ = ["ArraySource"]
 class ArraySource:
     """A row source in memory: the design X, response q and count weights cw as arrays."""
 
-    def __init__(self, X, q, cw, threshold: float):
+    def __init__(self, X, q, cw, threshold: float, terms=None):
         self.X, self.q, self.cw, self.threshold = X, q, cw, threshold
+        self.terms = terms      # (label, columns, names) of the design's terms, for warnings
         self.sum_q = float(np.dot(cw, q))
         self.active = cw > 0
 
@@ -47,7 +48,7 @@ class ArraySource:
     def fit(self, *, start=None, penalty, tol, max_iter):
         """The weighted IRLS fit of q on X with the count weights."""
         return irls_logit(self.X, self.q, self.cw, start=start, penalty=penalty, tol=tol,
-                          max_iter=max_iter)
+                          max_iter=max_iter, terms=self.terms)
 
     def baseline(self, penalty, tol, max_iter) -> np.ndarray:
         return self.fit(penalty=penalty, tol=tol, max_iter=max_iter).coef

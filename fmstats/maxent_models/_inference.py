@@ -16,7 +16,7 @@ from scipy.special import expit
 
 from .._utils.validation import check_choice, check_scalar
 from ..exceptions import InvalidArgumentError, ModelComparisonError
-from ..glm.irls import binomial_deviance, gram, irls_logit
+from ..glm.irls import binomial_deviance, deviance_scale, gram, irls_logit
 
 __all__ = ["anova", "AnovaTable", "link_se", "profile_conf_int", "TESTS"]
 
@@ -370,6 +370,7 @@ def _offset_fit(X, y, w, offset, start, tol=1e-12, max_iter=100):
     dev = dev_at(b)
     if X.shape[1] == 0:
         return b, dev
+    floor = 0.1 * deviance_scale(float(np.sum(w)), int(np.count_nonzero(w > 0)))
     for _ in range(max_iter):
         mu = expit(offset + X @ b)
         grad = X.T @ (w * (y - mu))
@@ -386,7 +387,7 @@ def _offset_fit(X, y, w, offset, start, tol=1e-12, max_iter=100):
             t /= 2
         b = b + t * step
         old, dev = dev, cand
-        if abs(old - dev) <= tol * (abs(dev) + 0.1):
+        if abs(old - dev) <= tol * (abs(dev) + floor):
             break
     return b, dev
 

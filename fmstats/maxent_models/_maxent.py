@@ -227,7 +227,11 @@ class MaxentResults(ModelResults):
 
     @property
     def aic(self) -> float | None:
-        """-2 llf + 2 rank; ``None`` (R's NA) for quasi-likelihood fits."""
+        """-2 llf + 2 rank; ``None`` (R's NA) for quasi-likelihood fits.
+
+        With non-integer successes (prior weights x y not counts; R warns "non-integer
+        #successes in a binomial glm!") llf is the weighted log-likelihood of thesis ch. 4, not
+        that of a binomial count model, and ``summary()`` says so beside the AIC."""
         if self.estimates_dispersion or self.response_kind == "probability":
             return None
         return -2.0 * self.llf + 2.0 * self.rank
@@ -298,9 +302,17 @@ class MaxentResults(ModelResults):
             takes it.
         """
         if self.separated:
-            return ("fitted probabilities numerically 0 or 1 occurred (separation): the "
-                    "coefficients run towards infinity and their standard errors are meaningless")
+            return (f"{self.separation_text} (separation): the coefficients run towards "
+                    "infinity and their standard errors are meaningless")
         return None
+
+    @property
+    def separation_text(self) -> str:
+        """How separation was found: fitted probabilities numerically 0 or 1 (R's rule), or
+        no finite maximum of the likelihood (:mod:`fmstats.glm.separation`)."""
+        if getattr(self.core_fit, "separation", "fitted") == "no finite MLE":
+            return "the likelihood has no finite maximum"
+        return "fitted probabilities numerically 0 or 1 occurred"
 
     def cov_params(self, cov_type: str | None = None) -> pd.DataFrame:
         """Covariance of the (non-aliased) coefficients.

@@ -191,7 +191,8 @@ class Prepared:
 
     def source(self, threshold: float) -> ArraySource:
         """The row source of the cores (:mod:`fmstats.glm.rowsource`)."""
-        return ArraySource(self.X, self.frame.response.y, self.w, threshold)
+        return ArraySource(self.X, self.frame.response.y, self.w, threshold,
+                           terms=design_terms(self.frame, ~self.aliased))
 
     def training(self, fit, rows=None, fweights=None) -> InMemoryTraining:
         """What the results keep of the training data: the rows (the design, the response,
@@ -199,6 +200,21 @@ class Prepared:
         resp = self.frame.response
         return InMemoryTraining(X=self.X, y=resp.y, trials=resp.trials, prior_weights=self.prior,
                                 fweights=fweights, index=self.frame.index)
+
+
+def design_terms(frame, keep: np.ndarray) -> list:
+    """``(label, columns, names)`` of each term of the design, columns counted among the kept
+    (non-aliased) ones: the cores name factor cells holding one class in their warnings."""
+    try:
+        slices = frame.spec.term_slices()
+    except (AttributeError, TypeError):      # a spec without terms: nothing to name
+        return []
+    pos = np.cumsum(keep) - 1
+    out = []
+    for label, sl in slices:
+        full = [j for j in range(sl.start, sl.stop) if keep[j]]
+        out.append((label, [int(pos[j]) for j in full], [frame.column_names[j] for j in full]))
+    return out
 
 
 def prepare(model: str, call: ModelCall, data, weights, **fixed) -> Prepared:

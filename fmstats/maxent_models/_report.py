@@ -50,6 +50,10 @@ def maxent_summary(results, cov_type: str | None = None, level: float = 0.95) ->
         dev_lines.append(f"  ({r.n_dropped} observations deleted due to missingness)")
     aic = r.aic
     dev_lines.append(f"AIC: {aic:.2f}" if aic is not None else "AIC: NA (quasi-likelihood)")
+    odd = r.training.noninteger_successes() if aic is not None else 0
+    if odd:
+        dev_lines.append(f"  (non-integer #successes in {odd} row(s), as R warns: the AIC of the "
+                         "weighted likelihood, not of binomial counts)")
     dev_lines.append("")
     dev_lines.extend(r.iteration_lines())
     sections = [Section("", dev_lines), f_section(r)]
@@ -94,8 +98,8 @@ def iteration_lines(results) -> list[str]:
     lines = [f"Number of Fisher Scoring iterations: {results.iterations} ({conv}; "
              f"relative deviance change < {results.settings['tol']:g})"]
     if results.separated:
-        lines.append("Warning: fitted probabilities numerically 0 or 1 occurred "
-                     "(separation); standard errors are unreliable.")
+        lines.append(f"Warning: {results.separation_text} (separation); standard errors "
+                     "are unreliable.")
     return lines
 
 

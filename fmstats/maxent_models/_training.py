@@ -13,6 +13,7 @@ that needs the training rows, whichever kind it is:
 The interface (both classes): ``in_memory``, ``shape``, ``has_intercept``, ``X``, ``y``,
 ``trials``, ``prior_weights``, ``fweights``, ``count_weights``, ``weights``,
 ``row_level(what, advice)``, ``n_ok(fit)``, ``pearson_chi2(fit)``, ``hat(fit)``,
+``noninteger_successes()``,
 ``cov(results, cov_type)``, ``llf(results)``, ``prior_range()``, ``fweights_range()``,
 ``design(results, newdata, missing)``, ``truth_weights_eta(results, newdata)``,
 ``cells(results, newdata, threshold)``, ``resid(fit, type)``,
@@ -29,7 +30,7 @@ from .._utils.validation import check_choice
 from ..exceptions import DataError
 from ..glm.irls import has_intercept
 
-__all__ = ["InMemoryTraining", "COV_TYPES"]
+__all__ = ["InMemoryTraining", "COV_TYPES", "noninteger_count"]
 
 COV_TYPES = ("nonrobust", "HC0", "HC1", "HC2", "HC3")
 
@@ -128,6 +129,11 @@ class InMemoryTraining:
         return float(np.dot(self.count_weights,
                             self.y * np.log(mu) + (1 - self.y) * np.log1p(-mu)))
 
+    def noninteger_successes(self) -> int:
+        """Rows whose successes (prior weight x y x trials) are not a count, by R's rule
+        (``abs(m - round(m)) > 0.001``): the binomial likelihood is then a weighted one."""
+        return noninteger_count(self.prior_weights, self.y, self.trials)
+
     def prior_range(self) -> tuple[float, float]:
         """Smallest and largest prior weight."""
         return float(self.prior_weights.min()), float(self.prior_weights.max())
@@ -184,6 +190,13 @@ class InMemoryTraining:
 
     def check_resample(self, newdata) -> None:
         """Resampling labels from q works on the training rows and on any DataFrame."""
+
+
+def noninteger_count(prior, y, trials) -> int:
+    """R's ``binomial()$initialize`` test: rows whose successes m = w y (times the trials of
+    ``cbind`` counts) differ from an integer by more than 0.001."""
+    m = prior * y if trials is None else prior * y * trials
+    return int(np.count_nonzero(np.abs(m - np.round(m)) > 1e-3))
 
 
 def require_design(what: str):
