@@ -27,6 +27,7 @@ __all__ = [
     "EmptyFoldWarning",
     "ResamplingWarning",
     "DegenerateFitWarning",
+    "WorkerError",
 ]
 
 
@@ -69,6 +70,10 @@ class DesignError(DataError):
 class ModelComparisonError(FmstatsError):
     """Models cannot be compared (anova): different rows or families, not nested, or not
     likelihood fits."""
+
+
+class WorkerError(FmstatsError):
+    """A parallel worker process died (killed, or out of memory) during independent refits."""
 
 
 class FmstatsWarning(UserWarning):

@@ -7,7 +7,8 @@ and patsy), with R's spelling translated.  :class:`DesignMatrix` builds the desi
 set once so that tuning and resampling refit on subsets of its rows; a Dask DataFrame gets a
 lazy model frame built partition by partition.
 """
-from ._checks import check_column_kinds, check_design, check_flat_columns
+from ._blocks import BLOCK_ROWS, BlockedFrame, blocked_model_frame
+from ._checks import check_column_kinds, check_design, check_extremes, check_flat_columns
 from ._dask import DaskModelFrame, dask_model_frame
 from ._frame import (DEFAULT_ENGINE, ENGINES, DesignSpec, ModelFrame, check_frame, expand_dot,
                      formula_names, is_dask_frame, model_frame, parse_response, split_formula,

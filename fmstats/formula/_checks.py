@@ -31,7 +31,7 @@ from .._utils.validation import SPREAD_RANGE, describe, temporal_advice
 from ..exceptions import DataError, DesignError, FormulaError, InvalidArgumentError
 
 __all__ = ["check_frame", "check_column_kinds", "check_factor_levels", "check_intercept_name",
-           "check_design", "INTERCEPT_LABELS"]
+           "check_design", "check_extremes", "INTERCEPT_LABELS"]
 
 #: The names the formula engines give the intercept column.
 INTERCEPT_LABELS = ("Intercept",)
@@ -133,7 +133,13 @@ def check_design(X: np.ndarray, names, arg: str, *, formula: str = "", new: bool
             f"({', '.join(map(repr, dup))}); rename the columns of `{arg}` they come from.")
     if X.shape[0] == 0:
         return
-    hi, lo = X.max(axis=0), X.min(axis=0)
+    check_extremes(X.max(axis=0), X.min(axis=0), names, arg, new=new, where=where)
+
+
+def check_extremes(hi: np.ndarray, lo: np.ndarray, names, arg: str, *, new: bool = False,
+                   where: str = "") -> None:
+    """:func:`check_design`'s rule on the columns' largest and smallest values (a design
+    built in row blocks gathers them block by block)."""
     low, high = SPREAD_RANGE
     with np.errstate(over="ignore", invalid="ignore"):
         mid, half = lo / 2 + hi / 2, hi / 2 - lo / 2

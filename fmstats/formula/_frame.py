@@ -235,7 +235,8 @@ class DesignSpec:
             out.append(("Intercept" if label in ("1", "Intercept") else label, sl))
         return out
 
-    def build_with_response(self, data: pd.DataFrame, *, missing: str = "raise"):
+    def build_with_response(self, data: pd.DataFrame, *, missing: str = "raise",
+                            arg: str = "newdata"):
         """Response and design matrix of new data (for measuring performance on it).
 
         Returns ``(response, X, index)``; a factor response is coded with the levels
@@ -247,6 +248,8 @@ class DesignSpec:
             The new data, with the response's and the design's columns.
         missing : {"raise", "drop"}, default "raise"
             What to do with rows with missing values in a used column, as in :meth:`build`.
+        arg : str, default "newdata"
+            The name of ``data`` in messages.
 
         Returns
         -------
@@ -257,27 +260,27 @@ class DesignSpec:
         index : pandas.Index
             The index of the rows of ``data`` they cover.
         """
-        data = _check_frame(data, "newdata")
+        data = _check_frame(data, arg)
         hit = reused_rows(data)
         if hit is not None and self is hit.owner.spec:   # the same rows, the same answer
             return remembered(hit.memo, ("response", missing),
-                              lambda: self._with_response(data, missing, hit))
-        return self._with_response(data, missing, hit)
+                              lambda: self._with_response(data, missing, hit, arg))
+        return self._with_response(data, missing, hit, arg)
 
-    def _with_response(self, data, missing, hit):
-        kind, cols, expr = _parse_response(self.lhs, data)
-        _check_columns(data, self.variables, self.rhs, "newdata")
-        check_unique_columns(data, cols, "newdata")
+    def _with_response(self, data, missing, hit, arg="newdata"):
+        kind, cols, expr = _parse_response(self.lhs, data, arg)
+        _check_columns(data, self.variables, self.rhs, arg)
+        check_unique_columns(data, cols, arg)
         numeric = list(self.numeric) + (cols if self.response_levels is None else [])
-        data = coerce_columns(data, numeric, "newdata", text=False)
+        data = coerce_columns(data, numeric, arg, text=False)
         data, keep = _drop_rows(data, list(dict.fromkeys(cols + list(self.variables))), missing,
-                                "newdata")
+                                arg)
         response = _response(kind, cols, expr, data, self.lhs, levels=self.response_levels)
         if hit is not None and len(data):   # rows of a design built once
             X = hit.owner.spec_rows(self, _kept(hit.positions, keep))
             if X is not None:
                 return response, X, data.index
-        X, index = self.build(data, missing="raise")
+        X, index = self.build(data, missing="raise", arg=arg)
         return response, X, index
 
 
@@ -365,11 +368,12 @@ def _drop_rows(data: pd.DataFrame, columns: list, missing: str, arg: str):
     when every row is kept): one scan of the columns."""
     if not columns:
         return data, None
-    masks = {c: _missing_values(data[c]) for c in columns}
-    bad = np.logical_or.reduce(list(masks.values()))
+    bad = np.zeros(len(data), dtype=bool)
+    for c in columns:                 # one mask at a time: no n x p temporary on large data
+        bad |= _missing_values(data[c])
     if not bad.any():
         return data, None
-    per_col = {c: int(m.sum()) for c, m in masks.items()}
+    per_col = {c: int(_missing_values(data[c]).sum()) for c in columns}
     _report_missing(int(bad.sum()), len(data), per_col, missing, arg)
     return data.loc[~bad], ~bad
 
@@ -491,7 +495,8 @@ _ENGINE_NAMES = {"np", "C", "factor", "I", "Q", "center", "scale", "standardize"
 _check_frame = check_frame   # the old private spelling
 
 
-def parse_response(lhs: str, data: pd.DataFrame) -> tuple[str, list[str], str | None]:
+def parse_response(lhs: str, data: pd.DataFrame,
+                   arg: str = "data") -> tuple[str, list[str], str | None]:
     """Return (kind, columns, expression) where kind is 'cbind', 'column' or 'expr'."""
     m = _CBIND.match(lhs)
     if m:
@@ -501,13 +506,13 @@ def parse_response(lhs: str, data: pd.DataFrame) -> tuple[str, list[str], str | 
                 f"cbind() on the left of the formula takes exactly two columns (successes, "
                 f"failures); got {len(args)}: {lhs!r}."
             )
-        _check_columns(data, args, lhs)
+        _check_columns(data, args, lhs, arg)
         return "cbind", args, None
     name = lhs.strip("`").strip()
     if name in data.columns:
         return "column", [name], None
     names = formula_names(lhs)
-    _check_columns(data, [n for n in names if n not in _ENGINE_NAMES], lhs)
+    _check_columns(data, [n for n in names if n not in _ENGINE_NAMES], lhs, arg)
     return "expr", [n for n in names if n in data.columns], lhs
 
 
@@ -680,7 +685,23 @@ def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
     return _model_frame(formula, data, missing, engine, None)
 
 
-def _model_frame(formula, data, missing, engine, hit) -> ModelFrame:
+@dataclass(frozen=True)
+class UsedRows:
+    """The rows and columns of ``data`` a formula uses, checked, before any design: what
+    :func:`model_frame` and the design built in row blocks (:mod:`fmstats.formula._blocks`)
+    share."""
+
+    lhs: str
+    rhs: str
+    variables: list
+    frame: pd.DataFrame      # the used rows (a view of ``data`` when none was dropped)
+    rows: np.ndarray
+    n_input: int
+    response: Response
+
+
+def used_rows(formula: str, data: pd.DataFrame, missing: str, engine: str) -> UsedRows:
+    """Parse ``formula``, check the columns it uses and drop rows with missing values."""
     lhs, rhs = split_formula(formula)
     kind, resp_cols, expr = _parse_response(lhs, data)
     rhs = expand_dot(rhs, data.columns, resp_cols, engine)
@@ -698,6 +719,13 @@ def _model_frame(formula, data, missing, engine, hit) -> ModelFrame:
         raise DataError(f"no rows of `data` remain after dropping the {n_input} row(s) with "
                         f"missing values in the model's columns.")
     response = _response(kind, resp_cols, expr, frame, lhs)
+    return UsedRows(lhs, rhs, variables, frame, rows, n_input, response)
+
+
+def _model_frame(formula, data, missing, engine, hit) -> ModelFrame:
+    u = used_rows(formula, data, missing, engine)
+    lhs, rhs, variables, frame, rows, response = (u.lhs, u.rhs, u.variables, u.frame, u.rows,
+                                                   u.response)
     cached = None if hit is None else hit.owner.design_rows(
         rhs, engine, variables, response.levels, hit.positions[rows])
     if cached is not None:   # rows of a design built once (fmstats.formula._reuse)
@@ -709,8 +737,8 @@ def _model_frame(formula, data, missing, engine, hit) -> ModelFrame:
     names = spec.column_names
     return ModelFrame(
         formula=formula, response=response, X=np.ascontiguousarray(X), column_names=names,
-        spec=spec, index=frame.index, rows=rows, n_input=n_input,
-        n_dropped=n_input - len(frame),
+        spec=spec, index=frame.index, rows=rows, n_input=u.n_input,
+        n_dropped=u.n_input - len(frame),
     )
 
 

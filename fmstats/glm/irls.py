@@ -36,7 +36,8 @@ from .separation import separated as no_finite_maximum
 
 __all__ = ["IrlsFit", "irls_logit", "irls_coef", "irls_evaluate", "binomial_deviance", "gram",
            "independent_columns", "ColumnScaling", "column_scaling", "rank_gram",
-           "MAX_WEIGHT", "SPREAD_RANGE", "column_spread", "check_weights_range"]
+           "MAX_WEIGHT", "SPREAD_RANGE", "column_spread", "check_weights_range", "r_start_mu",
+           "deviance_from_eta", "weighted_loglik", "unscale_fit", "deviance_scale"]
 
 _EPS = np.finfo(float).eps
 #: Fitted probabilities this close to 0 or 1 signal (quasi-)separation, as in R's glm.fit.
@@ -255,13 +256,15 @@ def column_spread(X: np.ndarray):
         return lo / 2 + hi / 2, hi / 2 - lo / 2
 
 
-def column_scaling(X: np.ndarray, pen: np.ndarray | None = None, *, force: bool = False
-                   ) -> ColumnScaling | None:
+def column_scaling(X: np.ndarray, pen: np.ndarray | None = None, *, force: bool = False,
+                   intercept: int | None | str = "find") -> ColumnScaling | None:
     """The reparametrisation that makes X'WX well conditioned, or None when X needs none.
 
     Columns are centred (only when X has an unpenalised column of ones, so the column space
     is unchanged) if some column's centre exceeds ``_OFFSET_RATIO`` times its spread, and
     scaled to spread ~1 when some spread is far from 1.  ``force`` always builds it.
+    ``intercept`` is the column of ones when the caller knows it (X is then a sample of the
+    rows); by default it is looked for in X.
     """
     n, p = X.shape
     if n == 0 or p == 0:
@@ -274,7 +277,8 @@ def column_scaling(X: np.ndarray, pen: np.ndarray | None = None, *, force: bool 
         raise DesignError(f"column {bad} of the design has non-finite values or a range that "
                           "overflows double precision; rescale it.")
     offset = (np.abs(mid) > _OFFSET_RATIO * half) & (half > 0)
-    k = intercept_index(X) if offset.any() or force else None
+    k = (intercept_index(X) if intercept == "find" else intercept) if offset.any() or force \
+        else None
     if k is not None and pen is not None and pen[k] > 0:
         k = None                       # a penalised intercept: centring would change the penalty
     if k is not None:
@@ -667,6 +671,11 @@ def _finish(X, y, w, coef, eta, mu, dev, pen, it, converged, history, tol, max_i
         separation=how,
         n_separated=n_sep,
     )
+
+
+#: The helpers the design built in row blocks shares (:mod:`fmstats.glm.blocks`).
+r_start_mu, deviance_from_eta, weighted_loglik, unscale_fit = (_r_start_mu, _deviance_from_eta,
+                                                               _loglik, _unscale)
 
 
 def has_intercept(X: np.ndarray) -> bool:

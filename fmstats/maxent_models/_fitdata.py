@@ -21,11 +21,19 @@ def is_out_of_core(data) -> bool:
     return is_dask_frame(data)
 
 
-def prepare(model: str, call, data, weights, **fixed):
+def prepare(model: str, call, data, weights, *, blocked: bool = False, **fixed):
     """:func:`fmstats.maxent_models._prepare.prepare`, or its out-of-core counterpart for a
-    Dask DataFrame (``call``: the fit's recorded call; ``fixed``: the model's own settings)."""
+    Dask DataFrame (``call``: the fit's recorded call; ``fixed``: the model's own settings).
+    ``blocked`` (a fit that keeps no design) builds the design of a DataFrame in row blocks
+    (:mod:`fmstats.maxent_models._blocked`) where it can."""
     if is_out_of_core(data):
         from ._outofcore import prepare_dask
 
         return prepare_dask(model, call, data, weights, **fixed)
+    if blocked:
+        from ._blocked import prepare_blocked
+
+        prep = prepare_blocked(model, call, data, weights, **fixed)
+        if prep is not None:
+            return prep
     return prepare_in_memory(model, call, data, weights, **fixed)

@@ -561,7 +561,7 @@ def _fit(call: ModelCall, data, weights, model: str, **fixed) -> MaxentResults:
     keep_data = call.get("keep_data", True)
     if not isinstance(keep_data, (bool, np.bool_)):
         raise InvalidArgumentError(f"`keep_data` must be True or False; got {describe(keep_data)}.")
-    prep = prepare(model, call, data, weights, **fixed)
+    prep = prepare(model, call, data, weights, blocked=not keep_data, **fixed)
     s = prep.settings
     fit = prep.source(s["threshold"]).fit(start=prep.start, penalty=prep.penalty, tol=s["tol"],
                                         max_iter=s["max_iter"])

@@ -30,7 +30,7 @@ from .._utils.validation import check_choice
 from ..exceptions import DataError
 from ..glm.irls import has_intercept
 
-__all__ = ["InMemoryTraining", "COV_TYPES", "noninteger_count"]
+__all__ = ["InMemoryTraining", "COV_TYPES", "noninteger_count", "sandwich_cov"]
 
 COV_TYPES = ("nonrobust", "HC0", "HC1", "HC2", "HC3")
 
@@ -67,6 +67,18 @@ class InMemoryTraining:
         self.has_intercept = bool(has_intercept(X))
         self._kept = None        # what drop_design() precomputed before dropping X
 
+    @classmethod
+    def without_design(cls, *, shape, has_intercept: bool, y, trials, prior_weights, index,
+                       hat, covariances) -> "InMemoryTraining":
+        """The training rows of a fit whose design was built in row blocks and never held
+        (``keep_data=False``): the hat values and HC0-HC3 covariances it gathered instead."""
+        out = cls.__new__(cls)
+        out.X, out.y, out.trials, out.prior_weights = None, y, trials, prior_weights
+        out.fweights, out.index = None, index
+        out.shape, out.has_intercept = tuple(shape), bool(has_intercept)
+        out._kept = {"hat": hat, "cov": dict(covariances)}
+        return out
+
     # ------------------------------------------------------------------ weights
     @cached_property
     def count_weights(self) -> np.ndarray:
@@ -98,21 +110,12 @@ class InMemoryTraining:
 
     def cov(self, results, cov_type: str) -> np.ndarray:
         """The coefficients' covariance of type ``cov_type`` (model-based or sandwich)."""
-        if self.X is None:
-            return self._kept["cov"][cov_type]
         fit = results.core_fit
         if cov_type == "nonrobust":
             return results.dispersion * fit.xtwx_inv
-        e2 = (self.weights * (self.y - fit.mu)) ** 2
-        if cov_type in ("HC2", "HC3"):
-            one_minus_h = 1.0 - self.hat(fit)
-            power = 1 if cov_type == "HC2" else 2
-            e2 = e2 / np.where(one_minus_h > 0, one_minus_h, np.inf) ** power
-        cov = fit.sandwich(self.X, e2)   # bread @ X'diag(e2)X @ bread, accurately
-        if cov_type == "HC1":
-            n = self.shape[0]
-            cov *= n / (n - self.shape[1])
-        return cov
+        if self.X is None:
+            return self._kept["cov"][cov_type]
+        return sandwich_cov(fit, self.X, self.y, self.weights, cov_type)
 
     def llf(self, results) -> float:
         """Log-likelihood of the count-weighted fit (binomial coefficients for counts)."""
@@ -146,6 +149,8 @@ class InMemoryTraining:
     # ------------------------------------------------------------------ rows
     def drop_design(self, results) -> None:
         """Drop X (``keep_data=False``), keeping every covariance type and the hat values."""
+        if self.X is None:          # built in row blocks: never held
+            return
         self._kept = {"hat": results.core_fit.leverage(self.X),
                       "cov": {ct: self.cov(results, ct) for ct in COV_TYPES}}
         self.X = None
@@ -190,6 +195,25 @@ class InMemoryTraining:
 
     def check_resample(self, newdata) -> None:
         """Resampling labels from q works on the training rows and on any DataFrame."""
+
+
+def sandwich_cov(fit, X: np.ndarray, y: np.ndarray, weights: np.ndarray,
+                 cov_type: str) -> np.ndarray:
+    """The sandwich covariance HC0-HC3 of a weighted logistic fit (R's ``sandwich::vcovHC``):
+    B X' diag(e2) X B with B the inverse information, e = w (y - mu), divided by (1 - h) (HC2)
+    or (1 - h)^2 (HC3), h the hat values; HC1 scales HC0 by n / (n - p).  ``fit`` is the
+    :class:`~fmstats.glm.irls.IrlsFit` at the coefficients (used by the results and by
+    :func:`fmstats.to_statsmodels`, whose GLM gives HC0 whatever HC type is asked)."""
+    e2 = (weights * (y - fit.mu)) ** 2
+    if cov_type in ("HC2", "HC3"):
+        one_minus_h = 1.0 - fit.leverage(X)
+        power = 1 if cov_type == "HC2" else 2
+        e2 = e2 / np.where(one_minus_h > 0, one_minus_h, np.inf) ** power
+    cov = fit.sandwich(X, e2)   # bread @ X'diag(e2)X @ bread, accurately
+    if cov_type == "HC1":
+        n, p = X.shape
+        cov *= n / (n - p)
+    return cov
 
 
 def noninteger_count(prior, y, trials) -> int:

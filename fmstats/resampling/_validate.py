@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._utils.boundary import public
 from .. import measures as _m
 from .._utils.parallel import spawn_seeds
 from ..results import Persistable
@@ -122,6 +123,7 @@ def estimate_632plus(apparent: float, oob: float, no_information: float
     return 1 - ((1 - w) * err + w * err1p), r, w
 
 
+@public
 def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=None,
              alpha=None, data: pd.DataFrame | None = None, fast: bool | None = None,
              random_state=None, n_jobs: int | None = None, progress=None,

@@ -13,6 +13,7 @@ import pandas as pd
 
 from .. import measures as _m
 from .. import prcurve as _pr
+from .._utils.boundary import public
 from .._utils.validation import describe, prior_weights
 from ..exceptions import DataError, InvalidArgumentError, ResponseError
 from ..formula import formula_names, split_formula
@@ -38,6 +39,20 @@ class ScoreCurves:
     """
 
     _score_type: str | None = "response"
+
+    #: The protocol methods every results class exposes: a subclass's definitions of them are
+    #: public entry points whose foreign exceptions leave as FmstatsErrors
+    #: (:func:`fmstats._utils.boundary.public`).
+    BOUNDARY = ("predict", "confusion", "measure", "refit", "summary", "tidy", "conf_int",
+                "cov_params", "noisy_f", "resid", "influence", "to_statsmodels", "resample_f",
+                "plot_diagnostics", "f_curve", "roc_auc", "plot_pr", "plot_roc")
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in ScoreCurves.BOUNDARY:
+            method = cls.__dict__.get(name)
+            if callable(method):
+                setattr(cls, name, public(method, name=f"{cls.__name__}.{name}"))
 
     # ------------------------------------------------------------------ hooks
     def _curve_data(self):
@@ -107,6 +122,7 @@ class ScoreCurves:
         return _m.as_fmeasure(measure, beta, alpha)
 
     # ------------------------------------------------------------------ public
+    @public
     def f_curve(self, newdata=None, weights=None, *, measure=None, beta=None,
                 alpha=None) -> pd.DataFrame:
         """Precision, recall and F at every distinct score as the threshold.
@@ -142,6 +158,7 @@ class ScoreCurves:
         y, s, w = self._scored(newdata, weights)
         return _pr.f_curve(y, s, w, measure=self._measure_arg(measure, beta, alpha))
 
+    @public
     def roc_auc(self, newdata=None, weights=None) -> float:
         """Area under the weighted ROC curve of the scores (trapezoid rule).
 
@@ -169,17 +186,21 @@ class ScoreCurves:
         own = _pr.operating_row(curve, t, strict)
         return best, own, label
 
-    def _plot(self, which, newdata, weights, ax, **kwargs):
+    def _plot(self, which, newdata, weights, ax, measure=None, beta=None, alpha=None,
+              **kwargs):
         from .. import plotting
 
-        curve = self.f_curve(newdata, weights)
+        fm = self._measure_arg(measure, beta, alpha)
+        curve = self.f_curve(newdata, weights, measure=fm)
         best, own, label = self._curve_points(curve)
         draw = plotting.plot_pr if which == "pr" else plotting.plot_roc
-        return draw(curve, self.fmeasure, best=best, own=own, own_label=label,
+        return draw(curve, fm, best=best, own=own, own_label=label,
                     score_name=self._curve_score_name(), ax=ax,
                     data_label="training rows" if newdata is None else "newdata", **kwargs)
 
-    def plot_pr(self, newdata=None, weights=None, *, ax=None, iso_f=(0.2, 0.4, 0.6, 0.8)):
+    @public
+    def plot_pr(self, newdata=None, weights=None, *, ax=None, iso_f=(0.2, 0.4, 0.6, 0.8),
+                measure=None, beta=None, alpha=None):
         """The precision-recall curve with iso-F lines of the model's measure.
 
         Marks the model's own decision rule and the F-optimal threshold (annotated with
@@ -196,6 +217,12 @@ class ScoreCurves:
             The axes to draw on (default: a new figure).
         iso_f : sequence of float, default (0.2, 0.4, 0.6, 0.8)
             The F values of the iso-F lines.
+        measure : FMeasure, optional
+            The F-measure of the iso-F lines and of the F-optimal point, as in
+            :meth:`f_curve` (default: the model's own); give at most one of ``measure``,
+            ``beta`` and ``alpha``.
+        beta, alpha : float, optional
+            That F-measure by its beta, or by its weight on precision alpha.
 
         Examples
         --------
@@ -203,9 +230,11 @@ class ScoreCurves:
         >>> fit = fm.maxent("survived ~ sex + C(pclass)", fm.datasets.load_titanic())
         >>> fig = fit.plot_pr()
         """
-        return self._plot("pr", newdata, weights, ax, iso_f=iso_f)
+        return self._plot("pr", newdata, weights, ax, measure, beta, alpha, iso_f=iso_f)
 
-    def plot_roc(self, newdata=None, weights=None, *, ax=None):
+    @public
+    def plot_roc(self, newdata=None, weights=None, *, ax=None, measure=None, beta=None,
+                 alpha=None):
         """The weighted ROC curve with its AUC, the model's rule and the F-optimal point.
 
         Parameters
@@ -217,6 +246,11 @@ class ScoreCurves:
             For ``newdata``: a column name or array of case weights.
         ax : matplotlib Axes, optional
             The axes to draw on (default: a new figure).
+        measure : FMeasure, optional
+            The F-measure of the F-optimal point, as in :meth:`f_curve` (default: the
+            model's own); give at most one of ``measure``, ``beta`` and ``alpha``.
+        beta, alpha : float, optional
+            That F-measure by its beta, or by its weight on precision alpha.
 
         Examples
         --------
@@ -224,4 +258,4 @@ class ScoreCurves:
         >>> fit = fm.maxent("survived ~ sex + C(pclass)", fm.datasets.load_titanic())
         >>> fig = fit.plot_roc()
         """
-        return self._plot("roc", newdata, weights, ax)
+        return self._plot("roc", newdata, weights, ax, measure, beta, alpha)
