@@ -258,9 +258,13 @@ def main() -> None:
         return
     if args.quick:
         args.gfm_n, args.gfm_m, args.sto_n = 300, 200, 40_000
-    print_header("Peak memory of gfm and sto, before / after (fresh process per run)",
-                 ["numpy", "scipy"], 1,
-                 [f"before: fmstats at {args.before} (git archive); after: {REPO_ROOT}"])
+    before = ([f"before (gfm, sto): fmstats at {args.before} (git archive)"]
+              if set(args.case) - {"maxent"} else [])
+    if "maxent" in args.case:
+        before.append(f"before (maxent): fmstats at {args.maxent_before} (git archive)")
+    print_header(f"Peak memory of {', '.join(args.case)}, before / after (fresh process per "
+                 "run)", ["numpy", "scipy", "pandas", "formulaic"], 1,
+                 before + [f"after: {REPO_ROOT}"])
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         trees = {"before": _extract(args.before, tmp) if set(args.case) - {"maxent"} else None,

@@ -8,8 +8,9 @@ becomes an :class:`~fmstats.exceptions.FmstatsError` naming the entry point and,
 be told, the argument (a missing column is looked up in the call's DataFrame arguments), with
 the original chained as its cause.  A call with an argument the entry point does not take
 (``predict(se_fit=True)`` on an SVM) is an :class:`~fmstats.exceptions.InvalidArgumentError`
-listing the arguments it takes.  Exceptions raised by fmstats' own code or by the user's
-callbacks pass through unchanged: they are not foreign.
+listing the arguments it takes.  An exception out of a C function that fmstats' own code calls
+(numpy's ``asarray`` on text) is foreign too.  Exceptions that fmstats' code raises itself
+(internal invariants) and those of the user's callbacks pass through unchanged.
 
 Applied by :func:`fmstats._utils.call.records_call` (every model function and tuner), by
 :class:`fmstats.results.ScoreCurves` to the protocol methods of every results class, and
@@ -19,6 +20,7 @@ explicitly to the other public functions (``sweep``, ``anova``, ``to_statsmodels
 from __future__ import annotations
 
 import difflib
+import dis
 import functools
 import inspect
 from typing import Any, Callable
@@ -36,13 +38,20 @@ _CAUGHT = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 
 
 def _origin(exc: BaseException) -> str | None:
-    """The top-level package of the innermost frame that raised ``exc`` (None if unknown)."""
-    tb = exc.__traceback__
-    name = None
+    """Where ``exc`` comes from: the top-level package of the innermost Python frame, or
+    ``"a C function"`` when that frame is fmstats' own and the exception came out of a call
+    there (numpy's ``asarray``, a builtin), not out of a ``raise`` statement of fmstats."""
+    tb, last = exc.__traceback__, None
     while tb is not None:
-        name = tb.tb_frame.f_globals.get("__name__", None)
-        tb = tb.tb_next
-    return None if name is None else str(name).split(".")[0]
+        last, tb = tb, tb.tb_next
+    if last is None:
+        return None
+    name = str(last.tb_frame.f_globals.get("__name__", "")).split(".")[0]
+    if name == "fmstats":
+        code = last.tb_frame.f_code.co_code
+        op = dis.opname[code[last.tb_lasti]] if 0 <= last.tb_lasti < len(code) else ""
+        return None if op in ("RAISE_VARARGS", "RERAISE") else "a C function"
+    return name
 
 
 def _raised_at_call(exc: BaseException) -> bool:
@@ -96,7 +105,7 @@ def translate(exc: BaseException, fn: Callable, label: str, args: tuple,
     if isinstance(exc, TypeError) and _raised_at_call(exc):
         return argument_error(fn, label, exc)
     lib = _origin(exc)
-    if lib not in FOREIGN:
+    if lib not in FOREIGN and lib != "a C function":
         return None
     message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
     message = message.strip().splitlines()[0][:300] if message.strip() else type(exc).__name__

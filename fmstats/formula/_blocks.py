@@ -125,13 +125,14 @@ def _direct_columns(frame: pd.DataFrame, spec: DesignSpec, factors) -> tuple | N
 
 def blocked_model_frame(formula: str, data: Any, *, missing: str = "drop",
                         engine: str | None = None,
-                        block_rows: int = BLOCK_ROWS) -> BlockedFrame | None:
+                        block_rows: int | None = None) -> BlockedFrame | None:
     """:func:`model_frame` without the design: a :class:`BlockedFrame` that builds it by
-    blocks of ``block_rows`` rows, or None when the design depends on all rows at once (a
-    stateful transform, a categorical term that is not a data column) or ``data`` is a
-    :class:`DesignRows` frame (its design is built already); the caller then builds it whole.
-    The checks are :func:`model_frame`'s; the design's values are checked by the caller as it
-    passes over the blocks (:func:`fmstats.formula.check_extremes`).
+    blocks of ``block_rows`` rows (default :data:`BLOCK_ROWS`), or None when the design
+    depends on all rows at once (a stateful transform, a categorical term that is not a data
+    column) or ``data`` is a :class:`DesignRows` frame (its design is built already); the
+    caller then builds it whole.  The checks are :func:`model_frame`'s; the design's values
+    are checked by the caller as it passes over the blocks
+    (:func:`fmstats.formula.check_extremes`).
     """
     import re
 
@@ -156,7 +157,7 @@ def blocked_model_frame(formula: str, data: Any, *, missing: str = "drop",
     out = BlockedFrame(formula=formula, response=u.response, column_names=spec.column_names,
                        spec=spec, index=frame.index, rows=u.rows, n_input=u.n_input,
                        n_dropped=u.n_input - len(frame), data=frame, direct=direct,
-                       block_rows=int(block_rows))
+                       block_rows=int(BLOCK_ROWS if block_rows is None else block_rows))
     if direct is not None and not np.array_equal(out.rows_design(sample), X0):
         out = replace(out, direct=None)      # the engine's values differ: build with it
     return out
