@@ -99,7 +99,6 @@ def maxent_worker(args) -> None:
     """One fit of the maxent case in this process: its extra peak RSS over the frame."""
     import tracemalloc
 
-    import numpy as np
     from threadpoolctl import threadpool_limits
 
     import fmstats as fm

@@ -49,7 +49,6 @@ from ..exceptions import (
     DataError,
     FmstatsError,
     FormulaError,
-    InvalidArgumentError,
     UnseenLevelError,
 )
 

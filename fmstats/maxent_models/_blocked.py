@@ -21,13 +21,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils.call import ModelCall
-from ..exceptions import DesignError, WeightsError
+from ..exceptions import DesignError
 from ..formula import blocked_model_frame, check_extremes
 from ..glm.blocks import BlockDesign, BlockSource, rank_gram_blocks
 from ..glm.irls import check_weights_range
 from ..glm.separation import LP_MAX_ENTRIES, no_finite_mle
-from ._prepare import (check_response_kind, check_settings, check_single_class, columns_to_keep,
-                       frame_prior_weights, penalty_and_start)
+from ._prepare import checked_weights, check_settings, columns_to_keep, penalty_and_start
 from ._training import InMemoryTraining
 
 __all__ = ["prepare_blocked", "BlockedPrepared"]
@@ -90,13 +89,7 @@ def prepare_blocked(model: str, call: ModelCall, data, weights, **fixed) -> Bloc
                                 engine=settings["engine"])
     if frame is None:
         return None
-    resp = frame.response
-    check_response_kind(model, resp)
-    prior = frame_prior_weights(weights, data, frame)
-    w = prior * resp.trials if resp.trials is not None else prior
-    if not (w > 0).any():
-        raise WeightsError("every row has zero weight (prior weights times cbind trials).")
-    check_single_class(resp.y, w, resp.name)
+    prior, w = checked_weights(model, frame, data, weights)
     names = list(frame.column_names)
     rows = BlockDesign(frame.design, tuple(frame.blocks()), frame.n, len(names),
                        sample=frame.rows_design)

@@ -202,6 +202,19 @@ class Prepared:
                                 fweights=fweights, index=self.frame.index)
 
 
+def checked_weights(model: str, frame, data, weights) -> tuple[np.ndarray, np.ndarray]:
+    """(prior weights, count weights) of the frame's rows, with the response checked for the
+    model: some row with weight, both classes among them."""
+    resp = frame.response
+    check_response_kind(model, resp)
+    prior = frame_prior_weights(weights, data, frame)
+    w = prior * resp.trials if resp.trials is not None else prior
+    if not (w > 0).any():
+        raise WeightsError("every row has zero weight (prior weights times cbind trials).")
+    check_single_class(resp.y, w, resp.name)
+    return prior, w
+
+
 def design_terms(frame, keep: np.ndarray) -> list:
     """``(label, columns, names)`` of each term of the design, columns counted among the kept
     (non-aliased) ones: the cores name factor cells holding one class in their warnings."""
@@ -228,13 +241,7 @@ def prepare(model: str, call: ModelCall, data, weights, **fixed) -> Prepared:
     formula = settings["formula"]
     missing, collinear, engine = settings["missing"], settings["collinear"], settings["engine"]
     frame = model_frame(formula, data, missing=missing, engine=engine)
-    resp = frame.response
-    check_response_kind(model, resp)
-    prior = frame_prior_weights(weights, data, frame)
-    w = prior * resp.trials if resp.trials is not None else prior
-    if not (w > 0).any():
-        raise WeightsError("every row has zero weight (prior weights times cbind trials).")
-    check_single_class(resp.y, w, resp.name)
+    prior, w = checked_weights(model, frame, data, weights)
 
     X = frame.X
     # one check per design and weights (a fold's frame serves each point of a tuning grid)
