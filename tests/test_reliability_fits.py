@@ -26,6 +26,7 @@ import fmstats as fm
 from fmstats.exceptions import SeparationWarning
 
 REF = Path(__file__).parent / "reference"
+pytestmark = pytest.mark.numerics     # separation flags and stopping rules are decisions on doubles
 
 
 @pytest.fixture(scope="module")

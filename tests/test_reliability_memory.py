@@ -21,6 +21,7 @@ import fmstats.formula._blocks as blocks
 from fmstats.exceptions import MissingDataWarning
 
 REF = Path(__file__).parent / "reference"
+pytestmark = pytest.mark.numerics     # blocked sums equal the whole design to 1e-10
 R_TERMS = {"(Intercept)": "Intercept", "x1": "x1", "x2": "x2", "gb": "g[T.b]", "gc": "g[T.c]"}
 
 MODELS = {   # R's model name -> (function, formula, keyword arguments); synthetic inputs
