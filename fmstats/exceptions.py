@@ -17,12 +17,14 @@ __all__ = [
     "FormulaError",
     "UnseenLevelError",
     "DesignError",
+    "ResultsFileError",
     "FmstatsWarning",
     "ConvergenceWarning",
     "SeparationWarning",
     "MissingDataWarning",
     "CollinearityWarning",
     "DataWarning",
+    "ResultsFileWarning",
     "FitFailedWarning",
     "EmptyFoldWarning",
     "ResamplingWarning",
@@ -67,6 +69,11 @@ class DesignError(DataError):
     """The design matrix is rank deficient and ``collinear="raise"`` was asked for."""
 
 
+class ResultsFileError(DataError):
+    """A results file cannot be read or written: missing, damaged, of another type, or
+    refused because it could run code when opened."""
+
+
 class ModelComparisonError(FmstatsError):
     """Models cannot be compared (anova): different rows or families, not nested, or not
     likelihood fits."""
@@ -98,6 +105,11 @@ class CollinearityWarning(FmstatsWarning):
 
 class DataWarning(FmstatsWarning):
     """Something about the data deserves attention but does not stop the fit."""
+
+
+class ResultsFileWarning(FmstatsWarning):
+    """A results file is read or written without the protections of the file format: an older
+    plain pickle opened with ``trusted=True``, or saved content that ``load()`` will refuse."""
 
 
 class FitFailedWarning(FmstatsWarning):

@@ -435,10 +435,12 @@ def test_results_api_summary_pickle_refit_plot(noisy_data):
     r = fm.fmaxent("q ~ x1 + x2", d, beta=2)
     text = str(r.summary())
     for piece in ("F-measure maximising maximum entropy model", "noisy F (correlated",
-                  "F2 (beta = 2, alpha = 0.2)", "sandwich HC0", "Outer iterations",
+                  "F2 (beta = 2, alpha = 0.2)", "reweighted sandwich", "Outer iterations",
                   "epsilon = 0.01", "F-weights (mean 1): range", "AIC: NA"):
         assert piece in text, piece
     assert "model-based" in str(r.summary(cov_type="nonrobust"))
+    assert "sandwich HC0" in str(r.summary(cov_type="HC0"))
+    pd.testing.assert_frame_equal(pickle.loads(pickle.dumps(r)).cov_params(), r.cov_params())
     assert np.all(r._se("HC0") != r._se("nonrobust"))
     g = pickle.loads(pickle.dumps(r))
     pd.testing.assert_series_equal(r.params, g.params)

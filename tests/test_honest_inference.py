@@ -66,7 +66,7 @@ def test_bootstrap_cov_reproducible_pickles_and_is_reported(boot_fit, small):
     g = pickle.loads(pickle.dumps(boot_fit))
     pd.testing.assert_frame_equal(g.tidy(), boot_fit.tidy())
     text = str(boot_fit.summary())
-    assert "bootstrap: covariance of 60 case-resampling replicates of the whole fit" in text
+    assert "bootstrap: covariance of 60 of 60 case-resampling replicates of the whole fit" in text
     assert "treats the F-weights as fixed" not in text
     assert "treats the F-weights as fixed" in str(boot_fit.summary(cov_type="HC0"))
     # refit does not nest bootstraps unless asked
@@ -125,7 +125,7 @@ def _results_zoo():
                                                weight_bounds=None, shrinkage=0), te)
         zoo["fmaxent_noisy"] = (fm.fmaxent("q ~ x1 + x2", tr, alpha=0.7), te)
         zoo["fmaxent_boot"] = (fm.fmaxent("y_ml ~ x1 + x2", tr, alpha=0.3, cov_type="bootstrap",
-                                          B=5, random_state=1), te)
+                                          B=20, random_state=1), te)
         zoo["wsvm"] = (fm.wsvm("y ~ x1 + x2", s_tr), s_te)
         zoo["fsvm"] = (fm.fsvm("y ~ x1 + x2", s_tr, alpha=0.5), s_te)
         zoo["costsens"] = (fm.costsens("y_ml ~ x1 + x2", tr), te)

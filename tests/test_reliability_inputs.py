@@ -6,13 +6,14 @@ with the fit on the plain numpy-dtype column.
 from __future__ import annotations
 
 import pickle
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import fmstats as fm
-from fmstats.exceptions import FmstatsError
+from fmstats.exceptions import FmstatsError, ResultsFileWarning
 
 
 @pytest.fixture
@@ -30,12 +31,16 @@ def d80():
 
 @pytest.mark.parametrize("cut", [0, 0.5])
 def test_load_of_a_truncated_pickle_is_an_fmstats_error(d80, tmp_path, cut):
+    # a plain pickle is read only with trusted=True since results file format 2 (issue 33)
     fit = fm.maxent("y ~ x", d80)
     blob = pickle.dumps(fit, protocol=pickle.HIGHEST_PROTOCOL)
     path = tmp_path / "fit.pkl"
     path.write_bytes(blob[: int(len(blob) * cut)])
-    with pytest.raises(FmstatsError, match=r"`path`.*not a complete"):
+    with pytest.raises(FmstatsError, match=r"`path`.*(not a complete|plain pickle)"):
         type(fit).load(path)
+    with pytest.raises(FmstatsError, match=r"`path`.*not a complete"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResultsFileWarning)
+        type(fit).load(path, trusted=True)
 
 
 # ------------------------------------------------------------------ numbers stored as objects

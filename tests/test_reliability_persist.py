@@ -3,6 +3,7 @@ persistence (save/load with a type and format check for every results type), GFM
 budget, STO's lean bookkeeping, and clear errors for bad GFM/estimate_P/plt inputs."""
 from __future__ import annotations
 
+import json
 import pickle
 import warnings
 
@@ -13,7 +14,7 @@ import scipy.sparse as sp
 
 import fmstats as fm
 from fmstats.results import _persist
-from fmstats.exceptions import DataError, FmstatsError, InvalidArgumentError
+from fmstats.exceptions import DataError, FmstatsError, InvalidArgumentError, ResultsFileWarning
 from fmstats.extreme import SPE, probabilistic_label_tree
 from fmstats.multilabel import estimate_P, gfm, gfm_threshold
 from fmstats.multilabel import _inference as gfm_inference
@@ -251,14 +252,14 @@ def test_every_results_type_saves_and_loads_itself(built, kind, tmp_path):
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_save_stores_a_format_version(built, kind, tmp_path):
+    # the layout itself is checked in tests/test_results_files.py (issue 33)
     obj = built[kind]
     path = tmp_path / "f.pkl"
     obj.save(path)
-    with open(path, "rb") as fh:
-        env = pickle.load(fh)
-    assert env["fmstats_results"] == _persist.FORMAT_VERSION == 1
-    assert env["class"].endswith(type(obj).__qualname__)
-    assert type(env["results"]) is type(obj)
+    magic, version, _, header = path.read_bytes().split(b"\n", 4)[:4]
+    assert magic == b"fmstats-results"
+    assert version == b"format 2" and _persist.FORMAT_VERSION == 2
+    assert json.loads(header)["class"].endswith(type(obj).__qualname__)
 
 
 @pytest.mark.parametrize("saved, loader", [
@@ -285,26 +286,32 @@ def test_load_refuses_another_results_type_and_names_it(built, saved, loader, tm
 def test_load_refuses_a_pickle_of_something_else(payload, found, tmp_path):
     path = tmp_path / "other.pkl"
     path.write_bytes(pickle.dumps(payload))
-    with pytest.raises(DataError, match="not fmstats results") as err:
+    # a plain pickle is opened only when trusted (issue 33), and then checked as before
+    with pytest.raises(DataError, match="plain pickle"):
         fm.MaxentResults.load(path)
+    with pytest.raises(DataError, match="not fmstats results") as err, \
+            pytest.warns(ResultsFileWarning, match="plain pickle"):
+        fm.MaxentResults.load(path, trusted=True)
     assert found in str(err.value)
 
 
 def test_load_refuses_a_newer_format(maxent_fit, tmp_path):
     path = tmp_path / "new.pkl"
-    path.write_bytes(pickle.dumps({"fmstats_results": 99, "fmstats_version": "9.0",
-                                   "results": maxent_fit}))
-    with pytest.raises(DataError, match=r"format 99 .*fmstats 9\.0.*reads format 1"):
+    maxent_fit.save(path)
+    path.write_bytes(path.read_bytes().replace(b"format 2\n", b"format 99\n", 1))
+    with pytest.raises(DataError, match=r"format 99; this fmstats reads format 2: upgrade"):
         fm.MaxentResults.load(path)
 
 
 def test_load_reads_a_bare_pickle_of_the_right_type(maxent_fit, tmp_path):
-    # files written before format 1 (pickle.dump of the object itself)
+    # files written before format 1 (pickle.dump of the object itself): trusted only
     path = tmp_path / "old.pkl"
     path.write_bytes(pickle.dumps(maxent_fit))
-    assert _state(fm.MaxentResults.load(path)) == _state(maxent_fit)
-    with pytest.raises(DataError, match="MaxentResults.*not a WsvmResults"):
-        fm.WsvmResults.load(path)
+    with pytest.warns(ResultsFileWarning, match="plain pickle"):
+        assert _state(fm.MaxentResults.load(path, trusted=True)) == _state(maxent_fit)
+    with pytest.raises(DataError, match="MaxentResults.*not a WsvmResults"), \
+            pytest.warns(ResultsFileWarning):
+        fm.WsvmResults.load(path, trusted=True)
 
 
 @pytest.mark.parametrize("kind", ["bootstrap", "sto", "br", "spe"])

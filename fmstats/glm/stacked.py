@@ -26,7 +26,7 @@ constant.  With the weights frozen (no dependence on theta or m) the theta block
 HC0 sandwich.  Where the returned iterate is not a fixed point, :func:`fixed_point_gap` says by
 how many standard errors a Newton step to the fixed point would move each coefficient.
 
-Pure functions on arrays (the model layer calls them); see ``docs/stacked_covariance.rst`` for
+Pure functions on arrays (the model layer calls them); see ``docs/inference.rst`` for
 the derivation and its limits.
 """
 from __future__ import annotations
@@ -39,7 +39,8 @@ from scipy.special import expit
 from .fweights import TINY
 
 __all__ = ["Reweighting", "StackedCov", "stacked_covariance", "estimating_equations",
-           "fixed_point_gap"]
+           "stacked_terms", "aggregates", "fixed_point_gap", "unrolled_covariance",
+           "unrolled_influence"]
 
 
 @dataclass(frozen=True)
@@ -153,8 +154,21 @@ class _Point:
     m: np.ndarray        # the aggregates
 
 
-def _evaluate(X, q, c, theta, m, spec: Reweighting, pen, frozen_w=None) -> _Point:
-    """The stacked equations, per-row terms and analytic Jacobian at (theta, m)."""
+def _ridge_rows(X, c, theta, shrinkage):
+    """Per-row terms of the standardised ridge's gradient, -shrinkage c_i (x_i - xbar)^2 theta
+    (their sum is the penalty's gradient; the weighted mean xbar is where their sum is
+    stationary, so its own variation does not enter to first order)."""
+    if not shrinkage:
+        return 0.0, 0.0
+    xbar = (c @ X) / c.sum()
+    dev2 = c[:, None] * (X - xbar) ** 2
+    return -shrinkage * dev2 * theta, shrinkage * dev2.sum(axis=0)
+
+
+def _evaluate(X, q, c, theta, m, spec: Reweighting, pen, frozen_w=None, shrinkage=0.0) -> _Point:
+    """The stacked equations, per-row terms and analytic Jacobian at (theta, m).  ``pen`` is
+    the whole ridge; ``shrinkage`` its data-dependent part (``standardised_ridge``), whose
+    per-row terms enter the meat."""
     n, p = X.shape
     eta = X @ theta
     pr = np.clip(expit(eta), TINY, 1 - TINY)
@@ -181,12 +195,13 @@ def _evaluate(X, q, c, theta, m, spec: Reweighting, pen, frozen_w=None) -> _Poin
     score_rows = (c * w * resid)[:, None] * X
     K = k + 2
     g = np.empty((n, p + K))
-    g[:, :p] = score_rows
+    ridge_rows, data_pen = _ridge_rows(X, c, theta, shrinkage)
+    g[:, :p] = score_rows + ridge_rows
     g[:, p:p + k] = h - m[:k]
     g[:, p + k] = hr - m[k]
     g[:, p + k + 1] = hc - m[k + 1]
     G = g.mean(axis=0)
-    G[:p] -= pen * theta / n
+    G[:p] -= (pen - data_pen) * theta / n            # the ridge's fixed part (not per row)
     # ---------------------------------------------------------------- the Jacobian
     J = np.zeros((p + K, p + K))
     # d w / d p (through r, aggregates fixed) and d w / d(F, s)
@@ -211,9 +226,19 @@ def _evaluate(X, q, c, theta, m, spec: Reweighting, pen, frozen_w=None) -> _Poin
     return _Point(g=g, G=G, J=J, m=m)
 
 
-def estimating_equations(X, q, c, theta, m, spec: Reweighting, pen) -> np.ndarray:
+def estimating_equations(X, q, c, theta, m, spec: Reweighting, pen, shrinkage=0.0
+                         ) -> np.ndarray:
     """The stacked equations G(theta, m) (for checks: a finite-difference Jacobian)."""
-    return _evaluate(X, q, c, theta, m, spec, pen).G
+    return _evaluate(X, q, c, theta, m, spec, pen, shrinkage=shrinkage).G
+
+
+def stacked_terms(X, q, c, theta, spec: Reweighting, pen, shrinkage=0.0):
+    """(g, G, J, m) at theta and its aggregates m: the per-row terms (n, p + K), the stacked
+    equations, their analytic Jacobian and the aggregates."""
+    X = np.asarray(X, dtype=float)
+    m = aggregates(X, q, c, theta, spec)
+    pt = _evaluate(X, q, c, theta, m, spec, np.asarray(pen, dtype=float), shrinkage=shrinkage)
+    return pt.g, pt.G, pt.J, m
 
 
 def aggregates(X, q, c, theta, spec: Reweighting) -> np.ndarray:
@@ -252,7 +277,7 @@ class StackedCov:
         return np.sqrt(np.maximum(np.diag(self.cov), 0.0))
 
 
-def stacked_covariance(X, q, c, theta, spec: Reweighting, pen=None, *,
+def stacked_covariance(X, q, c, theta, spec: Reweighting, pen=None, *, shrinkage=0.0,
                        frozen_weights=None) -> StackedCov:
     """The stacked sandwich J^-1 B J^-T / N of an F-maximiser's coefficients ``theta``.
 
@@ -264,7 +289,7 @@ def stacked_covariance(X, q, c, theta, spec: Reweighting, pen=None, *,
     n, p = X.shape
     pen = np.zeros(p) if pen is None else np.asarray(pen, dtype=float)
     m = aggregates(X, q, c, theta, spec)
-    pt = _evaluate(X, q, c, theta, m, spec, pen, frozen_w=frozen_weights)
+    pt = _evaluate(X, q, c, theta, m, spec, pen, frozen_w=frozen_weights, shrinkage=shrinkage)
     B = pt.g.T @ pt.g / n
     if frozen_weights is not None:                   # the aggregates do not feed theta
         Jt = pt.J[:p, :p]
@@ -316,7 +341,18 @@ def _weights_and_derivatives(X, q, c, theta, spec: Reweighting):
     return w, dw_dp * pr * (1 - pr), dw_dm, m, pt.g[:, p:], pt.J[p:, :p], pt.J[p:, p:]
 
 
-def unrolled_covariance(X, q, c, path, best: int, spec: Reweighting, pen=None) -> np.ndarray:
+def unrolled_influence(X, q, c, path, best: int, spec: Reweighting, pen=None, *,
+                       shrinkage=0.0) -> np.ndarray:
+    """The influence rows (n, p) of the returned iterate (the covariance is their
+    ``infl.T @ infl / n**2``): see :func:`unrolled_covariance`."""
+    X = np.asarray(X, dtype=float)
+    n, p = X.shape
+    pen = np.zeros(p) if pen is None else np.asarray(pen, dtype=float)
+    return _unrolled(X, q, c, path, best, spec, pen, shrinkage)
+
+
+def unrolled_covariance(X, q, c, path, best: int, spec: Reweighting, pen=None, *,
+                        shrinkage=0.0) -> np.ndarray:
     """The covariance of the returned iterate of the outer loop (``inner="full"``), by
     differentiating every iteration: theta_{k+1} solves the weighted score equation with the
     weights of theta_k, so its influence carries theta_k's and the aggregates' forward.
@@ -326,15 +362,19 @@ def unrolled_covariance(X, q, c, path, best: int, spec: Reweighting, pen=None) -
     (:func:`stacked_covariance`); when the loop stops before the weights settle it is the
     covariance of the estimate actually returned.
     """
-    X = np.asarray(X, dtype=float)
+    infl = unrolled_influence(X, q, c, path, best, spec, pen, shrinkage=shrinkage)
+    return infl.T @ infl / len(infl) ** 2
+
+
+def _unrolled(X, q, c, path, best, spec, pen, shrinkage):
     n, p = X.shape
-    pen = np.zeros(p) if pen is None else np.asarray(pen, dtype=float)
 
     def solve_step(theta_next, w):
-        """H^-1 of the weighted score at theta_next and its per-row scores."""
+        """H^-1 of the weighted score at theta_next and its per-row terms (the ridge's
+        data-dependent part included)."""
         pr = np.clip(expit(X @ theta_next), TINY, 1 - TINY)
         H = (X.T * (c * w * pr * (1 - pr))) @ X + np.diag(pen)
-        scores = (c * w * (q - pr))[:, None] * X
+        scores = (c * w * (q - pr))[:, None] * X + _ridge_rows(X, c, theta_next, shrinkage)[0]
         return np.linalg.inv(H), scores, q - pr
 
     # theta_0: the unweighted (penalised) fit
@@ -350,4 +390,5 @@ def unrolled_covariance(X, q, c, path, best: int, spec: Reweighting, pen=None) -
         C = (base.T * dwdeta) @ X / n                               # through p(theta_k)
         D = base.T @ dw_dm / n                                      # through the aggregates
         infl = (scores + infl @ C.T + infl_m @ D.T) @ Hinv.T * n
-    return infl.T @ infl / n ** 2
+    return infl
+

@@ -67,6 +67,8 @@ def maxent_summary(results, cov_type: str | None = None, level: float = 0.95) ->
     sections.append(Section("Model details:", info))
     title = ("Weighted maximum entropy (logistic) model" if r.model == "maxent"
              else "Uncertain maximum entropy model (probabilistic labels)")
+    if r.tests_withheld(cov_type) is not None:     # no z / p columns at all, not NA columns
+        tidy = tidy.drop(columns=["statistic", "p_value"])
     return Summary(title=title, call=str(r.call), coef_table=tidy, statistic_name=stat,
                    pvalue_name=pname, coef_note=note, sections=sections,
                    coef_footnotes=r.se_footnotes(tidy, cov_type))
@@ -83,6 +85,9 @@ def se_footnotes(results, tidy: pd.DataFrame, cov_type: str) -> list[str]:
     why = results.se_unusable(cov_type)
     if why is not None:
         return [f"Std. errors, tests and Wald intervals are NA: {why}. {results.se_advice()}"]
+    withheld = results.tests_withheld(cov_type)
+    if withheld is not None:
+        return [f"z values and p-values are withheld: {withheld}"]
     bad = tidy["std_error"].isna() & tidy["estimate"].notna()
     if bad.any():
         terms = ", ".join(map(str, tidy.loc[bad, "term"].head(3)))

@@ -254,11 +254,15 @@ class _RefitEngine(Draws):
         """(no finite MLE, converged) of a refitted model (of its base model for tuned ones)."""
         src = getattr(fit, "base", None) or getattr(fit, "best_model", None) or fit
         converged = bool(getattr(src, "converged", True))
-        infinite = bool(getattr(src, "separated", False))
+        penalised = getattr(src, "penalised", None)     # the model knows its own ridge
+        if penalised is None:
+            settings = getattr(src, "settings", None)
+            penalty = settings.get("penalty", 0.0) if isinstance(settings, Mapping) else 0.0
+            penalised = np.any(np.asarray(penalty if penalty is not None else 0.0) > 0)
+        penalised = bool(penalised)
+        # a ridge keeps every estimate finite, however sharp the fitted probabilities
+        infinite = bool(getattr(src, "separated", False)) and not penalised
         se, se0 = _model_se(src), self.se0
-        settings = getattr(src, "settings", None)
-        penalty = settings.get("penalty", 0.0) if isinstance(settings, Mapping) else 0.0
-        penalised = bool(np.any(np.asarray(penalty if penalty is not None else 0.0) > 0))
         if not infinite and not penalised and se is not None and se0 is not None:
             common = se.index.intersection(se0.index)
             if not converged or suspect(se[common].to_numpy(), se0[common].to_numpy()):

@@ -71,6 +71,22 @@ class ModelResults(Persistable, ScoreCurves):
         """
         return None
 
+    def tests_withheld(self, cov_type=None) -> str | None:
+        """Why Wald tests (z or t values and p-values) are withheld although standard errors
+        are shown (``None``: they are not withheld).
+
+        A model whose standard errors are usable but whose Wald tests are known, by
+        simulation, not to hold their level on data like these says so here; ``tidy()`` and
+        ``summary()`` then print the estimates, standard errors and intervals without tests.
+
+        Parameters
+        ----------
+        cov_type : str, optional
+            The covariance type (default: the one chosen at fit time), as
+            ``cov_params`` takes it.
+        """
+        return None
+
     def _se(self, cov_type=None) -> pd.Series:
         """Standard errors; NaN where the variance is not finite and positive, or where the
         fit flags them unusable (:meth:`se_unusable`), so no p-value is computed from them."""
@@ -91,10 +107,12 @@ class ModelResults(Persistable, ScoreCurves):
     def _reference(self):
         return stats.t(self.df_resid) if self.use_t else stats.norm()
 
-    def _stat_p(self, se: pd.Series) -> tuple[pd.Series, pd.Series]:
+    def _stat_p(self, se: pd.Series, cov_type=None) -> tuple[pd.Series, pd.Series]:
         with np.errstate(divide="ignore", invalid="ignore"):
             stat = self.params / se
         stat = stat.where(np.isfinite(stat.to_numpy()))
+        if self.tests_withheld(cov_type) is not None:
+            stat = stat.where(np.zeros(len(stat), dtype=bool))
         p = np.full(len(stat), np.nan)
         ok = np.isfinite(stat.to_numpy())
         p[ok] = 2 * self._reference().sf(np.abs(stat.to_numpy()[ok]))
@@ -160,7 +178,7 @@ class ModelResults(Persistable, ScoreCurves):
             The intervals, as ``method`` of :meth:`conf_int`.
         """
         se = self._se(cov_type)
-        stat, p = self._stat_p(se)
+        stat, p = self._stat_p(se, cov_type)
         ci = self.conf_int(level, cov_type, method=conf_method)
         return pd.DataFrame({
             "term": self.params.index.to_numpy(),
