@@ -8,23 +8,29 @@ The R-style public API:
 * ``sweep()`` over alpha, ``resample_f()`` (labels drawn from q);
 * ``wsvm(formula, data, C_pos=, C_neg=)`` and ``fsvm(formula, data, alpha=)`` — the
   weighted and F-measure SVMs (:mod:`fmstats.svm`, NLopt COBYLA);
+* ``drop1()``, ``add1()``, ``step()`` -- R's model selection by terms (maxent/umaxent);
 * ``cv_tune()``, ``tune_threshold()``, ``bootstrap()``, ``validate()`` — tuning and
   resampling diagnostics for every model;
 * ``costsens()`` — pseudo-linear F-measures by reduction to cost-sensitive learning;
 * ``multilabel`` (GFM) and ``extreme`` (STO/FTA/OFO, probabilistic label trees);
 * ``FMeasure(beta=|alpha=)`` and the measures in :mod:`fmstats.measures`;
+* ``f_interval()``, ``precision_interval()``, ``recall_interval()``, ``compare()``: how sure
+  the F is (:mod:`fmstats.inference`); every model's ``measure(newdata, ci=)``;
 * ``f_curve()``: precision, recall and F at every threshold (:mod:`fmstats.prcurve`);
   every model with scores also has ``f_curve()``, ``plot_pr()`` and ``plot_roc()``;
 * data sets in :mod:`fmstats.datasets`.
 """
 from ._version import __version__
-from . import (costsensitive, datasets, exceptions, extreme, formula, glm,
+from . import (costsensitive, datasets, exceptions, extreme, formula, glm, inference,
                maxent_models, measures, model_selection, multilabel, plotting, prcurve,
                resampling, results, svm)
 from .costsensitive import CostSensitiveResults, costsens, costsens_variants
 from .exceptions import ConvergenceWarning, FmstatsError, SeparationWarning
-from .maxent_models import (AnovaTable, FMaxentResults, MaxentResults, anova, fmaxent,
-                            resample_f, sweep, to_statsmodels, umaxent)
+from .inference import (Comparison, MeasureInterval, compare, f_interval, precision_interval,
+                        recall_interval)
+from .maxent_models import (AnovaTable, FMaxentResults, MaxentResults, StepResults, TermTable,
+                            add1, anova, drop1, fmaxent, resample_f, step, sweep, to_statsmodels,
+                            umaxent)
 from .maxent_models import maxent  # noqa: E402  (the function; the family is maxent_models)
 from .measures import Confusion, FMeasure, f_score, noisy_f
 from .model_selection import (CvTuneResults, ThresholdedResults, cv_tune, tune_threshold,
@@ -40,6 +46,11 @@ __all__ = [
     "MaxentResults",
     "anova",
     "AnovaTable",
+    "drop1",
+    "add1",
+    "step",
+    "TermTable",
+    "StepResults",
     "fmaxent",
     "FMaxentResults",
     "sweep",
@@ -71,6 +82,13 @@ __all__ = [
     "noisy_f",
     "f_curve",
     "prcurve",
+    "inference",
+    "f_interval",
+    "precision_interval",
+    "recall_interval",
+    "MeasureInterval",
+    "compare",
+    "Comparison",
     "datasets",
     "to_statsmodels",
     "measures",

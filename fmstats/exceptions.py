@@ -30,6 +30,10 @@ __all__ = [
     "ResamplingWarning",
     "DegenerateFitWarning",
     "WorkerError",
+    "IntervalWarning",
+    "TrivialRuleWarning",
+    "UnstableThresholdWarning",
+    "IneffectiveParameterWarning",
 ]
 
 
@@ -126,3 +130,22 @@ class ResamplingWarning(FmstatsWarning):
 
 class DegenerateFitWarning(FmstatsWarning):
     """A fit collapsed to a classifier that predicts a single class on its training rows."""
+
+
+class IntervalWarning(FmstatsWarning):
+    """An interval's approximation fails on these data (e.g. a delta-method interval of
+    width 0 where TP = 0 or F = 1); the message names a method that holds there."""
+
+
+class TrivialRuleWarning(FmstatsWarning):
+    """A tuned decision rule classes every row alike (all positive or all negative)."""
+
+
+class UnstableThresholdWarning(FmstatsWarning):
+    """The bootstrap interval of a tuned threshold spans most of the score range: the
+    threshold is barely determined by the data."""
+
+
+class IneffectiveParameterWarning(FmstatsWarning):
+    """A tuning grid varies a parameter that changed nothing: grid points differing only in
+    it gave identical results (e.g. ``epsilon`` of fmaxent's expected-F method)."""

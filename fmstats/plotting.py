@@ -368,7 +368,7 @@ def _fmt_t(t: float) -> str:
 
 def plot_pr(curve: pd.DataFrame, measure, *, best: int, own: int | None, own_label: str,
             iso_f=(0.2, 0.4, 0.6, 0.8), score_name: str = "score",
-            data_label: str = "", ax=None):
+            data_label: str = "", ax=None, band: dict | None = None):
     """Precision-recall curve of an :func:`fmstats.prcurve.f_curve` table with iso-F lines.
 
     ``best`` is the row of the F-optimal threshold, ``own`` the row of the model's own rule
@@ -395,6 +395,10 @@ def plot_pr(curve: pd.DataFrame, measure, *, best: int, own: int | None, own_lab
         A second title line naming the data (none when empty).
     ax : matplotlib.axes.Axes, optional
         The axes to draw on (default: a new figure's).
+    band : dict, optional
+        An uncertainty band: ``{"recall", "low", "high", "label"}`` (pointwise precision
+        limits at each recall) or ``{"r", "p", "stat", "crit", "label"}`` (a region where
+        ``stat <= crit`` on the recall x precision grid), as ``results.plot_pr(band=)`` makes.
 
     Returns
     -------
@@ -420,6 +424,13 @@ def plot_pr(curve: pd.DataFrame, measure, *, best: int, own: int | None, own_lab
         ax.annotate(f"{measure.name}={fv:g}", (r[0], 1.0), xytext=(1, 3),
                     textcoords="offset points", ha="left", va="bottom", fontsize="x-small",
                     color="0.35")
+    if band is not None and "stat" in band:
+        ax.contourf(band["r"], band["p"], band["stat"], levels=[-np.inf, band["crit"]],
+                    colors=["tab:blue"], alpha=0.22, zorder=2)
+        ax.fill_between([], [], [], color="tab:blue", alpha=0.22, label=band["label"])
+    elif band is not None:
+        ax.fill_between(band["recall"], band["low"], band["high"], step="pre", alpha=0.22,
+                        color="tab:blue", zorder=2, label=band["label"])
     ax.plot(np.r_[0.0, rec], np.r_[prec[0], prec], drawstyle="steps-pre", color="tab:blue",
             lw=1.6, zorder=3, label="precision-recall curve")
     b = curve.iloc[best]

@@ -19,7 +19,9 @@ pytestmark = pytest.mark.numerics
 ENTRY_POINTS = {
     "fmstats": ["maxent", "umaxent", "fmaxent", "sweep", "resample_f", "wsvm", "fsvm", "cv_tune",
                 "with_measure", "tune_threshold", "bootstrap", "validate", "costsens",
-                "costsens_variants", "anova"],
+                "costsens_variants", "anova", "drop1", "add1", "step", "f_interval", "precision_interval",
+                "recall_interval", "compare", "MeasureInterval"],
+    "fmstats.inference": ["f_band"],
     "fmstats.svm": ["tune_wsvm", "tune_fsvm"],
     "fmstats.costsensitive": ["cost_vector"],
     "fmstats.multilabel": ["gfm", "gfm_threshold", "estimate_P", "hamming", "meuf", "lewis",

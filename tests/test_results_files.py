@@ -53,6 +53,8 @@ def _build_all() -> dict:
     """kind -> (results object, the data its predictions are evaluated on)."""
     d = make_synth(300)
     d["yb"] = d["y"].astype(bool)
+    dn = d.copy()                          # issue 26: rows with a missing value, kept
+    dn.loc[dn.index[::37], "x2"] = np.nan   # as NaN by na_action="exclude"
     ml = _multilabel_frame()
     spe, Y, X = _xmlc()
     out = {}
@@ -68,6 +70,10 @@ def _build_all() -> dict:
             "maxent_column_weights": fm.maxent("y ~ x1 + x2", d, weights="w"),
             "maxent_lean": fm.maxent("y ~ x1 + x2", d, keep_data=False),
             "maxent_hc0": fm.maxent("yb ~ x1 + x2", d, cov_type="HC0"),
+            "maxent_r_habits": fm.maxent("y ~ ns(x1, df=3) + C(g, sum) + offset(0.1 * x2)",
+                                         dn, subset="w > 1", na_action="exclude"),
+            "maxent_patsy_ns": fm.maxent("y ~ ns(x1, df=3) + C(g, Sum) + x2", d,
+                                         engine="patsy", offset="x2"),
             "umaxent": fm.umaxent("q ~ x1 + x2", d),
             "umaxent_cbind": fm.umaxent("cbind(yes, no) ~ x1 + x2", d),
             "fmaxent": fm.fmaxent("y ~ x1 + x2", d, alpha=0.5),
@@ -80,6 +86,10 @@ def _build_all() -> dict:
             "cv_tune_with_measure": fm.cv_tune(fm.with_measure(fm.maxent, beta=2), "y ~ x1 + x2",
                                                d, {"penalty": [0.0, 1.0]}, cv=2, random_state=0),
             "tune_threshold": fm.tune_threshold(m, d, cv=2, random_state=0),
+            "tune_threshold_ci": fm.tune_threshold(m, d, cv=2, random_state=0, ci=True, B=100,
+                                                   level=0.8),
+            "cv_tune_ci": fm.cv_tune(fm.maxent, "y ~ x1 + x2", d, {"penalty": [0.0, 1.0]},
+                                     cv=2, random_state=0, ci=True, B=20),
             "tune_wsvm": fm.svm.tune_wsvm("y ~ x1 + x2", d, cv=2, random_state=0),
         }
         out.update({k: (v, d) for k, v in models.items()})
@@ -112,9 +122,11 @@ def built():
 
 
 KINDS = ["maxent", "maxent_patsy", "maxent_transforms", "maxent_array_weights",
+         "maxent_r_habits", "maxent_patsy_ns",
          "maxent_column_weights", "maxent_lean", "maxent_hc0", "umaxent", "umaxent_cbind",
          "fmaxent", "fmaxent_q", "wsvm", "fsvm", "costsens", "costsens_multilabel", "cv_tune",
-         "cv_tune_with_measure", "tune_threshold", "tune_wsvm", "bootstrap", "validate",
+         "cv_tune_with_measure", "tune_threshold", "tune_threshold_ci", "cv_tune_ci",
+         "tune_wsvm", "bootstrap", "validate",
          "resample_f", "br", "pcc", "spe", "sto", "fta", "ofo", "plt", "maxent_dask"]
 
 
@@ -495,6 +507,7 @@ def test_save_warns_when_load_would_refuse(small, tmp_path):
     ("cbind(yes, no) ~ . - x3", None),
     ("I(y > 0) ~ x1 + bs(x2, df=4) + np.where(x1 > 0, x1, 0)", None),
     ("y1 + y2 + y3 ~ x1 + x2", None),
+    ("y ~ ns(x1, df=3) + C(g, sum) + cr(x2, df=4) + offset(log(w))", None),
     ("~ x1 + x2", None),
     ("I(g == 'a~b') ~ x1", None),
 ])

@@ -321,6 +321,7 @@ def test_plot_chapter8(ch8):
     (dict(kernel="rbf"), "'kernel' is not an argument of wsvm"),
     (dict(weights=np.ones(100)), "`weights` must name a column"),
 ])
+@pytest.mark.filterwarnings("ignore::fmstats.exceptions.IneffectiveParameterWarning")
 def test_tune_wsvm_bad_input(a2, kwargs, match):
     train = a2[0]
     kw = dict(n_values=2, n_jobs=1, refit=False, random_state=0)
@@ -350,6 +351,7 @@ def test_tune_fsvm_bad_input(a2, kwargs, match):
         tune_fsvm(FORMULA, a2[0], **kwargs, n_jobs=1)
 
 
+@pytest.mark.filterwarnings("ignore::fmstats.exceptions.IneffectiveParameterWarning")
 def test_bad_response_and_chapter8_alphas(a2):
     train, test = a2
     with pytest.raises(ResponseError, match="at least 2 rows in each class"):

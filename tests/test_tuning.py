@@ -338,8 +338,10 @@ def test_summary_and_plots(synth):
     res.plot()
     res.plot(x="penalty")
     plt.close("all")
-    three = cv_tune(fm.maxent, FORMULA, synth, {"threshold": [0.3, 0.5], "penalty": [0.0, 1.0],
-                                                "tol": [1e-8, 1e-6]}, cv=2, refit=False)
+    with pytest.warns(fm.exceptions.IneffectiveParameterWarning, match="only in 'tol'"):
+        three = cv_tune(fm.maxent, FORMULA, synth, {"threshold": [0.3, 0.5],
+                                                    "penalty": [0.0, 1.0],
+                                                    "tol": [1e-8, 1e-6]}, cv=2, refit=False)
     with pytest.raises(InvalidArgumentError, match="varies 3 parameters"):
         three.plot()
     three.plot(x="threshold", y="tol")

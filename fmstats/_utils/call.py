@@ -49,6 +49,8 @@ def describe_value(value: Any) -> str:
         return "<array " + " x ".join(map(str, value.shape)) + ">"
     if hasattr(value, "npartitions") and hasattr(value, "columns"):
         return f"<Dask DataFrame, {value.npartitions} partitions x {len(value.columns)} columns>"
+    if isinstance(value, str):
+        return repr(value)                          # as typed, however long (a formula)
     if isinstance(value, (bool, np.bool_)):
         return repr(bool(value))
     if isinstance(value, (float, np.floating)):

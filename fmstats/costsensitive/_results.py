@@ -245,8 +245,10 @@ class CostSensitiveResults(ModelResults):
         return _m.Confusion(float(np.sum(tp)), float(np.sum(fp)), float(np.sum(fn)),
                             float(np.sum(tn)))
 
-    def measure(self, newdata, y=None, measure=None, *, beta=None, alpha=None) -> float:
-        """The fit's measure (F, micro-F, macro-F or multiclass micro-F) on ``newdata``.
+    def measure(self, newdata, y=None, measure=None, *, beta=None, alpha=None, ci=None,
+                level=0.95, B=None, random_state=None):
+        """The fit's measure (F, micro-F, macro-F or multiclass micro-F) on ``newdata``; with
+        ``ci``, with its interval.
 
         Empty denominators follow :mod:`fmstats.measures` (``zero_division=1``: a label with
         neither truth nor predictions has F = 1 in the macro mean).
@@ -262,14 +264,35 @@ class CostSensitiveResults(ModelResults):
         beta, alpha : float, optional
             The F-measure by its beta or by its weight alpha on precision (at most one of
             ``measure``, ``beta`` and ``alpha``).
+        ci : {"delta", "bayes", "bootstrap"}, optional
+            Return the :class:`fmstats.inference.MeasureInterval` of
+            :func:`fmstats.f_interval` by this method (binary F, micro-F and macro-F; the
+            multiclass micro-F with a default class has none) instead of a float.
+        level : float, default 0.95
+            The level of the interval (with ``ci``).
+        B : int, optional
+            Draws of the Monte-Carlo methods (with ``ci``).
+        random_state : int, SeedSequence or Generator, optional
+            Seed of the Monte-Carlo methods (with ``ci``).
 
         Returns
         -------
-        float
-            The measure's value.
+        float or MeasureInterval
+            The measure's value, or with ``ci`` the interval object.
         """
         fm = self.resolve_measure(measure, beta, alpha)
         truth, pred = self._truth(newdata, y)
+        if ci is not None:
+            if self.kind == "multiclass":
+                raise InvalidArgumentError(
+                    "`ci`: fmstats has no interval for the multiclass micro-F with a default "
+                    "class (f_interval covers binary, micro and macro F); got "
+                    f"ci={ci!r} on a multiclass fit.")
+            from ..inference import f_interval
+
+            avg = {"f": "binary", "micro_f": "micro", "macro_f": "macro"}[self.measure_name]
+            return f_interval(truth, pred, measure=fm, average=avg, method=ci, level=level,
+                              B=B, random_state=random_state)
         if self.kind == "multiclass":
             return float(_m.multiclass_micro_f(truth, pred, self.default_index, measure=fm,
                                                wrong_class="fn"))

@@ -5,7 +5,8 @@
 re-applies the same encoding to new data; two engines sit behind it (formulaic, the default,
 and patsy), with R's spelling translated.  :class:`DesignMatrix` builds the design of a data
 set once so that tuning and resampling refit on subsets of its rows; a Dask DataFrame gets a
-lazy model frame built partition by partition.
+lazy model frame built partition by partition.  R's ``subset=``, ``na.action``, ``offset``,
+``contrasts`` and natural splines ``ns()`` are read here too.
 """
 from ._blocks import BLOCK_ROWS, BlockedFrame, blocked_model_frame
 from ._checks import check_column_kinds, check_design, check_extremes, check_flat_columns
@@ -16,8 +17,14 @@ from ._safety import (code_problem, design_state_problem, engine_object_problem,
 from ._frame import (DEFAULT_ENGINE, ENGINES, DesignSpec, ModelFrame, check_frame, expand_dot,
                      formula_names, is_dask_frame, model_frame, parse_response, split_formula,
                      stateful_transform)
+from ._contrasts import CONTRASTS
 from ._missing import nonfinite_mask
 from ._response import Response, response
 from ._reuse import REBUILT, REUSED, DesignMatrix, model_engine, predict_rows, refit_rows
+from ._rows import MISSING_OF, NA_ACTIONS, describe_subset, resolve_na_action
+from ._splines import ns_basis, ns_knots
+from ._kept import KeptRows, kept_model_frame
+from ._matrix import MatrixData, MatrixSpec, is_sparse, matrix_model_frame
 
-__all__ = ["model_frame", "ModelFrame", "DesignSpec", "DesignMatrix", "ENGINES"]
+__all__ = ["model_frame", "ModelFrame", "DesignSpec", "DesignMatrix", "ENGINES", "NA_ACTIONS",
+           "resolve_na_action", "CONTRASTS", "ns_basis", "ns_knots", "KeptRows", "MatrixData", "MatrixSpec"]

@@ -129,7 +129,8 @@ def blocked_model_frame(formula: str, data: Any, *, missing: str = "drop",
     """:func:`model_frame` without the design: a :class:`BlockedFrame` that builds it by
     blocks of ``block_rows`` rows (default :data:`BLOCK_ROWS`), or None when the design
     depends on all rows at once (a stateful transform, a categorical term that is not a data
-    column) or ``data`` is a :class:`DesignRows` frame (its design is built already); the
+    column), the formula has ``offset()`` terms (the row sources over blocks take no offset)
+    or ``data`` is a :class:`DesignRows` frame (its design is built already); the
     caller then builds it whole.  The checks are :func:`model_frame`'s; the design's values
     are checked by the caller as it passes over the blocks
     (:func:`fmstats.formula.check_extremes`).
@@ -143,7 +144,7 @@ def blocked_model_frame(formula: str, data: Any, *, missing: str = "drop",
     if reused_rows(data) is not None:
         return None
     u = used_rows(formula, data, missing, engine)
-    if stateful_transform(u.rhs) is not None:
+    if stateful_transform(u.rhs) is not None or u.offsets:    # offsets: the whole design's
         return None
     frame = drop_unused_categories(u.frame, u.variables)
     called = set(re.findall(_FACTOR_CALL, u.rhs))

@@ -133,7 +133,10 @@ def check_design(X: np.ndarray, names, arg: str, *, formula: str = "", new: bool
             f"({', '.join(map(repr, dup))}); rename the columns of `{arg}` they come from.")
     if X.shape[0] == 0:
         return
-    check_extremes(X.max(axis=0), X.min(axis=0), names, arg, new=new, where=where)
+    hi, lo = X.max(axis=0), X.min(axis=0)
+    if hasattr(hi, "toarray"):        # a scipy.sparse design (fmstats.sklearn): its zeros count
+        hi, lo = hi.toarray().ravel(), lo.toarray().ravel()
+    check_extremes(hi, lo, names, arg, new=new, where=where)
 
 
 def check_extremes(hi: np.ndarray, lo: np.ndarray, names, arg: str, *, new: bool = False,

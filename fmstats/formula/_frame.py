@@ -17,12 +17,9 @@ act like numpy's, unused categories are dropped); the response is read by
 """
 from __future__ import annotations
 
-import io
-import keyword
 import re
-import tokenize
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -39,12 +36,18 @@ from ._coerce import (
 )
 from ._checks import (check_column_kinds, check_design, check_factor_levels, check_frame,
                       check_intercept_name)
+from ._contrasts import apply_contrasts
 from ._missing import report_missing as _report_missing
+from ._parse import (DEFAULT_ENGINE, ENGINES, check_formula_columns, expand_dot, formula_names,
+                     parse_response, split_formula, used_variables)
+from ._offset import evaluate_offsets, offset_argument, offset_names, split_offsets
 from ._response import Response
 from ._response import response as _response
+from ._rows import check_subset_classes, select_subset
 from ._subset import reused_rows
 from ._rsyntax import R_FUNCTIONS, r_power
-from .._utils.validation import check_choice, describe
+from ._splines import formulaic_splines, patsy_splines
+from .._utils.validation import check_choice
 from ..exceptions import (
     DataError,
     FmstatsError,
@@ -57,10 +60,7 @@ __all__ = ["DesignSpec", "ModelFrame", "model_frame", "ENGINES", "DEFAULT_ENGINE
            "used_variables", "design_and_spec", "categorical_states", "factor_column",
            "is_dask_frame", "remembered"]
 
-ENGINES = ("formulaic", "patsy")
-DEFAULT_ENGINE = "formulaic"
 
-_CBIND = re.compile(r"^\s*cbind\s*\((?P<args>.*)\)\s*$", re.S)
 
 
 @dataclass(frozen=True)
@@ -96,6 +96,10 @@ class DesignSpec:
     patsy_data : pandas.DataFrame, optional
         The used columns of the training frame (patsy only): patsy's ``DesignInfo`` cannot
         be pickled, so it is rebuilt from them.
+    offsets : tuple of str, default ()
+        Offset expressions: ``offset()`` terms, and an ``offset=`` column in back-quotes.
+    offset_array : bool, default False
+        Whether an ``offset=`` array was added (it belongs to the training rows).
     """
 
     engine: str
@@ -113,6 +117,24 @@ class DesignSpec:
     # instead and the DesignInfo is rebuilt from them (same data, so the same encoding and
     # the same stateful-transform states).
     patsy_data: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+    offsets: tuple = field(default=(), repr=False)
+    offset_array: bool = field(default=False, repr=False)
+
+    def offset_values(self, data: pd.DataFrame) -> np.ndarray | None:
+        """The model's offset on the rows of ``data`` (None without one; an offset given as an
+        array cannot be evaluated on new data: a :class:`DataError`).
+
+        Parameters
+        ----------
+        data : pandas.DataFrame
+            Rows with the offset's columns (those the design of ``build`` covers).
+        """
+        if self.offset_array:
+            raise DataError(
+                "the model was fitted with `offset=` given as an array, which belongs to its "
+                "training rows; to predict new data give the offset as a column name "
+                "(offset='col') or an offset(col) term in the formula.")
+        return evaluate_offsets(self.offsets, data, "newdata")
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -157,7 +179,7 @@ class DesignSpec:
         """
         data = _check_frame(data, arg)
         hit = reused_rows(data)
-        _check_columns(data, self.variables, self.rhs, arg)
+        check_formula_columns(data, self.variables, self.rhs, arg)
         check_unique_columns(data, self.variables, arg)
         check_column_kinds(data, self.variables, arg, where=where)
         data = coerce_columns(data, self.numeric, arg, text=False)
@@ -268,7 +290,7 @@ class DesignSpec:
 
     def _with_response(self, data, missing, hit, arg="newdata"):
         kind, cols, expr = _parse_response(self.lhs, data, arg)
-        _check_columns(data, self.variables, self.rhs, arg)
+        check_formula_columns(data, self.variables, self.rhs, arg)
         check_unique_columns(data, cols, arg)
         numeric = list(self.numeric) + (cols if self.response_levels is None else [])
         data = coerce_columns(data, numeric, arg, text=False)
@@ -312,6 +334,13 @@ class ModelFrame:
     memo : dict, optional
         Answers computed from this frame (e.g. the aliased columns), kept for the fits that
         share it (see :meth:`remember`).
+    offset : ndarray of shape (n,), optional
+        The offset of the used rows (None without one).
+    input_index : pandas.Index, optional
+        The index of the rows the model considered (after ``subset``, before dropping
+        missing values).
+    input_rows : ndarray of int, optional
+        The positions of the used rows among those (R's ``na.exclude`` pads back to them).
     """
 
     formula: str
@@ -323,6 +352,9 @@ class ModelFrame:
     rows: np.ndarray          # positions (0-based) of the used rows in the input frame
     n_input: int
     n_dropped: int
+    offset: np.ndarray | None = None
+    input_index: pd.Index | None = None
+    input_rows: np.ndarray | None = None
     #: answers computed from this frame (e.g. the aliased columns), kept for the fits that
     #: share it: :mod:`fmstats.formula._reuse` hands one frame to every grid point of a fold
     memo: dict = field(default_factory=dict, repr=False, compare=False)
@@ -390,148 +422,8 @@ def _kept(positions: np.ndarray, keep) -> np.ndarray:
     return positions if keep is None else positions[keep]
 
 
-def split_formula(formula: str) -> tuple[str, str]:
-    """Split ``"lhs ~ rhs"`` at its top-level tilde."""
-    if not isinstance(formula, str):
-        raise FormulaError(f"`formula` must be a string like 'y ~ x1 + x2'; got {describe(formula)}.")
-    depth = 0
-    for i, ch in enumerate(formula):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "~" and depth == 0:
-            lhs, rhs = formula[:i].strip(), formula[i + 1:].strip()
-            if not lhs:
-                raise FormulaError(f"`formula` needs a response on the left of '~'; got {formula!r}.")
-            if not rhs:
-                raise FormulaError(f"`formula` needs terms on the right of '~' (use '1' for "
-                                   f"an intercept only); got {formula!r}.")
-            return lhs, rhs
-    raise FormulaError(f"`formula` must have the form 'response ~ terms'; got {formula!r}.")
-
-
-def formula_names(expr: str) -> list[str]:
-    """Identifiers (and back-quoted names) used in a formula side, in order of appearance."""
-    names: list[str] = []
-    for m in re.finditer(r"`([^`]+)`", expr):
-        names.append(m.group(1))
-    expr = re.sub(r"`[^`]+`", " ", expr)
-    try:
-        toks = list(tokenize.generate_tokens(io.StringIO(expr).readline))
-    except (tokenize.TokenError, SyntaxError) as exc:
-        raise FormulaError(f"cannot parse formula term {expr!r}: {exc}") from None
-    prev = None
-    for i, tok in enumerate(toks):
-        if tok.type == tokenize.NAME and not keyword.iskeyword(tok.string):
-            nxt = toks[i + 1] if i + 1 < len(toks) else None
-            is_call = nxt is not None and nxt.string in ("(", ".")
-            is_attr = prev is not None and prev.string == "."
-            if not is_call and not is_attr:
-                names.append(tok.string)
-        prev = tok
-    out: list[str] = []
-    for n in names:
-        if n not in out:
-            out.append(n)
-    return out
-
-
-_DOT = re.compile(r"(?<![\w.])\.(?![\w.])")
-
-
-def expand_dot(rhs: str, columns, exclude=(), engine: str | None = None) -> str:
-    """R's ``.`` on the right of a formula: every column not used by the response.
-
-    ``"y ~ . - x3"`` keeps working (the dot becomes a parenthesised sum).  Names that
-    are not identifiers are quoted for the engine (backticks for formulaic, ``Q()``
-    for patsy).
-    """
-    bare = re.sub(r"`[^`]*`", lambda m: "_" * len(m.group(0)), rhs)
-    spots = [m.start() for m in _DOT.finditer(bare)]
-    if not spots:
-        return rhs
-    patsy = (DEFAULT_ENGINE if engine is None else engine) == "patsy"
-    names = [str(c) if str(c).isidentifier() else (f"Q({str(c)!r})" if patsy else f"`{c}`")
-             for c in columns if c not in set(exclude)]
-    if not names:
-        raise FormulaError("`formula` uses '.' (all other columns) but `data` has no column "
-                           "besides the response.")
-    sub = "(" + " + ".join(names) + ")"
-    for i in reversed(spots):
-        rhs = rhs[:i] + sub + rhs[i + 1:]
-    return rhs
-
-
-def _check_columns(data: pd.DataFrame, names, formula: str, arg: str = "data") -> None:
-    missing = [n for n in names if n not in data.columns]
-    if missing:
-        raise FormulaError(
-            f"`formula` {formula!r} uses column(s) {', '.join(map(repr, missing))} not found in "
-            f"`{arg}` (available: {', '.join(map(str, list(data.columns)[:20]))}"
-            f"{', ...' if data.shape[1] > 20 else ''})."
-        )
-
-
-def used_variables(rhs: str, data: pd.DataFrame) -> list[str]:
-    """The columns of ``data`` that a right-hand side uses (unknown names raise)."""
-    names = formula_names(rhs)
-    unknown = [n for n in names if n not in data.columns and n not in _ENGINE_NAMES]
-    if unknown:
-        raise FormulaError(
-            f"`formula` uses {', '.join(map(repr, unknown))}, which is neither a column of "
-            f"`data` nor a known function."
-        )
-    return [n for n in names if n in data.columns]
-
-
-# names an engine resolves itself (functions, constants)
-_ENGINE_NAMES = {"np", "C", "factor", "I", "Q", "center", "scale", "standardize", "poly",
-                 "bs", "log", "exp", "sqrt", "abs", "Treatment", "Sum", "Helmert", "Diff",
-                 "Poly", "True", "False", "None", "pi", "contr", "lag"} | set(R_FUNCTIONS)
-
-
 _check_frame = check_frame   # the old private spelling
-
-
-def parse_response(lhs: str, data: pd.DataFrame,
-                   arg: str = "data") -> tuple[str, list[str], str | None]:
-    """Return (kind, columns, expression) where kind is 'cbind', 'column' or 'expr'."""
-    m = _CBIND.match(lhs)
-    if m:
-        args = [a.strip().strip("`") for a in _split_args(m.group("args"))]
-        if len(args) != 2:
-            raise FormulaError(
-                f"cbind() on the left of the formula takes exactly two columns (successes, "
-                f"failures); got {len(args)}: {lhs!r}."
-            )
-        _check_columns(data, args, lhs, arg)
-        return "cbind", args, None
-    name = lhs.strip("`").strip()
-    if name in data.columns:
-        return "column", [name], None
-    names = formula_names(lhs)
-    _check_columns(data, [n for n in names if n not in _ENGINE_NAMES], lhs, arg)
-    return "expr", [n for n in names if n in data.columns], lhs
-
-
 _parse_response = parse_response   # the old private spelling
-
-
-def _split_args(text: str) -> list[str]:
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    out.append(cur)
-    return [a for a in out if a.strip()]
 
 
 # --------------------------------------------------------------------------- engines
@@ -563,7 +455,7 @@ def _row_major(frame: pd.DataFrame) -> np.ndarray:
 def _formulaic_context():
     from formulaic.transforms import C as fC
 
-    return {"factor": fC, **R_FUNCTIONS}
+    return {"factor": fC, **R_FUNCTIONS, **formulaic_splines()}
 
 
 def _build(engine: str, rhs: str, data: pd.DataFrame):
@@ -580,7 +472,8 @@ def _build(engine: str, rhs: str, data: pd.DataFrame):
 
             from patsy.builtins import C as pC
 
-            env = patsy.EvalEnvironment([{"factor": pC, "C": pC, **R_FUNCTIONS}, {"np": np}])
+            env = patsy.EvalEnvironment([{"factor": pC, "C": pC, **R_FUNCTIONS,
+                                          **patsy_splines()}, {"np": np}])
             mat = patsy.dmatrix(rhs, data, NA_action="raise", eval_env=env, return_type="matrix")
             names = tuple(mat.design_info.column_names)
             return np.asarray(mat, dtype=float), names, mat.design_info
@@ -650,7 +543,8 @@ def design_and_spec(engine, rhs, lhs, frame, variables, response_levels):
 
 
 def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
-                engine: str | None = None) -> ModelFrame:
+                engine: str | None = None, subset=None, offset=None,
+                contrasts: dict | None = None) -> ModelFrame:
     """Build the response and design matrix of ``formula`` on ``data``.
 
     Parameters
@@ -658,7 +552,8 @@ def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
     formula : str
         ``"response ~ terms"``; the response is a 0/1, boolean or
         two-level column, a probability column in [0, 1], ``cbind(yes, no)``
-        vote counts, or an expression such as ``I(income == '>50K')``.
+        vote counts, or an expression such as ``I(income == '>50K')``.  ``offset(expr)``
+        terms add a known part to the linear predictor (:mod:`fmstats.formula._offset`).
     data : pandas.DataFrame
         The data, with the columns the formula uses (a dict is converted).
     missing : {"drop", "raise"}, default "drop"
@@ -667,6 +562,12 @@ def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
         ``"raise"`` raises.
     engine : {"formulaic", "patsy"}, optional
         The formula engine: ``"formulaic"`` (default) or ``"patsy"``.
+    subset : str or array-like of bool, optional
+        R's ``subset=``: a boolean mask or an expression (:mod:`fmstats.formula._rows`).
+    offset : str or array-like, optional
+        R's ``offset=``: a column name, or one finite number per row of ``data``.
+    contrasts : dict, optional
+        Factor -> ``"treatment"``, ``"sum"``, ``"helmert"`` or ``"poly"``.
 
     Returns
     -------
@@ -678,17 +579,19 @@ def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
     check_choice("missing", missing, ("drop", "raise"))
     data = _check_frame(data, "data")
     hit = reused_rows(data)
-    if hit is not None:   # rows of a design built once: the same frame gives the same answer
+    extras = dict(subset=subset, offset=offset, contrasts=contrasts)
+    if hit is not None and subset is offset is contrasts is None:
+        # rows of a design built once: the same frame gives the same answer
         return remembered(hit.memo, ("model_frame", formula, missing, engine),
                           lambda: _model_frame(formula, data, missing, engine, hit))
-    return _model_frame(formula, data, missing, engine, None)
+    return _model_frame(formula, data, missing, engine, hit, **extras)
 
 
 @dataclass(frozen=True)
 class UsedRows:
     """The rows and columns of ``data`` a formula uses, checked, before any design: what
     :func:`model_frame` and the design built in row blocks (:mod:`fmstats.formula._blocks`)
-    share."""
+    share.  ``rows`` are positions in ``data``, ``input_rows`` in its ``subset``."""
 
     lhs: str
     rhs: str
@@ -697,32 +600,48 @@ class UsedRows:
     rows: np.ndarray
     n_input: int
     response: Response
+    offsets: tuple = ()              # offset() expressions (and the offset= column)
+    off_array: np.ndarray | None = None     # offset= given as numbers, one per row of data
+    input_index: pd.Index | None = None
+    input_rows: np.ndarray | None = None
 
 
-def used_rows(formula: str, data: pd.DataFrame, missing: str, engine: str) -> UsedRows:
-    """Parse ``formula``, check the columns it uses and drop rows with missing values."""
+def used_rows(formula: str, data: pd.DataFrame, missing: str, engine: str, subset=None,
+              offset=None, contrasts=None) -> UsedRows:
+    """Parse ``formula``, check the columns it uses (offsets' too) and drop rows with
+    missing values, within ``subset``."""
     lhs, rhs = split_formula(formula)
-    kind, resp_cols, expr = _parse_response(lhs, data)
-    rhs = expand_dot(rhs, data.columns, resp_cols, engine)
-    variables = used_variables(rhs, data)
+    off_col, off_array = offset_argument(offset, data)
+    sub, sub_rows = select_subset(data, subset)
+    rhs, offsets = split_offsets(rhs)
+    offsets += () if off_col is None else (f"`{off_col}`",)
+    kind, resp_cols, expr = _parse_response(lhs, sub)
+    rhs = apply_contrasts(expand_dot(rhs, sub.columns, resp_cols, engine), contrasts, engine,
+                          sub)
+    variables = used_variables(rhs, sub)
     check_intercept_name(variables, "data")
-    n_input = len(data)
+    variables += [c for c in offset_names(offsets, sub) if c not in variables]
+    n_input = len(sub)
     used = list(dict.fromkeys(resp_cols + variables))
-    check_unique_columns(data, used, "data")
+    check_unique_columns(sub, used, "data")
     factor_only = factor_only_columns(rhs, variables, formula_names)
-    check_column_kinds(data, [c for c in used if c not in factor_only], "data")
-    data = coerce_columns(data, [c for c in used if c not in factor_only], "data")
-    frame, keep = _drop_rows(data, used, missing, "data")   # one scan for missing values
+    check_column_kinds(sub, [c for c in used if c not in factor_only], "data")
+    sub = coerce_columns(sub, [c for c in used if c not in factor_only], "data")
+    frame, keep = _drop_rows(sub, used, missing, "data")   # one scan for missing values
     rows = np.arange(n_input) if keep is None else np.flatnonzero(keep)
     if len(frame) == 0:
         raise DataError(f"no rows of `data` remain after dropping the {n_input} row(s) with "
                         f"missing values in the model's columns.")
     response = _response(kind, resp_cols, expr, frame, lhs)
-    return UsedRows(lhs, rhs, variables, frame, rows, n_input, response)
+    check_subset_classes(response, subset)
+    rows_in = rows if sub_rows is None else sub_rows[rows]      # positions in `data`
+    return UsedRows(lhs, rhs, variables, frame, rows_in, n_input, response, offsets, off_array,
+                    sub.index, rows)
 
 
-def _model_frame(formula, data, missing, engine, hit) -> ModelFrame:
-    u = used_rows(formula, data, missing, engine)
+def _model_frame(formula, data, missing, engine, hit, subset=None, offset=None,
+                 contrasts=None) -> ModelFrame:
+    u = used_rows(formula, data, missing, engine, subset, offset, contrasts)
     lhs, rhs, variables, frame, rows, response = (u.lhs, u.rhs, u.variables, u.frame, u.rows,
                                                    u.response)
     cached = None if hit is None else hit.owner.design_rows(
@@ -733,12 +652,16 @@ def _model_frame(formula, data, missing, engine, hit) -> ModelFrame:
         frame = drop_unused_categories(frame, variables)
         X, spec = design_and_spec(engine, rhs, lhs, frame, variables, response.levels)
         check_design(X, spec.column_names, "data", formula=formula)
-    names = spec.column_names
+        if u.offsets or u.off_array is not None:
+            spec = replace(spec, offsets=u.offsets, offset_array=u.off_array is not None)
+    off = evaluate_offsets(u.offsets, frame)
+    if u.off_array is not None:
+        off = u.off_array[rows] + (0.0 if off is None else off)
     return ModelFrame(
-        formula=formula, response=response, X=np.ascontiguousarray(X), column_names=names,
-        spec=spec, index=frame.index, rows=rows, n_input=u.n_input,
-        n_dropped=u.n_input - len(frame),
-    )
+        formula=formula, response=response, X=np.ascontiguousarray(X),
+        column_names=spec.column_names, spec=spec, index=frame.index, rows=rows,
+        n_input=u.n_input, n_dropped=u.n_input - len(frame), offset=off,
+        input_index=u.input_index, input_rows=u.input_rows)
 
 
 #: Transforms whose state (means, knots, norms) an engine learns from the data: they would be

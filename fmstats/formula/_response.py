@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -34,7 +36,13 @@ class Response:
     levels: tuple | None = None
 
 
+_FACTOR = re.compile(r"^(?:C|factor)\(\s*`?([^`,()]+?)`?\s*\)$")
+
+
 def eval_expr(expr: str, data: pd.DataFrame) -> pd.Series:
+    m = _FACTOR.match(expr.strip())
+    if m is not None and m.group(1) in data.columns:   # C(y) / factor(y): the column's classes
+        return data[m.group(1)].astype("category")
     inner = expr.strip()
     if inner.startswith("I(") and inner.endswith(")"):
         inner = inner[2:-1]
@@ -64,13 +72,18 @@ def binary_from_series(s: pd.Series, name: str, levels=None) -> tuple[np.ndarray
         else:
             levels = sorted(pd.unique(s.to_numpy()), key=str)
         if len(levels) != 2:
-            raise ResponseError(
-                f"the response '{name}' must have two levels (or be 0/1, or a probability); got "
-                f"{len(levels)}: {', '.join(map(repr, levels[:10]))}."
-            )
+            raise ResponseError(_classes_message(name, levels))
         # like R: the first level is 'failure' (0), the second 'success' (1)
         return (s == levels[1]).to_numpy(dtype=float), (levels[0], levels[1])
     return s.to_numpy(dtype=float), None
+
+
+def _classes_message(name: str, levels) -> str:
+    shown = ", ".join(map(repr, [v.item() if hasattr(v, "item") else v for v in levels[:10]]))
+    return (f"the model needs a binary response (two levels, 0/1 labels, probabilities in "
+            f"[0, 1] or cbind(yes, no) counts); the response '{name}' has {len(levels)} "
+            f"class{'es' if len(levels) != 1 else ''} ({shown}{', ...' if len(levels) > 10 else ''}). "
+            "Recode it into two, e.g. I(y == 'a') or I(y >= 3).")
 
 
 def response(kind: str, cols: list[str], expr: str | None, data: pd.DataFrame, lhs: str,
@@ -93,6 +106,10 @@ def response(kind: str, cols: list[str], expr: str | None, data: pd.DataFrame, l
     y, levels = binary_from_series(s, lhs, levels)
     if levels is not None:
         return Response(name=lhs, kind="binary", y=y, levels=levels)
+    if np.any((y < 0) | (y > 1)):
+        fin = y[np.isfinite(y)]
+        if fin.size and np.all(fin == np.round(fin)):      # integer codes of several classes
+            raise ResponseError(_classes_message(lhs, np.unique(fin)))
     raise_if_any((y < 0) | (y > 1), ResponseError, lambda i, k: (
         f"the response '{lhs}' must be 0/1 labels or probabilities in [0, 1]; row "
         f"{data.index[i]!r} holds {num(y[i])} ({k} value(s) outside [0, 1])."))

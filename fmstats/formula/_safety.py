@@ -45,7 +45,7 @@ __all__ = ["SAFE_CALLS", "UNSAFE_NAMES", "code_problem", "formula_problem", "lhs
 SAFE_CALLS = frozenset({
     "C", "factor", "I", "Q", "center", "scale", "standardize", "poly", "bs", "cr", "cs", "cc",
     "te", "lag", "Treatment", "Sum", "Helmert", "Diff", "Poly", "ContrastMatrix",
-    "exp2", "exp10", *R_FUNCTIONS,
+    "exp2", "exp10", "ns", "offset", *R_FUNCTIONS,
     "abs", "round", "pow", "float", "int", "bool", "str", "len",
 })
 

@@ -18,13 +18,19 @@ while the (penalised) deviance increases.  Convergence follows R's
 mean weight of the active rows is below 1, when s is that mean: the deviance scales with the
 weights, and R's absolute 0.1 would stop a fit with weights of 1e-300 after one step (all
 weights times c then give the same iterations for every c <= 1).
+
+A scipy.sparse design (CSR/CSC, e.g. one-hot columns from scikit-learn's ``OneHotEncoder``)
+stays sparse: X'WX is accumulated as a sparse product (its p x p result is dense), X b and
+X'r are sparse products, and badly scaled columns are rescaled without densifying (they are
+not centred: centring would fill every zero).  Hat values (R's ``hatvalues``, used by HC2/HC3
+and ``influence``) are computed in blocks of rows, densifying one block at a time.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from scipy import linalg
+from scipy import linalg, sparse
 from scipy.linalg import blas
 from scipy.special import expit, xlogy
 
@@ -34,8 +40,8 @@ from ..exceptions import ConvergenceWarning, DesignError, SeparationWarning, Wei
 from .separation import NEWTON_REACH, newton_reach, zero_count_cells
 from .separation import separated as no_finite_maximum
 
-__all__ = ["IrlsFit", "irls_logit", "irls_coef", "irls_evaluate", "binomial_deviance", "gram",
-           "independent_columns", "ColumnScaling", "column_scaling", "rank_gram",
+__all__ = ["IrlsFit", "irls_logit", "as_design", "irls_coef", "irls_evaluate",
+           "binomial_deviance", "gram", "independent_columns", "ColumnScaling", "column_scaling", "rank_gram",
            "MAX_WEIGHT", "SPREAD_RANGE", "column_spread", "check_weights_range", "r_start_mu",
            "deviance_from_eta", "weighted_loglik", "unscale_fit", "deviance_scale"]
 
@@ -99,7 +105,14 @@ class IrlsFit:
     def leverage(self, X: np.ndarray) -> np.ndarray:
         """Diagonal of the weighted hat matrix W^1/2 X (X'WX)^-1 X' W^1/2 (R's hatvalues)."""
         Xs, V = self._bread(X)
-        return self.working_weights * np.einsum("ij,ij->i", Xs @ V, Xs)
+        if not sparse.issparse(Xs):
+            return self.working_weights * np.einsum("ij,ij->i", Xs @ V, Xs)
+        Xs = Xs.tocsr()
+        out = np.empty(Xs.shape[0])
+        for a in range(0, Xs.shape[0], GRAM_BLOCK):      # one dense block at a time
+            B = Xs[a:a + GRAM_BLOCK].toarray()
+            out[a:a + GRAM_BLOCK] = np.einsum("ij,ij->i", B @ V, B)
+        return self.working_weights * out
 
     def sandwich(self, X: np.ndarray, e2: np.ndarray) -> np.ndarray:
         """(X'WX)^-1 X' diag(e2) X (X'WX)^-1, computed in the fit's coordinates."""
@@ -120,6 +133,9 @@ def gram(X: np.ndarray, w: np.ndarray | None = None, block: int = GRAM_BLOCK) ->
     memory is O(block p) rather than an n x p temporary (whose first touch alone costs more
     than the arithmetic on large n).  Returned as a full symmetric p x p matrix.
     """
+    if sparse.issparse(X):         # sparse X: X' diag(w) X as a sparse product, p x p dense
+        Xw = X if w is None else sparse.diags(np.asarray(w, dtype=float)) @ X
+        return np.asarray((X.T @ Xw).toarray(), dtype=float)
     n, p = X.shape
     syrk = blas.dsyrk if X.dtype == np.float64 else blas.ssyrk
     C = np.zeros((p, p), dtype=X.dtype, order="F")
@@ -200,7 +216,10 @@ class ColumnScaling:
     intercept: int | None
 
     def transform(self, X: np.ndarray) -> np.ndarray:
-        """X~ as a new C-contiguous array (the intercept column stays 1)."""
+        """X~ as a new C-contiguous array (the intercept column stays 1); a sparse X (never
+        centred) as a sparse CSR matrix."""
+        if sparse.issparse(X):
+            return (X @ sparse.diags(1.0 / self.scale)).tocsr()
         Xs = np.subtract(X, self.centre)
         Xs *= 1.0 / self.scale
         return Xs
@@ -243,6 +262,13 @@ def intercept_index(X: np.ndarray) -> int | None:
     :mod:`fmstats.glm.dask` to decide where offset columns can be centred."""
     if X.shape[0] == 0:
         return None
+    if sparse.issparse(X):
+        X = X.tocsc()
+        for j in np.flatnonzero(X[0].toarray().ravel() == 1.0):
+            col = X[:, j]
+            if col.nnz == X.shape[0] and np.all(col.data == 1.0):
+                return int(j)
+        return None
     for j in np.flatnonzero(X[0] == 1.0):
         if np.all(X[:, j] == 1.0):
             return int(j)
@@ -251,7 +277,10 @@ def intercept_index(X: np.ndarray) -> int | None:
 
 def column_spread(X: np.ndarray):
     """Per column: the midrange (centre) and half the range (spread), from two reductions."""
-    hi, lo = X.max(axis=0), X.min(axis=0)
+    if sparse.issparse(X):
+        hi, lo = X.max(axis=0).toarray().ravel(), X.min(axis=0).toarray().ravel()
+    else:
+        hi, lo = X.max(axis=0), X.min(axis=0)
     with np.errstate(over="ignore", invalid="ignore"):
         return lo / 2 + hi / 2, hi / 2 - lo / 2
 
@@ -277,6 +306,8 @@ def column_scaling(X: np.ndarray, pen: np.ndarray | None = None, *, force: bool 
         raise DesignError(f"column {bad} of the design has non-finite values or a range that "
                           "overflows double precision; rescale it.")
     offset = (np.abs(mid) > _OFFSET_RATIO * half) & (half > 0)
+    if sparse.issparse(X):
+        offset[:] = False                  # centring would fill every zero of a sparse X
     k = (intercept_index(X) if intercept == "find" else intercept) if offset.any() or force \
         else None
     if k is not None and pen is not None and pen[k] > 0:
@@ -313,6 +344,8 @@ def rank_gram(X: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:
     sc = column_scaling(X)
     if sc is None:
         return gram(X, w)
+    if sparse.issparse(X):
+        return gram(sc.transform(X), w)
     G = np.zeros((X.shape[1], X.shape[1]))
     sw = None if w is None else np.sqrt(w)
     for start in range(0, X.shape[0], GRAM_BLOCK):
@@ -357,6 +390,14 @@ def logit_probs(eta: np.ndarray) -> np.ndarray:
     return np.clip(expit(eta), _EPS, 1 - _EPS)
 
 
+def as_design(X):
+    """X as the cores take it: a C-ordered float array, or a float CSR matrix when sparse."""
+    if sparse.issparse(X):
+        return X.tocsr().astype(np.float64, copy=False)
+    X = np.asarray(X, dtype=float)
+    return X if X.flags.c_contiguous else np.ascontiguousarray(X)
+
+
 def irls_logit(
     X: np.ndarray,
     y: np.ndarray,
@@ -369,6 +410,7 @@ def irls_logit(
     max_halving: int = 30,
     warn: bool = True,
     terms=None,
+    offset: np.ndarray | None = None,
 ) -> IrlsFit:
     """Fit the weighted binomial logit model by IRLS (Newton's method).
 
@@ -387,14 +429,14 @@ def irls_logit(
     warn : emit :class:`ConvergenceWarning` / :class:`SeparationWarning`.
     terms : optional ``(label, columns, names)`` of the design's terms, to name the cells of
         factors holding one class only in a :class:`SeparationWarning`.
+    offset : (n,) a known part of the linear predictor, eta = X b + offset (R's ``offset``);
+        the null deviance is then that of the intercept-only fit with the offset, as R's.
 
     Returns
     -------
     IrlsFit
     """
-    X = np.asarray(X, dtype=float)
-    if not X.flags.c_contiguous:
-        X = np.ascontiguousarray(X)
+    X = as_design(X)
     y = np.asarray(y, dtype=float)
     n, p = X.shape
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
@@ -404,15 +446,15 @@ def irls_logit(
     sc = column_scaling(X, pen)
     if sc is None:
         coef, eta, mu, dev, it, converged, history = newton_iterate(
-            X, y, w, start, pen, penalised, tol, max_iter, max_halving)
+            X, y, w, start, pen, penalised, tol, max_iter, max_halving, offset)
         return _finish(X, y, w, coef, eta, mu, dev, pen if penalised else None, it, converged,
-                       history, tol, max_iter, warn, terms)
+                       history, tol, max_iter, warn, offset, terms)
     # offset or badly scaled columns: fit on X~ = (X - centre) / scale, transform back exactly
     Xs, pen_s, start_s = _scaled_problem(sc, X, pen, start)
     coef, eta, mu, dev, it, converged, history = newton_iterate(
-        Xs, y, w, start_s, pen_s, penalised, tol, max_iter, max_halving)
+        Xs, y, w, start_s, pen_s, penalised, tol, max_iter, max_halving, offset)
     fit = _finish(Xs, y, w, coef, eta, mu, dev, pen_s if penalised else None, it, converged,
-                  history, tol, max_iter, warn, terms)
+                  history, tol, max_iter, warn, offset, terms)
     return _unscale(fit, sc, pen if penalised else None)
 
 
@@ -473,8 +515,8 @@ class ArrayProblem:
     both run the one Newton loop :func:`newton_loop` (same start, steps, stopping rule).
     """
 
-    def __init__(self, X, y, w):
-        self.X, self.y, self.w = X, y, w
+    def __init__(self, X, y, w, offset=None):
+        self.X, self.y, self.w, self.offset = X, y, w, offset
         self.p = X.shape[1]
         self._deviance = _deviance_from_eta(y, w)
 
@@ -490,10 +532,13 @@ class ArrayProblem:
         eta0 = np.log(mu0 / (1 - mu0))
         dev0 = binomial_deviance(y, mu0, w)
         ww = w * mu0 * (1 - mu0)
-        return dev0, gram(X, ww), X.T @ (ww * eta0 + w * (y - mu0))
+        z0 = eta0 if self.offset is None else eta0 - self.offset   # R: (eta - offset) + ...
+        return dev0, gram(X, ww), X.T @ (ww * z0 + w * (y - mu0))
 
     def at(self, coef) -> Point:
         eta = self.X @ coef
+        if self.offset is not None:
+            eta = eta + self.offset
         return Point(coef, self._deviance(eta), eta)
 
     def newton(self, pt: Point):
@@ -580,16 +625,16 @@ def newton_loop(problem, start, pen, penalised, tol, max_iter, max_halving=30):
     return pt, it, converged, history
 
 
-def newton_iterate(X, y, w, start, pen, penalised, tol, max_iter, max_halving=30):
+def newton_iterate(X, y, w, start, pen, penalised, tol, max_iter, max_halving=30, offset=None):
     """The Newton/IRLS iterations; returns (coef, eta, mu, dev, iterations, converged, history)."""
-    pt, it, converged, history = newton_loop(ArrayProblem(X, y, w), start, pen, penalised,
-                                              tol, max_iter, max_halving)
+    pt, it, converged, history = newton_loop(ArrayProblem(X, y, w, offset), start, pen,
+                                              penalised, tol, max_iter, max_halving)
     return pt.coef, pt.eta, logit_probs(pt.eta), pt.dev, it, converged, history
 
 
 def irls_coef(X: np.ndarray, y: np.ndarray, weights: np.ndarray, start: np.ndarray, *,
-              penalty: np.ndarray | None = None, tol: float = 1e-8, max_iter: int = 25
-              ) -> np.ndarray:
+              penalty: np.ndarray | None = None, tol: float = 1e-8, max_iter: int = 25,
+              offset: np.ndarray | None = None) -> np.ndarray:
     """Coefficients only: the IRLS iterations of :func:`irls_logit` without the final
     covariance, null deviance, separation check or warnings (for inner loops that refit
     many times; the caller validates its inputs)."""
@@ -597,21 +642,22 @@ def irls_coef(X: np.ndarray, y: np.ndarray, weights: np.ndarray, start: np.ndarr
     pen = np.zeros(p) if penalty is None else penalty
     sc = column_scaling(X, pen)
     if sc is None:
-        return newton_iterate(X, y, weights, start, pen, bool(np.any(pen > 0)), tol, max_iter)[0]
+        return newton_iterate(X, y, weights, start, pen, bool(np.any(pen > 0)), tol, max_iter,
+                              offset=offset)[0]
     Xs, pen_s, start_s = _scaled_problem(sc, X, pen, start)
     return sc.to_original(newton_iterate(Xs, y, weights, start_s, pen_s, bool(np.any(pen > 0)), tol,
-                                   max_iter)[0])
+                                   max_iter, offset=offset)[0])
 
 
 def irls_evaluate(X: np.ndarray, y: np.ndarray, weights: np.ndarray, coef: np.ndarray, *,
-                  penalty: float | np.ndarray = 0.0) -> IrlsFit:
+                  penalty: float | np.ndarray = 0.0, offset: np.ndarray | None = None) -> IrlsFit:
     """An :class:`IrlsFit` at given coefficients, without iterating.
 
     Used where coefficients come from elsewhere (e.g. the outer loop of the
     F-measure maximiser) but the fit's covariance, deviance and working weights
     are needed.  ``iterations`` is 0 and ``converged`` True.
     """
-    X = np.ascontiguousarray(np.asarray(X, dtype=float))
+    X = as_design(X)
     y = np.asarray(y, dtype=float)
     w = np.asarray(weights, dtype=float)
     coef = np.asarray(coef, dtype=float).copy()
@@ -622,18 +668,18 @@ def irls_evaluate(X: np.ndarray, y: np.ndarray, weights: np.ndarray, coef: np.nd
         X, pen_s, coef_s = _scaled_problem(sc, X, pen, coef)
     else:
         pen_s, coef_s = pen, coef
-    eta = X @ coef_s
+    eta = X @ coef_s if offset is None else X @ coef_s + offset
     mu = logit_probs(eta)
     dev = binomial_deviance(y, mu, w)
     fit = _finish(X, y, w, coef_s, eta, mu, dev, pen_s if penalised else None, 0, True,
-                  [(dev, 0.0)], 0.0, 0, False)
+                  [(dev, 0.0)], 0.0, 0, False, offset)
     if sc is None:
         return fit
     return replace(_unscale(fit, sc, pen if penalised else None), coef=coef)
 
 
 def _finish(X, y, w, coef, eta, mu, dev, pen, it, converged, history, tol, max_iter,
-            warn, terms=None) -> IrlsFit:
+            warn, offset=None, terms=None) -> IrlsFit:
     """Covariance, separation check and warnings at the final coefficients."""
     ww = w * mu * (1 - mu)
     xtwx_inv = information_inverse(gram(X, ww), pen)
@@ -647,7 +693,7 @@ def _finish(X, y, w, coef, eta, mu, dev, pen, it, converged, history, tol, max_i
         if no_finite_maximum(X, y, w, reach):
             how, n_sep = "no finite MLE", int(np.count_nonzero(reach > NEWTON_REACH))
     separated = n_sep > 0
-    null_dev = null_deviance(X, y, w)
+    null_dev = null_deviance(X, y, w, offset)
     if warn:
         cells = zero_count_cells(X, y, w, terms) if separated and terms else []
         closest = float(np.min(np.minimum(mu_raw, 1 - mu_raw)[active])) if separated else 0.0
@@ -683,8 +729,19 @@ def has_intercept(X: np.ndarray) -> bool:
     return intercept_index(X) is not None
 
 
-def null_deviance(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
-    """Deviance of the intercept-only model (weighted mean), or of mu = 1/2 without intercept."""
+def null_deviance(X: np.ndarray, y: np.ndarray, w: np.ndarray,
+                  offset: np.ndarray | None = None) -> float:
+    """Deviance of the intercept-only model (weighted mean), or of mu = 1/2 without intercept.
+
+    With an offset (as R's ``glm``): the deviance of the intercept-only fit with the offset,
+    or of mu = expit(offset) without an intercept.
+    """
+    if offset is not None:
+        if not has_intercept(X):
+            return binomial_deviance(y, logit_probs(offset), w)
+        pt = newton_loop(ArrayProblem(np.ones((len(y), 1)), y, w, offset), None,
+                         np.zeros(1), False, 1e-12, 100)[0]
+        return float(pt.dev)
     if has_intercept(X):
         mu0 = float(np.dot(w, y) / np.sum(w))
     else:

@@ -24,6 +24,7 @@ Used by :mod:`fmstats.maxent_models._prepare` (which builds an :class:`ArraySour
 from __future__ import annotations
 
 import numpy as np
+from scipy import sparse
 from scipy.special import expit
 
 from .fweights import (TINY, Iterate, expected_f_weights, metric_sums, metrics_from_sums,
@@ -34,11 +35,13 @@ __all__ = ["ArraySource"]
 
 
 class ArraySource:
-    """A row source in memory: the design X, response q and count weights cw as arrays."""
+    """A row source in memory: the design X, response q and count weights cw as arrays, and
+    an optional offset (a known part of the linear predictor, eta = X b + offset)."""
 
-    def __init__(self, X, q, cw, threshold: float, terms=None):
+    def __init__(self, X, q, cw, threshold: float, terms=None, offset=None):
         self.X, self.q, self.cw, self.threshold = X, q, cw, threshold
         self.terms = terms      # (label, columns, names) of the design's terms, for warnings
+        self.offset = offset
         self.sum_q = float(np.dot(cw, q))
         self.active = cw > 0
 
@@ -48,14 +51,15 @@ class ArraySource:
     def fit(self, *, start=None, penalty, tol, max_iter):
         """The weighted IRLS fit of q on X with the count weights."""
         return irls_logit(self.X, self.q, self.cw, start=start, penalty=penalty, tol=tol,
-                          max_iter=max_iter, terms=self.terms)
+                          max_iter=max_iter, terms=self.terms, offset=self.offset)
 
     def baseline(self, penalty, tol, max_iter) -> np.ndarray:
         return self.fit(penalty=penalty, tol=tol, max_iter=max_iter).coef
 
     def iterate(self, coef, alpha: float, epsilon: float | None) -> Iterate:
         q, cw = self.q, self.cw
-        p = np.clip(expit(self.X @ coef), TINY, 1 - TINY)
+        eta = self.X @ coef
+        p = np.clip(expit(eta if self.offset is None else eta + self.offset), TINY, 1 - TINY)
         pred = (p >= self.threshold).astype(float)
         sums = metric_sums(q, p, pred, cw)
         return Iterate(*metrics_from_sums(sums, alpha, self.sum_q), loglik=sums[5], p=p)
@@ -83,6 +87,9 @@ class ArraySource:
         """Total count weight and the weighted variance of each column (two passes)."""
         cw = self.cw
         total = float(cw.sum())
+        if sparse.issparse(self.X):        # E[x^2] - E[x]^2 (centring would densify X)
+            mean = (self.X.T @ cw) / total
+            return total, np.maximum((self.X.multiply(self.X).T @ cw) / total - mean ** 2, 0.0)
         mean = (cw @ self.X) / total
         return total, (cw @ (self.X - mean) ** 2) / total
 
@@ -91,7 +98,8 @@ class ArraySource:
 
     def refit(self, fw, coef, *, penalty, tol, max_iter) -> np.ndarray:
         return irls_coef(self.X, self.q, self.cw * fw, coef, penalty=penalty, tol=tol,
-                         max_iter=max_iter)
+                         max_iter=max_iter, offset=self.offset)
 
     def evaluate(self, fw, coef, penalty):
-        return irls_evaluate(self.X, self.q, self.cw * fw, coef, penalty=penalty)
+        return irls_evaluate(self.X, self.q, self.cw * fw, coef, penalty=penalty,
+                             offset=self.offset)

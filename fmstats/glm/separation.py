@@ -69,7 +69,8 @@ def no_finite_mle(X: np.ndarray, y: np.ndarray, w: np.ndarray, tol: float = 1e-7
     from scipy.optimize import linprog
 
     active = np.asarray(w) > 0
-    X, y = np.asarray(X, dtype=float)[active], np.asarray(y, dtype=float)[active]
+    X = _dense(X[active] if _sparse(X) else np.asarray(X, dtype=float)[active])
+    y = np.asarray(y, dtype=float)[active]
     if X.shape[0] == 0 or X.shape[1] == 0:
         return False
     scale = np.abs(X).max(axis=0)
@@ -83,6 +84,18 @@ def no_finite_mle(X: np.ndarray, y: np.ndarray, w: np.ndarray, tol: float = 1e-7
                   b_eq=None if A_eq is None else np.zeros(A_eq.shape[0]), bounds=(-1, 1),
                   method="highs")
     return bool(res.status == 0 and -res.fun > tol * max(1.0, S.shape[0]))
+
+
+def _sparse(X) -> bool:
+    from scipy import sparse
+
+    return sparse.issparse(X)
+
+
+def _dense(X) -> np.ndarray:
+    """A scipy.sparse design as an array (its size is bounded by :data:`LP_MAX_ENTRIES`, or
+    it is one term's columns)."""
+    return np.asarray(X.toarray(), dtype=float) if _sparse(X) else X
 
 
 def separated(X: np.ndarray, y: np.ndarray, w: np.ndarray, reach: np.ndarray) -> bool:
@@ -108,13 +121,18 @@ def zero_count_cells(X: np.ndarray, y: np.ndarray, w: np.ndarray, terms) -> list
     if not active.any():
         return []
     Xa, ya, wa = X[active], y[active], w[active]
-    ones = next((j for j in range(X.shape[1]) if np.all(Xa[:, j] == 1.0)), None)
+    if _sparse(Xa):     # a scipy.sparse design: one term's columns densified at a time
+        Xa = Xa.tocsc()
+        n_ones = np.asarray((Xa == 1.0).sum(axis=0)).ravel()
+    else:
+        n_ones = np.count_nonzero(Xa == 1.0, axis=0)
+    ones = next((j for j in range(X.shape[1]) if n_ones[j] == Xa.shape[0]), None)
     out = []
     for label, cols, names in terms:
         cols = list(cols)
         if not cols or (ones is not None and ones in cols):
             continue
-        sub = Xa[:, cols]
+        sub = _dense(Xa[:, cols])
         if not np.all((sub == 0) | (sub == 1)) or np.any(sub.sum(axis=1) > 1):
             continue
         cells = [(f"'{nm}'", sub[:, k] == 1) for k, nm in enumerate(names)]

@@ -36,7 +36,8 @@ def influence(results) -> pd.DataFrame:
       residual d and Pearson residual p, divided by the leave-one-out scale for quasi fits;
     * ``cooks_distance`` -- (p / (1 - h))^2 h / (phi k), k the rank (R's ``cooks.distance``).
 
-    Rows with zero weight get NaN, as in R.
+    Rows with zero weight get NaN, as in R; a fit with ``na_action="exclude"`` has NaN rows
+    for the rows it left out (R's ``influence.measures``).
 
     Parameters
     ----------
@@ -44,9 +45,10 @@ def influence(results) -> pd.DataFrame:
         A maxent/umaxent fit made in memory (an out-of-core fit keeps no rows).
     """
     _check(results)
-    h = results.hat.to_numpy()
-    d = results.resid("deviance").to_numpy()
-    p = results.resid("pearson").to_numpy()
+    fit, rows = results.core_fit, results.training
+    h = rows.hat(fit)
+    d = rows.resid(fit, "deviance")
+    p = rows.resid(fit, "pearson")
     phi = results.dispersion
     active = results.weights > 0
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -60,9 +62,9 @@ def influence(results) -> pd.DataFrame:
             sigma = np.sqrt((ss - d * d / one_h) / (n - results.rank - 1))
             stud = stud / sigma
         cook = (p / one_h) ** 2 * h / (phi * results.rank)
-    out = pd.DataFrame({"hat": np.where(active, h, np.nan), "std_resid_deviance": std_d,
-                        "std_resid_pearson": std_p, "student_resid": stud,
-                        "cooks_distance": cook}, index=results.index)
+    cols = {"hat": np.where(active, h, np.nan), "std_resid_deviance": std_d,
+            "std_resid_pearson": std_p, "student_resid": stud, "cooks_distance": cook}
+    out = pd.DataFrame({k: results.padded(v, k) for k, v in cols.items()})
     out.index.name = results.index.name
     return out
 
@@ -93,7 +95,7 @@ def plot_diagnostics(results, fig=None):
     if fig is None:
         fig = plt.figure(figsize=(10, 8))
     axes = fig.subplots(2, 2)
-    labels = np.asarray(results.index.astype(str))
+    labels = np.asarray(infl.index.astype(str))
 
     def label_top(ax, x, y, score):
         top = np.argsort(-np.where(np.isfinite(score), score, -np.inf))[:3]

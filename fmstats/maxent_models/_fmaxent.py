@@ -153,8 +153,9 @@ def _check_bounds(bounds):
     return (lo, hi)
 
 
-@records_call
-def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=None,
+@records_call(rows=("weights", "subset"))
+def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_action=None,
+            contrasts=None, alpha=None, beta=None,
             measure=None, method: str | None = None, epsilon: float | None = DEFAULT_EPSILON,
             weight_bounds="auto", shrinkage: float = DEFAULT_SHRINKAGE, inner: str = "full",
             max_outer: int = 100, patience: int = 5, min_improvement: float = 1e-8,
@@ -177,6 +178,14 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=
     weights : str or array-like, optional
         As in :func:`fmstats.maxent` / :func:`fmstats.umaxent`: prior weights, a column name
         of ``data`` or an array with one value per row.
+    subset : str or array-like of bool, optional
+        As in :func:`fmstats.maxent`: the rows to fit (a boolean mask or an expression).
+    na_action : {"omit", "exclude", "fail"}, optional
+        As in :func:`fmstats.maxent`: rows with missing values (``"exclude"`` pads row-level
+        results with NaN).  An offset is not taken: the F-reweighting is derived for eta = X b.
+    contrasts : dict, optional
+        As in :func:`fmstats.maxent`: factor -> ``"treatment"``, ``"sum"``, ``"helmert"``,
+        ``"poly"``.
     alpha : float, optional
         The F-measure to maximise by its weight on precision, the thesis's beta; it must lie
         in (0, 1).  Give at most one of ``alpha``, ``beta`` and ``measure`` (default F1).
@@ -324,8 +333,9 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=
             "and a Dask DataFrame is fitted out of core from sums; use cov_type='HC0' "
             "(approximate) out of core, or fit a sample in memory.")
 
-    prep = prepare("fmaxent", _call, data, weights, dispersion="pearson", dependence="correlated",
-                   start=None, cov_type=cov_type, more_cov_types=("bootstrap", "reweighted"))
+    prep = prepare("fmaxent", _call, data, weights, subset=subset, dispersion="pearson",
+                   dependence="correlated", start=None, cov_type=cov_type,
+                   more_cov_types=("bootstrap", "reweighted"))
     resp = prep.frame.response
     rows = prep.source(float(threshold))   # a row source: in memory or chunks of a Dask frame
     if not rows.has_positives():

@@ -178,6 +178,7 @@ class FMaxentResults(MaxentResults):
         pen = self.core_fit.penalty
         pen = np.zeros(self.rank) if pen is None else pen
         X, q, c = self.X, self.y, self.count_weights
+        X = X.toarray() if hasattr(X, "toarray") else X   # sparse X: the rows are n x p
         path = self.coef_path.to_numpy()
         # computed in the core's centred/scaled coordinates when it used them (an offset column
         # such as x + 1e7 would otherwise square its condition number into X'WX); the weights
@@ -346,8 +347,8 @@ class FMaxentResults(MaxentResults):
                 "depend on the estimates, so it is approximate: cov_type='bootstrap' refits "
                 "the whole reweighting")
 
-    def refit(self, data: pd.DataFrame, weights=None, cov_type: str | None = None
-              ) -> "FMaxentResults":
+    def refit(self, data: pd.DataFrame, weights=None, cov_type: str | None = None,
+              **changes) -> "FMaxentResults":
         """Fit the same model with the same settings to ``data``: the recorded call again.
 
         The refit's covariance is ``"HC0"`` for a fit made with ``cov_type="bootstrap"``, so
@@ -364,8 +365,11 @@ class FMaxentResults(MaxentResults):
         cov_type : str, optional
             The refit's covariance type (default: the original one, or ``"HC0"`` in place of
             ``"bootstrap"``).
+        **changes
+            Other arguments of the call to change (a ``subset`` mask belongs to the old rows:
+            give it again, or None).
         """
-        changes = refit_changes(self.call, weights)
+        changes = {**refit_changes(self.call, weights), **changes}
         if cov_type is not None:
             changes["cov_type"] = cov_type
         elif self.settings["cov_type"] == "bootstrap":

@@ -195,13 +195,14 @@ def _weights(m) -> np.ndarray:
 
 def _fit_columns(m, cols: np.ndarray, tol: float):
     """Deviance, residual df and fit of the sub-model on the columns ``cols`` of ``m.X``."""
-    w, y = _weights(m), m.y
+    w, y, off = _weights(m), m.y, m.training.offset
     n_ok = int(np.count_nonzero(w > 0))
     if cols.size == 0:
-        mu = np.full(len(y), 0.5)
+        mu = np.full(len(y), 0.5) if off is None else expit(off)
         return binomial_deviance(y, mu, w), n_ok, mu, None
     X = np.ascontiguousarray(m.X[:, cols])
-    fit = irls_logit(X, y, w, tol=tol, max_iter=max(m.settings["max_iter"], 50), warn=False)
+    fit = irls_logit(X, y, w, tol=tol, max_iter=max(m.settings["max_iter"], 50), warn=False,
+                     offset=off)
     return fit.deviance, n_ok - cols.size, fit.mu, fit
 
 
@@ -439,6 +440,8 @@ def profile_conf_int(results, level: float = 0.95) -> pd.DataFrame:
         nan = pd.Series(np.nan, index=results.params.index)
         return pd.DataFrame({"conf_low": nan, "conf_high": nan})
     X, y, w = results.X, results.y, results.count_weights
+    off = results.training.offset
+    off = np.zeros(len(y)) if off is None else off
     coef = results.core_fit.coef
     dev_hat = float(binomial_deviance(y, np.clip(results.core_fit.mu, 1e-300, 1 - 1e-16), w))
     phi = results.dispersion
@@ -453,7 +456,7 @@ def profile_conf_int(results, level: float = 0.95) -> pd.DataFrame:
         state = {"start": coef[others].copy()}
 
         def z(b, j=j, Xo=Xo, state=state):
-            bo, dev = _offset_fit(Xo, y, w, X[:, j] * b, state["start"])
+            bo, dev = _offset_fit(Xo, y, w, X[:, j] * b + off, state["start"])
             state["start"] = bo
             return np.sign(b - coef[j]) * np.sqrt(max(dev - dev_hat, 0.0) / phi)
 

@@ -89,14 +89,15 @@ def to_statsmodels(fit: Any, cov_type: str | None = None):
     exog = pd.DataFrame(np.asarray(fit.X), index=fit.index, columns=names)   # X: kept columns
     endog = pd.Series(np.asarray(fit.y, dtype=float), index=fit.index, name=fit.response_name)
     w = np.asarray(fit.weights, dtype=float)
-    glm = sm.GLM(endog, exog, family=sm.families.Binomial(), var_weights=w)
+    off = fit.training.offset
+    glm = sm.GLM(endog, exog, family=sm.families.Binomial(), var_weights=w, offset=off)
     scale = "X2" if fit.family == "quasibinomial" else float(fit.dispersion)
     corrected = cov_type in ("HC1", "HC2", "HC3")
     res = glm.fit(method="IRLS", scale=scale, cov_type="HC0" if corrected else cov_type,
                   use_t=fit.use_t, tol=1e-12, maxiter=100)
     if corrected:   # statsmodels' GLM would label HC0 as HC1-HC3: give it the covariance asked
         X = np.asarray(fit.X)
-        at = irls_evaluate(X, fit.y, w, res.params.to_numpy())
+        at = irls_evaluate(X, fit.y, w, res.params.to_numpy(), offset=off)
         cov = sandwich_cov(at, X, fit.y, w, cov_type)
         inner = res._results
         inner.cov_params_default = cov

@@ -9,6 +9,7 @@ default.  Both are fitted by :func:`fmstats.glm.irls.irls_logit`.
 """
 from __future__ import annotations
 
+import warnings
 from functools import cached_property
 
 import numpy as np
@@ -19,19 +20,23 @@ from .. import measures as _m
 from .._utils.validation import check_bool, check_choice, describe
 from .._utils.call import ModelCall, Settings, records_call, refit_changes
 from ._prepare import check_threshold
-from ..exceptions import InvalidArgumentError
+from ..exceptions import InvalidArgumentError, MissingDataWarning
 from ._fitdata import prepare
 from ..formula import ModelFrame
 from ..glm.irls import IrlsFit
 from ..results import ModelResults, Summary
-from ._report import cov_label, iteration_lines, maxent_summary, se_footnotes
+from ._report import SummaryHooks, maxent_summary
 from ._training import COV_TYPES, require_design
+
+#: Arguments a call may give per row of its data (recorded by description; a refit on other
+#: rows needs them again).
+ROW_ARGUMENTS = ("weights", "subset", "offset")
 
 
 __all__ = ["maxent", "umaxent", "MaxentResults", "COV_TYPES"]
 
 
-class MaxentResults(ModelResults):
+class MaxentResults(SummaryHooks, ModelResults):
     """A fitted weighted (``maxent``) or uncertain (``umaxent``) maximum-entropy model.
 
     Main attributes: ``params``, ``bse``, ``tvalues``, ``pvalues``,
@@ -58,6 +63,10 @@ class MaxentResults(ModelResults):
         the rows, or the sums of an out-of-core fit.
     """
 
+    #: refits run on rows of the kept design (KeptRows) when it is kept: bootstrap without data
+    refits_kept_rows = True
+    log_odds = True          # tidy(exponentiate=True) gives odds ratios
+
     def __init__(self, *, settings: Settings, call: ModelCall, frame: ModelFrame,
                  aliased: np.ndarray, fit: IrlsFit, training):
         self.settings = settings
@@ -71,6 +80,10 @@ class MaxentResults(ModelResults):
         self.index = frame.index
         self.n_input = frame.n_input
         self.n_dropped = frame.n_dropped
+        #: na_action="exclude": the rows the model considered and where the used ones sit
+        #: among them (row-level results are padded with NaN back to them, as R's na.exclude)
+        self.na_index, self.na_rows = ((frame.input_index, frame.input_rows)
+                                       if settings.get("na_action") == "exclude" else (None, None))
         self.term_names = tuple(frame.column_names)
         self.aliased = aliased
         #: the training data: its rows in memory, or the sums of an out-of-core fit
@@ -244,33 +257,55 @@ class MaxentResults(ModelResults):
         return -2.0 * self.llf + np.log(self.n_ok) * self.rank
 
     # ------------------------------------------------------------------ rows
+    def padded(self, values, name: str, fill: float = np.nan) -> pd.Series:
+        """``values`` of the training rows as a Series, padded with ``fill`` to every row the
+        model considered when it was fitted with ``na_action="exclude"`` (R's ``naresid``).
+
+        Parameters
+        ----------
+        values : array-like
+            One value per training row.
+        name : str
+            The Series' name.
+        fill : float, default NaN
+            The value of the rows left out.
+        """
+        if getattr(self, "na_index", None) is None:
+            return pd.Series(values, index=self.index, name=name)
+        out = np.full(len(self.na_index), fill)
+        out[self.na_rows] = values
+        return pd.Series(out, index=self.na_index, name=name)
+
     @cached_property
     def fitted_values(self) -> pd.Series:
-        """Fitted probabilities of the positive class on the training rows."""
+        """Fitted probabilities of the positive class on the training rows (padded with NaN
+        to the rows with missing values under ``na_action="exclude"``)."""
         self.training.row_level("fitted_values", "use predict(ddf) for a lazy dask Series")
-        return pd.Series(self.core_fit.mu, index=self.index, name="fitted")
+        return self.padded(self.core_fit.mu, "fitted")
 
     @cached_property
     def linear_predictor(self) -> pd.Series:
-        """The linear predictor (log-odds) on the training rows."""
+        """The linear predictor (log-odds, offset included) on the training rows (padded
+        under ``na_action="exclude"``)."""
         self.training.row_level("linear_predictor", "use predict(ddf, type='link')")
-        return pd.Series(self.core_fit.eta, index=self.index, name="link")
+        return self.padded(self.core_fit.eta, "link")
 
     @cached_property
     def hat(self) -> pd.Series:
-        """Diagonal of the weighted hat matrix W^1/2 X (X'WX)^-1 X' W^1/2 (R's hatvalues)."""
-        return pd.Series(self.training.hat(self.core_fit), index=self.index, name="hat")
+        """Diagonal of the weighted hat matrix W^1/2 X (X'WX)^-1 X' W^1/2 (R's hatvalues;
+        under ``na_action="exclude"`` the rows left out have 0, as in R's ``lm.influence``)."""
+        return self.padded(self.training.hat(self.core_fit), "hat", 0.0)
 
     def resid(self, type: str = "deviance") -> pd.Series:
-        """Residuals on the training rows: deviance, pearson, response or working.
+        """Residuals on the training rows: deviance, pearson, response or working (padded
+        with NaN under ``na_action="exclude"``, as R's ``residuals``).
 
         Parameters
         ----------
         type : {"deviance", "pearson", "response", "working"}, default "deviance"
             The kind of residual.
         """
-        return pd.Series(self.training.resid(self.core_fit, type), index=self.index,
-                         name=f"resid_{type}")
+        return self.padded(self.training.resid(self.core_fit, type), f"resid_{type}")
 
     def influence(self) -> pd.DataFrame:
         """Leverage, standardised and studentised residuals and Cook's distance per row (R's
@@ -356,7 +391,9 @@ class MaxentResults(ModelResults):
             For ``type="class"``: the probability at or above which the class is 1 (default:
             the fit's threshold).
         missing : {"drop", "raise"}, default "drop"
-            Rows of ``newdata`` with missing values are dropped with a warning, or raise.
+            Rows of ``newdata`` with missing values are dropped with a warning, or raise.  A fit
+            with ``na_action="exclude"`` gives them NaN at their rows instead (R's
+            ``na.exclude``), and pads ``predict()`` of the training rows likewise.
         se_fit : bool, default False
             Return a DataFrame with columns ``fit`` and ``se_fit`` (see above); not for
             ``type="class"``.
@@ -379,11 +416,37 @@ class MaxentResults(ModelResults):
             raise InvalidArgumentError(
                 "`se_fit`/`interval` need type='response' or 'link'; a predicted class has no "
                 "standard error.")
+        if getattr(self, "na_index", None) is None:
+            return self._predict(newdata, type, threshold, missing, se_fit, interval, level)
+        # na_action="exclude": rows with missing values get NaN instead of being dropped
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MissingDataWarning)
+            out = self._predict(newdata, type, threshold, missing, se_fit, interval, level)
+        if newdata is None:
+            pos = self.na_rows
+            index = self.na_index
+        elif newdata.index.is_unique:
+            pos = newdata.index.get_indexer(out.index)
+            index = newdata.index
+        else:
+            return out
+        values = out.to_numpy(dtype=float)
+        full = np.full((len(index),) + values.shape[1:], np.nan)
+        full[pos] = values
+        if isinstance(out, pd.Series):
+            return pd.Series(full, index=index, name=out.name)
+        padded = pd.DataFrame(full, index=index, columns=out.columns)
+        padded.attrs.update(out.attrs)
+        return padded
+
+    def _predict(self, newdata, type, threshold, missing, se_fit, interval, level):
         if newdata is None and self.X is None and not (se_fit or interval):
             X, index, eta = None, self.index, self.core_fit.eta
         else:
             X, index = self.training.design(self, newdata, missing)
             eta = X @ self.core_fit.coef
+            off = self.training.offset_of(self, newdata, index)
+            eta = eta if off is None else eta + off
         if se_fit or interval:
             from ._inference import predict_se
 
@@ -477,7 +540,7 @@ class MaxentResults(ModelResults):
 
         return resample_f(self, newdata, B=B, random_state=random_state, **kwargs)
 
-    def refit(self, data: pd.DataFrame, weights=None) -> "MaxentResults":
+    def refit(self, data: pd.DataFrame, weights=None, **changes) -> "MaxentResults":
         """Fit the same model with the same settings to ``data``: the recorded call again.
 
         A weights column given by name is looked up in ``data``; weights given as
@@ -490,8 +553,11 @@ class MaxentResults(ModelResults):
         weights : str or array-like, optional
             Prior weights for ``data``: needed again when the original ones were an array
             (default: the original weights column, looked up in ``data``).
+        **changes
+            Other arguments of the call to change (a ``subset`` mask or an ``offset`` array
+            belongs to the old rows: give it again, or None).
         """
-        return self.call.refit(data, **refit_changes(self.call, weights))
+        return self.call.refit(data, **{**refit_changes(self.call, weights), **changes})
 
     def to_statsmodels(self, cov_type: str | None = None):
         """This model refitted by statsmodels' GLM; see :func:`fmstats.to_statsmodels`.
@@ -519,36 +585,6 @@ class MaxentResults(ModelResults):
         """
         return maxent_summary(self, cov_type=cov_type, level=level)
 
-    def cov_label(self, cov_type: str) -> str:
-        """The summary's "Standard errors" line for ``cov_type``.
-
-        Parameters
-        ----------
-        cov_type : str
-            The covariance type, as ``cov_params`` takes it.
-        """
-        return cov_label(self, cov_type)
-
-    def se_footnotes(self, tidy: pd.DataFrame, cov_type: str) -> list[str]:
-        """Why standard errors print as NA, and what to do (none when they are usable).
-
-        Parameters
-        ----------
-        tidy : DataFrame
-            The coefficient table (``tidy()``) whose standard errors are explained.
-        cov_type : str
-            The covariance type of ``tidy``, as ``cov_params`` takes it.
-        """
-        return se_footnotes(self, tidy, cov_type)
-
-    def se_advice(self) -> str:
-        """What to do about unusable standard errors."""
-        return "Add a ridge `penalty=` or remove the separating terms."
-
-    def iteration_lines(self) -> list[str]:
-        """The summary's iteration lines."""
-        return iteration_lines(self)
-
     def __repr__(self) -> str:
         where = "" if self.training.in_memory else " (out of core)"
         return (f"<{type(self).__name__}{where} {self.model}: {self.formula!r}, n = {self.nobs}, "
@@ -557,11 +593,13 @@ class MaxentResults(ModelResults):
 
 # ---------------------------------------------------------------------------- fitting
 
-def _fit(call: ModelCall, data, weights, model: str, **fixed) -> MaxentResults:
+def _fit(call: ModelCall, data, weights, model: str, subset=None, offset=None,
+         **fixed) -> MaxentResults:
     keep_data = call.get("keep_data", True)
     if not isinstance(keep_data, (bool, np.bool_)):
         raise InvalidArgumentError(f"`keep_data` must be True or False; got {describe(keep_data)}.")
-    prep = prepare(model, call, data, weights, blocked=not keep_data, **fixed)
+    prep = prepare(model, call, data, weights, subset=subset, offset=offset, blocked=not keep_data,
+                   **fixed)
     s = prep.settings
     fit = prep.source(s["threshold"]).fit(start=prep.start, penalty=prep.penalty, tol=s["tol"],
                                         max_iter=s["max_iter"])
@@ -572,8 +610,9 @@ def _fit(call: ModelCall, data, weights, model: str, **fixed) -> MaxentResults:
     return res
 
 
-@records_call
-def maxent(formula: str, data: pd.DataFrame, weights=None, *, penalty: float = 0.0,
+@records_call(rows=ROW_ARGUMENTS)
+def maxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_action=None,
+           offset=None, contrasts=None, penalty: float = 0.0,
            cov_type: str = "nonrobust", threshold: float = 0.5, measure=None, beta=None,
            alpha=None, missing: str = "drop", collinear: str = "drop", engine: str | None = None,
            tol: float = 1e-8, max_iter: int = 25, start=None,
@@ -595,6 +634,22 @@ def maxent(formula: str, data: pd.DataFrame, weights=None, *, penalty: float = 0
     weights : str or array-like, optional
         Prior weights: a column name of ``data`` or an array with one value per row of
         ``data``; non-negative and finite.
+    subset : str or array-like of bool, optional
+        The rows to fit, as R's ``subset=``: a boolean mask (one value per row of ``data``)
+        or an expression on its columns (``"age > 30 & sex == 'male'"``).
+    na_action : {"omit", "exclude", "fail"}, optional
+        R's ``na.action`` for rows with missing values in the model's variables: ``"omit"``
+        (the default) drops them with a warning, ``"exclude"`` drops them from the fit but
+        pads ``predict()``, ``fitted_values``, ``resid()`` and ``hat`` with NaN at their rows,
+        ``"fail"`` raises.  ``missing="drop"``/``"raise"`` is the older spelling.
+    offset : str or array-like, optional
+        A known part of the linear predictor (eta = X b + offset), as R's ``offset=``: a
+        column name (re-read from ``newdata`` by ``predict``) or one finite value per row of
+        ``data``.  ``offset(expr)`` terms in the formula are the other spelling.
+    contrasts : dict, optional
+        The coding of factors, as R's ``contrasts=``: factor -> ``"treatment"`` (default),
+        ``"sum"``, ``"helmert"`` or ``"poly"`` (R's ``contr.*``); ``C(g, sum)`` in the
+        formula is the other spelling.
     penalty : float, default 0
         Ridge penalty on the non-intercept coefficients (helps under separation).
     cov_type : {"nonrobust", "HC0", "HC1", "HC2", "HC3"}, default "nonrobust"
@@ -608,7 +663,8 @@ def maxent(formula: str, data: pd.DataFrame, weights=None, *, penalty: float = 0
         The F-measure reported in the summary given by its beta, or by its weight on
         precision alpha (default F1).
     missing : {"drop", "raise"}, default "drop"
-        ``"drop"`` rows with missing values (with a warning) or ``"raise"``.
+        The older spelling of ``na_action``: ``"drop"`` (``"omit"``) or ``"raise"``
+        (``"fail"``).
     collinear : {"drop", "raise"}, default "drop"
         ``"drop"`` aliased columns (NA coefficients, with a warning) or ``"raise"``.
     engine : str, optional
@@ -631,7 +687,8 @@ def maxent(formula: str, data: pd.DataFrame, weights=None, *, penalty: float = 0
         MiB, 0.29 x, against 2.2 x when the design is built whole; ``python
         benchmarks/bench_memory.py --case maxent`` prints it), with the numbers of
         ``keep_data=True`` to ~1e-13.  Formulas whose design depends on all rows at once
-        (``center()``, splines) build it whole.
+        (``center()``, splines) and fits with ``subset``, ``offset``, ``contrasts`` or
+        ``na_action="exclude"`` build it whole and drop it after the fit.
 
     Examples
     --------
@@ -648,11 +705,13 @@ def maxent(formula: str, data: pd.DataFrame, weights=None, *, penalty: float = 0
     >>> print(f"{fit.deviance:.2f}")
     982.45
     """
-    return _fit(_call, data, weights, "maxent", dispersion=1.0, dependence="correlated")
+    return _fit(_call, data, weights, "maxent", subset=subset, offset=offset, dispersion=1.0,
+                dependence="correlated")
 
 
-@records_call
-def umaxent(formula: str, data: pd.DataFrame, weights=None, *, dispersion="pearson",
+@records_call(rows=ROW_ARGUMENTS)
+def umaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_action=None,
+            offset=None, contrasts=None, dispersion="pearson",
             penalty: float = 0.0, cov_type: str = "nonrobust", threshold: float = 0.5,
             measure=None, beta=None, alpha=None, dependence: str = "correlated",
             missing: str = "drop", collinear: str = "drop", engine: str | None = None,
@@ -676,6 +735,14 @@ def umaxent(formula: str, data: pd.DataFrame, weights=None, *, dispersion="pears
     weights : str or array-like, optional
         As in :func:`maxent`: prior weights, a column name of ``data`` or an array with one
         value per row; non-negative and finite.
+    subset : str or array-like of bool, optional
+        As in :func:`maxent`: the rows to fit (a boolean mask or an expression).
+    na_action : {"omit", "exclude", "fail"}, optional
+        As in :func:`maxent`: rows with missing values (``"exclude"`` pads row-level results).
+    offset : str or array-like, optional
+        As in :func:`maxent`: a known part of the linear predictor.
+    contrasts : dict, optional
+        As in :func:`maxent`: factor -> ``"treatment"``, ``"sum"``, ``"helmert"``, ``"poly"``.
     dispersion : "pearson" or float, default "pearson"
         ``"pearson"`` (default) estimates the dispersion like R's quasibinomial; a number
         fixes it (1 gives binomial-style standard errors).
@@ -694,7 +761,7 @@ def umaxent(formula: str, data: pd.DataFrame, weights=None, *, dispersion="pears
         Selects the noisy F-measure reported in the summary (see
         :func:`fmstats.measures.noisy_confusion`).
     missing : {"drop", "raise"}, default "drop"
-        As in :func:`maxent`: rows with missing values are dropped (with a warning) or raise.
+        As in :func:`maxent`: the older spelling of ``na_action``.
     collinear : {"drop", "raise"}, default "drop"
         As in :func:`maxent`: aliased columns are dropped (NA coefficients, with a warning)
         or raise.
@@ -723,4 +790,4 @@ def umaxent(formula: str, data: pd.DataFrame, weights=None, *, dispersion="pears
     x1           0.854
     x2          -0.367
     """
-    return _fit(_call, data, weights, "umaxent")
+    return _fit(_call, data, weights, "umaxent", subset=subset, offset=offset)

@@ -267,6 +267,12 @@ class TrainingStats:
         X, index = results.spec.build(newdata, missing=missing)
         return X[:, ~results.aliased], index
 
+    offset = None          # out of core, offsets are refused at fit time
+
+    def offset_of(self, results, newdata, index):
+        """None: an out-of-core fit has no offset."""
+        return None
+
     def truth_weights_eta(self, results, newdata):
         """Labels, weights and linear predictor of in-memory ``newdata``."""
         if newdata is None:

@@ -13,12 +13,14 @@ import numpy as np
 import pandas as pd
 
 from .. import measures as _m
-from .._utils.call import ModelCall, Settings, weights_label
+from .._utils.call import ARRAY_WEIGHTS, ModelCall, Settings, weights_label
 from .._utils.validation import (check_choice, check_scalar, describe, prior_weights,
                                 raise_if_any, warn)
 from ..exceptions import (CollinearityWarning, DesignError, InvalidArgumentError, ResponseError,
                          WeightsError)
-from ..formula import ModelFrame, check_design, model_frame
+from ..formula import (MISSING_OF, KeptRows, MatrixData, ModelFrame, check_design,
+                       describe_subset, is_sparse, kept_model_frame, matrix_model_frame,
+                       model_frame, resolve_na_action)
 from ..glm.irls import check_weights_range, independent_columns, rank_gram
 from ..glm.rowsource import ArraySource
 from ._training import COV_TYPES, InMemoryTraining
@@ -61,6 +63,9 @@ def check_settings(model: str, call: ModelCall, **fixed) -> Settings:
     ``"<array>"`` (:func:`fmstats._utils.call.weights_label`).
     """
     a = {**call.resolved(), **fixed}
+    na_action = resolve_na_action(a.get("na_action"),
+                                  a.get("missing") if call.given("missing") else None)
+    a.update(na_action=na_action, missing=MISSING_OF[na_action])
     check_choice("cov_type", a["cov_type"], COV_TYPES + tuple(fixed.get("more_cov_types", ())))
     check_choice("collinear", a["collinear"], ("drop", "raise"))
     check_choice("dependence", a["dependence"], ("correlated", "independent"))
@@ -192,22 +197,26 @@ class Prepared:
     def source(self, threshold: float) -> ArraySource:
         """The row source of the cores (:mod:`fmstats.glm.rowsource`)."""
         return ArraySource(self.X, self.frame.response.y, self.w, threshold,
-                           terms=design_terms(self.frame, ~self.aliased))
+                           terms=design_terms(self.frame, ~self.aliased),
+                           offset=self.frame.offset)
 
     def training(self, fit, rows=None, fweights=None) -> InMemoryTraining:
         """What the results keep of the training data: the rows (the design, the response,
-        the prior weights and, for fmaxent, the F-weights of the returned fit)."""
+        the prior weights, the offset and, for fmaxent, the F-weights of the returned fit)."""
         resp = self.frame.response
         return InMemoryTraining(X=self.X, y=resp.y, trials=resp.trials, prior_weights=self.prior,
-                                fweights=fweights, index=self.frame.index)
+                                fweights=fweights, index=self.frame.index,
+                                offset=self.frame.offset)
 
 
-def checked_weights(model: str, frame, data, weights) -> tuple[np.ndarray, np.ndarray]:
+def checked_weights(model: str, frame, data, weights,
+                    prior=None) -> tuple[np.ndarray, np.ndarray]:
     """(prior weights, count weights) of the frame's rows, with the response checked for the
-    model: some row with weight, both classes among them."""
+    model: some row with weight, both classes among them.  ``prior``: the prior weights when
+    known already (rows a fit kept), else read from ``weights``."""
     resp = frame.response
     check_response_kind(model, resp)
-    prior = frame_prior_weights(weights, data, frame)
+    prior = frame_prior_weights(weights, data, frame) if prior is None else prior
     w = prior * resp.trials if resp.trials is not None else prior
     if not (w > 0).any():
         raise WeightsError("every row has zero weight (prior weights times cbind trials).")
@@ -230,25 +239,77 @@ def design_terms(frame, keep: np.ndarray) -> list:
     return out
 
 
-def prepare(model: str, call: ModelCall, data, weights, **fixed) -> Prepared:
+def _kept_frame(rows: KeptRows, weights):
+    """(model frame, prior weights) of rows a maxent-family fit kept: its design with the
+    aliased columns back as zeros (aliased again), its response, trials and offset; prior
+    weights given as an array are those of the rows, else the fit's."""
+    fit = rows.results
+    if getattr(fit, "X", None) is None or getattr(fit, "training", None) is None:
+        raise InvalidArgumentError(
+            f"a refit on kept rows needs a fit that keeps its design; this "
+            f"{type(fit).__name__} does not (keep_data=False, or out of core): pass the data.")
+    aliased = np.asarray(fit.aliased, dtype=bool)
+    if is_sparse(fit.X):         # the aliased columns back as zero columns, still sparse
+        import scipy.sparse as sp
+
+        kept = np.flatnonzero(~aliased)
+        X = fit.X @ sp.csr_matrix((np.ones(kept.size), (np.arange(kept.size), kept)),
+                                  shape=(kept.size, aliased.size))
+    else:
+        X = np.zeros((fit.X.shape[0], aliased.size))
+        X[:, ~aliased] = fit.X
+    kind = fit.response_kind if rows.y is None or fit.trials is not None else (
+        "binary" if np.all((rows.y == 0) | (rows.y == 1)) else "probability")
+    frame = kept_model_frame(rows, X, trials=fit.trials, kind=kind,
+                             offset=fit.training.offset)
+    if weights is None or isinstance(weights, str):
+        return frame, np.asarray(fit.prior_weights, dtype=float)[rows.positions]
+    return frame, prior_weights(weights, frame.X, None)
+
+
+def prepare(model: str, call: ModelCall, data, weights, *, subset=None, offset=None,
+            **fixed) -> Prepared:
     """Validate arguments, build the design, weights and penalty (shared by all maxent models).
 
     ``call`` is the fit's recorded call (its arguments, defaults applied, are the settings);
-    ``weights`` the weights argument itself (the call keeps an array only by description);
-    ``fixed`` the model's own settings (``dispersion=1`` for maxent).
+    ``weights``, ``subset`` and ``offset`` the arguments themselves (the call keeps arrays
+    only by description); ``fixed`` the model's own settings (``dispersion=1`` for maxent).
     """
     settings = check_settings(model, call, **fixed)
+    if "subset" in settings:        # recorded by description: arrays belong to the rows
+        settings = settings.replace(subset=describe_subset(subset), offset=(
+            offset if offset is None or isinstance(offset, str) else ARRAY_WEIGHTS))
     formula = settings["formula"]
     missing, collinear, engine = settings["missing"], settings["collinear"], settings["engine"]
-    frame = model_frame(formula, data, missing=missing, engine=engine)
-    prior, w = checked_weights(model, frame, data, weights)
+    prior = None
+    if isinstance(data, KeptRows):          # rows of what a fit kept: no DataFrame
+        frame, prior = _kept_frame(data, weights)
+    elif isinstance(data, MatrixData):      # a design matrix (fmstats.sklearn), maybe sparse
+        frame = matrix_model_frame(data, formula)
+        check_design(frame.X, frame.column_names, "X")   # model_frame's check of the values
+    else:
+        try:
+            frame = model_frame(formula, data, missing=missing, engine=engine, subset=subset,
+                                offset=offset, contrasts=settings.get("contrasts"))
+        except ResponseError as exc:        # name the model that needs a binary response
+            msg = str(exc)
+            if msg.startswith("the model needs"):
+                raise ResponseError(model + msg[len("the model"):]) from None
+            raise
+    if frame.offset is not None and model == "fmaxent":
+        raise InvalidArgumentError(
+            "`formula`: fmaxent takes no offset() term: the F-reweighting's weights and its "
+            "covariances are derived for eta = X b; fit maxent()/umaxent() with the offset, or "
+            "drop it.")
+    prior, w = checked_weights(model, frame, data, weights, prior)
 
     X = frame.X
     # one check per design and weights (a fold's frame serves each point of a tuning grid)
     keep = frame.remember(("columns_to_keep", collinear, w.tobytes()), lambda: columns_to_keep(
         None, frame.column_names, collinear, X=X, w=w))
     if not keep.all():
-        X = np.ascontiguousarray(X[:, keep])
+        X = (X[:, np.flatnonzero(keep)] if is_sparse(X)
+             else np.ascontiguousarray(X[:, keep]))
     pen, start = penalty_and_start(frame.column_names, keep, settings["penalty"],
                                    settings.get("start"))
     return Prepared(settings=settings, call=call, frame=frame, X=X, aliased=~keep,

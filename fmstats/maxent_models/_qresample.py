@@ -153,10 +153,13 @@ def resample_f(results, newdata: pd.DataFrame | None = None, *, B: int = 1000,
                                                                  high=1)
     if newdata is None:
         q, X, w = results.y, results.X, results.prior_weights
+        off = results.training.offset
     else:
-        resp, Xn, _ = results.spec.build_with_response(newdata, missing="drop")
+        resp, Xn, index = results.spec.build_with_response(newdata, missing="drop")
         q, X, w = resp.y, Xn[:, ~results.aliased], np.ones(len(resp.y))
-    pred = (expit(X @ results.core_fit.coef) >= t).astype(float)
+        off = results.training.offset_of(results, newdata, index)
+    eta = X @ results.core_fit.coef
+    pred = (expit(eta if off is None else eta + off) >= t).astype(float)
     wp = w * pred
     n = len(q)
     check_scalar("max_cells", max_cells, low=1, integer=True)

@@ -14,8 +14,8 @@ import pandas as pd
 
 from ..results import Section, Summary, format_numbers
 
-__all__ = ["maxent_summary", "cov_label", "se_footnotes", "iteration_lines", "weights_text",
-           "response_text", "f_section", "COV_LABEL"]
+__all__ = ["SummaryHooks", "maxent_summary", "dispersion_lines", "cov_label", "se_footnotes",
+           "iteration_lines", "weights_text", "response_text", "f_section", "COV_LABEL"]
 
 COV_LABEL = {
     "nonrobust": "model-based (inverse Fisher information{disp})",
@@ -36,13 +36,9 @@ def maxent_summary(results, cov_type: str | None = None, level: float = 0.95) ->
     note = ""
     if r.aliased.any():
         note = f"({int(r.aliased.sum())} not defined because of singularities)"
-    disp = (f"(Dispersion parameter for {r.family} family taken to be "
-            f"{r.dispersion:.6g})")
     devs = format_numbers([r.null_deviance, r.deviance], digits=5)  # R: digits + 1
     dfs = [str(d).rjust(len(str(max(r.df_null, r.df_resid)))) for d in (r.df_null, r.df_resid)]
-    dev_lines = [
-        disp,
-        "",
+    dev_lines = dispersion_lines(r, cov_type) + [
         f"    Null deviance: {devs[0]}  on {dfs[0]}  degrees of freedom",
         f"Residual deviance: {devs[1]}  on {dfs[1]}  degrees of freedom",
     ]
@@ -63,7 +59,14 @@ def maxent_summary(results, cov_type: str | None = None, level: float = 0.95) ->
     if r.settings["penalty"]:
         info.append(("Ridge penalty", f"{r.settings['penalty']:g} (intercept unpenalised)"))
     info.append(("Response", response_text(r)))
-    info.append(("Rows used", f"{r.nobs} of {r.n_input}"))
+    subset = r.settings.get("subset")
+    info.append(("Rows used", f"{r.nobs} of {r.n_input}" + (
+        "" if subset is None else f" (subset: {subset})")))
+    if r.settings.get("na_action") == "exclude":
+        info.append(("Missing values", "na_action='exclude': row-level results are padded "
+                     "with NaN at the rows left out"))
+    if r.settings.get("offset") is not None or getattr(r.spec, "offsets", ()):
+        info.append(("Offset", r.settings.get("offset") or " + ".join(r.spec.offsets)))
     sections.append(Section("Model details:", info))
     title = ("Weighted maximum entropy (logistic) model" if r.model == "maxent"
              else "Uncertain maximum entropy model (probabilistic labels)")
@@ -72,6 +75,21 @@ def maxent_summary(results, cov_type: str | None = None, level: float = 0.95) ->
     return Summary(title=title, call=str(r.call), coef_table=tidy, statistic_name=stat,
                    pvalue_name=pname, coef_note=note, sections=sections,
                    coef_footnotes=r.se_footnotes(tidy, cov_type))
+
+
+def dispersion_lines(results, cov_type: str) -> list[str]:
+    """R's dispersion line.  An F-maximiser's "dispersion" is Pearson's chi-squared per
+    residual df of the F-weighted fit, whose weights have an arbitrary scale (37174 on
+    Titanic with F2): printed only when the standard errors use it (``cov_type="nonrobust"``),
+    and then said what it is."""
+    if getattr(results, "model", None) != "fmaxent":
+        return [f"(Dispersion parameter for {results.family} family taken to be "
+                f"{results.dispersion:.6g})", ""]
+    if cov_type != "nonrobust":
+        return []
+    return [f"(Dispersion parameter taken to be {results.dispersion:.6g}: Pearson's chi-squared "
+            "per residual df of the F-weighted fit, whose weights have an arbitrary scale; it "
+            "scales these model-based standard errors)", ""]
 
 
 def cov_label(results, cov_type: str) -> str:
@@ -152,3 +170,38 @@ def f_section(results) -> Section:
                      f"vs q): {r.noisy_f():.4f}")
     return Section("F-measure (training data):", lines + ["Confusion table:"],
                    table=conf.as_frame())
+
+
+class SummaryHooks:
+    """The summary hooks of :class:`~fmstats.maxent_models.MaxentResults` (its lines on
+    standard errors and iterations), which :class:`FmaxentResults` extends."""
+
+    def cov_label(self, cov_type: str) -> str:
+        """The summary's "Standard errors" line for ``cov_type``.
+
+        Parameters
+        ----------
+        cov_type : str
+            The covariance type, as ``cov_params`` takes it.
+        """
+        return cov_label(self, cov_type)
+
+    def se_footnotes(self, tidy: pd.DataFrame, cov_type: str) -> list[str]:
+        """Why standard errors print as NA, and what to do (none when they are usable).
+
+        Parameters
+        ----------
+        tidy : DataFrame
+            The coefficient table (``tidy()``) whose standard errors are explained.
+        cov_type : str
+            The covariance type of ``tidy``, as ``cov_params`` takes it.
+        """
+        return se_footnotes(self, tidy, cov_type)
+
+    def se_advice(self) -> str:
+        """What to do about unusable standard errors."""
+        return "Add a ridge `penalty=` or remove the separating terms."
+
+    def iteration_lines(self) -> list[str]:
+        """The summary's iteration lines."""
+        return iteration_lines(self)

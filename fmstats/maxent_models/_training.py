@@ -15,7 +15,8 @@ The interface (both classes): ``in_memory``, ``shape``, ``has_intercept``, ``X``
 ``row_level(what, advice)``, ``n_ok(fit)``, ``pearson_chi2(fit)``, ``hat(fit)``,
 ``noninteger_successes()``,
 ``cov(results, cov_type)``, ``llf(results)``, ``prior_range()``, ``fweights_range()``,
-``design(results, newdata, missing)``, ``truth_weights_eta(results, newdata)``,
+``design(results, newdata, missing)``, ``offset_of(results, newdata, index)``,
+``truth_weights_eta(results, newdata)``,
 ``cells(results, newdata, threshold)``, ``resid(fit, type)``,
 ``lazy_predict(results, newdata, ...)`` and ``check_resample(newdata)``.
 """
@@ -52,11 +53,15 @@ class InMemoryTraining:
         The F-measure maximising weights of an ``fmaxent`` fit (mean 1), else None.
     index : pandas.Index
         The index labels of the used rows.
+    offset : ndarray of shape (n,), optional
+        The offset of the used rows (a known part of the linear predictor), else None.
     """
 
     in_memory = True
+    offset = None        # results pickled before offsets existed have none
 
-    def __init__(self, *, X, y, trials, prior_weights, fweights=None, index=None):
+    def __init__(self, *, X, y, trials, prior_weights, fweights=None, index=None, offset=None):
+        self.offset = offset
         self.X = X
         self.y = y
         self.trials = trials
@@ -168,9 +173,18 @@ class InMemoryTraining:
         """Labels, count weights and linear predictor on ``newdata`` (default: training rows)."""
         if newdata is None:
             return self.y, self.count_weights, results.core_fit.eta
-        resp, X, _ = results.spec.build_with_response(newdata, missing="drop")
+        resp, X, index = results.spec.build_with_response(newdata, missing="drop")
         w = resp.trials if resp.trials is not None else np.ones(len(resp.y))
-        return resp.y, w, X[:, ~results.aliased] @ results.core_fit.coef
+        eta = X[:, ~results.aliased] @ results.core_fit.coef
+        off = offset_of(results.spec, newdata, index)
+        return resp.y, w, eta if off is None else eta + off
+
+    def offset_of(self, results, newdata, index):
+        """The offset of the rows ``index`` of ``newdata`` (default: the training rows), or
+        None when the model has none."""
+        if newdata is None:
+            return self.offset
+        return offset_of(results.spec, newdata, index)
 
     def cells(self, results, newdata, threshold):
         """None: in memory, the confusion is counted from the rows."""
@@ -221,6 +235,14 @@ def noninteger_count(prior, y, trials) -> int:
     ``cbind`` counts) differ from an integer by more than 0.001."""
     m = prior * y if trials is None else prior * y * trials
     return int(np.count_nonzero(np.abs(m - np.round(m)) > 1e-3))
+def offset_of(spec, newdata, index):
+    """The model's offset (``spec.offsets``) on the rows ``index`` of ``newdata``, or None."""
+    if not (getattr(spec, "offsets", ()) or getattr(spec, "offset_array", False)):
+        return None
+    if not newdata.index.is_unique:
+        raise DataError("`newdata` has duplicate index labels; the model's offset is evaluated "
+                        "on the rows it predicts, which must be labelled uniquely.")
+    return spec.offset_values(newdata.loc[index])
 
 
 def require_design(what: str):

@@ -330,6 +330,13 @@ class Confusion:
     fn: float
     tn: float
 
+    def _repr_html_(self) -> str:
+        """The confusion table (observed by predicted) as HTML, for notebooks."""
+        return ("<table><tr><th></th><th>predicted 1</th><th>predicted 0</th></tr>"
+                f"<tr><th>observed 1</th><td>{self.tp:g}</td><td>{self.fn:g}</td></tr>"
+                f"<tr><th>observed 0</th><td>{self.fp:g}</td><td>{self.tn:g}</td></tr>"
+                "</table>")
+
     def __post_init__(self):
         for name in ("tp", "fp", "fn", "tn"):
             value = getattr(self, name)

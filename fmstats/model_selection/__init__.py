@@ -12,6 +12,8 @@ from ._criterion import Criterion
 from ._fits import capturing, reemit
 from ._grid import grid_points
 from ._training import array_weights, training_design, training_frame
+from ._grid_uncertainty import GridUncertainty
+from ._uncertainty import TuningUncertainty
 
 __all__ = ["cv_tune", "CvTuneResults", "tune_threshold", "ThresholdedResults", "with_measure",
-           "FitFailedWarning", "EmptyFoldWarning"]
+           "FitFailedWarning", "EmptyFoldWarning", "TuningUncertainty", "GridUncertainty"]

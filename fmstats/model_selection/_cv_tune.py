@@ -35,20 +35,23 @@ import numpy as np
 import pandas as pd
 
 from .. import measures as _m
-from ._grid import check_names, grid_points
+from ._grid import check_names, grid_points, ineffective_parameters
 from ._criterion import Criterion
 from ._fits import capturing, reemit
 from ._folds import Folds, fixed_seed, fold_response, kept_cv, make_folds, warn_empty_folds
 from ..formula import DesignMatrix
 from .._utils.parallel import check_n_jobs, run_tasks
 from .._utils.progress import progress_enabled
-from .._utils.validation import check_choice, describe, warn
-from ..exceptions import DataError, EmptyFoldWarning, FitFailedWarning, InvalidArgumentError
+from .._utils.validation import check_choice, check_scalar, describe, warn
+from ..exceptions import (DataError, EmptyFoldWarning, FitFailedWarning,
+                          IneffectiveParameterWarning, InvalidArgumentError)
 from ._tuned import Tuned, fn_name
 from .._utils.call import Settings, records_call
 from ..formula import check_frame
 from ..results import Section, Summary
 from ._threshold import ThresholdedResults, tune_threshold
+from ._grid_uncertainty import grid_uncertainty, point_intervals
+from ..inference import check_level
 
 __all__ = ["cv_tune", "CvTuneResults", "tune_threshold", "ThresholdedResults", "with_measure",
            "FitFailedWarning", "EmptyFoldWarning"]
@@ -164,7 +167,8 @@ class with_measure:  # lower case: used like a function, with_measure(fsvm, alph
 def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
             repeats: int = 1, measure=None, beta=None, alpha=None, pooling: str = "tp_fp",
             refit: bool = True, on_error: str = "record", n_jobs=None, random_state=None,
-            progress=None, reuse_design: bool = True, _call=None, **fixed) -> "CvTuneResults":
+            progress=None, reuse_design: bool = True, ci: bool = False, B: int = 100,
+            level: float = 0.95, _call=None, **fixed) -> "CvTuneResults":
     """Choose a model's parameters by cross-validated F (or accuracy).
 
     Parameters
@@ -214,6 +218,17 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
         Build the design of ``data`` once and refit every fold on its rows (the same
         numbers as rebuilding it, faster).  ``False`` rebuilds the design from the formula
         on every fold, as R's ``update()`` on a fold would.
+    ci : bool, default False
+        Also say how sure the selection is (:mod:`fmstats.model_selection._grid_uncertainty`):
+        ``tidy()`` gains every point's delta-method interval of its CV F (``f_low``,
+        ``f_high``; with repeats the spread across repeats, ``repeat_sd``) and how often it is
+        chosen when the whole selection is rerun on ``B`` bootstrap replicates
+        (``selected``); ``f_corrected`` and ``f_corrected_ci`` are the F of the whole
+        selection on new rows by nested cross-validation.  Costs ``B`` grid searches.
+    B : int, default 100
+        Bootstrap replicates of the whole selection (with ``ci``); at least 20.
+    level : float, default 0.95
+        The level of the intervals (with ``ci``).
     **fixed
         Further arguments passed to every fit.  Prior ``weights`` (a column name,
         or one value per row of ``data``, which each fold fit gets its share of) also
@@ -226,6 +241,14 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
 
     Notes
     -----
+    Ties: grid points whose criterion lies within ``fmstats.measures.TIE_RTOL`` (1e-12,
+    relative) of the best are tied, and the first in grid order wins -- fmstats' one tie rule
+    (:func:`fmstats.measures.best_position`), which :func:`tune_threshold` applies to its
+    thresholds listed from the highest.  Grid points that differ only in a parameter and
+    give identical held-out counts in every fold are reported by an
+    :class:`~fmstats.exceptions.IneffectiveParameterWarning` (the parameter made no
+    difference, e.g. fmaxent's ``epsilon`` with 0/1 labels).
+
     A model function may fit the whole grid itself: if it has a method
     ``cv_counts(formula, design, points, pairs, fixed, *, n_jobs, progress)`` (``design``:
     the :class:`~fmstats.formula.DesignMatrix` of ``data``), that is
@@ -253,6 +276,9 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
                                    f"got {describe(model_fn)}.")
     crit = Criterion(measure, beta, alpha, pooling)
     check_choice("on_error", on_error, ("record", "raise"))
+    if ci:
+        level = check_level(level)
+        check_scalar("B", B, low=20, integer=True)
     check_n_jobs(n_jobs)
     progress_enabled(progress)
     points = grid_points(grid)
@@ -290,9 +316,20 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
     settings = Settings(model_fn=model_fn, formula=formula, grid=points, names=names,
                         cv=kept_cv(cv), repeats=repeats, measure=crit, refit=refit,
                         on_error=on_error, random_state=seed, fixed=fixed,
-                        design_note=design.note)
+                        design_note=design.note, ci=bool(ci))
+    uncertainty = None
+    if ci:
+        if kept_cv(cv) is None:
+            raise InvalidArgumentError("`ci`=True reruns the selection on resampled rows, which "
+                                       "needs folds for other rows: an integer `cv` or a "
+                                       "splitter, not explicit (train, test) pairs.")
+        w = _row_weights(fixed.get("weights"), data)
+        prior = np.ones(len(data)) if w is None else w
+        uncertainty = grid_uncertainty(_fit_and_count, model_fn, formula, design, points, fixed,
+                                       prior, crit, cv, seed, B=int(B), level=level,
+                                       n_jobs=n_jobs, progress=progress)
     res = CvTuneResults._build(settings, _call, names, folds, counts.reshape(G, K, 4), errors,
-                               data)
+                               data, uncertainty)
     if first is not None:
         n_bad = int(sum(e is not None for e in errors))
         warn(f"{n_bad} of {G * K} fold fits failed, in {int((res.tidy()['n_failed'] > 0).sum())} "
@@ -327,6 +364,8 @@ class CvTuneResults(Tuned):
         The recorded :func:`cv_tune` call, rerun by :meth:`refit`.
     n_rows : int
         The number of rows of the tuning data.
+    uncertainty : GridUncertainty, optional
+        What ``ci=True`` measured (selection frequencies, ``f_corrected``...), or None.
 
     Attributes
     ----------
@@ -347,8 +386,11 @@ class CvTuneResults(Tuned):
     """
 
     def __init__(self, *, settings: Settings, table: pd.DataFrame, fold_results: pd.DataFrame,
-                 folds: Folds, best_index: int, best_model, call, n_rows: int):
+                 folds: Folds, best_index: int, best_model, call, n_rows: int,
+                 uncertainty=None):
         self.settings = settings
+        #: what ``ci=True`` measured (:class:`GridUncertainty`), or None
+        self.uncertainty = uncertainty
         self._table = table
         self.fold_results = fold_results
         self._folds = folds
@@ -358,7 +400,8 @@ class CvTuneResults(Tuned):
         self.n_rows = n_rows
 
     @classmethod
-    def _build(cls, spec, call, names, folds, counts, errors, data) -> "CvTuneResults":
+    def _build(cls, spec, call, names, folds, counts, errors, data,
+               uncertainty=None) -> "CvTuneResults":
         crit: Criterion = spec["measure"]
         G, K, _ = counts.shape
         fold_vals = crit.per_fold(counts)
@@ -387,7 +430,19 @@ class CvTuneResults(Tuned):
             raise DataError(f"every grid point failed on at least one fold, so none can be "
                             f"chosen; the first error: {type(first).__name__}: {first}")
         table["rank"] = pd.Series(score).rank(ascending=False, method="min").astype("Int64")
+        if uncertainty is not None:
+            for col, v in point_intervals(counts, folds.repeat, crit, uncertainty.level).items():
+                table[col] = np.where(ok, v, np.nan)
+            table["selected"] = uncertainty.frequency(G)
         best = _m.best_position(score)     # ties (to TIE_RTOL): the first in grid order
+        idle = ineffective_parameters(spec["grid"], list(names), counts)
+        if idle:
+            warn(f"cv_tune: grid points that differ only in {', '.join(map(repr, idle))} gave "
+                 "identical held-out counts in every fold: those values made no difference on "
+                 "these data (a parameter the model does not use here, e.g. fmaxent's epsilon "
+                 "with 0/1 labels, or values too close to matter); ties go to the first point "
+                 "in grid order. Drop or widen them to save the fits.",
+                 IneffectiveParameterWarning)
         flat = counts.reshape(G * K, 4)
         fr = pd.DataFrame({"point": np.repeat(np.arange(G), K),
                            "repeat": np.tile(folds.repeat, G), "fold": np.tile(folds.fold, G),
@@ -400,7 +455,7 @@ class CvTuneResults(Tuned):
             best_model = spec["model_fn"](spec["formula"], data, **spec["grid"][best],
                                           **spec["fixed"])
         return cls(settings=spec, table=table, fold_results=fr, folds=folds, best_index=best,
-                   best_model=best_model, call=call, n_rows=len(data))
+                   best_model=best_model, call=call, n_rows=len(data), uncertainty=uncertainty)
 
     # ------------------------------------------------------------------ results
     @property
@@ -422,7 +477,10 @@ class CvTuneResults(Tuned):
     def tidy(self) -> pd.DataFrame:
         """One row per grid point: parameters, f, precision, recall, accuracy (pooled as
         chosen; precision and recall always from the pooled counts), fold_mean, fold_sd,
-        fold_min, fold_max of the criterion over folds, n_folds, n_failed, rank."""
+        fold_min, fold_max of the criterion over folds, n_folds, n_failed, rank; with
+        ``ci=True`` also f_se, f_low, f_high (the delta-method interval of the CV F),
+        repeat_sd (with repeats) and selected (how often the point is chosen in bootstrap
+        replicates of the whole selection)."""
         return self._table.copy()
 
     # ------------------------------------------------------------------ the model protocol
@@ -446,6 +504,10 @@ class CvTuneResults(Tuned):
             Further arguments of ``best_model.predict``.
         """
         return self._model().predict(newdata, type=type, **kwargs)
+
+    def _class_rows(self, newdata=None, **kwargs):
+        """The rows ``best_model`` counts (the hook of :func:`fmstats.compare`)."""
+        return self._model()._class_rows(newdata, **kwargs)
 
     def confusion(self, newdata=None, **kwargs):
         """Confusion counts of ``best_model`` on ``newdata``.
@@ -517,6 +579,17 @@ class CvTuneResults(Tuned):
                     f"[{b['fold_min']:.4f}, {b['fold_max']:.4f}]")
         best.append(("Refitted on all rows", f"yes ({self.n_rows} rows)" if self.best_model
                      is not None else "no (refit=False)"))
+        u = getattr(self, "uncertainty", None)
+        if u is not None:
+            lv = f"{100 * u.level:g}%"
+            best.append((f"CV {crit.name} {lv} CI (delta)",
+                         f"[{b['f_low']:.4f}, {b['f_high']:.4f}]"))
+            best.append(("Chosen in bootstrap replicates of the selection",
+                         f"{b['selected']:.0%} of {u.B}"))
+            best.append((f"f_corrected ({crit.name} of the whole selection on new data, "
+                         "nested CV)", u.f_corrected))
+            best.append(f"  {lv} CI [{u.f_corrected_ci[0]:.4f}, {u.f_corrected_ci[1]:.4f}]; "
+                        f"optimism of the best CV F {float(b[col]) - u.f_corrected:+.4f}")
         shown = t.sort_values(["rank"]).head(top).reset_index(drop=True)
         shown = shown[self.param_names + ["f", "precision", "recall", "accuracy", "fold_sd",
                                           "n_failed"]]
@@ -573,8 +646,12 @@ class CvTuneResults(Tuned):
             part = part.sort_values(n)
             xs = part[n].astype(str) if not pd.api.types.is_numeric_dtype(part[n]) else part[n]
             ax.plot(xs, part[crit.column], marker="o", label=label)
-            ax.fill_between(xs, part["fold_min"], part["fold_max"], alpha=0.2,
-                            label="range over folds")
+            if "f_low" in part and crit.column == "f":
+                ax.fill_between(xs, part["f_low"], part["f_high"], alpha=0.2,
+                                label=f"{100 * self.uncertainty.level:g}% interval (delta)")
+            else:
+                ax.fill_between(xs, part["fold_min"], part["fold_max"], alpha=0.2,
+                                label="range over folds")
             vals = part[n].to_numpy()
             numeric = pd.api.types.is_numeric_dtype(part[n])
             if numeric and powers_of_two(vals):

@@ -15,7 +15,7 @@ import pandas as pd
 from .._utils.validation import describe
 from ..exceptions import InvalidArgumentError
 
-__all__ = ["grid_points", "check_names", "TABLE_COLUMNS"]
+__all__ = ["grid_points", "check_names", "ineffective_parameters", "TABLE_COLUMNS"]
 
 #: The columns of ``CvTuneResults.tidy()`` besides the parameters (not parameter names).
 TABLE_COLUMNS = ("f", "precision", "recall", "accuracy", "fold_mean", "fold_sd", "fold_min",
@@ -91,3 +91,28 @@ def check_names(model_fn, names: list, fixed: dict) -> None:
             raise InvalidArgumentError(
                 f"{where} name(s) {', '.join(map(repr, unknown))}, which {fn_name}() does not "
                 f"take; valid names: {', '.join(valid)}.")
+
+
+def ineffective_parameters(points: list, names: list, counts: np.ndarray) -> list:
+    """The parameters whose values changed nothing: every pair of grid points that differ in
+    that parameter only has the same counts in every fold (no failed fold).
+
+    ``counts`` is (points, folds, 4).  Identical fits give bit-identical counts (the same
+    computation on the same rows), so equality is exact by construction; a parameter that
+    moves the fits without changing one held-out class is reported too -- it made no
+    difference to the criterion.
+    """
+    out = []
+    for name in names:
+        groups: dict = {}
+        for i, p in enumerate(points):
+            if name in p:
+                rest = tuple(sorted((k, repr(v)) for k, v in p.items() if k != name))
+                groups.setdefault(rest, []).append(i)
+        pairs = [g for g in groups.values()
+                 if len(g) > 1 and len({repr(points[i][name]) for i in g}) > 1]
+        if pairs and all(np.all(np.isfinite(counts[g])) and
+                         all(np.array_equal(counts[g[0]], counts[i]) for i in g[1:])
+                         for g in pairs):
+            out.append(name)
+    return out

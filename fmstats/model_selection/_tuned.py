@@ -59,8 +59,32 @@ class Tuned(Persistable):
         """The recorded call again on ``data``: the same folds' rule (``cv``), the same seed
         (a random ``random_state`` was fixed at the first run) and ``changes``."""
         cv = reuse_cv(self.settings["cv"], fn)
+        # the intervals of ci=True are a report, not part of the tuned model: a refit (as in
+        # every replicate of bootstrap() or validate()) tunes without them unless asked
+        changes.setdefault("ci", False)
         return self.call.refit(data, cv=cv, random_state=self.settings["random_state"],
                                **changes)
+
+    def _uncertain(self):
+        """What ``ci=True`` measured; a clear error when the tuning ran without it."""
+        u = getattr(self, "uncertainty", None)   # None in results pickled before issue 30
+        if u is None:
+            raise InvalidArgumentError(f"this tuning was run without intervals: rerun "
+                                       f"{getattr(self.call, 'name', 'the tuner')}(..., "
+                                       "ci=True).")
+        return u
+
+    @property
+    def f_corrected(self) -> float:
+        """The F the tuned rule (or the selected model) is expected to have on new rows,
+        corrected for the optimism of choosing it on the same folds: nested cross-validation
+        of the whole tuning (``ci=True``)."""
+        return self._uncertain().f_corrected
+
+    @property
+    def f_corrected_ci(self) -> tuple:
+        """(low, high): the delta-method interval of ``f_corrected`` (``ci=True``)."""
+        return self._uncertain().f_corrected_ci
 
     def _repr_html_(self) -> str:
         return self.summary()._repr_html_()

@@ -153,16 +153,18 @@ class _WeightedEngine(Draws):
     threshold: float = 0.5
     fmeasure: Any = None
     se0: np.ndarray = None           # the original fit's model-based SE of each term
+    offset: np.ndarray | None = None  # the fit's offset (eta = X b + offset)
 
     def fit(self, draw: dict):
         from ..glm.irls import irls_logit, rank_gram
 
         w = self.prior if self.trials is None else self.prior * self.trials
-        X, y = self.X, self.y
+        X, y, off = self.X, self.y, self.offset
         if "idx" in draw:
             c = np.bincount(draw["idx"], minlength=self.n)
             rows = np.flatnonzero(c)      # np.take: several times faster than a boolean mask
             X, y, w = np.take(X, rows, axis=0), y[rows], w[rows] * c[rows]
+            off = None if off is None else off[rows]
         elif "labels" in draw:
             y = draw["labels"]
         else:
@@ -174,7 +176,7 @@ class _WeightedEngine(Draws):
         keep = _independent(rank_gram(X, w))   # centred/scaled when X has offset columns
         Xk = X if keep.all() else np.ascontiguousarray(X[:, keep])
         fit = irls_logit(Xk, y, w, penalty=self.penalty[keep], tol=self.tol,
-                         max_iter=self.max_iter, warn=False)
+                         max_iter=self.max_iter, warn=False, offset=off)
         se = np.sqrt(np.clip(np.diag(fit.xtwx_inv), 0.0, None))
         # a ridge penalty makes every estimate finite: only unpenalised fits are tested
         infinite = fit.separated or (not np.any(self.penalty[keep] > 0) and (
@@ -196,7 +198,9 @@ class _WeightedEngine(Draws):
         return np.append(fit[0], fit[2])
 
     def classes(self, fit) -> np.ndarray:
-        return (expit(self.X @ fit[1]) >= self.threshold).astype(float)
+        eta = self.X @ fit[1]
+        return (expit(eta if self.offset is None else eta + self.offset)
+                >= self.threshold).astype(float)
 
 
 @dataclass(frozen=True)
@@ -211,10 +215,18 @@ class _RefitEngine(Draws):
     columns: pd.Index = None
     response: tuple = ()                 # ("column", name) or ("cbind", yes, no)
     design: DesignMatrix = None          # the design of ``frame``, built once
+    row_offset: np.ndarray | None = None  # an offset given as an array (per training row)
+    row_args: tuple = ()                 # arguments the call recorded per row (subset, offset)
 
     def fit(self, draw: dict):
+        if self.frame is None:               # no data: refit on rows the model kept
+            return self._fit_kept(draw)
         w = self.weights
         kwargs = {} if w is None else {"weights": w}
+        kwargs.update({a: None for a in self.row_args})
+        if self.row_offset is not None:
+            kwargs["offset"] = (self.row_offset if "idx" not in draw
+                                else self.row_offset[np.sort(draw["idx"])])
         if "idx" in draw:
             # rows in training order: a replicate depends on the counts only, not on the
             # order of the draws (which matters to order-dependent refits such as CV folds)
@@ -233,6 +245,25 @@ class _RefitEngine(Draws):
             return self.results.refit(sub, **kwargs)      # the design uses the labels
         return self.results.refit(self.design.subset(np.arange(self.n), frame=sub), **kwargs)
 
+    def _fit_kept(self, draw: dict):
+        """The refit on :class:`~fmstats.formula.KeptRows` of the model (no DataFrame)."""
+        from ..formula import KeptRows
+
+        w = self.weights
+        kwargs = {a: None for a in self.row_args}
+        if "idx" in draw:
+            idx = np.sort(draw["idx"])
+            rows = KeptRows(self.results, idx)
+            w = None if w is None else w[idx]
+        elif "labels" in draw:
+            rows = KeptRows(self.results, np.arange(self.n), y=draw["labels"])
+        else:
+            rows = KeptRows(self.results, np.arange(self.n), y=np.where(
+                self.trials > 0, draw["yes"] / np.where(self.trials > 0, self.trials, 1), 0.0))
+        if w is not None:
+            kwargs["weights"] = w
+        return self.results.refit(rows, **kwargs)
+
     @property
     def design_columns(self) -> tuple:
         spec = self.design.spec
@@ -247,6 +278,9 @@ class _RefitEngine(Draws):
         return s.reindex(self.columns).to_numpy(dtype=float)
 
     def classes(self, fit) -> np.ndarray:
+        if self.frame is None:
+            raise InvalidArgumentError("validate() needs `data=`, the DataFrame the model was "
+                                       "fitted on, to class its rows with each replicate.")
         rows = self.design.subset(np.arange(self.n), frame=self.frame)
         return fit.predict(rows, type="class").to_numpy(dtype=float)
 
@@ -370,6 +404,8 @@ def make_engine(results, *, type_, data, statistic, fast, columns=None, reuse_de
     frame = design = None
     if use_fast:
         frame = None if data is None else training_frame(results, data)
+    elif data is None and _keeps_rows(results):
+        pass                       # refits on the rows the model kept (KeptRows)
     else:
         frame, design = training_design(results, data, reuse=reuse_design)
     q = trials = None
@@ -397,14 +433,40 @@ def make_engine(results, *, type_, data, statistic, fast, columns=None, reuse_de
             **base, X=results.X, y=results.y, prior=results.prior_weights,
             positions=np.flatnonzero(~results.aliased), n_terms=len(names), penalty=pen,
             tol=s["tol"], max_iter=s["max_iter"], threshold=results.threshold,
-            fmeasure=fmeasure_of(results),
+            fmeasure=fmeasure_of(results), offset=getattr(results.training, "offset", None),
             se0=_model_se(results).reindex(names).to_numpy(dtype=float))
         return engine, True
     w = array_weights(results)
     src = getattr(results, "base", None) or getattr(results, "best_model", None) or results
+    row_args, row_offset = _row_arguments(results, kept=frame is None)
     return _RefitEngine(**base, results=results, se0=_model_se(src), frame=frame, weights=w,
                         statistic=statistic, columns=columns, response=cols,
-                        design=design), False
+                        design=design, row_offset=row_offset, row_args=row_args), False
+
+
+def _keeps_rows(results) -> bool:
+    """Whether ``results`` refits on the rows it kept (:class:`~fmstats.formula.KeptRows`):
+    maxent-family fits in memory with their design, and the SVMs."""
+    return (bool(getattr(results, "refits_kept_rows", False))
+            and getattr(results, "X", None) is not None)
+
+
+def _row_arguments(results, kept: bool):
+    """(the arguments a refit on training rows sets to None, an offset array to index): a
+    subset given as a mask was applied already (the rows are the model's); an offset given
+    as an array is the training rows' (the kept rows carry it themselves)."""
+    from .._utils.call import RowArgument
+
+    call = getattr(results, "call", None)
+    args = getattr(call, "arguments", {}) if call is not None else {}
+    names = tuple(a for a in ("subset", "offset") if isinstance(args.get(a), RowArgument))
+    if "subset" not in names and isinstance(args.get("subset"), str):
+        names += ("subset",)
+    offset = None
+    if "offset" in names and not kept:
+        names = tuple(a for a in names if a != "offset")
+        offset = getattr(getattr(results, "training", None), "offset", None)
+    return names, offset
 
 
 

@@ -50,6 +50,7 @@ from ..results import Persistable
 from ._replicates import Draws, collect, make_engine, report, run
 from .._utils.validation import check_choice, check_scalar, describe, warn
 from ..exceptions import InvalidArgumentError, ResamplingWarning
+from ..inference import estimate_632plus, no_information_counts
 from ..results import Section, Summary
 
 __all__ = ["validate", "ValidateResults", "METHODS", "no_information_counts",
@@ -102,25 +103,6 @@ def _cells(q, p, w) -> np.ndarray:
     """Weighted confusion cells [tp, fp, fn, tn] of predictions p (0/1 or averaged) vs q."""
     wq, wn = w * q, w * (1 - q)
     return np.array([wq @ p, wn @ p, wq @ (1 - p), wn @ (1 - p)])
-
-
-def no_information_counts(q, pred, w=None) -> np.ndarray:
-    """Confusion counts pooled over all pairings of labels q and predictions (module doc)."""
-    q, pred = np.asarray(q, dtype=float), np.asarray(pred, dtype=float)
-    w = np.ones_like(q) if w is None else np.asarray(w, dtype=float)
-    W = w.sum()
-    pi, rho = (w @ q) / W, (w @ pred) / W
-    return W * np.array([pi * rho, (1 - pi) * rho, pi * (1 - rho), (1 - pi) * (1 - rho)])
-
-
-def estimate_632plus(apparent: float, oob: float, no_information: float
-                     ) -> tuple[float, float, float]:
-    """(.632+ estimate, relative overfitting rate R, weight w) for a measure (higher better)."""
-    err, err1, gamma = 1 - apparent, 1 - oob, 1 - no_information
-    err1p = min(err1, gamma)
-    r = (err1p - err) / (gamma - err) if (err1 > err and gamma > err) else 0.0
-    w = 0.632 / (1 - 0.368 * r)
-    return 1 - ((1 - w) * err + w * err1p), r, w
 
 
 @public

@@ -31,6 +31,7 @@ __all__ = ["CLASSES", "CALLS", "NAMES", "WRAPPERS", "resolve", "listed"]
 _FMSTATS_CLASSES = {
     "fmstats._utils.call": ("ModelCall", "RowArgument", "Settings"),
     "fmstats.formula._frame": ("DesignSpec",),
+    "fmstats.formula._matrix": ("MatrixSpec",),
     "fmstats.formula._response": ("Response",),
     "fmstats.measures._fmeasure": ("FMeasure", "Confusion"),
     "fmstats.glm.irls": ("IrlsFit",),
@@ -48,6 +49,8 @@ _FMSTATS_CLASSES = {
     "fmstats.costsensitive._results": ("CostSensitiveResults",),
     "fmstats.model_selection._cv_tune": ("CvTuneResults", "with_measure"),
     "fmstats.model_selection._threshold": ("ThresholdedResults",),
+    "fmstats.model_selection._uncertainty": ("TuningUncertainty",),
+    "fmstats.model_selection._grid_uncertainty": ("GridUncertainty",),
     "fmstats.model_selection._criterion": ("Criterion",),
     "fmstats.model_selection._folds": ("Folds",),
     "fmstats.resampling._bootstrap": ("BootstrapResults",),

@@ -87,6 +87,17 @@ class ScoreCurves:
     # ------------------------------------------------------------------ scored rows
     def _scored(self, newdata, weights):
         """(labels, scores, weights) of the rows the curves count."""
+        return self._scored_rows(newdata, weights)[:3]
+
+    def _class_rows(self, newdata=None, threshold=None):
+        """(labels, 0/1 classes of the model's rule -- or of ``score >= threshold`` --, count
+        weights, row keys or None): the rows ``measure(ci=)`` and ``compare`` count, as
+        ``confusion(newdata)`` counts them."""
+        y, s, w, keys = self._scored_rows(newdata, None)
+        t, strict, _ = self._decision_rule() if threshold is None else (threshold, False, "")
+        return y, ((s > t) if strict else (s >= t)).astype(float), w, keys
+
+    def _scored_rows(self, newdata, weights):
         if self._score_type is None:
             raise InvalidArgumentError(
                 f"{type(self).__name__} has no scores to threshold, so it has no precision-"
@@ -99,7 +110,7 @@ class ScoreCurves:
             newdata = self._curve_data()
             if newdata is None:
                 y, w, _ = self._truth_weights(None)
-                return y, self._scores(None), w
+                return y, self._scores(None), w, getattr(self, "index", None)
         if not isinstance(newdata, pd.DataFrame):
             raise InvalidArgumentError(f"`newdata` must be a pandas DataFrame; got "
                                        f"{describe(newdata)}.")
@@ -114,7 +125,7 @@ class ScoreCurves:
             raise DataError("no rows of `newdata` remain after dropping those with missing "
                             "values in the model's columns.")
         s = self._scores(data.iloc[rows])
-        return y, s, (w if extra is None else w * extra[rows])
+        return y, s, (w if extra is None else w * extra[rows]), rows
 
     def _measure_arg(self, measure, beta, alpha):
         if measure is None and beta is None and alpha is None:
@@ -124,7 +135,7 @@ class ScoreCurves:
     # ------------------------------------------------------------------ public
     @public
     def f_curve(self, newdata=None, weights=None, *, measure=None, beta=None,
-                alpha=None) -> pd.DataFrame:
+                alpha=None, band=None, level=0.95, B=None, random_state=None) -> pd.DataFrame:
         """Precision, recall and F at every distinct score as the threshold.
 
         A row is classed positive when its score is at least ``threshold``.  Returns one
@@ -144,6 +155,14 @@ class ScoreCurves:
             The F-measure of column ``f`` (default: the model's).
         beta, alpha : float, optional
             The F-measure of column ``f`` given by its beta, or its weight on precision alpha.
+        band : {"bootstrap", "profile", "delta"}, optional
+            Add pointwise bands ``f_low``, ``f_high`` (see :meth:`f_band`).
+        level : float, default 0.95
+            The pointwise level of the band.
+        B : int, optional
+            Bootstrap replicates of the band.
+        random_state : int, SeedSequence or Generator, optional
+            Seed of the bootstrap.
 
         Examples
         --------
@@ -155,8 +174,50 @@ class ScoreCurves:
         >>> len(curve)  # one row per distinct fitted probability
         6
         """
+        if band is not None:
+            return self.f_band(newdata, weights, method=band, level=level, B=B,
+                               random_state=random_state, measure=measure, beta=beta,
+                               alpha=alpha).table
         y, s, w = self._scored(newdata, weights)
         return _pr.f_curve(y, s, w, measure=self._measure_arg(measure, beta, alpha))
+
+    @public
+    def f_band(self, newdata=None, weights=None, *, method="bootstrap", level=0.95, B=None,
+               random_state=None, measure=None, beta=None, alpha=None):
+        """Pointwise bands of the F curve and an interval for the F-optimal threshold.
+
+        The rows are counted as :meth:`f_curve` counts them (count weights as frequency
+        weights); see :func:`fmstats.inference.f_band` for the methods.
+
+        Parameters
+        ----------
+        newdata : DataFrame, optional
+            Rows with the response (default: the training rows).
+        weights : str or array_like, optional
+            For ``newdata``: a column name or array of case weights.
+        method : {"bootstrap", "profile", "delta"}, default "bootstrap"
+            The band.
+        level : float, default 0.95
+            The pointwise level.
+        B : int, optional
+            Bootstrap replicates (default 2000), also those of the threshold interval.
+        random_state : int, SeedSequence or Generator, optional
+            Seed of the bootstrap.
+        measure : FMeasure, optional
+            The F-measure (default: the model's).
+        beta, alpha : float, optional
+            The F-measure given by its beta, or its weight on precision alpha.
+
+        Returns
+        -------
+        CurveBand
+            ``table``, ``best_threshold``, ``threshold_ci``.
+        """
+        from ..inference import f_band
+
+        y, s, w = self._scored(newdata, weights)
+        return f_band(y, s, w, method=method, level=level, B=B, random_state=random_state,
+                      measure=self._measure_arg(measure, beta, alpha))
 
     @public
     def roc_auc(self, newdata=None, weights=None) -> float:
@@ -186,6 +247,26 @@ class ScoreCurves:
         own = _pr.operating_row(curve, t, strict)
         return best, own, label
 
+    def _pr_band(self, newdata, weights, band, level, B, random_state, measure=None):
+        """The band of :meth:`plot_pr`, as :func:`fmstats.plotting.plot_pr` takes it."""
+        if band is None:
+            return None
+        from ..inference import band_region
+
+        if band == "profile":
+            y, s, w = self._scored(newdata, weights)
+            r, p, stat, crit = band_region(y, s, w, level)
+            return {"r": r, "p": p, "stat": stat, "crit": crit,
+                    "label": f"{100 * level:g}% profile-likelihood region (Urlus et al. 2023)"}
+        t = self.f_band(newdata, weights, method=band, level=level, B=B,
+                        random_state=random_state, measure=measure).table
+        if "precision_low" not in t:
+            raise InvalidArgumentError(f"`band`: plot_pr draws 'bootstrap' or 'profile' bands; "
+                                       f"got {band!r}.")
+        return {"recall": t["recall"].to_numpy(), "low": t["precision_low"].to_numpy(),
+                "high": t["precision_high"].to_numpy(),
+                "label": f"{100 * level:g}% pointwise bootstrap band of precision"}
+
     def _plot(self, which, newdata, weights, ax, measure=None, beta=None, alpha=None,
               **kwargs):
         from .. import plotting
@@ -200,11 +281,16 @@ class ScoreCurves:
 
     @public
     def plot_pr(self, newdata=None, weights=None, *, ax=None, iso_f=(0.2, 0.4, 0.6, 0.8),
-                measure=None, beta=None, alpha=None):
+                measure=None, beta=None, alpha=None, band=None, level=0.95, B=None,
+                random_state=None):
         """The precision-recall curve with iso-F lines of the model's measure.
 
         Marks the model's own decision rule and the F-optimal threshold (annotated with
-        its value).  Returns the figure.
+        its value).  ``band="bootstrap"`` shades the pointwise bootstrap interval of precision
+        at each threshold; ``band="profile"`` the profile-likelihood region of the curve
+        (Urlus et al. 2023: where some threshold's confusion multinomial is consistent with
+        the (recall, precision) point at ``level``, chi-square with 2 df).  Returns the
+        figure.
 
         Parameters
         ----------
@@ -223,6 +309,14 @@ class ScoreCurves:
             ``beta`` and ``alpha``.
         beta, alpha : float, optional
             That F-measure by its beta, or by its weight on precision alpha.
+        band : {"bootstrap", "profile"}, optional
+            An uncertainty band (see above).
+        level : float, default 0.95
+            Its level.
+        B : int, optional
+            Bootstrap replicates of ``band="bootstrap"``.
+        random_state : int, SeedSequence or Generator, optional
+            Seed of the bootstrap.
 
         Examples
         --------
@@ -230,7 +324,10 @@ class ScoreCurves:
         >>> fit = fm.maxent("survived ~ sex + C(pclass)", fm.datasets.load_titanic())
         >>> fig = fit.plot_pr()
         """
-        return self._plot("pr", newdata, weights, ax, measure, beta, alpha, iso_f=iso_f)
+        fm = self._measure_arg(measure, beta, alpha)
+        return self._plot("pr", newdata, weights, ax, fm, iso_f=iso_f,
+                          band=self._pr_band(newdata, weights, band, level, B, random_state,
+                                             measure=fm))
 
     @public
     def plot_roc(self, newdata=None, weights=None, *, ax=None, measure=None, beta=None,

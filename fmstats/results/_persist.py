@@ -92,9 +92,27 @@ def _libraries() -> dict:
 
 
 class Persistable:
-    """Mixin giving results objects ``save(path)`` and ``Cls.load(path)`` (see module notes)."""
+    """Mixin giving results objects ``save(path)`` and ``Cls.load(path)`` (see module notes),
+    and an HTML view in notebooks (``_repr_html_``: the summary's, else the ``repr``)."""
 
     __slots__ = ()
+
+    def _repr_html_(self) -> str:
+        """The object's summary as HTML (a notebook shows it), else its ``repr``."""
+        import html
+
+        import pandas as pd
+
+        summary = getattr(self, "summary", None)
+        if callable(summary):
+            s = summary()
+            if hasattr(s, "_repr_html_"):
+                return s._repr_html_()
+            if isinstance(s, pd.Series):
+                s = s.to_frame()
+            if isinstance(s, pd.DataFrame):
+                return f"<p>{html.escape(repr(self))}</p>" + s.to_html()
+        return f"<pre>{html.escape(repr(self))}</pre>"
 
     def save(self, path) -> None:
         """Write the results to ``path`` in the fmstats results file format (version 2).

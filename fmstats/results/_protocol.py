@@ -31,6 +31,7 @@ from scipy import stats
 
 from ._persist import Persistable
 from .._utils.validation import check_choice, check_scalar
+from ..exceptions import InvalidArgumentError
 from ..measures import as_fmeasure
 from ._curves import ScoreCurves
 
@@ -48,6 +49,8 @@ class ModelResults(Persistable, ScoreCurves):
     use_t: bool = False
     #: the fit's F-measure (a :class:`fmstats.measures.FMeasure`), set by the family
     fmeasure = None
+    #: whether the coefficients are log-odds (logit link), so exp() of them are odds ratios
+    log_odds: bool = False
 
     # ------------------------------------------------------------------ coefficient table
     @property
@@ -157,14 +160,12 @@ class ModelResults(Persistable, ScoreCurves):
         return pd.DataFrame({"conf_low": self.params - q * se, "conf_high": self.params + q * se})
 
     def _profile_conf_int(self, level: float) -> pd.DataFrame:
-        from ..exceptions import InvalidArgumentError
-
         raise InvalidArgumentError(
             f"`method`='profile' needs a likelihood fit; {type(self).__name__} has none. Use "
             "method='wald'.")
 
     def tidy(self, level: float = 0.95, cov_type: str | None = None,
-             conf_method: str = "wald") -> pd.DataFrame:
+             conf_method: str = "wald", exponentiate: bool = False) -> pd.DataFrame:
         """The coefficient table as a tidy DataFrame (one row per term).
 
         Parameters
@@ -176,18 +177,34 @@ class ModelResults(Persistable, ScoreCurves):
             ``cov_params`` takes it.
         conf_method : {"wald", "profile"}, default "wald"
             The intervals, as ``method`` of :meth:`conf_int`.
+        exponentiate : bool, default False
+            Report exp(estimate) and exp() of the interval's bounds: odds ratios and their
+            intervals for a logistic model, as ``broom::tidy(exponentiate = TRUE)``; the
+            standard error, statistic and p-value stay on the log-odds scale, as broom's.
+            Refused for models whose coefficients are not log-odds (the SVMs).
         """
+        if not isinstance(exponentiate, (bool, np.bool_)):
+            raise InvalidArgumentError(f"`exponentiate` must be True or False; got "
+                                       f"{exponentiate!r}.")
+        if exponentiate and not self.log_odds:
+            raise InvalidArgumentError(
+                f"`exponentiate`: the coefficients of a {type(self).__name__} are not log-odds, "
+                "so exp() of them is no odds ratio.")
         se = self._se(cov_type)
         stat, p = self._stat_p(se, cov_type)
         ci = self.conf_int(level, cov_type, method=conf_method)
+        est, lo, hi = (self.params.to_numpy(), ci["conf_low"].to_numpy(),
+                       ci["conf_high"].to_numpy())
+        if exponentiate:
+            est, lo, hi = np.exp(est), np.exp(lo), np.exp(hi)
         return pd.DataFrame({
             "term": self.params.index.to_numpy(),
-            "estimate": self.params.to_numpy(),
+            "estimate": est,
             "std_error": se.to_numpy(),
             "statistic": stat.to_numpy(),
             "p_value": p.to_numpy(),
-            "conf_low": ci["conf_low"].to_numpy(),
-            "conf_high": ci["conf_high"].to_numpy(),
+            "conf_low": lo,
+            "conf_high": hi,
         })
 
     # ------------------------------------------------------------------ protocol
@@ -233,9 +250,10 @@ class ModelResults(Persistable, ScoreCurves):
             return self.fmeasure
         return as_fmeasure(measure, beta=beta, alpha=alpha)
 
-    def measure(self, newdata=None, measure=None, *, beta=None, alpha=None, **kwargs) -> float:
+    def measure(self, newdata=None, measure=None, *, beta=None, alpha=None, ci=None,
+                level=0.95, B=None, random_state=None, **kwargs):
         """F-measure of the class predictions on ``newdata`` (default: the training data),
-        under the fit's measure or the one given.
+        under the fit's measure or the one given; with ``ci``, with its interval.
 
         Parameters
         ----------
@@ -245,11 +263,32 @@ class ModelResults(Persistable, ScoreCurves):
             The F-measure (default: the fit's own, unless ``beta`` or ``alpha`` is given).
         beta, alpha : float, optional
             The F-measure's beta, or its weight on precision alpha.
+        ci : {"delta", "bayes", "bootstrap"}, optional
+            Return a :class:`fmstats.inference.MeasureInterval` made by this method of
+            :func:`fmstats.f_interval` (rows counted as :meth:`confusion` counts them: count
+            weights as frequency weights, probabilistic labels fractionally) instead of a
+            float.
+        level : float, default 0.95
+            The level of the interval (with ``ci``).
+        B : int, optional
+            Draws of the Monte-Carlo methods (with ``ci``).
+        random_state : int, SeedSequence or Generator, optional
+            Seed of the Monte-Carlo methods (with ``ci``).
         **kwargs
             Other keywords (e.g. ``threshold``) go to :meth:`confusion`.
+
+        Returns
+        -------
+        float or MeasureInterval
+            The F-measure, or with ``ci`` the interval object.
         """
-        return float(self.confusion(newdata, **kwargs).f(self.resolve_measure(measure, beta,
-                                                                               alpha)))
+        fm = self.resolve_measure(measure, beta, alpha)
+        if ci is None:
+            return float(self.confusion(newdata, **kwargs).f(fm))
+        from ..inference import interval_of_rows
+
+        y, yhat, w, _ = self._class_rows(newdata, **kwargs)
+        return interval_of_rows(y, yhat, w, fm, ci, level, B, random_state)
 
     def _repr_html_(self) -> str:
         return self.summary()._repr_html_()

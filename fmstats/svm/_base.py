@@ -40,6 +40,8 @@ class SvmResults(ModelResults):
     """Shared protocol of the linear SVM results (hyperplane x'w + b = 0)."""
 
     title = "Linear SVM"
+    #: refits run on rows of the kept design (KeptRows): bootstrap without data
+    refits_kept_rows = True
 
     def __init__(self, *, settings: Settings, call: ModelCall, sd: SvmData, w: np.ndarray,
                  b: float):
@@ -74,8 +76,23 @@ class SvmResults(ModelResults):
             "an SVM has no model-based covariance of its coefficients; use the bootstrap for "
             "their variability.")
 
-    def tidy(self, level: float = 0.95, cov_type=None) -> pd.DataFrame:
-        """Coefficient table (term, estimate); SVMs have no standard errors."""
+    def tidy(self, level: float = 0.95, cov_type=None, exponentiate: bool = False
+             ) -> pd.DataFrame:
+        """Coefficient table (term, estimate); SVMs have no standard errors.
+
+        Parameters
+        ----------
+        level : float, default 0.95
+            Unused (no intervals): the protocol's signature.
+        cov_type : str, optional
+            Unused (no covariance): the protocol's signature.
+        exponentiate : bool, default False
+            Refused: an SVM's coefficients are not log-odds.
+        """
+        if exponentiate:
+            raise InvalidArgumentError(
+                "`exponentiate`: an SVM's coefficients are not log-odds, so exp() of them is "
+                "no odds ratio.")
         return pd.DataFrame({"term": self.params.index.to_numpy(),
                              "estimate": self.params.to_numpy()})
 

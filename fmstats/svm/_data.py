@@ -12,7 +12,8 @@ import numpy as np
 
 from .._utils.validation import prior_weights
 from ..exceptions import InvalidArgumentError, ResponseError
-from ..formula import model_frame
+from ..formula import (KeptRows, MatrixData, is_sparse, kept_model_frame, matrix_model_frame,
+                       model_frame)
 
 __all__ = ["SvmData", "svm_data", "INTERCEPT_NAMES"]
 
@@ -41,9 +42,31 @@ class SvmData:
         return float(self.weights[self.y == 0].sum())
 
 
+def _kept_frame(rows: KeptRows):
+    """The model frame of rows an SVM fit kept: its design with the intercept column back."""
+    fit = rows.results
+    X = np.insert(np.asarray(fit.X, dtype=float), fit.intercept_pos, 1.0, axis=1)
+    return kept_model_frame(rows, X, kind="binary")
+
+
 def svm_data(formula, data, weights, missing, engine) -> SvmData:
-    """The checked model frame of an SVM: a binary response, an intercept, two rows a class."""
-    frame = model_frame(formula, data, missing=missing, engine=engine)
+    """The checked model frame of an SVM: a binary response, an intercept, two rows a class.
+    ``data`` may be :class:`~fmstats.formula.KeptRows` of an SVM fit (a refit without the
+    DataFrame) or a :class:`~fmstats.formula.MatrixData` (a sparse one is densified: the
+    QP and NLopt cores work on dense arrays)."""
+    if isinstance(data, KeptRows):
+        frame = _kept_frame(data)
+        if weights is None or isinstance(weights, str):
+            weights = np.asarray(data.results.prior_weights, dtype=float)[data.positions]
+        data = frame.X
+    elif isinstance(data, MatrixData):     # fmstats.sklearn: the SVM cores are dense
+        frame = matrix_model_frame(data, formula)
+        if is_sparse(frame.X):
+            from dataclasses import replace
+
+            frame = replace(frame, X=frame.X.toarray())
+    else:
+        frame = model_frame(formula, data, missing=missing, engine=engine)
     resp = frame.response
     if resp.kind != "binary":
         raise ResponseError(

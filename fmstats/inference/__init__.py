@@ -1,0 +1,27 @@
+"""How sure is the F?  Intervals for F, precision and recall, and comparisons of classifiers.
+
+* :func:`f_interval` -- an F-measure (binary, micro or macro) with a delta-method
+  (Takahashi et al. 2022), Bayes (Goutte & Gaussier 2005) or bootstrap interval;
+* :func:`precision_interval`, :func:`recall_interval` -- Wilson and Clopper-Pearson;
+* :func:`compare` -- the difference in F of two classifiers on the same rows (two fitted
+  models or two prediction vectors), with its interval and p-value;
+* :func:`f_band`, :func:`band_region` -- pointwise bands of the F-versus-threshold curve
+  (bootstrap, profile likelihood) and the profile-likelihood region of a precision-recall
+  curve (Urlus et al. 2023), with an interval for the F-optimal threshold;
+* :class:`MeasureInterval`, :class:`Comparison`, :class:`CurveBand` -- the frozen results.
+
+Every fitted model's ``measure(newdata, ci=method)`` returns a :class:`MeasureInterval`, and
+``tune_threshold(..., ci=True)`` / ``cv_tune(..., ci=True)`` use these intervals for the
+optimism-corrected F of a tuned rule.  The units, the delta method and the Monte-Carlo draws
+are described in :mod:`fmstats.inference._units`.
+"""
+from ._finterval import (DEFAULT_PRIOR, F_METHODS, f_interval, interval_of_rows,
+                         precision_interval, recall_interval)
+from ._compare import COMPARE_METHODS, Comparison, compare
+from ._interval import MeasureInterval, check_B, check_level
+from ._bands import delta_band
+from ._curveband import BAND_METHODS, CurveBand, band_region, f_band
+from ._optimism import estimate_632plus, no_information_counts
+
+__all__ = ["f_interval", "precision_interval", "recall_interval", "MeasureInterval",
+           "compare", "Comparison", "f_band", "CurveBand", "interval_of_rows"]

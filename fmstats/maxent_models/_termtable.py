@@ -1,0 +1,199 @@
+"""The tables of :mod:`fmstats.maxent_models._stepwise`: single-term deletions and additions
+(:class:`TermTable`, R's ``drop1``/``add1`` print) and the outcome of ``step``
+(:class:`StepResults`, R's ``fit$anova``).
+"""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+__all__ = ["TermTable", "StepResults", "term_table", "f_note"]
+
+
+class TermTable(pd.DataFrame):
+    """A table of single-term deletions or additions, printed like R's ``drop1``/``add1``.
+
+    Rows ``"<none>"`` (the model) and one per term; columns ``df``, ``deviance``, ``aic``
+    (absent without an AIC, as for quasi fits) and, with a test, ``statistic`` (LRT, F or Rao
+    score) and ``p_value``.  ``heading`` holds R's header lines.  Built by :func:`drop1` and
+    :func:`add1`; the constructor is :class:`pandas.DataFrame`'s.
+
+    Parameters
+    ----------
+    data : ndarray, dict or DataFrame, optional
+        The table's contents, as in :class:`pandas.DataFrame`.
+    index : Index or array-like, optional
+        Row labels, as in :class:`pandas.DataFrame`.
+    columns : Index or array-like, optional
+        Column labels, as in :class:`pandas.DataFrame`.
+    dtype : dtype, optional
+        Data type to force, as in :class:`pandas.DataFrame`.
+    copy : bool, optional
+        Whether to copy the data, as in :class:`pandas.DataFrame`.
+    """
+
+    _metadata = ["heading"]
+
+    @property
+    def _constructor(self):
+        return pd.DataFrame
+
+    def _cells(self) -> pd.DataFrame:
+        from ..results import format_pvalue, signif_stars
+
+        stat = self.attrs.get("statistic", "")
+        labels = {"df": "Df", "deviance": "Deviance", "aic": "AIC", "statistic": stat,
+                  "p_value": self.attrs.get("p_label", "Pr(>Chi)")}
+
+        def fmt(c, v):
+            if not np.isfinite(v):
+                return ""
+            if c == "df":
+                return f"{v:.0f}"
+            if c == "p_value":
+                return f"{format_pvalue(v)} {signif_stars(v)}".rstrip()
+            return f"{v:.5g}" if c == "statistic" else f"{v:.2f}"
+
+        cols = [c for c in ("df", "deviance", "aic", "statistic", "p_value") if c in self.columns]
+        return pd.DataFrame({labels[c]: [fmt(c, v) for v in self[c].to_numpy(float)]
+                             for c in cols}, index=self.index)
+
+    def __str__(self) -> str:
+        out = list(getattr(self, "heading", None) or [])
+        out.append(self._cells().to_string())
+        if "p_value" in self.columns:
+            from ..results import SIGNIF_LEGEND
+
+            out += ["---", SIGNIF_LEGEND]
+        return "\n".join(out)
+
+    def __repr__(self) -> str:
+        return self.__str__()
+
+    def _repr_html_(self) -> str:
+        head = "".join(f"<p>{html.escape(h)}</p>" for h in (getattr(self, "heading", None) or [])
+                       if h)
+        return head + self._cells().to_html(escape=True)
+
+
+def term_table(fit, labels, ranks, devs, test, k, dispersion, extra, heading, add: bool,
+           scores=None) -> TermTable:
+    """R's drop1.glm / add1.glm table from the models' ranks and deviances (row 0: the fit)."""
+    ranks, devs = np.asarray(ranks, dtype=float), np.asarray(devs, dtype=float)
+    loglik = devs / dispersion
+    aic0 = None if fit.aic is None else float(fit.aic + (k - 2.0) * (fit.nobs - fit.df_resid))
+    df = (ranks - ranks[0]) if add else (ranks[0] - ranks)
+    df[0] = np.nan
+    data = {"df": df, "deviance": devs}
+    if aic0 is not None:
+        aic = loglik + k * ranks
+        data["aic"] = aic + (aic0 - aic[0])
+    stat = p = None
+    label = {"LRT": "LRT" if dispersion == 1 else "scaled dev.",
+             "Rao": "Rao score" if dispersion == 1 else "scaled Rao sc.", "F": "F value"}
+    if test == "LRT":
+        stat = np.maximum(0.0, (loglik[0] - loglik) if add else (loglik - loglik[0]))
+    elif test == "Rao":
+        stat = np.maximum(0.0, np.asarray(scores, dtype=float)) / dispersion
+    elif test == "F":
+        rdf = float(fit.df_resid)
+        if add:
+            diff = np.maximum(0.0, (devs[0] - devs) / df)
+            stat = diff / (devs / (rdf - df))
+            dfd = rdf - df
+        else:
+            stat = np.maximum(0.0, devs - devs[0]) / df / (devs[0] / rdf)
+            dfd = np.full(len(devs), rdf)
+        stat[~(df >= 1e-4)] = np.nan
+    if stat is not None:
+        stat = np.asarray(stat, dtype=float)
+        stat[0] = np.nan
+        p = np.full(len(stat), np.nan)
+        ok = np.isfinite(stat) & (df > 0)
+        if test == "F":
+            p[ok] = stats.f.sf(stat[ok], df[ok], dfd[ok])
+        else:
+            p[ok] = stats.chi2.sf(stat[ok], df[ok])
+        data["statistic"], data["p_value"] = stat, p
+    t = TermTable(pd.DataFrame(data, index=pd.Index(["<none>"] + list(labels))))
+    t.heading = heading + extra
+    t.attrs.update(statistic=label.get(test, ""), p_label="Pr(>F)" if test == "F" else
+                   "Pr(>Chi)", test=test, k=float(k), dispersion=float(dispersion))
+    return t
+
+
+def f_note(fit, test) -> list:
+    if test == "F" and not fit.estimates_dispersion:
+        return ["(the F test assumes a quasibinomial family, as R warns)", ""]
+    return []
+
+
+
+class StepResults:
+    """The outcome of :func:`step`: the selected model and the path that led to it.
+
+    Attributes
+    ----------
+    model : MaxentResults
+        The selected model, refitted from its formula.
+    path : pandas.DataFrame
+        R's ``fit$anova``: per accepted step, its ``step`` ("- age", "+ C(pclass)"), ``df``,
+        ``deviance``, ``resid_df``, ``resid_dev`` and ``aic``.
+    tables : list of TermTable
+        The candidate table of every step (R's ``trace``), sorted by AIC.
+    start : str
+        The formula of the initial model.
+    k : float
+        The AIC's penalty per parameter.
+
+    Parameters
+    ----------
+    model : MaxentResults
+        The selected model.
+    path : pandas.DataFrame
+        The accepted steps.
+    tables : list of TermTable
+        The candidate tables.
+    start : str
+        The initial formula.
+    k : float
+        The penalty per parameter.
+    """
+
+    def __init__(self, model, path: pd.DataFrame, tables: list, start: str, k: float):
+        self.model, self.path, self.tables, self.start, self.k = model, path, tables, start, k
+
+    @property
+    def formula(self) -> str:
+        """The selected model's formula."""
+        return self.model.formula
+
+    def _cells(self) -> pd.DataFrame:
+        p = self.path
+        num = {"df": ("Df", "{:.0f}"), "deviance": ("Deviance", "{:.6g}"),
+               "resid_df": ("Resid. Df", "{:.0f}"), "resid_dev": ("Resid. Dev", "{:.7g}"),
+               "aic": ("AIC", "{:.7g}")}
+        out = {"Step": p["step"].tolist()}
+        for col, (label, fmt) in num.items():
+            out[label] = ["" if not np.isfinite(v) else fmt.format(v)
+                          for v in p[col].to_numpy(float)]
+        return pd.DataFrame(out, index=pd.RangeIndex(1, len(p) + 1))
+
+    def __str__(self) -> str:
+        return "\n".join(["Stepwise Model Path", "Analysis of Deviance Table", "",
+                          "Initial Model:", self.start, "", "Final Model:", self.model.formula,
+                          "", self._cells().to_string()])
+
+    def __repr__(self) -> str:
+        return self.__str__()
+
+    def _repr_html_(self) -> str:
+        return ("<p><b>Stepwise Model Path</b> (analysis of deviance)</p>"
+                f"<p>Initial model: <code>{html.escape(self.start)}</code><br>"
+                f"Final model: <code>{html.escape(self.model.formula)}</code></p>"
+                + self._cells().to_html(escape=True))
+
+

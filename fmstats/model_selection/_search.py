@@ -1,0 +1,127 @@
+"""The exact threshold search of :func:`fmstats.tune_threshold`: fold refits, pooled held-out
+scores, the criterion at every cut, the tuned threshold (:func:`cv_threshold`).
+
+Used by :mod:`fmstats.model_selection._threshold` (the tuning) and
+:mod:`fmstats.model_selection._uncertainty` (the tuning rerun on resampled rows).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .. import measures as _m
+from ..formula import DesignMatrix, predict_rows, refit_rows
+from .._utils.parallel import run_tasks
+from ._criterion import Criterion
+from ._fits import capturing, reemit
+from ._folds import FoldResponse, make_folds, warn_empty_folds
+
+__all__ = ["scores", "refit_and_score", "threshold_task", "counts_at", "threshold_curve",
+           "midpoint", "held_frame", "cv_threshold"]
+
+
+# ----------------------------------------------------------------------------- workers
+def scores(results, newdata, score_type: str) -> pd.Series:
+    return results.predict(newdata, type=score_type)
+
+
+def refit_and_score(results, design: DesignMatrix, train, test, score_type, weights) -> tuple:
+    # array prior weights belong to the rows: the training fold's go to its refit
+    fit = (refit_rows(design, results, train) if weights is None
+           else refit_rows(design, results, train, weights=weights[train]))
+    s = predict_rows(design, fit, test, type=score_type)
+    return test[s.index.to_numpy()], s.to_numpy(dtype=float)
+
+
+def threshold_task(results, design, train, test, score_type, weights):
+    return capturing(refit_and_score, results, design, train, test, score_type, weights)
+
+
+# ----------------------------------------------------------------------------- thresholds
+def counts_at(s: np.ndarray, pos: np.ndarray, neg: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Counts (len(t), 4) of the rule "positive iff s >= t" for every t: one sort, cumsums.
+
+    ``pos`` and ``neg`` are the weights a row adds to the positives (w y) and the
+    negatives (w (1 - y)); TP and FP at t are their sums over the rows with s >= t.
+    """
+    order = np.argsort(-s, kind="stable")
+    cp = np.r_[0.0, np.cumsum(pos[order])]
+    cn = np.r_[0.0, np.cumsum(neg[order])]
+    k = np.searchsorted(-s[order], -t, side="right")  # how many rows have s >= t
+    tp, fp = cp[k], cn[k]
+    return np.stack([tp, fp, cp[-1] - tp, cn[-1] - fp], axis=-1)
+
+
+def threshold_curve(held: pd.DataFrame, crit: Criterion) -> pd.DataFrame:
+    """The criterion at every cut of the pooled held-out scores (exact search).
+
+    Row 0 is "nothing positive" (threshold +inf); row j >= 1 classes positive the
+    rows whose score is at least the j-th largest distinct score.
+    """
+    s = held["score"].to_numpy()
+    pos = (held["weight"] * held["y"]).to_numpy()
+    neg = (held["weight"] * (1.0 - held["y"])).to_numpy()
+    t = np.r_[np.inf, np.unique(s)[::-1]]
+    if crit.pooling == "tp_fp":
+        counts = counts_at(s, pos, neg, t)[None]          # pooled = summed counts
+    else:
+        split = held["split"].to_numpy()
+        counts = np.stack([counts_at(s[split == k], pos[split == k], neg[split == k], t)
+                           for k in np.unique(split)])
+    out = pd.DataFrame({"threshold": t})
+    out[["tp", "fp", "fn", "tn"]] = counts.sum(axis=0)
+    for col, v in crit.summarise(counts).items():
+        out[col] = v
+    return out
+
+
+def midpoint(t: np.ndarray, j: int) -> float:
+    """The threshold between cut j's lowest positive score and the next lower score."""
+    if j == 0:
+        return np.inf
+    return -np.inf if j == len(t) - 1 else 0.5 * (t[j] + t[j + 1])
+
+
+def held_frame(held, response, weights) -> pd.DataFrame:
+    """The pooled held-out scores (split, row, score, y, weight) of the observed rows."""
+    rows = np.concatenate([p for p, _ in held])
+    cv_scores = pd.DataFrame({"split": np.repeat(np.arange(len(held)), [len(p) for p, _ in held]),
+                              "row": rows, "score": np.concatenate([s for _, s in held]),
+                              "y": response.y[rows], "weight": response.w[rows] * weights[rows]})
+    return cv_scores[response.observed[rows]].reset_index(drop=True)
+
+
+def cv_threshold(results, design, response, weights, aw, crit, cv, repeats, seed, score_type, *,
+                 n_jobs=None, progress=None, positions=None, quiet=False):
+    """The tuning itself: folds, fold refits, pooled held-out scores, the exact search.
+
+    ``positions`` (default all) are the rows of ``design`` tuned on, ``weights`` the count
+    weights of every row of the design (prior weights, times bootstrap multiplicities in a
+    replicate), ``aw`` the array weights given to the fold refits (or None).  Returns
+    (threshold, curve, best index, pooled held-out scores, folds); the folds number the
+    positions.  Used by :func:`tune_threshold` and by the replicates of its uncertainty.
+    """
+    pos = np.arange(len(response.y)) if positions is None else np.asarray(positions)
+    sub = response if positions is None else FoldResponse(response.name, response.y[pos],
+                                                          response.w[pos])
+    folds = make_folds(sub, cv, repeats=repeats, random_state=seed)
+    if not quiet:
+        warn_empty_folds(folds, sub, crit.pooling)
+    tasks = [(results, design, pos[tr], pos[te], score_type, aw) for tr, te in folds.pairs]
+    if quiet:
+        out = [threshold_task(*t) for t in tasks]
+    else:
+        out = run_tasks(threshold_task, tasks, n_jobs=n_jobs, progress=progress,
+                        desc=f"tune_threshold: {len(folds)} folds")
+    bad = [(i, e) for i, (_, e, _) in enumerate(out) if e is not None]
+    if bad:
+        i, e = bad[0]
+        raise e.__class__(f"refitting the model on training fold {i} failed ({len(bad)} of "
+                          f"{len(folds)} folds failed), so no threshold can be tuned: "
+                          f"{e}") from e
+    if not quiet:
+        reemit([w for _, _, ws in out for w in ws], len(folds), "fold refits of tune_threshold")
+    cv_scores = held_frame([v for v, _, _ in out], response, weights)
+    curve = threshold_curve(cv_scores, crit)
+    best = _m.best_position(curve[crit.column].to_numpy())   # ties: the highest threshold
+    return midpoint(curve["threshold"].to_numpy(), best), curve, best, cv_scores, folds
