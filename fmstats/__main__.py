@@ -1,4 +1,8 @@
-"""Command line: ``python -m fmstats demo | datasets | version``."""
+"""Command line: ``python -m fmstats demo | datasets | version``.
+
+Bad input (``demo --beta -1``) prints one line, ``python -m fmstats demo: error: ...``, on
+stderr and exits with status 2, as argparse does for its own errors; no traceback.
+"""
 from __future__ import annotations
 
 import argparse
@@ -11,6 +15,7 @@ def demo(args) -> int:
     import fmstats as fm
     from fmstats.exceptions import MissingDataWarning
 
+    fm.FMeasure(beta=args.beta)            # a bad --beta stops here, before any output
     titanic = fm.datasets.load_titanic()
     formula = "survived ~ C(pclass) * sex + age + sibsp"
     print("fmstats", fm.__version__, "- demo on the bundled Titanic data "
@@ -60,7 +65,14 @@ def main(argv=None) -> int:
     p = sub.add_parser("version", help="print the version")
     p.set_defaults(func=lambda a: print(__import__("fmstats").__version__) or 0)
     args = parser.parse_args(argv)
-    return args.func(args)
+    from fmstats.exceptions import FmstatsError
+
+    try:
+        return args.func(args)
+    except FmstatsError as exc:   # bad input: one line, as argparse reports its own errors
+        print(f"{parser.prog} {args.command}: error: {' '.join(str(exc).split())}",
+              file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

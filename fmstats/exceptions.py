@@ -29,6 +29,7 @@ __all__ = [
     "EmptyFoldWarning",
     "ResamplingWarning",
     "DegenerateFitWarning",
+    "WorkerError",
     "IntervalWarning",
     "TrivialRuleWarning",
     "UnstableThresholdWarning",
@@ -81,6 +82,10 @@ class ResultsFileError(DataError):
 class ModelComparisonError(FmstatsError):
     """Models cannot be compared (anova): different rows or families, not nested, or not
     likelihood fits."""
+
+
+class WorkerError(FmstatsError):
+    """A parallel worker process died (killed, or out of memory) during independent refits."""
 
 
 class FmstatsWarning(UserWarning):

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._utils.boundary import public
 from . import measures as _m
 from ._utils.validation import (as_float_vector, check_nonempty, check_probabilities,
                                 check_weights, raise_if_any)
@@ -71,6 +72,7 @@ def _cut_counts(y: np.ndarray, s: np.ndarray, w: np.ndarray):
     return so[last], tp, fp, pos - tp, neg - fp
 
 
+@public
 def f_curve(y: Any, score: Any = None, sample_weight: Any = None, *, measure=None, beta=None,
             alpha=None, **kwargs) -> pd.DataFrame:
     """Precision, recall and F at every distinct score used as the threshold.

@@ -77,7 +77,7 @@ def test_models_without_a_twin_raise(titanic):
     with pytest.raises(FmstatsError, match="ridge penalty"):
         fm.maxent("survived ~ sex + age", titanic, penalty=1.0).to_statsmodels()
     fit = fm.fmaxent("survived ~ sex + age", titanic)
-    with pytest.raises(FmstatsError, match="`fit`: to_statsmodels handles maxent"):
+    with pytest.raises(FmstatsError, match="`fit`: to_statsmodels needs an unpenalised likelihood"):
         fit.to_statsmodels()
     lean = fm.maxent("survived ~ sex + age", titanic, keep_data=False)
     with pytest.raises(FmstatsError, match="keep_data"):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pickle
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -49,10 +50,22 @@ def test_every_reported_number_is_unchanged(pair, titanic):
     pd.testing.assert_frame_equal(lean.predict(titanic.head(20), se_fit=True),
                                   full.predict(titanic.head(20), se_fit=True))
     # exact: the same fit; the lean one scores the training rows from the same stored values
-    assert lean.measure() == full.measure() and lean.noisy_f() == full.noisy_f()
+    # keep_data=False accumulates the design in row blocks (and its first IRLS step forms
+    # X'WX itself): the same fit to rounding, so sums of probabilities agree to 1e-12
+    assert lean.measure() == pytest.approx(full.measure(), rel=1e-12, abs=0)
+    assert lean.noisy_f() == pytest.approx(full.noisy_f(), rel=1e-12, abs=0)
     assert lean.confusion().as_frame().equals(full.confusion().as_frame())
     pd.testing.assert_frame_equal(lean.influence(), full.influence())
-    pd.testing.assert_frame_equal(lean.f_curve(), full.f_curve())
+    # the curves' points are the distinct fitted values: two of them 1 ulp apart in one fit
+    # may be tied in the other (one point fewer, and the counts at the merged point differ),
+    # so every other point the two curves share agrees
+    a, b = (c.assign(t=c["threshold"].round(10)).drop_duplicates("t").set_index("t")
+            for c in (lean.f_curve(), full.f_curve()))
+    common = a.index.intersection(b.index)
+    assert abs(len(a) - len(b)) <= 1 and len(common) >= max(len(a), len(b)) - 1
+    va, vb = a.loc[common].to_numpy(float), b.loc[common].to_numpy(float)
+    same = np.isclose(va, vb, rtol=1e-9, atol=0, equal_nan=True).all(axis=1)
+    assert (~same).sum() <= 1, a.loc[common][~same]
     assert (lean.nobs, lean.rank, lean.df_null) == (full.nobs, full.rank, full.df_null)
 
 

@@ -19,7 +19,8 @@ import pytest
 
 import fmstats as fm
 from fmstats.exceptions import (DataError, FmstatsError, FormulaError, InvalidArgumentError,
-                                MissingDataWarning, ModelComparisonError, ResponseError)
+                                MissingDataWarning, ModelComparisonError, ResponseError,
+                                SeparationWarning)
 
 REF = Path(__file__).parent / "reference"
 RTOL = 1e-8
@@ -511,9 +512,14 @@ def test_drop1_weighted_titanic(ref, ti_cc):
 
 @pytest.mark.parametrize("case, test", [("adult_drop1_Chisq", "Chisq"),
                                         ("adult_drop1_Rao", "Rao")])
+# marital_status's 'Married-AF-spouse' cell has no negative: a quasi-separated fit R's rule does
+# not flag (issue 31 finds it by Konis's LP); drop1's refits keep the cell and warn too
+@pytest.mark.filterwarnings("ignore::fmstats.exceptions.SeparationWarning")
 def test_drop1_adult_equals_r(ref, adult, case, test):
-    fit = fm.maxent("rich ~ age + education_num + hours_per_week + sex + race + marital_status",
-                    adult, **TIGHT)
+    with pytest.warns(SeparationWarning, match=r"'marital_status\[T\.Married-AF-spouse\]' "
+                                               r"\(no negatives among its 1 rows\)"):
+        fit = fm.maxent("rich ~ age + education_num + hours_per_week + sex + race + "
+                        "marital_status", adult, **TIGHT)
     table_close(fm.drop1(fit, test=test), ref, case)
 
 
@@ -589,6 +595,8 @@ def test_step_titanic_backward_bic_forward_both(ref, ti_cc, ti_full):
 
 
 @pytest.mark.numerics
+# the Adult fits with marital_status are quasi-separated (see test_drop1_adult_equals_r)
+@pytest.mark.filterwarnings("ignore::fmstats.exceptions.SeparationWarning")
 def test_step_adult_and_cbind(ref, adult, synth, star98):
     full = fm.maxent("rich ~ age + education_num + hours_per_week + sex + race + marital_status",
                      adult, **TIGHT)

@@ -2,6 +2,7 @@
 family), feature names as term names, class_weight, and one warning per kind for a search."""
 from __future__ import annotations
 
+import re
 import tracemalloc
 import warnings
 
@@ -78,12 +79,22 @@ def test_maxent_never_densifies_a_wide_sparse_design():
     finally:
         tracemalloc.stop()
     assert peak < dense_bytes / 4, (peak, dense_bytes)
-    # and the fit is the one of the dense design (checked on a subsample for time)
+    # and the fit is the one of the dense design (checked on a subsample for time); there, 8
+    # levels hold one class only: both designs find the separation (Konis's LP, issue 31) and
+    # name the same cells
     sub = slice(0, 4000)
-    with threadpool_limits(limits=1, user_api="blas"):
+    one_class = [j - 1 for j in np.unique(g[sub]) if np.ptp(y[sub][g[sub] == j]) == 0]
+    assert len(one_class) == 8
+    with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", SeparationWarning)   # reported once per session
         a = MaxentClassifier().fit(X[sub], y[sub])
         b = MaxentClassifier().fit(X[sub].toarray(), y[sub])
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-8, atol=1e-10)
+    assert a.result_.separated and b.result_.separated
+    assert a.fit_warnings_ == b.fit_warnings_
+    (kind, msg), = a.fit_warnings_
+    assert kind == "SeparationWarning" and "no finite maximum" in msg
+    assert [f"'x{j}'" for j in one_class[:5]] == re.findall(r"'x\d+'", msg)
 
 
 def test_feature_names_name_the_terms():

@@ -29,6 +29,9 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
+from .boundary import argument_error
+from .boundary import public as boundary
+
 __all__ = ["ModelCall", "Settings", "records_call", "describe_value", "ARRAY_WEIGHTS",
            "weights_label", "refit_changes"]
 
@@ -249,7 +252,9 @@ def records_call(fn: Callable | None = None, *, data: str = "data",
     """Decorate a model function so that it receives its :class:`ModelCall`.
 
     The function takes a keyword-only ``_call`` parameter, hidden from its public signature;
-    the wrapper binds the user's arguments, builds the record and passes it in.  ``data``
+    the wrapper binds the user's arguments, builds the record and passes it in.  It is also
+    the function's boundary (:mod:`fmstats._utils.boundary`): arguments it does not take, and
+    exceptions of pandas, numpy, Dask... raised inside, leave as FmstatsErrors.  ``data``
     names the data argument (not recorded), ``rows`` the arguments that may hold per-row
     data (recorded by description only).
     """
@@ -260,8 +265,13 @@ def records_call(fn: Callable | None = None, *, data: str = "data",
 
         @functools.wraps(f)
         def wrapper(*args, **kwargs):
-            call = ModelCall.bind(wrapper, public, args, kwargs, data_arg=data, rows=rows)
-            return f(*args, _call=call, **kwargs)
+            try:
+                call = ModelCall.bind(wrapper, public, args, kwargs, data_arg=data, rows=rows)
+            except TypeError as exc:   # arguments the function does not take: say which
+                raise argument_error(f, f.__name__, exc, public) from None
+            return guarded(*args, _call=call, **kwargs)
+
+        guarded = boundary(f, name=f.__name__)   # foreign exceptions leave as FmstatsErrors
 
         wrapper.__signature__ = public
         wrapper.data_arg = data

@@ -8,6 +8,7 @@ order in which workers finish.  Progress bars follow the rule of ``_progress``.
 from __future__ import annotations
 
 import os
+from concurrent.futures import BrokenExecutor
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Sequence
 
@@ -15,6 +16,7 @@ import numpy as np
 
 from .progress import progress_bar, progress_enabled
 from .validation import check_choice, check_random_state, check_scalar
+from ..exceptions import WorkerError
 
 __all__ = ["spawn_seeds", "check_n_jobs", "run_tasks"]
 
@@ -94,4 +96,12 @@ def run_tasks(fn: Callable, tasks: Iterable[Sequence], *, n_jobs: int | None = N
         results = parallel(delayed(_run_one)(fn, tuple(t), blas_threads, parent) for t in tasks)
         if show:
             results = progress_bar(results, total=total, desc=desc)
-        return list(results)
+        try:
+            return list(results)
+        except BrokenExecutor as exc:   # loky's TerminatedWorkerError, multiprocessing's pool
+            raise WorkerError(
+                f"a worker process died while running {desc or 'the tasks'} "
+                f"({type(exc).__name__}: it was killed, e.g. by the out-of-memory killer, or "
+                f"crashed); the other workers were stopped, no result of this call was "
+                f"returned and nothing was written. Rerun it, with fewer `n_jobs` (or "
+                f"n_jobs=1) if memory ran out.") from exc

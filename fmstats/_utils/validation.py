@@ -42,6 +42,37 @@ def num(value) -> str:
         return repr(value)
 
 
+def check_bool(name: str, value: Any) -> bool:
+    """``True`` or ``False`` (numpy booleans too); anything else (``"yes"``, 1) raises."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise InvalidArgumentError(f"`{name}` must be True or False; got {describe(value)}.")
+
+
+#: A design column must spread (largest ``|x - centre|``) within this range, and a column of
+#: new data stay within it in magnitude, so that X'WX and its inverse, the coefficients'
+#: covariance (~ 1 / (n spread^2)), and x'Vx of a prediction are representable doubles.
+SPREAD_RANGE = (1e-150, 1e150)
+
+#: The dtypes that are not numbers although numpy converts them to floats: datetimes and
+#: timedeltas (numpy/pandas give their integer nanoseconds or microseconds, which no model
+#: should read as a quantity without being told the unit).
+TEMPORAL_KINDS = ("m", "M")
+
+
+def temporal_advice(label: str, dtype) -> str:
+    """The rule and the conversions to offer for a datetime or timedelta ``dtype``."""
+    kind = getattr(dtype, "kind", None)
+    if kind == "m":
+        how = (f"a number in the unit you mean, e.g. {label}.dt.total_seconds() or "
+               f"{label} / pd.Timedelta(days=1)")
+    else:
+        how = (f"a number in the unit you mean, e.g. ({label} - {label}.min()).dt.days, or a "
+               f"factor such as C({label}.dt.year)")
+    return (f"has dtype {dtype}, which is not a number: its integer nano- or microseconds "
+            f"would be used without a word about the unit. Convert it to {how}")
+
+
 def check_choice(name: str, value: Any, choices: Iterable[Any]) -> Any:
     choices = tuple(choices)
     if value not in choices:
@@ -91,6 +122,9 @@ def raise_if_any(bad: np.ndarray, error: type, message) -> None:
 
 def as_float_vector(name: str, value: Any, n: int | None = None) -> np.ndarray:
     """Convert to a 1-d float array, checking its length when ``n`` is given."""
+    kind = getattr(getattr(value, "dtype", None), "kind", None)
+    if kind in TEMPORAL_KINDS:
+        raise InvalidArgumentError(f"`{name}` {temporal_advice(name, value.dtype)}.")
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -112,6 +146,8 @@ def check_weights(name: str, weights: Any, n: int) -> np.ndarray:
     """Prior/sample weights: finite, non-negative, right length, not all zero."""
     if weights is None:
         return np.ones(n)
+    if getattr(getattr(weights, "dtype", None), "kind", None) in TEMPORAL_KINDS:
+        raise WeightsError(f"`{name}` {temporal_advice(name, weights.dtype)}.")
     w = as_float_vector(name, weights)
     if w.shape[0] != n:
         raise WeightsError(
@@ -136,6 +172,8 @@ def _weight_values(values, label: str) -> np.ndarray:
     """A column or Series of weights as floats (``pd.NA`` as NaN); text raises."""
     import pandas as pd
 
+    if getattr(values.dtype, "kind", None) in TEMPORAL_KINDS:
+        raise WeightsError(f"`{label}` {temporal_advice('weights', values.dtype)}.")
     if pd.api.types.is_numeric_dtype(values.dtype) or pd.api.types.is_bool_dtype(values.dtype):
         return values.to_numpy(dtype=float, na_value=np.nan)
     num_ = pd.to_numeric(values, errors="coerce")

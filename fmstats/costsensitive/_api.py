@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._utils.boundary import public
 from .._utils.call import ModelCall, Settings, records_call
 from .._utils.validation import check_binary, check_choice, describe, warn
 from ..exceptions import (DataError, FormulaError, InvalidArgumentError, MissingDataError,
@@ -296,6 +297,7 @@ def costsens(formula: str, data: pd.DataFrame, *, measure: Any = None, beta: flo
                                 response_name=response_name)
 
 
+@public
 def costsens_variants(formula: str, data: pd.DataFrame, newdata: pd.DataFrame | None = None, *,
                       learners=("logit",), **kwargs) -> tuple[pd.DataFrame, dict]:
     """The paper's comparison (Tables 2, 3, 5): the variants -, T, CS and CS&T per learner.

@@ -8,6 +8,8 @@ set once so that tuning and resampling refit on subsets of its rows; a Dask Data
 lazy model frame built partition by partition.  R's ``subset=``, ``na.action``, ``offset``,
 ``contrasts`` and natural splines ``ns()`` are read here too.
 """
+from ._blocks import BLOCK_ROWS, BlockedFrame, blocked_model_frame
+from ._checks import check_column_kinds, check_design, check_extremes, check_flat_columns
 from ._dask import DaskModelFrame, dask_model_frame
 # whether formula text read from a results file could run code beyond the engines' vocabulary
 from ._safety import (code_problem, design_state_problem, engine_object_problem,

@@ -26,6 +26,7 @@ from ._coerce import (
     text_stats,
     text_verdict,
 )
+from ._checks import check_column_kinds, check_flat_columns, check_intercept_name
 from ._missing import nonfinite_mask as _nonfinite_mask
 from ._missing import report_missing as _report_missing
 from ._response import Response
@@ -88,9 +89,48 @@ def _partition_numbers(part: pd.DataFrame, objects, numeric=None) -> pd.DataFram
     return part
 
 
+def _kind(dtype) -> str:
+    """The kind of values a dtype holds, as far as a model is concerned."""
+    if isinstance(dtype, pd.CategoricalDtype):
+        return "category"
+    if pd.api.types.is_bool_dtype(dtype):
+        return "bool"
+    if pd.api.types.is_numeric_dtype(dtype):
+        return "number"
+    if dtype == object:
+        return "object"
+    if isinstance(dtype, pd.StringDtype):
+        return "text"
+    return str(dtype)
+
+
+#: What a partition may hold where the meta declares a kind (numbers of any width are numbers;
+#: an object column may hold anything its partitions agree on, text or numbers).
+_COMPATIBLE = {"object": {"object", "text", "number", "bool"}, "text": {"object", "text"}}
+
+
+def check_partition(part: pd.DataFrame, meta: pd.DataFrame, columns, i: int) -> None:
+    """Raise :class:`DataError` when partition ``i`` holds another kind of values than the
+    Dask DataFrame's meta declares for a used column (text where numbers are declared,
+    dates, ...): every partition is read with the rules the meta implies."""
+    where = f" (partition {i})"
+    for col in dict.fromkeys(columns):
+        want, got = _kind(meta[col].dtype), _kind(part[col].dtype)
+        if got != want and got not in _COMPATIBLE.get(want, ()):
+            raise DataError(
+                f"column '{col}' of `data`{where} has dtype {part[col].dtype}, but the Dask "
+                f"DataFrame's meta declares {meta[col].dtype}; every partition must hold the "
+                f"kind of values its meta declares. Fix the partition (e.g. "
+                f"data.astype({{'{col}': '{meta[col].dtype}'}}) after converting its values), "
+                "or give from_delayed/map_partitions the right meta.")
+
+
 def _scan_partition(part: pd.DataFrame, i: int, used, variables, factors, categoricals,
-                    resp_kind, resp_cols, resp_expr, weights, objects=(), texts=()) -> dict:
+                    resp_kind, resp_cols, resp_expr, weights, objects=(), texts=(),
+                    meta=None) -> dict:
     """Per-partition facts for :func:`dask_model_frame`: counts, levels, response range."""
+    if meta is not None:
+        check_partition(part, meta, used + ([weights] if weights is not None else []), i)
     part = _partition_numbers(part, objects)
     bad = _nonfinite_mask(part[used])
     out = {"n": len(part), "missing": {c: int(_nonfinite_mask(part[[c]]).sum()) for c in used}
@@ -133,13 +173,13 @@ def _union(lists) -> list:
 
 
 def _build_partition(part: pd.DataFrame, used, spec: DesignSpec, kind, cols, expr, lhs,
-                     levels, weights, numeric=()):
+                     levels, weights, numeric=(), i: int = 0):
     """(X, y, trials, prior weights) of one partition, without its incomplete rows."""
     part = _partition_numbers(part, numeric, numeric)
     bad = _nonfinite_mask(part[used])
     clean = part.loc[~bad] if bad.any() else part
     resp = _response(kind, cols, expr, clean, lhs, levels=levels)
-    X, _ = spec.build(clean, missing="raise")
+    X, _ = spec.build(clean, missing="raise", arg="data", where=f" (partition {i})")
     prior = None if weights is None else clean[weights].to_numpy(dtype=float)
     return X, resp.y, resp.trials, prior
 
@@ -232,6 +272,7 @@ def dask_model_frame(formula: str, data, *, missing: str = "drop", engine: str |
     check_choice("engine", engine, ENGINES)
     check_choice("missing", missing, ("drop", "raise"))
     meta = data._meta
+    check_flat_columns(meta.columns, "data")
     lhs, rhs = split_formula(formula)
     transform = stateful_transform(rhs)
     if transform is not None:
@@ -242,12 +283,14 @@ def dask_model_frame(formula: str, data, *, missing: str = "drop", engine: str |
     kind, resp_cols, expr = parse_response(lhs, meta)
     rhs = expand_dot(rhs, [c for c in meta.columns if c != weights], resp_cols, engine)
     variables = used_variables(rhs, meta)
+    check_intercept_name(variables, "data")
     if weights is not None and weights not in meta.columns:
         raise WeightsError(f"`weights` names column {weights!r}, which is not in `data`.")
     used = list(dict.fromkeys(resp_cols + variables))
     check_unique_columns(meta, used, "data")
     called = set(_FACTOR_CALL.findall(rhs))
     factor_only = factor_only_columns(rhs, variables, formula_names)
+    check_column_kinds(meta, [c for c in used if c not in factor_only], "data")
     objects = [c for c in used if meta[c].dtype == object and c not in factor_only]
     texts = [c for c in used if c not in factor_only
              and (meta[c].dtype == object or isinstance(meta[c].dtype, pd.StringDtype))]
@@ -256,7 +299,7 @@ def dask_model_frame(formula: str, data, *, missing: str = "drop", engine: str |
     parts = data.to_delayed()
     scan = delayed(_scan_partition, pure=False)
     scans = dask.compute(*[scan(part, i, used, variables, factors, categoricals, kind, resp_cols,
-                                expr, weights, objects, texts) for i, part in enumerate(parts)])
+                                expr, weights, objects, texts, meta) for i, part in enumerate(parts)])
     numeric = _dask_object_numbers(scans, objects)
     factors = [c for c in factors if c not in numeric or c in called]
     n_input = sum(s["n"] for s in scans)
@@ -304,8 +347,9 @@ def dask_model_frame(formula: str, data, *, missing: str = "drop", engine: str |
             "cannot be collected out of core; add it as a column (data.assign(...)) first.")
     p = len(spec.column_names)
     build = delayed(_build_partition, pure=False)
-    blocks = [(build(part, used, spec, kind, resp_cols, expr, lhs, resp_levels, weights, numeric),
-               s["n_clean"]) for part, s in zip(parts, scans) if s["n_clean"]]
+    blocks = [(build(part, used, spec, kind, resp_cols, expr, lhs, resp_levels, weights, numeric,
+                     i), s["n_clean"]) for i, (part, s) in enumerate(zip(parts, scans))
+              if s["n_clean"]]
 
     def stack(i, shape):
         return da.concatenate([da.from_delayed(b[i], shape=(k,) + shape, dtype=float)

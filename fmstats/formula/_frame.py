@@ -17,10 +17,7 @@ act like numpy's, unused categories are dropped); the response is read by
 """
 from __future__ import annotations
 
-import io
-import keyword
 import re
-import tokenize
 import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -37,8 +34,12 @@ from ._coerce import (
     factor_only_columns,
     numeric_columns,
 )
+from ._checks import (check_column_kinds, check_design, check_factor_levels, check_frame,
+                      check_intercept_name)
 from ._contrasts import apply_contrasts
 from ._missing import report_missing as _report_missing
+from ._parse import (DEFAULT_ENGINE, ENGINES, check_formula_columns, expand_dot, formula_names,
+                     parse_response, split_formula, used_variables)
 from ._offset import evaluate_offsets, offset_argument, offset_names, split_offsets
 from ._response import Response
 from ._response import response as _response
@@ -46,12 +47,11 @@ from ._rows import check_subset_classes, select_subset
 from ._subset import reused_rows
 from ._rsyntax import R_FUNCTIONS, r_power
 from ._splines import formulaic_splines, patsy_splines
-from .._utils.validation import check_choice, describe
+from .._utils.validation import check_choice
 from ..exceptions import (
     DataError,
     FmstatsError,
     FormulaError,
-    InvalidArgumentError,
     UnseenLevelError,
 )
 
@@ -60,10 +60,7 @@ __all__ = ["DesignSpec", "ModelFrame", "model_frame", "ENGINES", "DEFAULT_ENGINE
            "used_variables", "design_and_spec", "categorical_states", "factor_column",
            "is_dask_frame", "remembered"]
 
-ENGINES = ("formulaic", "patsy")
-DEFAULT_ENGINE = "formulaic"
 
-_CBIND = re.compile(r"^\s*cbind\s*\((?P<args>.*)\)\s*$", re.S)
 
 
 @dataclass(frozen=True)
@@ -151,7 +148,8 @@ class DesignSpec:
         if self.engine == "patsy" and self.engine_spec is None:
             object.__setattr__(self, "engine_spec", _build("patsy", self.rhs, self.patsy_data)[2])
 
-    def build(self, data: pd.DataFrame, *, missing: str = "raise") -> tuple[np.ndarray, pd.Index]:
+    def build(self, data: pd.DataFrame, *, missing: str = "raise", arg: str = "newdata",
+              where: str = "") -> tuple[np.ndarray, pd.Index]:
         """Design matrix for ``data`` using the stored encoding.
 
         Returns the matrix and the index of the rows it covers.  Rows with missing
@@ -167,6 +165,10 @@ class DesignSpec:
             The new data, with the columns the formula uses.
         missing : {"raise", "drop"}, default "raise"
             What to do with rows with missing values in a used column (see above).
+        arg : str, default "newdata"
+            The name of ``data`` in messages (``"data"`` for a partition of a Dask fit).
+        where : str, default ""
+            A location added to messages (``" (partition 3)"``).
 
         Returns
         -------
@@ -175,19 +177,20 @@ class DesignSpec:
         index : pandas.Index
             The index of the rows of ``data`` it covers.
         """
-        data = _check_frame(data, "newdata")
+        data = _check_frame(data, arg)
         hit = reused_rows(data)
-        _check_columns(data, self.variables, self.rhs, "newdata")
-        check_unique_columns(data, self.variables, "newdata")
-        data = coerce_columns(data, self.numeric, "newdata", text=False)
-        check_numeric_columns(data, self.numeric, "newdata")
-        data, keep = _drop_rows(data, list(self.variables), missing, "newdata")
+        check_formula_columns(data, self.variables, self.rhs, arg)
+        check_unique_columns(data, self.variables, arg)
+        check_column_kinds(data, self.variables, arg, where=where)
+        data = coerce_columns(data, self.numeric, arg, text=False)
+        check_numeric_columns(data, self.numeric, arg)
+        data, keep = _drop_rows(data, list(self.variables), missing, arg)
         for col, seen in self.levels.items():
             vals = pd.unique(data[col]).tolist()
             unseen = [v for v in vals if v not in seen]
             if unseen:
                 raise UnseenLevelError(
-                    f"column '{col}' of `newdata` has level {unseen[0]!r}, which was not present "
+                    f"column '{col}' of `{arg}`{where} has level {unseen[0]!r}, which was not present "
                     f"when the model was fitted (known levels: {', '.join(map(repr, seen))})."
                 )
             if isinstance(data[col].dtype, pd.CategoricalDtype) \
@@ -216,7 +219,7 @@ class DesignSpec:
         except Exception as exc:  # the engines raise many types
             msg = str(exc).strip().splitlines()
             raise DataError(
-                f"`newdata` cannot be encoded with the design of the fitted model ('{self.rhs}'): "
+                f"`{arg}`{where} cannot be encoded with the design of the fitted model ('{self.rhs}'): "
                 f"the formula engine '{self.engine}' raised {type(exc).__name__}: "
                 f"{msg[0][:300] if msg else ''} Check that its columns have the types and "
                 f"values they had when the model was fitted."
@@ -224,6 +227,7 @@ class DesignSpec:
         X = np.ascontiguousarray(X)
         if X.shape[1] != len(self.column_names):  # pragma: no cover - engine invariant
             raise DataError("the stored design produced a different number of columns")
+        check_design(X, self.column_names, arg, formula=self.rhs, new=True, where=where)
         return X, data.index
 
 
@@ -252,7 +256,8 @@ class DesignSpec:
             out.append(("Intercept" if label in ("1", "Intercept") else label, sl))
         return out
 
-    def build_with_response(self, data: pd.DataFrame, *, missing: str = "raise"):
+    def build_with_response(self, data: pd.DataFrame, *, missing: str = "raise",
+                            arg: str = "newdata"):
         """Response and design matrix of new data (for measuring performance on it).
 
         Returns ``(response, X, index)``; a factor response is coded with the levels
@@ -264,6 +269,8 @@ class DesignSpec:
             The new data, with the response's and the design's columns.
         missing : {"raise", "drop"}, default "raise"
             What to do with rows with missing values in a used column, as in :meth:`build`.
+        arg : str, default "newdata"
+            The name of ``data`` in messages.
 
         Returns
         -------
@@ -274,26 +281,27 @@ class DesignSpec:
         index : pandas.Index
             The index of the rows of ``data`` they cover.
         """
-        data = _check_frame(data, "newdata")
+        data = _check_frame(data, arg)
         hit = reused_rows(data)
         if hit is not None and self is hit.owner.spec:   # the same rows, the same answer
             return remembered(hit.memo, ("response", missing),
-                              lambda: self._with_response(data, missing, hit))
-        return self._with_response(data, missing, hit)
+                              lambda: self._with_response(data, missing, hit, arg))
+        return self._with_response(data, missing, hit, arg)
 
-    def _with_response(self, data, missing, hit):
-        kind, cols, expr = _parse_response(self.lhs, data)
-        check_unique_columns(data, cols, "newdata")
+    def _with_response(self, data, missing, hit, arg="newdata"):
+        kind, cols, expr = _parse_response(self.lhs, data, arg)
+        check_formula_columns(data, self.variables, self.rhs, arg)
+        check_unique_columns(data, cols, arg)
         numeric = list(self.numeric) + (cols if self.response_levels is None else [])
-        data = coerce_columns(data, numeric, "newdata", text=False)
+        data = coerce_columns(data, numeric, arg, text=False)
         data, keep = _drop_rows(data, list(dict.fromkeys(cols + list(self.variables))), missing,
-                                "newdata")
+                                arg)
         response = _response(kind, cols, expr, data, self.lhs, levels=self.response_levels)
         if hit is not None and len(data):   # rows of a design built once
             X = hit.owner.spec_rows(self, _kept(hit.positions, keep))
             if X is not None:
                 return response, X, data.index
-        X, index = self.build(data, missing="raise")
+        X, index = self.build(data, missing="raise", arg=arg)
         return response, X, index
 
 
@@ -391,11 +399,12 @@ def _drop_rows(data: pd.DataFrame, columns: list, missing: str, arg: str):
     when every row is kept): one scan of the columns."""
     if not columns:
         return data, None
-    masks = {c: _missing_values(data[c]) for c in columns}
-    bad = np.logical_or.reduce(list(masks.values()))
+    bad = np.zeros(len(data), dtype=bool)
+    for c in columns:                 # one mask at a time: no n x p temporary on large data
+        bad |= _missing_values(data[c])
     if not bad.any():
         return data, None
-    per_col = {c: int(m.sum()) for c, m in masks.items()}
+    per_col = {c: int(_missing_values(data[c]).sum()) for c in columns}
     _report_missing(int(bad.sum()), len(data), per_col, missing, arg)
     return data.loc[~bad], ~bad
 
@@ -413,163 +422,8 @@ def _kept(positions: np.ndarray, keep) -> np.ndarray:
     return positions if keep is None else positions[keep]
 
 
-def check_frame(data, name: str) -> pd.DataFrame:
-    """``data`` as a DataFrame with at least one row (a dict is converted); else an
-    InvalidArgumentError or DataError naming the argument ``name``."""
-    if not isinstance(data, pd.DataFrame):
-        if isinstance(data, dict):
-            data = pd.DataFrame(data)
-        else:
-            raise InvalidArgumentError(f"`{name}` must be a pandas DataFrame; got {describe(data)}.")
-    if data.shape[0] == 0:
-        raise DataError(f"`{name}` has no rows; at least one row is needed.")
-    return data
-
-
-def split_formula(formula: str) -> tuple[str, str]:
-    """Split ``"lhs ~ rhs"`` at its top-level tilde."""
-    if not isinstance(formula, str):
-        raise FormulaError(f"`formula` must be a string like 'y ~ x1 + x2'; got {describe(formula)}.")
-    depth = 0
-    for i, ch in enumerate(formula):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "~" and depth == 0:
-            lhs, rhs = formula[:i].strip(), formula[i + 1:].strip()
-            if not lhs:
-                raise FormulaError(f"`formula` needs a response on the left of '~'; got {formula!r}.")
-            if not rhs:
-                raise FormulaError(f"`formula` needs terms on the right of '~' (use '1' for "
-                                   f"an intercept only); got {formula!r}.")
-            return lhs, rhs
-    raise FormulaError(f"`formula` must have the form 'response ~ terms'; got {formula!r}.")
-
-
-def formula_names(expr: str) -> list[str]:
-    """Identifiers (and back-quoted names) used in a formula side, in order of appearance."""
-    names: list[str] = []
-    for m in re.finditer(r"`([^`]+)`", expr):
-        names.append(m.group(1))
-    expr = re.sub(r"`[^`]+`", " ", expr)
-    try:
-        toks = list(tokenize.generate_tokens(io.StringIO(expr).readline))
-    except (tokenize.TokenError, SyntaxError) as exc:
-        raise FormulaError(f"cannot parse formula term {expr!r}: {exc}") from None
-    prev = None
-    for i, tok in enumerate(toks):
-        if tok.type == tokenize.NAME and not keyword.iskeyword(tok.string):
-            nxt = toks[i + 1] if i + 1 < len(toks) else None
-            is_call = nxt is not None and nxt.string in ("(", ".")
-            is_attr = prev is not None and prev.string == "."
-            # a keyword argument of a call (bs(age, df=4)): its name is not a column
-            is_keyword = nxt is not None and nxt.string == "=" and prev is not None \
-                and prev.string in ("(", ",")
-            if not is_call and not is_attr and not is_keyword:
-                names.append(tok.string)
-        prev = tok
-    out: list[str] = []
-    for n in names:
-        if n not in out:
-            out.append(n)
-    return out
-
-
-_DOT = re.compile(r"(?<![\w.])\.(?![\w.])")
-
-
-def expand_dot(rhs: str, columns, exclude=(), engine: str | None = None) -> str:
-    """R's ``.`` on the right of a formula: every column not used by the response.
-
-    ``"y ~ . - x3"`` keeps working (the dot becomes a parenthesised sum).  Names that
-    are not identifiers are quoted for the engine (backticks for formulaic, ``Q()``
-    for patsy).
-    """
-    bare = re.sub(r"`[^`]*`", lambda m: "_" * len(m.group(0)), rhs)
-    spots = [m.start() for m in _DOT.finditer(bare)]
-    if not spots:
-        return rhs
-    patsy = (DEFAULT_ENGINE if engine is None else engine) == "patsy"
-    names = [str(c) if str(c).isidentifier() else (f"Q({str(c)!r})" if patsy else f"`{c}`")
-             for c in columns if c not in set(exclude)]
-    if not names:
-        raise FormulaError("`formula` uses '.' (all other columns) but `data` has no column "
-                           "besides the response.")
-    sub = "(" + " + ".join(names) + ")"
-    for i in reversed(spots):
-        rhs = rhs[:i] + sub + rhs[i + 1:]
-    return rhs
-
-
-def _check_columns(data: pd.DataFrame, names, formula: str, arg: str = "data") -> None:
-    missing = [n for n in names if n not in data.columns]
-    if missing:
-        raise FormulaError(
-            f"`formula` {formula!r} uses column(s) {', '.join(map(repr, missing))} not found in "
-            f"`{arg}` (available: {', '.join(map(str, list(data.columns)[:20]))}"
-            f"{', ...' if data.shape[1] > 20 else ''})."
-        )
-
-
-def used_variables(rhs: str, data: pd.DataFrame) -> list[str]:
-    """The columns of ``data`` that a right-hand side uses (unknown names raise)."""
-    names = formula_names(rhs)
-    unknown = [n for n in names if n not in data.columns and n not in _ENGINE_NAMES]
-    if unknown:
-        raise FormulaError(
-            f"`formula` uses {', '.join(map(repr, unknown))}, which is neither a column of "
-            f"`data` nor a known function."
-        )
-    return [n for n in names if n in data.columns]
-
-
-# names an engine resolves itself (functions, constants)
-_ENGINE_NAMES = {"np", "C", "factor", "I", "Q", "center", "scale", "standardize", "poly",
-                 "bs", "log", "exp", "sqrt", "abs", "Treatment", "Sum", "Helmert", "Diff",
-                 "Poly", "True", "False", "None", "pi", "contr", "lag"} | set(R_FUNCTIONS)
-
-
 _check_frame = check_frame   # the old private spelling
-
-
-def parse_response(lhs: str, data: pd.DataFrame) -> tuple[str, list[str], str | None]:
-    """Return (kind, columns, expression) where kind is 'cbind', 'column' or 'expr'."""
-    m = _CBIND.match(lhs)
-    if m:
-        args = [a.strip().strip("`") for a in _split_args(m.group("args"))]
-        if len(args) != 2:
-            raise FormulaError(
-                f"cbind() on the left of the formula takes exactly two columns (successes, "
-                f"failures); got {len(args)}: {lhs!r}."
-            )
-        _check_columns(data, args, lhs)
-        return "cbind", args, None
-    name = lhs.strip("`").strip()
-    if name in data.columns:
-        return "column", [name], None
-    names = formula_names(lhs)
-    _check_columns(data, [n for n in names if n not in _ENGINE_NAMES], lhs)
-    return "expr", [n for n in names if n in data.columns], lhs
-
-
 _parse_response = parse_response   # the old private spelling
-
-
-def _split_args(text: str) -> list[str]:
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    out.append(cur)
-    return [a for a in out if a.strip()]
 
 
 # --------------------------------------------------------------------------- engines
@@ -679,6 +533,7 @@ def design_and_spec(engine, rhs, lhs, frame, variables, response_levels):
     """Design matrix of ``frame`` and the :class:`DesignSpec` that rebuilds it."""
     X, names, engine_spec = _build(engine, rhs, frame)
     levels = _categorical_levels(engine, engine_spec, variables)
+    check_factor_levels(levels, "data")
     spec = DesignSpec(engine=engine, rhs=rhs, column_names=names, variables=tuple(variables),
                       lhs=lhs, response_levels=response_levels,
                       levels=levels, engine_spec=engine_spec,
@@ -732,8 +587,29 @@ def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
     return _model_frame(formula, data, missing, engine, hit, **extras)
 
 
-def _model_frame(formula, data, missing, engine, hit, subset=None, offset=None,
-                 contrasts=None) -> ModelFrame:
+@dataclass(frozen=True)
+class UsedRows:
+    """The rows and columns of ``data`` a formula uses, checked, before any design: what
+    :func:`model_frame` and the design built in row blocks (:mod:`fmstats.formula._blocks`)
+    share.  ``rows`` are positions in ``data``, ``input_rows`` in its ``subset``."""
+
+    lhs: str
+    rhs: str
+    variables: list
+    frame: pd.DataFrame      # the used rows (a view of ``data`` when none was dropped)
+    rows: np.ndarray
+    n_input: int
+    response: Response
+    offsets: tuple = ()              # offset() expressions (and the offset= column)
+    off_array: np.ndarray | None = None     # offset= given as numbers, one per row of data
+    input_index: pd.Index | None = None
+    input_rows: np.ndarray | None = None
+
+
+def used_rows(formula: str, data: pd.DataFrame, missing: str, engine: str, subset=None,
+              offset=None, contrasts=None) -> UsedRows:
+    """Parse ``formula``, check the columns it uses (offsets' too) and drop rows with
+    missing values, within ``subset``."""
     lhs, rhs = split_formula(formula)
     off_col, off_array = offset_argument(offset, data)
     sub, sub_rows = select_subset(data, subset)
@@ -743,11 +619,13 @@ def _model_frame(formula, data, missing, engine, hit, subset=None, offset=None,
     rhs = apply_contrasts(expand_dot(rhs, sub.columns, resp_cols, engine), contrasts, engine,
                           sub)
     variables = used_variables(rhs, sub)
+    check_intercept_name(variables, "data")
     variables += [c for c in offset_names(offsets, sub) if c not in variables]
     n_input = len(sub)
     used = list(dict.fromkeys(resp_cols + variables))
     check_unique_columns(sub, used, "data")
     factor_only = factor_only_columns(rhs, variables, formula_names)
+    check_column_kinds(sub, [c for c in used if c not in factor_only], "data")
     sub = coerce_columns(sub, [c for c in used if c not in factor_only], "data")
     frame, keep = _drop_rows(sub, used, missing, "data")   # one scan for missing values
     rows = np.arange(n_input) if keep is None else np.flatnonzero(keep)
@@ -756,8 +634,16 @@ def _model_frame(formula, data, missing, engine, hit, subset=None, offset=None,
                         f"missing values in the model's columns.")
     response = _response(kind, resp_cols, expr, frame, lhs)
     check_subset_classes(response, subset)
-    input_rows = rows
-    rows = rows if sub_rows is None else sub_rows[rows]      # positions in `data`
+    rows_in = rows if sub_rows is None else sub_rows[rows]      # positions in `data`
+    return UsedRows(lhs, rhs, variables, frame, rows_in, n_input, response, offsets, off_array,
+                    sub.index, rows)
+
+
+def _model_frame(formula, data, missing, engine, hit, subset=None, offset=None,
+                 contrasts=None) -> ModelFrame:
+    u = used_rows(formula, data, missing, engine, subset, offset, contrasts)
+    lhs, rhs, variables, frame, rows, response = (u.lhs, u.rhs, u.variables, u.frame, u.rows,
+                                                   u.response)
     cached = None if hit is None else hit.owner.design_rows(
         rhs, engine, variables, response.levels, hit.positions[rows])
     if cached is not None:   # rows of a design built once (fmstats.formula._reuse)
@@ -765,16 +651,17 @@ def _model_frame(formula, data, missing, engine, hit, subset=None, offset=None,
     else:
         frame = drop_unused_categories(frame, variables)
         X, spec = design_and_spec(engine, rhs, lhs, frame, variables, response.levels)
-        if offsets or off_array is not None:
-            spec = replace(spec, offsets=offsets, offset_array=off_array is not None)
-    off = evaluate_offsets(offsets, frame)
-    if off_array is not None:
-        off = off_array[rows] + (0.0 if off is None else off)
+        check_design(X, spec.column_names, "data", formula=formula)
+        if u.offsets or u.off_array is not None:
+            spec = replace(spec, offsets=u.offsets, offset_array=u.off_array is not None)
+    off = evaluate_offsets(u.offsets, frame)
+    if u.off_array is not None:
+        off = u.off_array[rows] + (0.0 if off is None else off)
     return ModelFrame(
         formula=formula, response=response, X=np.ascontiguousarray(X),
         column_names=spec.column_names, spec=spec, index=frame.index, rows=rows,
-        n_input=n_input, n_dropped=n_input - len(frame), offset=off, input_index=sub.index,
-        input_rows=input_rows)
+        n_input=u.n_input, n_dropped=u.n_input - len(frame), offset=off,
+        input_index=u.input_index, input_rows=u.input_rows)
 
 
 #: Transforms whose state (means, knots, norms) an engine learns from the data: they would be

@@ -29,7 +29,8 @@ from threadpoolctl import threadpool_limits
 
 from ..exceptions import DataError, DesignError, InvalidArgumentError
 from .irls import (SEPARATION_EPS, SPREAD_RANGE, intercept_index, newton_loop, Point, logit_probs,
-                   column_spread, gram, independent_columns, information_inverse, warn_fit)
+                   column_spread, deviance_scale, gram, independent_columns,
+                   information_inverse, warn_fit)
 
 #: An offset column (|centre| above this many times its spread, with an intercept) is refused
 #: by the out-of-core fit: its X'WX loses ~2 log10(ratio) digits (the in-memory core centres;
@@ -246,6 +247,10 @@ class _DaskProblem:
     @property
     def sat(self) -> float:
         return float(self.consts[0])
+
+    def deviance_scale(self) -> float:
+        """s of the stopping rule (:func:`fmstats.glm.irls.deviance_scale`)."""
+        return deviance_scale(float(self.consts[3]), int(self.consts[5]))
 
     def r_start(self):
         p = self.p

@@ -14,7 +14,10 @@ Each iteration is a Newton (= IRLS, canonical link) step
 
 with X'WX formed by one BLAS ``syrk`` call, solved by Cholesky, and halved
 while the (penalised) deviance increases.  Convergence follows R's
-``glm.fit``: ``|dev - dev_old| / (|dev| + 0.1) < tol``.
+``glm.fit``: ``|dev - dev_old| / (|dev| + 0.1 s) < tol``, with s = 1 (R's rule) unless the
+mean weight of the active rows is below 1, when s is that mean: the deviance scales with the
+weights, and R's absolute 0.1 would stop a fit with weights of 1e-300 after one step (all
+weights times c then give the same iterations for every c <= 1).
 
 A scipy.sparse design (CSR/CSC, e.g. one-hot columns from scikit-learn's ``OneHotEncoder``)
 stays sparse: X'WX is accumulated as a sparse product (its p x p result is dense), X b and
@@ -31,12 +34,15 @@ from scipy import linalg, sparse
 from scipy.linalg import blas
 from scipy.special import expit, xlogy
 
-from .._utils.validation import warn as _warn
-from ..exceptions import ConvergenceWarning, DesignError, SeparationWarning, WeightsError
+from .._utils.validation import SPREAD_RANGE as _SPREAD_RANGE
+from ..exceptions import DesignError, WeightsError
+from .separation import NEWTON_REACH, newton_reach, warn_fit, zero_count_cells
+from .separation import separated as no_finite_maximum
 
-__all__ = ["IrlsFit", "irls_logit", "as_design", "irls_coef", "irls_evaluate", "binomial_deviance", "gram",
-           "independent_columns", "ColumnScaling", "column_scaling", "rank_gram",
-           "MAX_WEIGHT", "SPREAD_RANGE", "column_spread", "check_weights_range"]
+__all__ = ["IrlsFit", "irls_logit", "as_design", "irls_coef", "irls_evaluate",
+           "binomial_deviance", "gram", "independent_columns", "ColumnScaling", "column_scaling", "rank_gram",
+           "MAX_WEIGHT", "SPREAD_RANGE", "column_spread", "check_weights_range", "r_start_mu",
+           "deviance_from_eta", "weighted_loglik", "unscale_fit", "deviance_scale"]
 
 _EPS = np.finfo(float).eps
 #: Fitted probabilities this close to 0 or 1 signal (quasi-)separation, as in R's glm.fit.
@@ -57,8 +63,14 @@ class IrlsFit:
     loglik : the weighted (uncertain) log-likelihood sum w [y log mu + (1-y) log(1-mu)].
     iterations : number of Newton steps taken.
     converged : whether the relative deviance change fell below ``tol``.
-    separated : whether fitted probabilities numerically 0 or 1 occurred.
+    separated : whether fitted probabilities numerically 0 or 1 occurred (R's rule), or the
+        likelihood has no finite maximum (unpenalised fits; :mod:`fmstats.glm.separation`).
     history : (iterations + 1, 2) array of (deviance, step size) per iteration; row 0 is the start.
+    separation : how separation was found: ``""`` (it was not), ``"fitted"`` (fitted
+        probabilities numerically 0 or 1, R's rule) or ``"no finite MLE"`` (the Newton step
+        at the stopping point and Konis's linear programme).
+    n_separated : rows with fitted probability numerically 0 or 1, or fitted perfectly along
+        the direction of separation.
     """
 
     coef: np.ndarray
@@ -79,6 +91,8 @@ class IrlsFit:
     #: the inverse information in its coordinates; None when X was used as given
     scaling: "ColumnScaling | None" = field(default=None, repr=False)
     xtwx_inv_scaled: np.ndarray | None = field(default=None, repr=False)
+    separation: str = ""
+    n_separated: int = 0
 
     def _bread(self, X: np.ndarray):
         """(design, inverse information) in the coordinates the fit was computed in: for an
@@ -175,9 +189,9 @@ def independent_columns(G: np.ndarray, tol: float = 1e-7) -> np.ndarray:
 #: Largest prior weight the core accepts: squares of weights (sandwich meats, Pearson sums)
 #: must stay finite, and R's start mu = (w y + 1/2) / (w + 1) needs w well below 1/eps.
 MAX_WEIGHT = 1e150
-#: A design column must spread (largest ``|x - centre|``) within this range, so that X'WX and its
-#: inverse, the coefficients' covariance (~ 1 / (n spread^2)), are representable doubles.
-SPREAD_RANGE = (1e-150, 1e150)
+#: A design column must spread (largest ``|x - centre|``) within this range (the data
+#: validator's rule, :data:`fmstats._utils.validation.SPREAD_RANGE`).
+SPREAD_RANGE = _SPREAD_RANGE
 #: Centre a column when its centre exceeds this many times its spread (an offset column:
 #: X'WX would square the condition number |centre| / spread).
 _OFFSET_RATIO = 8.0
@@ -270,13 +284,15 @@ def column_spread(X: np.ndarray):
         return lo / 2 + hi / 2, hi / 2 - lo / 2
 
 
-def column_scaling(X: np.ndarray, pen: np.ndarray | None = None, *, force: bool = False
-                   ) -> ColumnScaling | None:
+def column_scaling(X: np.ndarray, pen: np.ndarray | None = None, *, force: bool = False,
+                   intercept: int | None | str = "find") -> ColumnScaling | None:
     """The reparametrisation that makes X'WX well conditioned, or None when X needs none.
 
     Columns are centred (only when X has an unpenalised column of ones, so the column space
     is unchanged) if some column's centre exceeds ``_OFFSET_RATIO`` times its spread, and
     scaled to spread ~1 when some spread is far from 1.  ``force`` always builds it.
+    ``intercept`` is the column of ones when the caller knows it (X is then a sample of the
+    rows); by default it is looked for in X.
     """
     n, p = X.shape
     if n == 0 or p == 0:
@@ -291,7 +307,8 @@ def column_scaling(X: np.ndarray, pen: np.ndarray | None = None, *, force: bool 
     offset = (np.abs(mid) > _OFFSET_RATIO * half) & (half > 0)
     if sparse.issparse(X):
         offset[:] = False                  # centring would fill every zero of a sparse X
-    k = intercept_index(X) if offset.any() or force else None
+    k = (intercept_index(X) if intercept == "find" else intercept) if offset.any() or force \
+        else None
     if k is not None and pen is not None and pen[k] > 0:
         k = None                       # a penalised intercept: centring would change the penalty
     if k is not None:
@@ -391,6 +408,7 @@ def irls_logit(
     max_iter: int = 25,
     max_halving: int = 30,
     warn: bool = True,
+    terms=None,
     offset: np.ndarray | None = None,
     start_gram: np.ndarray | None = None,
 ) -> IrlsFit:
@@ -409,6 +427,8 @@ def irls_logit(
     tol : tolerance on the relative deviance change (R's ``epsilon``).
     max_iter : maximum number of Newton steps (R's ``maxit``).
     warn : emit :class:`ConvergenceWarning` / :class:`SeparationWarning`.
+    terms : optional ``(label, columns, names)`` of the design's terms, to name the cells of
+        factors holding one class only in a :class:`SeparationWarning`.
     offset : (n,) a known part of the linear predictor, eta = X b + offset (R's ``offset``);
         the null deviance is then that of the intercept-only fit with the offset, as R's.
     start_gram : (p, p) X'W0X at R's start, W0 = diag(w mu0 (1 - mu0)), when the caller
@@ -433,13 +453,13 @@ def irls_logit(
             X, y, w, start, pen, penalised, tol, max_iter, max_halving, offset,
             start_gram)
         return _finish(X, y, w, coef, eta, mu, dev, pen if penalised else None, it, converged,
-                       history, tol, max_iter, warn, offset)
+                       history, tol, max_iter, warn, offset, terms)
     # offset or badly scaled columns: fit on X~ = (X - centre) / scale, transform back exactly
     Xs, pen_s, start_s = _scaled_problem(sc, X, pen, start)
     coef, eta, mu, dev, it, converged, history = newton_iterate(
         Xs, y, w, start_s, pen_s, penalised, tol, max_iter, max_halving, offset)
     fit = _finish(Xs, y, w, coef, eta, mu, dev, pen_s if penalised else None, it, converged,
-                  history, tol, max_iter, warn, offset)
+                  history, tol, max_iter, warn, offset, terms)
     return _unscale(fit, sc, pen if penalised else None)
 
 
@@ -506,6 +526,10 @@ class ArrayProblem:
         self.start_gram = start_gram      # X'WX at R's start, when the caller has it
         self._deviance = _deviance_from_eta(y, w)
 
+    def deviance_scale(self) -> float:
+        """s of the stopping rule: min(1, the mean weight of the active rows)."""
+        return deviance_scale(float(np.sum(self.w)), int(np.count_nonzero(self.w > 0)))
+
     def r_start(self):
         """R's start mu = (w y + 1/2) / (w + 1): its deviance and the weighted least-squares
         system (X'WX, X'(W eta + w (y - mu))) of the first step."""
@@ -532,8 +556,20 @@ class ArrayProblem:
         return gram(X, ww), X.T @ (w * (y - mu))
 
 
+def deviance_scale(total_weight: float, n_active: int) -> float:
+    """The scale s of the stopping rule |dev - dev_old| / (|dev| + 0.1 s) < tol: 1 (R's rule)
+    unless the active rows' mean weight is below 1, then that mean (so the rule does not
+    depend on the weights' scale)."""
+    if n_active <= 0 or not total_weight > 0:
+        return 1.0
+    return min(1.0, total_weight / n_active)
+
+
 def newton_loop(problem, start, pen, penalised, tol, max_iter, max_halving=30):
-    """The Newton/IRLS iterations on ``problem``; returns (point, iterations, converged, history)."""
+    """The Newton/IRLS iterations on ``problem``; returns (point, iterations, converged, history).
+
+    ``problem.deviance_scale()`` (asked after the first pass) scales R's 0.1 in the stopping
+    rule (see :func:`deviance_scale`)."""
     p = problem.p
 
     def objective(dev, b):
@@ -550,7 +586,8 @@ def newton_loop(problem, start, pen, penalised, tol, max_iter, max_halving=30):
         pt = problem.at(coef)
         history = [(dev0, 0.0), (pt.dev, 1.0)]
         it = 1
-        converged = abs(pt.dev - dev0) / (abs(pt.dev) + 0.1) < tol
+        floor = 0.1 * problem.deviance_scale()
+        converged = abs(pt.dev - dev0) / (abs(pt.dev) + floor) < tol
     else:
         coef = np.asarray(start, dtype=float).copy()
         if coef.shape != (p,):
@@ -558,6 +595,7 @@ def newton_loop(problem, start, pen, penalised, tol, max_iter, max_halving=30):
         pt = problem.at(coef)
         history = [(pt.dev, 0.0)]
         it = 0
+        floor = 0.1 * problem.deviance_scale()
 
     obj = objective(pt.dev, pt.coef)
     while not converged and it < max_iter:
@@ -584,7 +622,7 @@ def newton_loop(problem, start, pen, penalised, tol, max_iter, max_halving=30):
             converged = True
             break
         it += 1
-        change = abs(obj_new - obj) / (abs(obj_new) + 0.1)
+        change = abs(obj_new - obj) / (abs(obj_new) + floor)
         pt, obj = cand, obj_new
         history.append((pt.dev, t))
         if change < tol:
@@ -649,17 +687,26 @@ def irls_evaluate(X: np.ndarray, y: np.ndarray, weights: np.ndarray, coef: np.nd
 
 
 def _finish(X, y, w, coef, eta, mu, dev, pen, it, converged, history, tol, max_iter,
-            warn, offset=None) -> IrlsFit:
+            warn, offset=None, terms=None) -> IrlsFit:
     """Covariance, separation check and warnings at the final coefficients."""
     ww = w * mu * (1 - mu)
     xtwx_inv = information_inverse(gram(X, ww), pen)
     active = w > 0
     mu_raw = expit(eta)
     n_sep = int(np.count_nonzero(active & ((mu_raw > 1 - SEPARATION_EPS) | (mu_raw < SEPARATION_EPS))))
+    how = "fitted" if n_sep else ""
+    if not n_sep and pen is None:
+        # R's rule missed it: is there a finite maximum at all? (fmstats.glm.separation)
+        reach = newton_reach(X, y, w, mu, xtwx_inv)
+        if no_finite_maximum(X, y, w, reach):
+            how, n_sep = "no finite MLE", int(np.count_nonzero(reach > NEWTON_REACH))
     separated = n_sep > 0
     null_dev = null_deviance(X, y, w, offset)
     if warn:
-        warn_fit(converged, separated, n_sep, it, tol, max_iter)
+        cells = zero_count_cells(X, y, w, terms) if separated and terms else []
+        closest = float(np.min(np.minimum(mu_raw, 1 - mu_raw)[active])) if separated else 0.0
+        warn_fit(converged, separated, n_sep, it, tol, max_iter, how=how, cells=cells,
+                 closest=closest)
     return IrlsFit(
         coef=coef,
         eta=eta,
@@ -675,7 +722,14 @@ def _finish(X, y, w, coef, eta, mu, dev, pen, it, converged, history, tol, max_i
         history=np.asarray(history, dtype=float),
         tol=float(tol),
         penalty=pen,
+        separation=how,
+        n_separated=n_sep,
     )
+
+
+#: The helpers the design built in row blocks shares (:mod:`fmstats.glm.blocks`).
+r_start_mu, deviance_from_eta, weighted_loglik, unscale_fit = (_r_start_mu, _deviance_from_eta,
+                                                               _loglik, _unscale)
 
 
 def has_intercept(X: np.ndarray) -> bool:
@@ -712,25 +766,3 @@ def information_inverse(H: np.ndarray, pen: np.ndarray | None) -> np.ndarray:
         return linalg.cho_solve(linalg.cho_factor(H, check_finite=False), np.eye(H.shape[0]))
     except linalg.LinAlgError:
         return linalg.pinvh(H)
-
-
-def warn_fit(converged: bool, separated: bool, n_separated: int, iterations: int, tol: float,
-             max_iter: int) -> None:
-    """The :class:`ConvergenceWarning` / :class:`SeparationWarning` of a finished fit."""
-    if not converged and not separated:
-        _warn(
-            f"IRLS did not converge in {max_iter} iterations (last relative deviance "
-            f"change above tol={tol:g}). Increase `max_iter`, check for separation, or "
-            "add a ridge penalty (`penalty=`).",
-            ConvergenceWarning,
-        )
-    if separated:
-        _warn(
-            f"fitted probabilities numerically 0 or 1 occurred for {n_separated} row(s)"
-            + ("" if converged else f" and IRLS stopped unconverged after {iterations} iterations")
-            + ": the data are "
-            "(quasi-)separated, so some coefficients drift towards infinity and their standard "
-            "errors are meaningless. Consider a ridge penalty (`penalty=`), removing the "
-            "separating predictor, or merging sparse factor levels.",
-            SeparationWarning,
-        )

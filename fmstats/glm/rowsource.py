@@ -38,8 +38,9 @@ class ArraySource:
     """A row source in memory: the design X, response q and count weights cw as arrays, and
     an optional offset (a known part of the linear predictor, eta = X b + offset)."""
 
-    def __init__(self, X, q, cw, threshold: float, offset=None, start_gram=None):
+    def __init__(self, X, q, cw, threshold: float, terms=None, offset=None, start_gram=None):
         self.X, self.q, self.cw, self.threshold = X, q, cw, threshold
+        self.terms = terms      # (label, columns, names) of the design's terms, for warnings
         self.offset = offset
         self.start_gram = start_gram        # X'WX at IRLS's start, when known (irls_logit)
         self.sum_q = float(np.dot(cw, q))
@@ -51,7 +52,7 @@ class ArraySource:
     def fit(self, *, start=None, penalty, tol, max_iter):
         """The weighted IRLS fit of q on X with the count weights."""
         return irls_logit(self.X, self.q, self.cw, start=start, penalty=penalty, tol=tol,
-                          max_iter=max_iter, offset=self.offset,
+                          max_iter=max_iter, terms=self.terms, offset=self.offset,
                           start_gram=self.start_gram)
 
     def baseline(self, penalty, tol, max_iter) -> np.ndarray:

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._utils.boundary import public
 from ..exceptions import InvalidArgumentError
 
 __all__ = ["influence", "plot_diagnostics"]
@@ -22,6 +23,7 @@ def _check(results):
                                    "in memory for row diagnostics.")
 
 
+@public
 def influence(results) -> pd.DataFrame:
     """Per-row influence measures of a maxent/umaxent fit (R's ``influence.measures``).
 
@@ -67,6 +69,7 @@ def influence(results) -> pd.DataFrame:
     return out
 
 
+@public
 def plot_diagnostics(results, fig=None):
     """R's four diagnostic panels for a maxent fit (``plot.lm`` on a ``glm``).
 

@@ -23,23 +23,41 @@ def is_out_of_core(data) -> bool:
     return is_dask_frame(data)
 
 
-def prepare(model: str, call, data, weights, *, subset=None, offset=None, **fixed):
+def _r_extras(call) -> list:
+    """The R-habit arguments of ``call`` that the row-wise paths (Dask, row blocks) do not
+    take: ``subset``, ``offset`` (argument or ``offset()`` term), ``contrasts`` and
+    ``na_action="exclude"``."""
+    given = [a for a in ("subset", "offset", "contrasts") if call.get(a) is not None]
+    given += ["na_action"] if call.get("na_action") == "exclude" else []
+    if re.search(r"\boffset\s*\(", str(call.get("formula", ""))) and "offset" not in given:
+        given.append("offset")
+    return given
+
+
+def prepare(model: str, call, data, weights, *, subset=None, offset=None, blocked: bool = False,
+            **fixed):
     """:func:`fmstats.maxent_models._prepare.prepare`, or its out-of-core counterpart for a
     Dask DataFrame (``call``: the fit's recorded call; ``fixed``: the model's own settings).
     Out of core, ``subset``, ``offset``, ``contrasts`` and ``na_action="exclude"`` are refused
-    (filter or transform the Dask DataFrame first)."""
+    (filter or transform the Dask DataFrame first).  ``blocked`` (a fit that keeps no design)
+    builds the design of a DataFrame in row blocks (:mod:`fmstats.maxent_models._blocked`)
+    where it can: not with those arguments, whose fits build the design whole and drop it
+    after the fit (as for stateful transforms)."""
     if is_out_of_core(data):
         from ..exceptions import InvalidArgumentError
         from ._outofcore import prepare_dask
 
-        given = [a for a in ("subset", "offset", "contrasts") if call.get(a) is not None]
-        given += ["na_action"] if call.get("na_action") == "exclude" else []
-        if re.search(r"\boffset\s*\(", str(call.get("formula", ""))):
-            given.append("offset")
+        given = _r_extras(call)
         if given:
             raise InvalidArgumentError(
                 f"`{given[0]}` is not available for a Dask DataFrame (out-of-core fits read "
                 "the formula's columns chunk by chunk): filter or transform the Dask "
                 "DataFrame first, or fit a pandas DataFrame.")
         return prepare_dask(model, call, data, weights, **fixed)
+    if blocked and not _r_extras(call):
+        from ._blocked import prepare_blocked
+
+        prep = prepare_blocked(model, call, data, weights, **fixed)
+        if prep is not None:
+            return prep
     return prepare_in_memory(model, call, data, weights, subset=subset, offset=offset, **fixed)

@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from .._utils.boundary import public
 from .. import measures as _m
 from .._utils.validation import check_choice, check_scalar, warn
 from ..exceptions import (ConvergenceWarning, InvalidArgumentError, ResponseError,
@@ -394,6 +395,7 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
     return FMaxentResults(settings=settings, call=_call, bootstrap=boot, **kw)
 
 
+@public
 def sweep(formula: str, data: pd.DataFrame, newdata: pd.DataFrame | None = None, *,
           alphas=None, weights=None, **kwargs) -> pd.DataFrame:
     """Fit the baseline and the F-maximiser over a grid of alpha (default 0.05, ..., 0.95).
@@ -441,6 +443,11 @@ def sweep(formula: str, data: pd.DataFrame, newdata: pd.DataFrame | None = None,
     """
     from ._maxent import maxent, umaxent
 
+    given = [k for k in ("alpha", "beta", "measure") if k in kwargs]
+    if given:
+        raise InvalidArgumentError(
+            f"`{given[0]}`: sweep() fits one F-maximiser per F-measure weight of `alphas`, so it "
+            f"takes no single {given[0]}; pass the grid as `alphas=` (e.g. alphas=[0.25, 0.5]).")
     if alphas is None:
         alphas = np.round(np.arange(0.05, 0.951, 0.05), 10)
     else:   # a non-empty 1-d float array in (0, 1), or an error naming the argument and rule

@@ -13,7 +13,7 @@ from scipy.special import expit
 
 from ..exceptions import (InvalidArgumentError)
 from .._utils.call import refit_changes
-from ..glm.irls import SEPARATION_EPS
+from ..glm.separation import saturated_rows
 from ..glm.stacked import (Reweighting, fixed_point_gap, stacked_covariance,
                            unrolled_covariance)
 from ._maxent import MaxentResults
@@ -289,10 +289,9 @@ class FMaxentResults(MaxentResults):
 
     @cached_property
     def n_saturated(self) -> int:
-        """Rows whose fitted probability is numerically 0 or 1 (a sharp model)."""
-        mu = expit(self.core_fit.eta)
-        return int(np.count_nonzero((self.weights > 0) & ((mu < SEPARATION_EPS)
-                                                          | (mu > 1 - SEPARATION_EPS))))
+        """Rows whose fitted probability is within 1e-8 of 0 or 1 (a sharp model: they have
+        left the information matrix; :data:`fmstats.glm.separation.SATURATION`)."""
+        return saturated_rows(expit(self.core_fit.eta), self.weights)
 
     def se_footnotes(self, tidy: pd.DataFrame, cov_type: str) -> list[str]:
         """Why standard errors print as NA, or that the HC0 ones treat the weights as fixed.
@@ -382,10 +381,13 @@ class FMaxentResults(MaxentResults):
         """The summary's iteration lines: the final weighted fit and the outer loop."""
         lines = ["(Deviances and dispersion are those of the final weighted fit, with the F-weights.)",
                  f"Outer iterations: {len(self.outer_history) - 1}; see 'F-measure maximisation'."]
-        if self.separated and self.penalised:
-            lines.append(f"Note: {self.n_saturated} of {self.n_ok} fitted probabilities are "
-                         "numerically 0 or 1 (a sharp model; the ridge keeps the coefficients "
-                         "finite). Wald standard errors are the more approximate for it.")
+        n_sat, near = ((self.n_saturated, "within 1e-8 of") if self.training.in_memory else
+                       (int(getattr(self.core_fit, "n_separated", 0)), "numerically"))
+        if self.penalised and n_sat:
+            lines.append(f"Note: {n_sat} of {self.n_ok} fitted probabilities are {near} 0 or 1 "
+                         "(a sharp model: the reweighting pushes them "
+                         "further, and the ridge alone keeps the coefficients finite, so they "
+                         "depend on it). Wald standard errors are the more approximate for it.")
         elif self.separated:
             lines.append("Warning: fitted probabilities numerically 0 or 1 occurred: the "
                          "maximiser drove the coefficients towards infinity (predictions are "

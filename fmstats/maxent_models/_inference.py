@@ -14,13 +14,46 @@ import pandas as pd
 from scipy import optimize, stats
 from scipy.special import expit
 
+from .._utils.boundary import public
 from .._utils.validation import check_choice, check_scalar
 from ..exceptions import InvalidArgumentError, ModelComparisonError
-from ..glm.irls import binomial_deviance, gram, irls_logit
+from ..glm.irls import binomial_deviance, deviance_scale, gram, irls_logit
 
-__all__ = ["anova", "AnovaTable", "link_se", "profile_conf_int", "TESTS"]
+__all__ = ["anova", "AnovaTable", "link_se", "profile_conf_int", "TESTS", "likelihood_problem",
+           "require_likelihood"]
 
 TESTS = ("Chisq", "LRT", "F", "Rao")
+
+
+# ----------------------------------------------------------------------------- the guard
+def likelihood_problem(results) -> str | None:
+    """Why ``results`` is not an unpenalised likelihood fit (None when it is).
+
+    Profile intervals, the analysis of deviance and statsmodels' GLM twin all read the fit as
+    the maximiser of a (quasi-)likelihood: an F-maximiser's weights are chosen from the fit
+    itself, and a ridge penalty moves the estimate off the likelihood's maximum, so deviance
+    differences and profiles around it do not follow their reference distributions.
+    """
+    if getattr(results, "fweights", None) is not None:
+        return (f"it is an F-measure maximiser ({type(results).__name__}): its weights are "
+                "chosen from the fit itself, so its weighted deviance is not a likelihood")
+    if not _is_binomial_glm(results):
+        return f"it is a {type(results).__name__}, not a maxent or umaxent fit"
+    penalty = results.settings["penalty"]
+    if penalty:
+        return (f"it was fitted with a ridge penalty ({penalty:g}), which moves the estimate "
+                "off the likelihood's maximum (deviance differences and profiles around it do "
+                "not follow their reference distributions); refit with penalty=0")
+    return None
+
+
+def require_likelihood(results, what: str, error=InvalidArgumentError) -> None:
+    """Raise ``error`` naming ``what`` when ``results`` is not an unpenalised likelihood fit
+    (:func:`likelihood_problem`): the one guard of ``conf_int(method="profile")``,
+    ``tidy(conf_method="profile")``, :func:`anova` and :func:`to_statsmodels`."""
+    why = likelihood_problem(results)
+    if why is not None:
+        raise error(f"{what} needs an unpenalised likelihood fit: {why}.")
 
 
 # ----------------------------------------------------------------------------- predictions
@@ -145,24 +178,11 @@ def _is_binomial_glm(m) -> bool:
 
 
 def _check_model(m, i: int):
-    if not _is_binomial_glm(m) or getattr(m, "fweights", None) is not None:
-        what = type(m).__name__
-        if getattr(m, "fweights", None) is not None:
-            raise ModelComparisonError(
-                f"anova: model {i + 1} is an F-measure maximiser ({what}); its weights were "
-                "chosen from the fit itself, so its deviance is not a likelihood and deviance "
-                "tests do not apply. Compare F-maximisers by cross-validated F (cv_tune) or "
-                "bootstrap (fm.bootstrap).")
-        raise ModelComparisonError(
-            f"anova needs maxent/umaxent fits; model {i + 1} is a {what}.")
+    require_likelihood(m, f"anova (model {i + 1})", ModelComparisonError)
     if getattr(m, "X", None) is None:               # out of core, or keep_data=False
         raise ModelComparisonError(
             f"anova: model {i + 1} keeps no design matrix (out of core, or keep_data=False), "
             "so its sub-models cannot be refitted; refit it with keep_data=True in memory.")
-    if m.settings["penalty"]:
-        raise ModelComparisonError(
-            f"anova: model {i + 1} has a ridge penalty ({m.settings['penalty']:g}); deviance "
-            "differences of penalised fits do not follow the reference distributions.")
 
 
 def _default_test(m) -> str:
@@ -236,6 +256,7 @@ def _nested(small, big) -> bool:
     return bool(np.all(np.linalg.norm(resid, axis=0) <= 1e-7 * scale))
 
 
+@public
 def anova(*models, test: str | None = None, dispersion: float | None = None) -> AnovaTable:
     """Analysis of deviance, as R's ``anova.glm``.
 
@@ -374,6 +395,7 @@ def _offset_fit(X, y, w, offset, start, tol=1e-12, max_iter=100):
     dev = dev_at(b)
     if X.shape[1] == 0:
         return b, dev
+    floor = 0.1 * deviance_scale(float(np.sum(w)), int(np.count_nonzero(w > 0)))
     for _ in range(max_iter):
         mu = expit(offset + X @ b)
         grad = X.T @ (w * (y - mu))
@@ -390,7 +412,7 @@ def _offset_fit(X, y, w, offset, start, tol=1e-12, max_iter=100):
             t /= 2
         b = b + t * step
         old, dev = dev, cand
-        if abs(old - dev) <= tol * (abs(dev) + 0.1):
+        if abs(old - dev) <= tol * (abs(dev) + floor):
             break
     return b, dev
 
@@ -402,11 +424,24 @@ def profile_conf_int(results, level: float = 0.95) -> pd.DataFrame:
     of the deviance profile (the other coefficients refitted at every b; phi the dispersion,
     1 for binomial fits) is solved for z = -/+ q exactly (Brent's method to 1e-10), with q the
     normal quantile, as R does (R interpolates a spline through a grid of profile points).
-    A bound that the profile never reaches (separation) is NaN.
+    A bound that the profile never reaches is NaN.  Only unpenalised likelihood fits are
+    profiled (:func:`require_likelihood`); a (quasi-)separated fit has no maximum to profile
+    around, so its bounds are all NaN with a :class:`~fmstats.exceptions.SeparationWarning`.
     """
     check_scalar("level", level, low=0, high=1, low_open=True, high_open=True)
+    require_likelihood(results, "conf_int(method='profile')")
     if results.X is None:
         results.require_design("profile-likelihood intervals")
+    if results.separated:
+        from .._utils.validation import warn
+        from ..exceptions import SeparationWarning
+
+        warn(f"conf_int(method='profile'): the fit is (quasi-)separated "
+             f"({results.separation_text}), so there is no finite maximum to profile around: "
+             "the intervals are NaN. Add a ridge `penalty=` and use Wald intervals, remove "
+             "the separating terms, or bootstrap.", SeparationWarning)
+        nan = pd.Series(np.nan, index=results.params.index)
+        return pd.DataFrame({"conf_low": nan, "conf_high": nan})
     X, y, w = results.X, results.y, results.count_weights
     off = results.training.offset
     off = np.zeros(len(y)) if off is None else off

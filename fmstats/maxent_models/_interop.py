@@ -11,16 +11,20 @@ Which fits have a statsmodels twin
 * ``maxent`` (0/1, two-level or ``cbind`` responses): ``GLM(family=Binomial())`` with the
   prior weights (times the trials for ``cbind``) as ``var_weights``.  The coefficients
   agree to the two fits' convergence tolerances (R's rule, which fmstats follows, stops
-  with ~1e-6 left in the coefficients; statsmodels is run to 1e-12), the model-based and
-  HC0 covariances agree; statsmodels' HC1–HC3 for GLMs use other small-sample
-  corrections than R's ``sandwich`` (and fmstats): 0.3 % and 1 % apart in the standard
-  errors on the Titanic model.
+  with ~1e-6 left in the coefficients; statsmodels is run to 1e-12), and so do the
+  model-based and HC0 covariances.  statsmodels' GLM computes HC0 whatever HC type it is
+  asked for (0.15: its GLM results have no ``cov_HC1``-``cov_HC3``, so it falls back to
+  the uncorrected sandwich while labelling it HC1/HC2/HC3); for ``"HC1"``-``"HC3"`` the
+  returned results carry the covariance of R's ``sandwich::vcovHC`` (fmstats' own, computed
+  at statsmodels' estimates), so its ``bse``, tests and intervals are the ones asked for.
 * ``umaxent`` (probabilistic labels): the same GLM with the dispersion estimated by
   Pearson's chi-squared (R's quasibinomial, ``scale="X2"``) unless a fixed dispersion was
   given.
 * Penalised fits (``penalty > 0``) and F-measure maximisers (``fmaxent``) have no twin:
   statsmodels' GLM has no ridge with inference, and the F-maximiser's weights are themselves
-  estimated.  They raise :class:`~fmstats.exceptions.InvalidArgumentError`.
+  estimated.  They raise :class:`~fmstats.exceptions.InvalidArgumentError` (the guard of
+  :func:`fmstats.maxent_models._inference.require_likelihood`, shared with profile intervals
+  and ``anova``).
 """
 from __future__ import annotations
 
@@ -29,7 +33,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..exceptions import InvalidArgumentError
+from .._utils.boundary import public
+from .._utils.validation import check_choice
+from ..glm.irls import irls_evaluate
+from ._inference import require_likelihood
+from ._training import COV_TYPES, sandwich_cov
 
 __all__ = ["to_statsmodels"]
 
@@ -43,6 +51,7 @@ def _import_statsmodels():
     return sm
 
 
+@public
 def to_statsmodels(fit: Any, cov_type: str | None = None):
     """The statsmodels ``GLMResults`` of the same model, refitted by statsmodels.
 
@@ -69,26 +78,33 @@ def to_statsmodels(fit: Any, cov_type: str | None = None):
     >>> print(sm_fit.params.round(3).to_dict())
     {'Intercept': 1.235, 'sex[T.male]': -2.461, 'age': -0.004}
     """
-    model = getattr(fit, "model", None)
-    if model not in ("maxent", "umaxent") or getattr(fit, "fweights", None) is not None:
-        raise InvalidArgumentError(
-            f"`fit`: to_statsmodels handles maxent and umaxent fits; got a "
-            f"{type(fit).__name__} ({model!r}). An F-measure maximiser's weights are "
-            "estimated, so no statsmodels GLM has the same inference.")
-    if fit.settings["penalty"] > 0:
-        raise InvalidArgumentError(
-            f"`fit`: fitted with a ridge penalty ({fit.settings['penalty']:g}); statsmodels' GLM "
-            "has no penalised fit with standard errors. Refit with penalty=0.")
+    require_likelihood(fit, "`fit`: to_statsmodels")
     if fit.X is None:
         fit.require_design("to_statsmodels")
+    cov_type = fit.cov_type if cov_type is None else check_choice("cov_type", cov_type,
+                                                                  COV_TYPES)
     sm = _import_statsmodels()
-    cov_type = fit.cov_type if cov_type is None else cov_type
     keep = ~np.asarray(fit.aliased, dtype=bool)
     names = [t for t, k in zip(fit.term_names, keep) if k]
     exog = pd.DataFrame(np.asarray(fit.X), index=fit.index, columns=names)   # X: kept columns
     endog = pd.Series(np.asarray(fit.y, dtype=float), index=fit.index, name=fit.response_name)
-    glm = sm.GLM(endog, exog, family=sm.families.Binomial(),
-                 var_weights=np.asarray(fit.weights, dtype=float), offset=fit.training.offset)
+    w = np.asarray(fit.weights, dtype=float)
+    off = fit.training.offset
+    glm = sm.GLM(endog, exog, family=sm.families.Binomial(), var_weights=w, offset=off)
     scale = "X2" if fit.family == "quasibinomial" else float(fit.dispersion)
-    return glm.fit(method="IRLS", scale=scale, cov_type=cov_type, use_t=fit.use_t, tol=1e-12,
-                   maxiter=100)
+    corrected = cov_type in ("HC1", "HC2", "HC3")
+    res = glm.fit(method="IRLS", scale=scale, cov_type="HC0" if corrected else cov_type,
+                  use_t=fit.use_t, tol=1e-12, maxiter=100)
+    if corrected:   # statsmodels' GLM would label HC0 as HC1-HC3: give it the covariance asked
+        X = np.asarray(fit.X)
+        at = irls_evaluate(X, fit.y, w, res.params.to_numpy(), offset=off)
+        cov = sandwich_cov(at, X, fit.y, w, cov_type)
+        inner = res._results
+        inner.cov_params_default = cov
+        inner.cov_type = cov_type
+        inner.cov_kwds["description"] = (
+            f"Standard Errors are heteroscedasticity robust ({cov_type}), R's "
+            "sandwich::vcovHC, computed by fmstats")
+        for name in ("bse", "tvalues", "pvalues"):   # derived from the covariance on first use
+            inner._cache.pop(name, None)
+    return res

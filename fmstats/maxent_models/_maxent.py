@@ -17,7 +17,7 @@ import pandas as pd
 from scipy.special import expit
 
 from .. import measures as _m
-from .._utils.validation import check_choice, describe
+from .._utils.validation import check_bool, check_choice, describe
 from .._utils.call import ModelCall, Settings, records_call, refit_changes
 from ._prepare import check_threshold
 from ..exceptions import InvalidArgumentError, MissingDataWarning
@@ -25,7 +25,7 @@ from ._fitdata import prepare
 from ..formula import ModelFrame
 from ..glm.irls import IrlsFit
 from ..results import ModelResults, Summary
-from ._report import cov_label, iteration_lines, maxent_summary, se_footnotes
+from ._report import SummaryHooks, maxent_summary
 from ._training import COV_TYPES, require_design
 
 #: Arguments a call may give per row of its data (recorded by description; a refit on other
@@ -36,7 +36,7 @@ ROW_ARGUMENTS = ("weights", "subset", "offset")
 __all__ = ["maxent", "umaxent", "MaxentResults", "COV_TYPES"]
 
 
-class MaxentResults(ModelResults):
+class MaxentResults(SummaryHooks, ModelResults):
     """A fitted weighted (``maxent``) or uncertain (``umaxent``) maximum-entropy model.
 
     Main attributes: ``params``, ``bse``, ``tvalues``, ``pvalues``,
@@ -240,7 +240,11 @@ class MaxentResults(ModelResults):
 
     @property
     def aic(self) -> float | None:
-        """-2 llf + 2 rank; ``None`` (R's NA) for quasi-likelihood fits."""
+        """-2 llf + 2 rank; ``None`` (R's NA) for quasi-likelihood fits.
+
+        With non-integer successes (prior weights x y not counts; R warns "non-integer
+        #successes in a binomial glm!") llf is the weighted log-likelihood of thesis ch. 4, not
+        that of a binomial count model, and ``summary()`` says so beside the AIC."""
         if self.estimates_dispersion or self.response_kind == "probability":
             return None
         return -2.0 * self.llf + 2.0 * self.rank
@@ -333,9 +337,17 @@ class MaxentResults(ModelResults):
             takes it.
         """
         if self.separated:
-            return ("fitted probabilities numerically 0 or 1 occurred (separation): the "
-                    "coefficients run towards infinity and their standard errors are meaningless")
+            return (f"{self.separation_text} (separation): the coefficients run towards "
+                    "infinity and their standard errors are meaningless")
         return None
+
+    @property
+    def separation_text(self) -> str:
+        """How separation was found: fitted probabilities numerically 0 or 1 (R's rule), or
+        no finite maximum of the likelihood (:mod:`fmstats.glm.separation`)."""
+        if getattr(self.core_fit, "separation", "fitted") == "no finite MLE":
+            return "the likelihood has no finite maximum"
+        return "fitted probabilities numerically 0 or 1 occurred"
 
     def cov_params(self, cov_type: str | None = None) -> pd.DataFrame:
         """Covariance of the (non-aliased) coefficients.
@@ -391,6 +403,7 @@ class MaxentResults(ModelResults):
         level : float, default 0.95
             The confidence level of ``interval``.
         """
+        se_fit = check_bool("se_fit", se_fit)
         lazy = self.training.lazy_predict(self, newdata, type, threshold, missing, se_fit,
                                           interval)
         if lazy is not None:    # out of core: a lazy series for new chunked data
@@ -572,36 +585,6 @@ class MaxentResults(ModelResults):
         """
         return maxent_summary(self, cov_type=cov_type, level=level)
 
-    def cov_label(self, cov_type: str) -> str:
-        """The summary's "Standard errors" line for ``cov_type``.
-
-        Parameters
-        ----------
-        cov_type : str
-            The covariance type, as ``cov_params`` takes it.
-        """
-        return cov_label(self, cov_type)
-
-    def se_footnotes(self, tidy: pd.DataFrame, cov_type: str) -> list[str]:
-        """Why standard errors print as NA, and what to do (none when they are usable).
-
-        Parameters
-        ----------
-        tidy : DataFrame
-            The coefficient table (``tidy()``) whose standard errors are explained.
-        cov_type : str
-            The covariance type of ``tidy``, as ``cov_params`` takes it.
-        """
-        return se_footnotes(self, tidy, cov_type)
-
-    def se_advice(self) -> str:
-        """What to do about unusable standard errors."""
-        return "Add a ridge `penalty=` or remove the separating terms."
-
-    def iteration_lines(self) -> list[str]:
-        """The summary's iteration lines."""
-        return iteration_lines(self)
-
     def __repr__(self) -> str:
         where = "" if self.training.in_memory else " (out of core)"
         return (f"<{type(self).__name__}{where} {self.model}: {self.formula!r}, n = {self.nobs}, "
@@ -615,7 +598,8 @@ def _fit(call: ModelCall, data, weights, model: str, subset=None, offset=None,
     keep_data = call.get("keep_data", True)
     if not isinstance(keep_data, (bool, np.bool_)):
         raise InvalidArgumentError(f"`keep_data` must be True or False; got {describe(keep_data)}.")
-    prep = prepare(model, call, data, weights, subset=subset, offset=offset, **fixed)
+    prep = prepare(model, call, data, weights, subset=subset, offset=offset, blocked=not keep_data,
+                   **fixed)
     s = prep.settings
     fit = prep.source(s["threshold"]).fit(start=prep.start, penalty=prep.penalty, tol=s["tol"],
                                         max_iter=s["max_iter"])
@@ -696,6 +680,15 @@ def maxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_ac
         covariance type and the hat values instead, so the results still summarise, predict
         and score new data and refit, at a fraction of the memory (n = 2e6, p = 50: X alone
         is 763 MiB); profile intervals, ``anova`` and the fast bootstrap then need a refit.
+        The fit itself never holds the design then: it is built and accumulated in blocks of
+        32768 rows (X'WX, scores, hat values, sandwich meats), so the fit's peak memory beyond
+        the DataFrame is the fit's n-vectors and one block -- at most 0.5 x the frame's size
+        for frames of 40 or more columns (measured at n = 2e6, p = 50, a 778 MiB frame: 229
+        MiB, 0.29 x, against 2.2 x when the design is built whole; ``python
+        benchmarks/bench_memory.py --case maxent`` prints it), with the numbers of
+        ``keep_data=True`` to ~1e-13.  Formulas whose design depends on all rows at once
+        (``center()``, splines) and fits with ``subset``, ``offset``, ``contrasts`` or
+        ``na_action="exclude"`` build it whole and drop it after the fit.
 
     Examples
     --------
@@ -782,7 +775,9 @@ def umaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
         As in :func:`maxent`: starting coefficients (warm start).
     keep_data : bool, default True
         As in :func:`maxent`: keep the design matrix X in the results; ``False`` keeps the
-        covariances and hat values instead, at a fraction of the memory.
+        covariances and hat values instead, at a fraction of the memory, and builds the
+        design in row blocks (the fit's extra memory at most 0.5 x a frame of 40 or more
+        columns).
 
     Examples
     --------

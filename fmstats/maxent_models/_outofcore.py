@@ -31,6 +31,7 @@ from scipy.special import expit, gammaln
 from .. import measures as _m
 from .._utils.validation import check_choice
 from .._utils.call import ModelCall, Settings
+from ._training import noninteger_count
 from ._prepare import (check_response_kind, check_settings, check_threshold, columns_to_keep,
                        penalty_and_start, single_class_error)
 from ..exceptions import DataError, InvalidArgumentError, MissingDataWarning, WeightsError
@@ -89,7 +90,8 @@ def _check_block(X, y, trials, prior):
         lbc = float(np.sum(w * (gammaln(trials + 1) - gammaln(k + 1) - gammaln(trials - k + 1))))
     return np.concatenate([gram(X, cw).ravel(), [
         np.count_nonzero(act), np.count_nonzero(act & (y != 0)), np.count_nonzero(act & (y != 1)),
-        float(np.dot(cw, y)), lbc, -np.min(w, initial=np.inf), np.max(w, initial=-np.inf)]])
+        float(np.dot(cw, y)), lbc, noninteger_count(w, y, trials),
+        -np.min(w, initial=np.inf), np.max(w, initial=-np.inf)]])
 
 
 def prepare_dask(model: str, call: ModelCall, data, weights, **fixed) -> DaskPrepared:
@@ -107,12 +109,12 @@ def prepare_dask(model: str, call: ModelCall, data, weights, **fixed) -> DaskPre
     frame = dask_model_frame(formula, data, missing=missing, engine=engine, weights=weights)
     resp = frame.response
     check_response_kind(model, resp)
-    X, y, trials, prior = dask.persist(frame.X, resp.y, resp.trials, frame.prior)
+    X, y, trials, prior = dask.persist(frame.X, resp.y, resp.trials, frame.prior, optimize_graph=False)
     p = X.shape[1]
     v = block_sums(_check_block, X, y, trials, prior, n_max=2)
     n_ok, n_nonzero, n_nonone = (int(c) for c in v[p * p:p * p + 3])
     checks = {"n_ok": n_ok, "sum_q": float(v[p * p + 3]), "llf_const": float(v[p * p + 4]),
-              "prior_range": (float(-v[-2]), float(v[-1]))}
+              "noninteger": int(v[p * p + 5]), "prior_range": (float(-v[-2]), float(v[-1]))}
     if n_ok == 0:
         raise WeightsError("every row has zero weight (prior weights times cbind trials).")
     if n_nonzero == 0 or n_nonone == 0:
@@ -244,6 +246,10 @@ class TrainingStats:
         if cov_type == "HC1":
             cov *= results.nobs / (results.nobs - results.rank)
         return cov
+
+    def noninteger_successes(self) -> int:
+        """Rows whose successes are not a count (R's rule), from the data checks."""
+        return int(self.checks.get("noninteger", 0))
 
     def prior_range(self) -> tuple[float, float]:
         """Smallest and largest prior weight, from the data checks."""

@@ -18,11 +18,10 @@ from .._utils.validation import (check_choice, check_scalar, describe, prior_wei
                                 raise_if_any, warn)
 from ..exceptions import (CollinearityWarning, DesignError, InvalidArgumentError, ResponseError,
                          WeightsError)
-from ..formula import (MISSING_OF, KeptRows, MatrixData, ModelFrame, describe_subset,
-                       is_sparse, kept_model_frame, matrix_model_frame, model_frame,
-                       resolve_na_action)
-from ..glm.irls import (SPREAD_RANGE, check_weights_range, column_scaling, column_spread,
-                       independent_columns, rank_gram)
+from ..formula import (MISSING_OF, KeptRows, MatrixData, ModelFrame, check_design,
+                       describe_subset, is_sparse, kept_model_frame, matrix_model_frame,
+                       model_frame, resolve_na_action)
+from ..glm.irls import check_weights_range, column_scaling, independent_columns, rank_gram
 from ..glm.rowsource import ArraySource
 from ._training import COV_TYPES, InMemoryTraining
 
@@ -128,15 +127,13 @@ def columns_to_keep(G: np.ndarray | None, names, collinear: str, *, X: np.ndarra
 
 def checked_gram(X: np.ndarray, w: np.ndarray | None, names) -> np.ndarray:
     """The Gram matrix :func:`columns_to_keep` decides aliasing on, after checking the weights'
-    and the columns' ranges (a :class:`WeightsError` or :class:`DesignError` naming them)."""
+    range (the columns' values and spreads were checked by the data validator,
+    :func:`fmstats.formula.check_design`, in ``model_frame``)."""
     if w is not None:
         check_weights_range(w)
-    # spreads judged on <= ~4096 evenly spaced rows (a full scan costs ~10% of a fit);
-    # a value the sample misses and X'WX cannot hold is named by the full scan below
-    check_column_spreads(X[::max(1, X.shape[0] // 4096)], names)
     G = rank_gram(X, w)
     if not np.all(np.isfinite(G)):
-        check_column_spreads(X, names)
+        check_design(X, names, "data")
         raise DesignError("X'WX of the design overflows double precision; rescale its "
                           "largest columns or the weights.")
     return G
@@ -161,24 +158,6 @@ def start_gram(G: np.ndarray, X: np.ndarray, y: np.ndarray, w: np.ndarray,
     if w0 > 1e15 or not np.all(wp == w0) or not np.all((yp == 0) | (yp == 1)):
         return None
     return (w0 + 0.5) / (2 * (w0 + 1) ** 2) * G[np.ix_(keep, keep)]
-
-
-def check_column_spreads(X: np.ndarray, names) -> None:
-    """Every design column finite and spreading within SPREAD_RANGE (else X'WX or the
-    coefficients' covariance over- or underflows): a DesignError naming the column."""
-    mid, half = column_spread(X)
-    lo, hi = SPREAD_RANGE
-    for name, c, h in zip(names, mid, half):
-        if not (np.isfinite(c) and np.isfinite(h)):
-            raise DesignError(
-                f"design column {name!r} has values whose range overflows double precision "
-                "(or that are not finite); rescale the variable it comes from.")
-        if h > 0 and not (lo <= h <= hi):
-            raise DesignError(
-                f"design column {name!r} spreads {h:.3g} (half its range, at least); columns "
-                f"must spread between {lo:g} and {hi:g}, or X'WX and the coefficients' "
-                "covariance are not representable in double precision: rescale it (e.g. "
-                f"divide by {h:.0e}).")
 
 
 def penalty_and_start(names, keep: np.ndarray, penalty: float, start):
@@ -246,6 +225,7 @@ class Prepared:
     def source(self, threshold: float) -> ArraySource:
         """The row source of the cores (:mod:`fmstats.glm.rowsource`)."""
         return ArraySource(self.X, self.frame.response.y, self.w, threshold,
+                           terms=design_terms(self.frame, ~self.aliased),
                            offset=self.frame.offset,
                            start_gram=self.start_gram)
 
@@ -256,6 +236,36 @@ class Prepared:
         return InMemoryTraining(X=self.X, y=resp.y, trials=resp.trials, prior_weights=self.prior,
                                 fweights=fweights, index=self.frame.index,
                                 offset=self.frame.offset)
+
+
+def checked_weights(model: str, frame, data, weights,
+                    prior=None) -> tuple[np.ndarray, np.ndarray]:
+    """(prior weights, count weights) of the frame's rows, with the response checked for the
+    model: some row with weight, both classes among them.  ``prior``: the prior weights when
+    known already (rows a fit kept), else read from ``weights``."""
+    resp = frame.response
+    check_response_kind(model, resp)
+    prior = frame_prior_weights(weights, data, frame) if prior is None else prior
+    w = prior * resp.trials if resp.trials is not None else prior
+    if not (w > 0).any():
+        raise WeightsError("every row has zero weight (prior weights times cbind trials).")
+    check_single_class(resp.y, w, resp.name)
+    return prior, w
+
+
+def design_terms(frame, keep: np.ndarray) -> list:
+    """``(label, columns, names)`` of each term of the design, columns counted among the kept
+    (non-aliased) ones: the cores name factor cells holding one class in their warnings."""
+    try:
+        slices = frame.spec.term_slices()
+    except (AttributeError, TypeError):      # a spec without terms: nothing to name
+        return []
+    pos = np.cumsum(keep) - 1
+    out = []
+    for label, sl in slices:
+        full = [j for j in range(sl.start, sl.stop) if keep[j]]
+        out.append((label, [int(pos[j]) for j in full], [frame.column_names[j] for j in full]))
+    return out
 
 
 def _kept_frame(rows: KeptRows, weights):
@@ -300,11 +310,12 @@ def prepare(model: str, call: ModelCall, data, weights, *, subset=None, offset=N
             offset if offset is None or isinstance(offset, str) else ARRAY_WEIGHTS))
     formula = settings["formula"]
     missing, collinear, engine = settings["missing"], settings["collinear"], settings["engine"]
+    prior = None
     if isinstance(data, KeptRows):          # rows of what a fit kept: no DataFrame
         frame, prior = _kept_frame(data, weights)
     elif isinstance(data, MatrixData):      # a design matrix (fmstats.sklearn), maybe sparse
         frame = matrix_model_frame(data, formula)
-        prior = frame_prior_weights(weights, data, frame)
+        check_design(frame.X, frame.column_names, "X")   # model_frame's check of the values
     else:
         try:
             frame = model_frame(formula, data, missing=missing, engine=engine, subset=subset,
@@ -314,25 +325,19 @@ def prepare(model: str, call: ModelCall, data, weights, *, subset=None, offset=N
             if msg.startswith("the model needs"):
                 raise ResponseError(model + msg[len("the model"):]) from None
             raise
-        prior = frame_prior_weights(weights, data, frame)
     if frame.offset is not None and model == "fmaxent":
         raise InvalidArgumentError(
             "`formula`: fmaxent takes no offset() term: the F-reweighting's weights and its "
             "covariances are derived for eta = X b; fit maxent()/umaxent() with the offset, or "
             "drop it.")
-    resp = frame.response
-    check_response_kind(model, resp)
-    w = prior * resp.trials if resp.trials is not None else prior
-    if not (w > 0).any():
-        raise WeightsError("every row has zero weight (prior weights times cbind trials).")
-    check_single_class(resp.y, w, resp.name)
+    prior, w = checked_weights(model, frame, data, weights, prior)
 
     X = frame.X
 
     def aliasing():
         G = checked_gram(X, w, frame.column_names)
         keep = columns_to_keep(G, frame.column_names, collinear)
-        return keep, start_gram(G, X, resp.y, w, keep)
+        return keep, start_gram(G, X, frame.response.y, w, keep)
 
     # one check per design and weights (a fold's frame serves each point of a tuning grid)
     keep, g0 = frame.remember(("aliasing", collinear, w.tobytes()), aliasing)

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
+from .._utils.boundary import public
 from .. import measures as _m
 from ..results import Persistable
 from .._utils.validation import check_random_state, check_scalar, describe
@@ -99,6 +100,7 @@ class ResampledF(Persistable):
         return finish_figure(fig)
 
 
+@public
 def resample_f(results, newdata: pd.DataFrame | None = None, *, B: int = 1000,
                random_state=None, measure=None, beta=None, alpha=None,
                threshold: float | None = None, max_cells: int = 10_000_000) -> ResampledF:

@@ -14,8 +14,8 @@ import pandas as pd
 
 from ..results import Section, Summary, format_numbers
 
-__all__ = ["maxent_summary", "dispersion_lines", "cov_label", "se_footnotes", "iteration_lines", "weights_text",
-           "response_text", "f_section", "COV_LABEL"]
+__all__ = ["SummaryHooks", "maxent_summary", "dispersion_lines", "cov_label", "se_footnotes",
+           "iteration_lines", "weights_text", "response_text", "f_section", "COV_LABEL"]
 
 COV_LABEL = {
     "nonrobust": "model-based (inverse Fisher information{disp})",
@@ -46,6 +46,10 @@ def maxent_summary(results, cov_type: str | None = None, level: float = 0.95) ->
         dev_lines.append(f"  ({r.n_dropped} observations deleted due to missingness)")
     aic = r.aic
     dev_lines.append(f"AIC: {aic:.2f}" if aic is not None else "AIC: NA (quasi-likelihood)")
+    odd = r.training.noninteger_successes() if aic is not None else 0
+    if odd:
+        dev_lines.append(f"  (non-integer #successes in {odd} row(s), as R warns: the AIC of the "
+                         "weighted likelihood, not of binomial counts)")
     dev_lines.append("")
     dev_lines.extend(r.iteration_lines())
     sections = [Section("", dev_lines), f_section(r)]
@@ -117,8 +121,8 @@ def iteration_lines(results) -> list[str]:
     lines = [f"Number of Fisher Scoring iterations: {results.iterations} ({conv}; "
              f"relative deviance change < {results.settings['tol']:g})"]
     if results.separated:
-        lines.append("Warning: fitted probabilities numerically 0 or 1 occurred "
-                     "(separation); standard errors are unreliable.")
+        lines.append(f"Warning: {results.separation_text} (separation); standard errors "
+                     "are unreliable.")
     return lines
 
 
@@ -166,3 +170,38 @@ def f_section(results) -> Section:
                      f"vs q): {r.noisy_f():.4f}")
     return Section("F-measure (training data):", lines + ["Confusion table:"],
                    table=conf.as_frame())
+
+
+class SummaryHooks:
+    """The summary hooks of :class:`~fmstats.maxent_models.MaxentResults` (its lines on
+    standard errors and iterations), which :class:`FmaxentResults` extends."""
+
+    def cov_label(self, cov_type: str) -> str:
+        """The summary's "Standard errors" line for ``cov_type``.
+
+        Parameters
+        ----------
+        cov_type : str
+            The covariance type, as ``cov_params`` takes it.
+        """
+        return cov_label(self, cov_type)
+
+    def se_footnotes(self, tidy: pd.DataFrame, cov_type: str) -> list[str]:
+        """Why standard errors print as NA, and what to do (none when they are usable).
+
+        Parameters
+        ----------
+        tidy : DataFrame
+            The coefficient table (``tidy()``) whose standard errors are explained.
+        cov_type : str
+            The covariance type of ``tidy``, as ``cov_params`` takes it.
+        """
+        return se_footnotes(self, tidy, cov_type)
+
+    def se_advice(self) -> str:
+        """What to do about unusable standard errors."""
+        return "Add a ridge `penalty=` or remove the separating terms."
+
+    def iteration_lines(self) -> list[str]:
+        """The summary's iteration lines."""
+        return iteration_lines(self)

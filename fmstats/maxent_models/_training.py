@@ -13,6 +13,7 @@ that needs the training rows, whichever kind it is:
 The interface (both classes): ``in_memory``, ``shape``, ``has_intercept``, ``X``, ``y``,
 ``trials``, ``prior_weights``, ``fweights``, ``count_weights``, ``weights``,
 ``row_level(what, advice)``, ``n_ok(fit)``, ``pearson_chi2(fit)``, ``hat(fit)``,
+``noninteger_successes()``,
 ``cov(results, cov_type)``, ``llf(results)``, ``prior_range()``, ``fweights_range()``,
 ``design(results, newdata, missing)``, ``offset_of(results, newdata, index)``,
 ``truth_weights_eta(results, newdata)``,
@@ -30,7 +31,7 @@ from .._utils.validation import check_choice
 from ..exceptions import DataError
 from ..glm.irls import has_intercept
 
-__all__ = ["InMemoryTraining", "COV_TYPES"]
+__all__ = ["InMemoryTraining", "COV_TYPES", "noninteger_count", "sandwich_cov"]
 
 COV_TYPES = ("nonrobust", "HC0", "HC1", "HC2", "HC3")
 
@@ -71,6 +72,18 @@ class InMemoryTraining:
         self.has_intercept = bool(has_intercept(X))
         self._kept = None        # what drop_design() precomputed before dropping X
 
+    @classmethod
+    def without_design(cls, *, shape, has_intercept: bool, y, trials, prior_weights, index,
+                       hat, covariances) -> "InMemoryTraining":
+        """The training rows of a fit whose design was built in row blocks and never held
+        (``keep_data=False``): the hat values and HC0-HC3 covariances it gathered instead."""
+        out = cls.__new__(cls)
+        out.X, out.y, out.trials, out.prior_weights = None, y, trials, prior_weights
+        out.fweights, out.index = None, index
+        out.shape, out.has_intercept = tuple(shape), bool(has_intercept)
+        out._kept = {"hat": hat, "cov": dict(covariances)}
+        return out
+
     # ------------------------------------------------------------------ weights
     @cached_property
     def count_weights(self) -> np.ndarray:
@@ -102,21 +115,12 @@ class InMemoryTraining:
 
     def cov(self, results, cov_type: str) -> np.ndarray:
         """The coefficients' covariance of type ``cov_type`` (model-based or sandwich)."""
-        if self.X is None:
-            return self._kept["cov"][cov_type]
         fit = results.core_fit
         if cov_type == "nonrobust":
             return results.dispersion * fit.xtwx_inv
-        e2 = (self.weights * (self.y - fit.mu)) ** 2
-        if cov_type in ("HC2", "HC3"):
-            one_minus_h = 1.0 - self.hat(fit)
-            power = 1 if cov_type == "HC2" else 2
-            e2 = e2 / np.where(one_minus_h > 0, one_minus_h, np.inf) ** power
-        cov = fit.sandwich(self.X, e2)   # bread @ X'diag(e2)X @ bread, accurately
-        if cov_type == "HC1":
-            n = self.shape[0]
-            cov *= n / (n - self.shape[1])
-        return cov
+        if self.X is None:
+            return self._kept["cov"][cov_type]
+        return sandwich_cov(fit, self.X, self.y, self.weights, cov_type)
 
     def llf(self, results) -> float:
         """Log-likelihood of the count-weighted fit (binomial coefficients for counts)."""
@@ -133,6 +137,11 @@ class InMemoryTraining:
         return float(np.dot(self.count_weights,
                             self.y * np.log(mu) + (1 - self.y) * np.log1p(-mu)))
 
+    def noninteger_successes(self) -> int:
+        """Rows whose successes (prior weight x y x trials) are not a count, by R's rule
+        (``abs(m - round(m)) > 0.001``): the binomial likelihood is then a weighted one."""
+        return noninteger_count(self.prior_weights, self.y, self.trials)
+
     def prior_range(self) -> tuple[float, float]:
         """Smallest and largest prior weight."""
         return float(self.prior_weights.min()), float(self.prior_weights.max())
@@ -145,6 +154,8 @@ class InMemoryTraining:
     # ------------------------------------------------------------------ rows
     def drop_design(self, results) -> None:
         """Drop X (``keep_data=False``), keeping every covariance type and the hat values."""
+        if self.X is None:          # built in row blocks: never held
+            return
         self._kept = {"hat": results.core_fit.leverage(self.X),
                       "cov": {ct: self.cov(results, ct) for ct in COV_TYPES}}
         self.X = None
@@ -200,6 +211,30 @@ class InMemoryTraining:
         """Resampling labels from q works on the training rows and on any DataFrame."""
 
 
+def sandwich_cov(fit, X: np.ndarray, y: np.ndarray, weights: np.ndarray,
+                 cov_type: str) -> np.ndarray:
+    """The sandwich covariance HC0-HC3 of a weighted logistic fit (R's ``sandwich::vcovHC``):
+    B X' diag(e2) X B with B the inverse information, e = w (y - mu), divided by (1 - h) (HC2)
+    or (1 - h)^2 (HC3), h the hat values; HC1 scales HC0 by n / (n - p).  ``fit`` is the
+    :class:`~fmstats.glm.irls.IrlsFit` at the coefficients (used by the results and by
+    :func:`fmstats.to_statsmodels`, whose GLM gives HC0 whatever HC type is asked)."""
+    e2 = (weights * (y - fit.mu)) ** 2
+    if cov_type in ("HC2", "HC3"):
+        one_minus_h = 1.0 - fit.leverage(X)
+        power = 1 if cov_type == "HC2" else 2
+        e2 = e2 / np.where(one_minus_h > 0, one_minus_h, np.inf) ** power
+    cov = fit.sandwich(X, e2)   # bread @ X'diag(e2)X @ bread, accurately
+    if cov_type == "HC1":
+        n, p = X.shape
+        cov *= n / (n - p)
+    return cov
+
+
+def noninteger_count(prior, y, trials) -> int:
+    """R's ``binomial()$initialize`` test: rows whose successes m = w y (times the trials of
+    ``cbind`` counts) differ from an integer by more than 0.001."""
+    m = prior * y if trials is None else prior * y * trials
+    return int(np.count_nonzero(np.abs(m - np.round(m)) > 1e-3))
 def offset_of(spec, newdata, index):
     """The model's offset (``spec.offsets``) on the rows ``index`` of ``newdata``, or None."""
     if not (getattr(spec, "offsets", ()) or getattr(spec, "offset_array", False)):

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .._utils.boundary import public
 from .._utils.validation import (
     check_choice,
     check_weights,
@@ -171,6 +172,7 @@ _MEASURE_DOC = """    beta, alpha : float, optional
 """
 
 
+@public
 def f_score(y_true: Any, y_pred: Any, *, beta: float | None = None, alpha: float | None = None,
             measure: FMeasure | None = None, sample_weight: Any = None,
             zero_division: float = 1.0, average: str | None = "binary"):

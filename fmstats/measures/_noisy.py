@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from .._utils.boundary import public
 from .._utils.validation import (
     check_binary,
     check_choice,
@@ -122,6 +123,7 @@ def noisy_confusion(q: Any, p: Any, dependence: str = "correlated",
     return confusion_from_cells(*cells, w)
 
 
+@public
 def noisy_f(q: Any, p: Any, *, beta: float | None = None, alpha: float | None = None,
             measure: FMeasure | None = None, dependence: str = "correlated",
             sample_weight: Any = None, zero_division: float = 1.0) -> float:

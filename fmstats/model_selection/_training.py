@@ -60,12 +60,13 @@ def training_frame(results, data, *, what: str = "resampling", design=None) -> p
     spec, y = getattr(results, "spec", None), getattr(results, "y", None)
     if spec is not None and y is not None:
         if design is None:
-            resp, X, _ = spec.build_with_response(frame, missing="raise")
+            resp, X, _ = spec.build_with_response(frame, missing="raise", arg="data")
         else:
             frame = frame.reset_index(drop=True)
             cache = design(frame)
             resp, X, _ = spec.build_with_response(cache.subset(np.arange(len(frame)),
-                                                               frame=frame), missing="raise")
+                                                               frame=frame), missing="raise",
+                                                  arg="data")
         X = X[:, ~results.aliased] if hasattr(results, "aliased") else X
         stored = getattr(results, "X", None)
         if stored is not None and stored.shape[1] == X.shape[1] - 1:

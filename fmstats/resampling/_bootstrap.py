@@ -43,6 +43,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from .._utils.boundary import public
 from .._utils.parallel import spawn_seeds
 from ..results import Persistable
 from ._replicates import (TYPES, Draws, as_series, collect, default_statistic, make_engine,
@@ -79,6 +80,7 @@ def _model_table(results, level: float):
 
 # ============================================================================ entry point
 
+@public
 def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable | None = None,
               ci: str = "percentile", level: float = 0.95, data: pd.DataFrame | None = None,
               jackknife: int | None = None, fast: bool | None = None,

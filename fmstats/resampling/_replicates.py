@@ -334,9 +334,15 @@ def default_statistic(results) -> pd.Series:
 
 
 def as_series(value) -> pd.Series:
-    if isinstance(value, pd.Series):
-        return value.astype(float)
-    arr = np.atleast_1d(np.asarray(value, dtype=float))
+    """A statistic's value as a float Series (named ``statistic``, ``statistic0``, ...)."""
+    rule = ("`statistic` must return numbers: a scalar, a Series or a 1-d array of them; "
+            f"it returned {describe(value)}")
+    try:
+        if isinstance(value, pd.Series):
+            return value.astype(float)
+        arr = np.atleast_1d(np.asarray(value, dtype=float))
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgumentError(f"{rule} ({exc}).") from None
     if arr.ndim != 1:
         raise InvalidArgumentError(f"`statistic` must return a scalar, a Series or a 1-d array; "
                                    f"got shape {arr.shape}.")

@@ -1,17 +1,12 @@
-"""Does a logistic fit have a finite maximum-likelihood estimate?  Used by :mod:`fmstats.resampling`
-(the test, and the counting, dropping and warning of replicates without one).
+"""Does a bootstrap replicate have a finite maximum-likelihood estimate?  Used by
+:mod:`fmstats.resampling` (the test, and the counting, dropping and warning of replicates
+without one).
 
-IRLS flags separation when fitted probabilities reach 0 or 1 numerically, but under
-quasi-complete separation (one cell of a factor interaction holding one class only) the
-iterations often stop first, by the relative deviance change, with coefficients of 20
-and probabilities of 1 - 1e-9: no flag, yet no finite MLE.  The exact test is the linear
-programme of Konis (2007; R's ``detectseparation``): the MLE is infinite iff some
-direction b != 0 has s_i x_i'b >= 0 for every row with a certain label (s = +1 for
-y = 1, -1 for y = 0), x_i'b = 0 for rows with a probabilistic label 0 < y < 1, and a
-strict inequality somewhere.  Maximising sum_i s_i x_i'b over the box [-1, 1]^p finds
-such a direction when the optimum is positive.  It costs a small LP (about 10-20 ms at
-n = 1000, p = 8), so :func:`suspect` screens first: a replicate whose standard errors
-grew tenfold beside the original fit's, or that IRLS flagged, is tested.
+Every unpenalised IRLS fit flags separation itself (:mod:`fmstats.glm.separation`: fitted
+probabilities numerically 0 or 1, or a Newton step at the stopping point that still moves
+rows by ~1, confirmed by the linear programme of Konis (2007) :func:`no_finite_mle`).  A
+replicate whose standard errors grew tenfold beside the original fit's (:func:`suspect`), or
+that did not converge, is tested with the linear programme too.
 """
 from __future__ import annotations
 
@@ -20,33 +15,13 @@ import pandas as pd
 
 from .._utils.validation import warn
 from ..exceptions import ResamplingWarning
+from ..glm.separation import no_finite_mle
 
 __all__ = ["no_finite_mle", "suspect", "SE_RATIO", "DegenerateReplicateWarning", "split_flags",
            "degenerate_replicates", "warn_all_nan"]
 
 #: A replicate is tested when a coefficient's SE is this many times the original fit's.
 SE_RATIO = 10.0
-
-
-def no_finite_mle(X: np.ndarray, y: np.ndarray, w: np.ndarray, tol: float = 1e-7) -> bool:
-    """True when the weighted logistic likelihood of (X, y) has no finite maximiser."""
-    from scipy.optimize import linprog
-
-    active = np.asarray(w) > 0
-    X, y = np.asarray(X, dtype=float)[active], np.asarray(y, dtype=float)[active]
-    if X.shape[0] == 0 or X.shape[1] == 0:
-        return False
-    scale = np.abs(X).max(axis=0)
-    X = X / np.where(scale > 0, scale, 1.0)          # columns on one scale: the box is fair
-    certain = (y == 0) | (y == 1)
-    if not certain.any():
-        return False
-    S = np.where(y[certain] == 1, 1.0, -1.0)[:, None] * X[certain]
-    A_eq = X[~certain] if (~certain).any() else None
-    res = linprog(-S.sum(axis=0), A_ub=-S, b_ub=np.zeros(S.shape[0]), A_eq=A_eq,
-                  b_eq=None if A_eq is None else np.zeros(A_eq.shape[0]), bounds=(-1, 1),
-                  method="highs")
-    return bool(res.status == 0 and -res.fun > tol * max(1.0, S.shape[0]))
 
 
 def suspect(se: np.ndarray, se0: np.ndarray) -> bool:

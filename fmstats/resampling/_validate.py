@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._utils.boundary import public
 from .. import measures as _m
 from .._utils.parallel import spawn_seeds
 from ..results import Persistable
@@ -104,6 +105,7 @@ def _cells(q, p, w) -> np.ndarray:
     return np.array([wq @ p, wn @ p, wq @ (1 - p), wn @ (1 - p)])
 
 
+@public
 def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=None,
              alpha=None, data: pd.DataFrame | None = None, fast: bool | None = None,
              random_state=None, n_jobs: int | None = None, progress=None,

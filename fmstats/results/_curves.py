@@ -13,6 +13,7 @@ import pandas as pd
 
 from .. import measures as _m
 from .. import prcurve as _pr
+from .._utils.boundary import public
 from .._utils.validation import describe, prior_weights
 from ..exceptions import DataError, InvalidArgumentError, ResponseError
 from ..formula import formula_names, split_formula
@@ -38,6 +39,20 @@ class ScoreCurves:
     """
 
     _score_type: str | None = "response"
+
+    #: The protocol methods every results class exposes: a subclass's definitions of them are
+    #: public entry points whose foreign exceptions leave as FmstatsErrors
+    #: (:func:`fmstats._utils.boundary.public`).
+    BOUNDARY = ("predict", "confusion", "measure", "refit", "summary", "tidy", "conf_int",
+                "cov_params", "noisy_f", "resid", "influence", "to_statsmodels", "resample_f",
+                "plot_diagnostics", "f_curve", "roc_auc", "plot_pr", "plot_roc")
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in ScoreCurves.BOUNDARY:
+            method = cls.__dict__.get(name)
+            if callable(method):
+                setattr(cls, name, public(method, name=f"{cls.__name__}.{name}"))
 
     # ------------------------------------------------------------------ hooks
     def _curve_data(self):
@@ -118,6 +133,7 @@ class ScoreCurves:
         return _m.as_fmeasure(measure, beta, alpha)
 
     # ------------------------------------------------------------------ public
+    @public
     def f_curve(self, newdata=None, weights=None, *, measure=None, beta=None,
                 alpha=None, band=None, level=0.95, B=None, random_state=None) -> pd.DataFrame:
         """Precision, recall and F at every distinct score as the threshold.
@@ -165,6 +181,7 @@ class ScoreCurves:
         y, s, w = self._scored(newdata, weights)
         return _pr.f_curve(y, s, w, measure=self._measure_arg(measure, beta, alpha))
 
+    @public
     def f_band(self, newdata=None, weights=None, *, method="bootstrap", level=0.95, B=None,
                random_state=None, measure=None, beta=None, alpha=None):
         """Pointwise bands of the F curve and an interval for the F-optimal threshold.
@@ -202,6 +219,7 @@ class ScoreCurves:
         return f_band(y, s, w, method=method, level=level, B=B, random_state=random_state,
                       measure=self._measure_arg(measure, beta, alpha))
 
+    @public
     def roc_auc(self, newdata=None, weights=None) -> float:
         """Area under the weighted ROC curve of the scores (trapezoid rule).
 
@@ -229,7 +247,7 @@ class ScoreCurves:
         own = _pr.operating_row(curve, t, strict)
         return best, own, label
 
-    def _pr_band(self, newdata, weights, band, level, B, random_state):
+    def _pr_band(self, newdata, weights, band, level, B, random_state, measure=None):
         """The band of :meth:`plot_pr`, as :func:`fmstats.plotting.plot_pr` takes it."""
         if band is None:
             return None
@@ -241,7 +259,7 @@ class ScoreCurves:
             return {"r": r, "p": p, "stat": stat, "crit": crit,
                     "label": f"{100 * level:g}% profile-likelihood region (Urlus et al. 2023)"}
         t = self.f_band(newdata, weights, method=band, level=level, B=B,
-                        random_state=random_state).table
+                        random_state=random_state, measure=measure).table
         if "precision_low" not in t:
             raise InvalidArgumentError(f"`band`: plot_pr draws 'bootstrap' or 'profile' bands; "
                                        f"got {band!r}.")
@@ -249,18 +267,22 @@ class ScoreCurves:
                 "high": t["precision_high"].to_numpy(),
                 "label": f"{100 * level:g}% pointwise bootstrap band of precision"}
 
-    def _plot(self, which, newdata, weights, ax, **kwargs):
+    def _plot(self, which, newdata, weights, ax, measure=None, beta=None, alpha=None,
+              **kwargs):
         from .. import plotting
 
-        curve = self.f_curve(newdata, weights)
+        fm = self._measure_arg(measure, beta, alpha)
+        curve = self.f_curve(newdata, weights, measure=fm)
         best, own, label = self._curve_points(curve)
         draw = plotting.plot_pr if which == "pr" else plotting.plot_roc
-        return draw(curve, self.fmeasure, best=best, own=own, own_label=label,
+        return draw(curve, fm, best=best, own=own, own_label=label,
                     score_name=self._curve_score_name(), ax=ax,
                     data_label="training rows" if newdata is None else "newdata", **kwargs)
 
+    @public
     def plot_pr(self, newdata=None, weights=None, *, ax=None, iso_f=(0.2, 0.4, 0.6, 0.8),
-                band=None, level=0.95, B=None, random_state=None):
+                measure=None, beta=None, alpha=None, band=None, level=0.95, B=None,
+                random_state=None):
         """The precision-recall curve with iso-F lines of the model's measure.
 
         Marks the model's own decision rule and the F-optimal threshold (annotated with
@@ -281,6 +303,12 @@ class ScoreCurves:
             The axes to draw on (default: a new figure).
         iso_f : sequence of float, default (0.2, 0.4, 0.6, 0.8)
             The F values of the iso-F lines.
+        measure : FMeasure, optional
+            The F-measure of the iso-F lines and of the F-optimal point, as in
+            :meth:`f_curve` (default: the model's own); give at most one of ``measure``,
+            ``beta`` and ``alpha``.
+        beta, alpha : float, optional
+            That F-measure by its beta, or by its weight on precision alpha.
         band : {"bootstrap", "profile"}, optional
             An uncertainty band (see above).
         level : float, default 0.95
@@ -296,10 +324,14 @@ class ScoreCurves:
         >>> fit = fm.maxent("survived ~ sex + C(pclass)", fm.datasets.load_titanic())
         >>> fig = fit.plot_pr()
         """
-        return self._plot("pr", newdata, weights, ax, iso_f=iso_f,
-                          band=self._pr_band(newdata, weights, band, level, B, random_state))
+        fm = self._measure_arg(measure, beta, alpha)
+        return self._plot("pr", newdata, weights, ax, fm, iso_f=iso_f,
+                          band=self._pr_band(newdata, weights, band, level, B, random_state,
+                                             measure=fm))
 
-    def plot_roc(self, newdata=None, weights=None, *, ax=None):
+    @public
+    def plot_roc(self, newdata=None, weights=None, *, ax=None, measure=None, beta=None,
+                 alpha=None):
         """The weighted ROC curve with its AUC, the model's rule and the F-optimal point.
 
         Parameters
@@ -311,6 +343,11 @@ class ScoreCurves:
             For ``newdata``: a column name or array of case weights.
         ax : matplotlib Axes, optional
             The axes to draw on (default: a new figure).
+        measure : FMeasure, optional
+            The F-measure of the F-optimal point, as in :meth:`f_curve` (default: the
+            model's own); give at most one of ``measure``, ``beta`` and ``alpha``.
+        beta, alpha : float, optional
+            That F-measure by its beta, or by its weight on precision alpha.
 
         Examples
         --------
@@ -318,4 +355,4 @@ class ScoreCurves:
         >>> fit = fm.maxent("survived ~ sex + C(pclass)", fm.datasets.load_titanic())
         >>> fig = fit.plot_roc()
         """
-        return self._plot("roc", newdata, weights, ax)
+        return self._plot("roc", newdata, weights, ax, measure, beta, alpha)
