@@ -206,7 +206,12 @@ def test_fmaxent_to_convergence_equals_in_memory_fit(client, data, formula, kwar
     mem, ooc = fmaxent(formula, df, "w", **kwargs), fmaxent(formula, _ddf(df), "w", **kwargs)
     np.testing.assert_allclose(ooc.params, mem.params, rtol=RTOL)
     pd.testing.assert_frame_equal(ooc.history, mem.history, rtol=RTOL)
-    assert _summary_body(ooc) == _summary_body(mem, cov_type="HC0")
+    # the sharp-model note counts rows within 1e-8 of 0 or 1 in memory, and rows numerically
+    # 0 or 1 (R's rule, all an out-of-core fit keeps) on Dask: compare the rest
+    def body(res, **kw):
+        return [line for line in _summary_body(res, **kw).splitlines()
+                if not line.startswith("Note: ")]
+    assert body(ooc) == body(mem, cov_type="HC0")
 
 
 # ----------------------------------------------------------------------------- results
