@@ -151,6 +151,11 @@ def stats_lines(st: dict, measure) -> list:
             f"uncertainty {st['uncertainty']:.5f} + within-bin {st['within_bin']:.5f}",
             ("ECE", f"{st['ece']:.4f} ({pct} bootstrap interval {st['ece_interval'][0]:.4f} to "
                     f"{st['ece_interval'][1]:.4f})"),
+            *([f"  (the estimate lies below its interval: a binned ECE is biased upwards on "
+               f"resampled rows, and a map fitted on these rows (isotonic) is calibrated on "
+               f"them by construction; read the interval's upper end as the size of "
+               f"miscalibration the data cannot rule out)"]
+              if st["ece"] < st["ece_interval"][0] else []),
             (f"{measure.name}-optimal threshold", st["threshold"]),
             (f"alpha x attained {measure.name} (F*/2 for F1: the optimal threshold of "
              "calibrated probabilities)", st["half_f"]),
