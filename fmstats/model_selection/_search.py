@@ -16,7 +16,7 @@ from ._criterion import Criterion
 from ._fits import capturing, reemit
 from ._folds import FoldResponse, make_folds, warn_empty_folds
 
-__all__ = ["scores", "refit_and_score", "threshold_task", "counts_at", "threshold_curve",
+__all__ = ["scores", "best_row", "refit_and_score", "threshold_task", "counts_at", "threshold_curve",
            "midpoint", "held_frame", "cv_threshold"]
 
 
@@ -91,6 +91,13 @@ def held_frame(held, response, weights) -> pd.DataFrame:
     return cv_scores[response.observed[rows]].reset_index(drop=True)
 
 
+def best_row(curve, column: str, pick=None) -> int:
+    """The chosen row of a threshold curve: the best ``column`` (ties: the highest
+    threshold, :func:`fmstats.measures.best_position`), or ``pick(curve)`` (a constrained
+    search)."""
+    return _m.best_position(curve[column].to_numpy()) if pick is None else pick(curve)
+
+
 def cv_threshold(results, design, response, weights, aw, crit, cv, repeats, seed, score_type, *,
                  n_jobs=None, progress=None, positions=None, quiet=False, pick=None):
     """The tuning itself: folds, fold refits, pooled held-out scores, the exact search
@@ -124,6 +131,5 @@ def cv_threshold(results, design, response, weights, aw, crit, cv, repeats, seed
         reemit([w for _, _, ws in out for w in ws], len(folds), "fold refits of tune_threshold")
     cv_scores = held_frame([v for v, _, _ in out], response, weights)
     curve = threshold_curve(cv_scores, crit)
-    # ties: the highest threshold; ``pick`` (a constrained search) chooses otherwise
-    best = _m.best_position(curve[crit.column].to_numpy()) if pick is None else pick(curve)
+    best = best_row(curve, crit.column, pick)
     return midpoint(curve["threshold"].to_numpy(), best), curve, best, cv_scores, folds

@@ -14,7 +14,7 @@ from ._folds import fixed_seed, fold_response, kept_cv, make_folds, warn_empty_f
 from .._utils.parallel import check_n_jobs
 from .._utils.progress import progress_enabled
 from ._training import array_weights, prior_weights, training_design, training_frame
-from ._search import (counts_at, cv_threshold, held_frame, midpoint, scores,
+from ._search import (best_row, counts_at, cv_threshold, held_frame, midpoint, scores,
                       threshold_curve)
 from ._tuned import Tuned, check_protocol, fn_name
 from ._uncertainty import tuning_uncertainty, warn_trivial
@@ -253,8 +253,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
                 for _, te in folds.pairs]
         cv_scores = held_frame(held, response, weights)
         curve = threshold_curve(cv_scores, crit)
-        best = (_m.best_position(curve[crit.column].to_numpy())  # ties: the highest threshold
-                if pick is None else pick(curve))
+        best = best_row(curve, crit.column, pick)
         threshold = midpoint(curve["threshold"].to_numpy(), best)
     warn_trivial(results, data, score_type, threshold)
     uncertainty = None

@@ -198,13 +198,7 @@ class FmstatsClassifier(ClassifierMixin, BaseEstimator):
         self
             The fitted estimator.
         """
-        try:
-            X, y = validate_data(self, X, y, reset=True, dtype=np.float64,
-                                 accept_sparse=SPARSE_FORMATS)
-        except ValueError as exc:   # scikit-learn's message, as an fmstats error
-            raise DataError(f"`X`, `y`: {exc}") from exc
-        y01 = self._check_y(y)
-        w = self._check_weights(sample_weight, X.shape[0], y01)
+        X, y, y01, w = self._fit_input(X, y, sample_weight)
         w = self._class_weights(y, y01, w)
         if w is not None and self.class_weight is not None:
             self._check_weights(w, X.shape[0], y01)
@@ -212,9 +206,24 @@ class FmstatsClassifier(ClassifierMixin, BaseEstimator):
         params = {k: v for k, v in self.get_params().items() if k != "class_weight"}
         res, caught = _recording(lambda: type(self)._formula_fn(FORMULA, data, w, **params))
         self._report(caught)
+        return self._fitted(res, X.shape[1])
+
+    def _fit_input(self, X, y, sample_weight):
+        """``X`` and ``y`` validated (scikit-learn's message as a DataError), the label codes
+        and the checked sample weights."""
+        try:
+            X, y = validate_data(self, X, y, reset=True, dtype=np.float64,
+                                 accept_sparse=SPARSE_FORMATS)
+        except ValueError as exc:   # scikit-learn's message, as an fmstats error
+            raise DataError(f"`X`, `y`: {exc}") from exc
+        y01 = self._check_y(y)
+        return X, y, y01, self._check_weights(sample_weight, X.shape[0], y01)
+
+    def _fitted(self, res, p: int):
+        """Keep the fitted model ``res`` (of ``p`` features) and its coefficients."""
         self.result_ = res
         self.n_iter_ = int(self._n_iter(res))
-        self._store_coef(res, X.shape[1])
+        self._store_coef(res, p)
         return self
 
     def _store_coef(self, res, p: int) -> None:

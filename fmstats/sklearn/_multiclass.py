@@ -5,13 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from scipy import sparse
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..calibration import calibrate
 from ..maxent_models import maxent
 from ..multiclass import multinom
-from ..exceptions import DataError
-from ._estimators import INTERCEPT_NAMES, FmstatsClassifier, SPARSE_FORMATS
+from ._estimators import INTERCEPT_NAMES, FmstatsClassifier
 
 __all__ = ["MultinomClassifier", "CalibratedMaxentClassifier"]
 
@@ -19,19 +18,12 @@ __all__ = ["MultinomClassifier", "CalibratedMaxentClassifier"]
 def _fit_on_frame(est, X, y, sample_weight):
     """Fit ``est``'s formula function on a DataFrame of ``X`` (columns x0, x1, ...) and the
     label codes ``y``: the model functions behind these estimators take DataFrames only."""
-    try:
-        X, y = validate_data(est, X, y, reset=True, dtype=np.float64, accept_sparse=SPARSE_FORMATS)
-    except ValueError as exc:   # scikit-learn's message, as an fmstats error
-        raise DataError(f"`X`, `y`: {exc}") from exc
+    X, _, y01, w = est._fit_input(X, y, sample_weight)
     X = X.toarray() if sparse.issparse(X) else X
-    y01 = est._check_y(y)
-    w = est._check_weights(sample_weight, X.shape[0], y01)
     names = [f"x{j}" for j in range(X.shape[1])]
     frame = pd.DataFrame(X, columns=names, copy=False).assign(y=y01)
-    est.result_ = type(est)._formula_fn("y ~ " + " + ".join(names), frame, w, **est.get_params())
-    est.n_iter_ = int(est._n_iter(est.result_))
-    est._store_coef(est.result_, X.shape[1])
-    return est
+    res = type(est)._formula_fn("y ~ " + " + ".join(names), frame, w, **est.get_params())
+    return est._fitted(res, X.shape[1])
 
 
 class MultinomClassifier(FmstatsClassifier):
