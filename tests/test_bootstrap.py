@@ -226,16 +226,20 @@ def test_labels_from_q_rejects_certain_labels(titanic_fit):
 def test_fmaxent_bootstrap_refits_the_outer_loop(synth):
     small = synth.iloc[:150]
     r = fm.fmaxent("q ~ x1 + x2", small, alpha=0.3)
-    with pytest.raises(InvalidArgumentError, match="fast=True needs a maxent"):
-        bootstrap(r, 3, data=small, fast=True)
-    b = bootstrap(r, 3, data=small, random_state=5, progress=False)
-    # without data= the replicates refit the rows the model kept: the same numbers (issue 26)
-    kept = bootstrap(r, 3, random_state=5, progress=False)
-    np.testing.assert_array_equal(kept.replicates, b.replicates)
     lean = fm.maxent("y ~ x1 + x2", small, keep_data=False)
+    with pytest.raises(InvalidArgumentError, match="fast=True needs a maxent"):
+        bootstrap(lean, 3, data=small, fast=True)
+    # the fast path: the outer loop on the stored arrays (fmstats.glm.outer)
+    b = bootstrap(r, 3, data=small, random_state=5, progress=False)
+    assert b.fast
+    slow = bootstrap(r, 3, data=small, random_state=5, progress=False, fast=False)
+    assert not slow.fast
+    np.testing.assert_allclose(b.replicates, slow.replicates, rtol=1e-6, atol=1e-9)
+    # without data= the replicates refit the rows the model kept: the same numbers (issue 26)
+    kept = bootstrap(r, 3, random_state=5, progress=False, fast=False)
+    np.testing.assert_array_equal(kept.replicates, slow.replicates)
     with pytest.raises(InvalidArgumentError, match="pass `data=`"):
         bootstrap(lean, 3, fast=False)
-    assert not b.fast
     ref = fm.fmaxent("q ~ x1 + x2", _resample(small, b.counts(1)), alpha=0.3)
     np.testing.assert_allclose(b.replicates.iloc[1, :-1], ref.params, rtol=1e-6)
     assert b.replicates.iloc[1, -1] == pytest.approx(ref.measure(), rel=1e-9)

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import warnings
 
+import pickle
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -158,15 +160,32 @@ def test_unrolled_tends_to_the_stacked_sandwich_at_a_fixed_point():
     assert np.max(np.abs(np.sqrt(np.diag(early)) / stacked.se - 1)) > 0.05
 
 
-def test_default_summary_names_the_covariance_and_hc0_keeps_its_warning():
+def test_default_covariance_follows_the_smaller_class_and_hc0_keeps_its_warning():
+    """The default is the reweighted sandwich from 900 rows in the smaller class, the
+    bootstrap of the whole fit below (computed on first use, seed 0 unless given)."""
+    big = fm.fmaxent("y ~ x1 + x2 + x3 + C(g)", _logistic(3200, 4))    # 960-ish positives
+    assert min(big.class_sizes()) >= 900
+    assert big.cov_type == "reweighted" and big.call.arguments.get("cov_type") is None
+    text = str(big.summary())
+    assert "reweighted sandwich" in text and "Pr(>|z|)" in text
+    assert "treat the F-weights as fixed" not in text
+    assert "treat the F-weights as fixed" in str(big.summary(cov_type="HC0"))
+
     d = fm.datasets.titanic_complete()
     fit = fm.fmaxent("survived ~ C(pclass) * sex + age", d, beta=2)
-    assert fit.cov_type == "reweighted" and fit.call.arguments.get("cov_type") is None
+    assert fit.cov_type == "bootstrap" and fit.call.arguments.get("cov_type") is None
+    assert fit._bootstrap is None                 # nothing computed until asked for
     text = str(fit.summary())
-    assert "reweighted sandwich" in text
-    assert "treat the F-weights as fixed" not in text
-    hc0 = str(fit.summary(cov_type="HC0"))
-    assert "treat the F-weights as fixed" in hc0
+    assert "bootstrap: covariance of 200 of 200" in text and "smaller class has 427 < 900" in text
+    assert "Pr(>|z|)" in text                     # 427 >= MIN_CLASS_FOR_BOOT_TESTS
+    # the same replicates as an explicit bootstrap with seed 0
+    explicit = fm.fmaxent("survived ~ C(pclass) * sex + age", d, beta=2, cov_type="bootstrap",
+                          random_state=0)
+    np.testing.assert_allclose(fit.bse, explicit.bse, rtol=1e-10)
+    # kept once computed, also through pickling
+    again = pickle.loads(pickle.dumps(fit))
+    assert again._bootstrap is not None
+    np.testing.assert_allclose(again.bse, fit.bse, rtol=0)
 
 
 @pytest.mark.parametrize("bad, match", [

@@ -74,7 +74,7 @@ def test_bootstrap_cov_reproducible_pickles_and_is_reported(boot_fit, small):
 
 
 def test_bootstrap_cov_needs_replicates_and_refuses_dask_like_misuse(small):
-    r = fm.fmaxent("y_ml ~ x1 + x2", small, alpha=0.3)
+    r = fm.fmaxent("y_ml ~ x1 + x2", small, alpha=0.3, cov_type="reweighted")
     with pytest.raises(fm.FmstatsError, match="cov_type='bootstrap'"):
         r.cov_params("bootstrap")
 

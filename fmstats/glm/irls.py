@@ -694,16 +694,20 @@ def _finish(X, y, w, coef, eta, mu, dev, pen, it, converged, history, tol, max_i
     active = w > 0
     mu_raw = expit(eta)
     n_sep = int(np.count_nonzero(active & ((mu_raw > 1 - SEPARATION_EPS) | (mu_raw < SEPARATION_EPS))))
-    how = "fitted" if n_sep else ""
+    how, cells = ("fitted" if n_sep else ""), None
     if not n_sep and pen is None:
-        # R's rule missed it: is there a finite maximum at all? (fmstats.glm.separation)
+        # R's rule missed it: is there a finite maximum at all? (fmstats.glm.separation); a
+        # factor cell of one class is a separating direction, so it spares the LP
         reach = newton_reach(X, y, w, mu, xtwx_inv)
-        if no_finite_maximum(X, y, w, reach):
-            how, n_sep = "no finite MLE", int(np.count_nonzero(reach > NEWTON_REACH))
+        if np.any(reach > NEWTON_REACH):
+            cells = zero_count_cells(X, y, w, terms) if terms else []
+            if cells or no_finite_maximum(X, y, w, reach):
+                how, n_sep = "no finite MLE", int(np.count_nonzero(reach > NEWTON_REACH))
     separated = n_sep > 0
     null_dev = null_deviance(X, y, w, offset)
     if warn:
-        cells = zero_count_cells(X, y, w, terms) if separated and terms else []
+        if cells is None:
+            cells = zero_count_cells(X, y, w, terms) if separated and terms else []
         closest = float(np.min(np.minimum(mu_raw, 1 - mu_raw)[active])) if separated else 0.0
         warn_fit(converged, separated, n_sep, it, tol, max_iter, how=how, cells=cells,
                  closest=closest)

@@ -15,7 +15,7 @@ results.
 """
 from ._diagnostics import influence, plot_diagnostics
 from ._fmaxent import (DEFAULT_EPSILON, DEFAULT_SHRINKAGE, DEFAULT_WEIGHT_BOUNDS,
-                       FMaxentResults, fmaxent, sweep)
+                       MIN_CLASS_REWEIGHTED, FMaxentResults, fmaxent, sweep)
 from ._inference import AnovaTable, anova
 from ._interop import to_statsmodels
 from ._maxent import COV_TYPES, MaxentResults, maxent, umaxent
@@ -26,4 +26,4 @@ __all__ = ["maxent", "umaxent", "MaxentResults", "fmaxent", "FMaxentResults", "s
            "AnovaTable", "influence", "plot_diagnostics", "to_statsmodels", "resample_f",
            "ResampledF", "drop1", "add1", "step", "TermTable", "StepResults", "extract_aic",
            "DEFAULT_EPSILON", "DEFAULT_SHRINKAGE", "DEFAULT_WEIGHT_BOUNDS",
-           "COV_TYPES"]
+           "COV_TYPES", "MIN_CLASS_REWEIGHTED"]

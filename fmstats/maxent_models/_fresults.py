@@ -4,7 +4,6 @@ sandwich with the F-weights held fixed).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -13,26 +12,18 @@ from scipy.special import expit
 
 from ..exceptions import (InvalidArgumentError)
 from .._utils.call import refit_changes
+from ..glm.outer import Outer
 from ..glm.separation import saturated_rows
 from ..glm.stacked import (Reweighting, fixed_point_gap, stacked_covariance,
                            unrolled_covariance)
 from ._maxent import MaxentResults
 from ..results import Section
 
-__all__ = ["FMaxentResults", "Outer", "DEFAULT_SHRINKAGE"]
+__all__ = ["FMaxentResults", "DEFAULT_SHRINKAGE"]
 
 #: Default shrinkage: ridge per observation on standardised coefficients; see :func:`fmaxent`.
 DEFAULT_SHRINKAGE = 1e-4
 
-@dataclass(frozen=True)
-class Outer:
-    coef: np.ndarray
-    fweights: np.ndarray
-    history: pd.DataFrame
-    coef_path: np.ndarray
-    best_iteration: int
-    converged: bool
-    reason: str
 
 
 
@@ -80,7 +71,49 @@ class FMaxentResults(MaxentResults):
         self.outer_converged = outer.converged
         self.stop_reason = outer.reason
         self.baseline_coef = baseline_coef
-        self.bootstrap_results = bootstrap
+        self._bootstrap = bootstrap
+
+    def __setstate__(self, state):
+        if "bootstrap_results" in state:        # files written before the bootstrap was lazy
+            state["_bootstrap"] = state.pop("bootstrap_results")
+        super().__setstate__(state)
+
+    #: The seed of the default covariance's bootstrap when ``random_state`` is not given, so
+    #: that the default summary is the same on every run.
+    DEFAULT_BOOT_SEED = 0
+
+    @property
+    def bootstrap_results(self):
+        """The :class:`fmstats.BootstrapResults` behind ``cov_type="bootstrap"`` (else None).
+
+        The default covariance of a fit whose smaller class is small (see
+        :func:`fmstats.fmaxent`) is computed here on first use -- by ``summary()``,
+        ``bse``, ``conf_int()``, ``tidy()`` -- and kept (also when pickled); a fit whose
+        standard errors are never asked for does not pay for it.
+        """
+        if self._bootstrap is None and self.cov_type == "bootstrap" and not (
+                self.separated and not self.penalised):   # no finite estimate: SEs are NA
+            self._bootstrap = self._run_bootstrap()
+        return self._bootstrap
+
+    def _run_bootstrap(self):
+        """B case-resampling replicates of the whole fit, on the stored design."""
+        import copy
+
+        from ..resampling import bootstrap  # resampling sits on top of the models: on use
+
+        s = self.settings
+        # the replicates come from an HC0 twin (whose covariance is cheap), so bootstraps
+        # never nest
+        base = copy.copy(self)
+        base.__dict__.update(settings=s.replace(cov_type="HC0"), cov_type="HC0",
+                             call=self.call.replace(cov_type="HC0"), _bootstrap=None)
+        for k in [k for k in base.__dict__ if isinstance(getattr(type(self), k, None),
+                                                           cached_property)]:
+            del base.__dict__[k]     # cached covariances and tables of the other cov_type
+        seed = s["random_state"] if s["random_state"] is not None else self.DEFAULT_BOOT_SEED
+        return bootstrap(base, B=int(s["B"]), type="case", random_state=seed,
+                         n_jobs=s["n_jobs"], progress=s["progress"])
 
     @property
     def method(self) -> str:
@@ -129,6 +162,19 @@ class FMaxentResults(MaxentResults):
         names = [t for t, a in zip(self.term_names, self.aliased) if not a]
         return pd.Series(np.abs(self.core_fit.coef) * sd, index=names, name="std_coef")
 
+    def outer_settings(self) -> dict | None:
+        """The settings of the outer loop (:func:`fmstats.glm.outer.outer_loop`), for refits
+        on the stored arrays (the bootstrap's replicates); ``None`` when the fit keeps no
+        design in memory."""
+        if not self.training.in_memory or self.X is None:
+            return None
+        s = self.settings
+        return dict(alpha=self.fmeasure.alpha, method=s["method"],
+                    epsilon=None if s["method"] == "expected" else s["epsilon"],
+                    bounds=s["weight_bounds"], inner=s["inner"], max_outer=int(s["max_outer"]),
+                    patience=int(s["patience"]), min_improvement=float(s["min_improvement"]),
+                    rel_improvement=float(s["rel_improvement"]), select=s["select"])
+
     # ------------------------------------------------------------------ covariance
     def cov_params(self, cov_type: str | None = None) -> pd.DataFrame:
         """Covariance of the coefficients.
@@ -148,11 +194,13 @@ class FMaxentResults(MaxentResults):
             return pd.DataFrame(self.reweighted_cov, index=names, columns=names)
         if cov_type != "bootstrap":
             return super().cov_params(cov_type)
+        names = [t for t, a in zip(self.term_names, self.aliased) if not a]
         if self.bootstrap_results is None:
+            if self.cov_type == "bootstrap":    # a separated fit: se_unusable says why
+                return pd.DataFrame(np.nan, index=names, columns=names)
             raise InvalidArgumentError(
                 "cov_type='bootstrap' needs the replicates: refit with "
                 "fmaxent(..., cov_type='bootstrap', B=..., random_state=...).")
-        names = [t for t, a in zip(self.term_names, self.aliased) if not a]
         reps = self.bootstrap_results.replicates[names].to_numpy(dtype=float)
         reps = reps[np.all(np.isfinite(reps), axis=1)]
         cov = np.cov(reps, rowvar=False, ddof=1) if len(reps) > 1 else \
@@ -219,6 +267,8 @@ class FMaxentResults(MaxentResults):
     #: Smallest class (weighted rows with y = 1, or with y = 0) from which the reweighted
     #: sandwich's Wald tests are printed; see :meth:`tests_withheld`.
     MIN_CLASS_FOR_TESTS = 900
+    #: Smallest class from which the bootstrap's Wald tests are printed.
+    MIN_CLASS_FOR_BOOT_TESTS = 150
 
     def class_sizes(self) -> tuple[float, float]:
         """Weighted numbers of positives and negatives, sum c q and sum c (1 - q)."""
@@ -248,9 +298,18 @@ class FMaxentResults(MaxentResults):
             takes it.
         """
         cov_type = self.cov_type if cov_type is None else cov_type
-        if cov_type != "reweighted" or self.se_unusable(cov_type) is not None:
+        if cov_type not in ("reweighted", "bootstrap") or self.se_unusable(cov_type):
             return None
         small = min(self.class_sizes())
+        if cov_type == "bootstrap":
+            if small >= self.MIN_CLASS_FOR_BOOT_TESTS:
+                return None
+            return (f"the smaller class has {small:.0f} rows (weighted), fewer than "
+                    f"{self.MIN_CLASS_FOR_BOOT_TESTS}; below that the estimator itself is "
+                    "biased by up to 1.5 of its standard deviations, so in simulation no "
+                    "interval centred on the estimate covered 95% (the bootstrap's 95% "
+                    "intervals: 0.72-0.99). The intervals of conf_int() and tidy() are "
+                    "approximate; see `tests_withheld`.")
         if small >= self.MIN_CLASS_FOR_TESTS:
             return None
         return (f"the smaller class has {small:.0f} rows (weighted), fewer than "
@@ -333,10 +392,19 @@ class FMaxentResults(MaxentResults):
         """
         if cov_type == "bootstrap":
             b = self.bootstrap_results
+            if b is None:       # a separated fit without a ridge: nothing to resample
+                return "bootstrap: not computed (the fit has no finite estimate)"
             ok = int(np.all(np.isfinite(b.replicates[self.params.dropna().index]), axis=1).sum())
             lost = f"; {b.B - ok} lost ({(b.B - ok) / b.B:.0%})" if ok < b.B else "; none lost"
+            why = ""
+            if self.call.get("cov_type") is None:
+                small = min(self.class_sizes())
+                why = (f"; the default, as the smaller class has {small:.0f} < "
+                       f"{self.MIN_CLASS_FOR_TESTS} rows and the reweighted sandwich "
+                       "undercovers there")
             return (f"bootstrap: covariance of {ok} of {b.B} case-resampling replicates of the "
-                    f"whole fit, outer loop included{lost} (random_state = {b.random_state})")
+                    f"whole fit, outer loop included{lost} (random_state = {b.random_state})"
+                    + why)
         if cov_type == "reweighted":
             how = ("differentiated through every outer iteration" if
                    self.settings["inner"] == "full" else "stacked sandwich at the fixed point")

@@ -116,8 +116,11 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
         Number of jackknife groups for BCa; default n up to ``JACKKNIFE_MAX`` rows,
         else ``JACKKNIFE_MAX`` random groups.
     fast : bool, optional
-        Use the weighted refit of maxent/umaxent (``None``: whenever it applies, i.e. a
-        maxent/umaxent fit and ``statistic=None``).
+        Refit on the stored design with frequency weights: the weighted refit of
+        maxent/umaxent, or fmaxent's whole outer loop on arrays (``None``: whenever it
+        applies, i.e. such a fit keeping its design in memory and ``statistic=None``).
+        The same numbers as refitting the model on the resampled rows, about twice as fast
+        for fmaxent.
     degenerate : {"drop", "keep"}, default "drop"
         ``"drop"`` (default) or ``"keep"`` the replicates whose fit has no finite
         maximum-likelihood estimate (a (quasi-)separated resample: IRLS's separation flag,

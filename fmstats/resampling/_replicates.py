@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 from scipy.special import expit
 
 from .. import measures as _m
@@ -71,7 +72,12 @@ def _run_chunk(engine, job: str, items: list) -> list:
             return engine.stat(fit, draw), engine.flags(fit)
         return engine.classes(fit)
 
-    return [_guarded(one, item) for item in items]
+    if not getattr(engine, "one_blas_thread", False):
+        return [_guarded(one, item) for item in items]
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return [_guarded(one, item) for item in items]
 
 
 def run(engine, job: str, items: list, n_jobs, progress, desc: str) -> list:
@@ -138,6 +144,41 @@ def _independent(G: np.ndarray, tol: float = 1e-7) -> np.ndarray:
     return independent_columns(G, tol)
 
 
+def _resampled(engine, draw: dict):
+    """(X, y, w, offset, kept columns, X of the kept columns) of a replicate: the stored
+    design's rows with count weights times the resample counts (case and stratified
+    draws), or its labels redrawn from q (labels_from_q)."""
+    from ..glm.irls import rank_gram
+
+    w = engine.prior if engine.trials is None else engine.prior * engine.trials
+    X, y, off = engine.X, engine.y, engine.offset
+    if "idx" in draw:
+        c = np.bincount(draw["idx"], minlength=engine.n)
+        rows = np.flatnonzero(c)      # np.take: several times faster than a boolean mask
+        X = X[rows] if sparse.issparse(X) else np.take(X, rows, axis=0)
+        y, w = y[rows], w[rows] * c[rows]
+        off = None if off is None else off[rows]
+    elif "labels" in draw:
+        y = draw["labels"]
+    else:
+        y = np.where(engine.trials > 0, draw["yes"] / np.where(engine.trials > 0,
+                                                               engine.trials, 1), 0.0)
+    active = w > 0
+    if np.all(y[active] == 0) or np.all(y[active] == 1):
+        raise ResponseError("the resample has a single class; a classifier needs both.")
+    keep = _independent(rank_gram(X, w))   # centred/scaled when X has offset columns
+    Xk = X if keep.all() else (X[:, np.flatnonzero(keep)] if sparse.issparse(X)
+                               else np.ascontiguousarray(X[:, keep]))
+    return X, y, w, off, keep, Xk
+
+
+def _training_f(fmeasure, y, w, eta, threshold) -> float:
+    """The F of a replicate's predicted classes on its own rows (fractional counts for q)."""
+    pred = (expit(eta) >= threshold).astype(float)
+    tp, pos, truth = w @ (y * pred), w @ pred, w @ y
+    return float(fmeasure.from_counts(tp, pos - tp, truth - tp))
+
+
 @dataclass(frozen=True)
 class _WeightedEngine(Draws):
     """maxent/umaxent: refit the stored design with weights times resample counts."""
@@ -156,25 +197,9 @@ class _WeightedEngine(Draws):
     offset: np.ndarray | None = None  # the fit's offset (eta = X b + offset)
 
     def fit(self, draw: dict):
-        from ..glm.irls import irls_logit, rank_gram
+        from ..glm.irls import irls_logit
 
-        w = self.prior if self.trials is None else self.prior * self.trials
-        X, y, off = self.X, self.y, self.offset
-        if "idx" in draw:
-            c = np.bincount(draw["idx"], minlength=self.n)
-            rows = np.flatnonzero(c)      # np.take: several times faster than a boolean mask
-            X, y, w = np.take(X, rows, axis=0), y[rows], w[rows] * c[rows]
-            off = None if off is None else off[rows]
-        elif "labels" in draw:
-            y = draw["labels"]
-        else:
-            y = np.where(self.trials > 0, draw["yes"] / np.where(self.trials > 0,
-                                                                 self.trials, 1), 0.0)
-        active = w > 0
-        if np.all(y[active] == 0) or np.all(y[active] == 1):
-            raise ResponseError("the resample has a single class; a classifier needs both.")
-        keep = _independent(rank_gram(X, w))   # centred/scaled when X has offset columns
-        Xk = X if keep.all() else np.ascontiguousarray(X[:, keep])
+        X, y, w, off, keep, Xk = _resampled(self, draw)
         fit = irls_logit(Xk, y, w, penalty=self.penalty[keep], tol=self.tol,
                          max_iter=self.max_iter, warn=False, offset=off)
         se = np.sqrt(np.clip(np.diag(fit.xtwx_inv), 0.0, None))
@@ -184,9 +209,7 @@ class _WeightedEngine(Draws):
             and no_finite_mle(Xk, y, w))
         coef = np.zeros(X.shape[1])
         coef[keep] = fit.coef               # aliased columns predict as 0, as R does
-        pred = (expit(fit.eta) >= self.threshold).astype(float)
-        tp, pos, truth = w @ (y * pred), w @ pred, w @ y
-        f = float(self.fmeasure.from_counts(tp, pos - tp, truth - tp))
+        f = _training_f(self.fmeasure, y, w, fit.eta, self.threshold)
         full = np.full(self.n_terms, np.nan)
         full[self.positions[keep]] = fit.coef
         return full, coef, f, (bool(infinite), bool(fit.converged))
@@ -201,6 +224,43 @@ class _WeightedEngine(Draws):
         eta = self.X @ fit[1]
         return (expit(eta if self.offset is None else eta + self.offset)
                 >= self.threshold).astype(float)
+
+
+@dataclass(frozen=True)
+class _FMaxentEngine(_WeightedEngine):
+    """fmaxent: the whole outer loop (baseline fit, F-reweighting, shrinkage recomputed on the
+    replicate's rows) on the stored design with weights times resample counts.
+
+    The same numbers as ``results.refit`` on the resampled rows, without rebuilding a
+    design, a call and a results object per replicate.
+    """
+
+    loop: dict = None                # the outer loop's settings (FMaxentResults.outer_settings)
+    shrinkage: float = 0.0
+    one_blas_thread = True           # many small refits: one BLAS thread each (DESIGN §7)
+
+    def fit(self, draw: dict):
+        from ..glm.fweights import standardised_ridge
+        from ..glm.outer import outer_loop
+        from ..glm.rowsource import ArraySource
+
+        X, y, w, _, keep, Xk = _resampled(self, draw)
+        src = ArraySource(Xk, y, w, self.threshold)
+        total, var = src.column_variances()
+        pen = self.penalty[keep] + standardised_ridge(total, var, self.shrinkage)
+        start = src.baseline(pen, self.tol, self.max_iter)
+        out = outer_loop(src, start, penalty=pen, tol=self.tol, max_iter=self.max_iter,
+                         **self.loop)
+        # as the model's flags: a ridge keeps every estimate finite; "converged" is that of
+        # the final evaluation (the outer loop's own stop is part of the estimator)
+        penalised = bool(self.shrinkage > 0 or np.any(self.penalty > 0))
+        infinite = (not penalised) and bool(src.evaluate(out.fweights, out.coef, pen).separated)
+        coef = np.zeros(X.shape[1])
+        coef[keep] = out.coef
+        f = _training_f(self.fmeasure, y, w, Xk @ out.coef, self.threshold)
+        full = np.full(self.n_terms, np.nan)
+        full[self.positions[keep]] = out.coef
+        return full, coef, f, (infinite, True)
 
 
 @dataclass(frozen=True)
@@ -350,6 +410,13 @@ def as_series(value) -> pd.Series:
                      [f"statistic{i}" for i in range(arr.size)])
 
 
+def _outer_settings(results) -> dict | None:
+    """The outer loop's settings of an fmaxent fit that keeps its design (its replicates run
+    on arrays: :class:`_FMaxentEngine`), else None."""
+    fn = getattr(results, "outer_settings", None)
+    return fn() if callable(fn) else None
+
+
 def _supports_weighted(results) -> bool:
     """Whether the model says its replicates are frequency-weighted refits of its own rows
     (``supports_weighted_bootstrap``: maxent and umaxent fits that keep their design)."""
@@ -392,10 +459,12 @@ def make_engine(results, *, type_, data, statistic, fast, columns=None, reuse_de
     if fast is not None and not isinstance(fast, (bool, np.bool_)):
         raise InvalidArgumentError(f"`fast` must be True, False or None (auto); got "
                                    f"{describe(fast)}.")
-    can = _supports_weighted(results)
+    loop = _outer_settings(results)
+    can = _supports_weighted(results) or loop is not None
     if fast and not can:
         raise InvalidArgumentError(
-            f"fast=True needs a maxent()/umaxent() fit (frequency weights); got "
+            f"fast=True needs a maxent()/umaxent()/fmaxent() fit that keeps its design in "
+            f"memory (frequency weights); got "
             f"{type(results).__name__}{' (' + results.model + ')' if hasattr(results, 'model') else ''}.")
     if fast and statistic is not None:
         raise InvalidArgumentError("fast=True computes coefficients and the training F only; a "
@@ -429,13 +498,15 @@ def make_engine(results, *, type_, data, statistic, fast, columns=None, reuse_de
         names = list(results.term_names)
         kept = [t for t, a in zip(names, results.aliased) if not a]
         pen = np.where(np.isin(kept, ["Intercept", "(Intercept)"]), 0.0, s["penalty"])
-        engine = _WeightedEngine(
+        common = dict(
             **base, X=results.X, y=results.y, prior=results.prior_weights,
             positions=np.flatnonzero(~results.aliased), n_terms=len(names), penalty=pen,
             tol=s["tol"], max_iter=s["max_iter"], threshold=results.threshold,
             fmeasure=fmeasure_of(results), offset=getattr(results.training, "offset", None),
             se0=_model_se(results).reindex(names).to_numpy(dtype=float))
-        return engine, True
+        if loop is not None:
+            return _FMaxentEngine(**common, loop=loop, shrinkage=s["shrinkage"]), True
+        return _WeightedEngine(**common), True
     w = array_weights(results)
     src = getattr(results, "base", None) or getattr(results, "best_model", None) or results
     row_args, row_offset = _row_arguments(results, kept=frame is None)
