@@ -206,8 +206,12 @@ def main(argv=None):
     p.add_argument("--n-pop", type=int, default=300_000)
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--no-bootstrap", action="store_true")
+    p.add_argument("--only", nargs="+", help="these designs only (e.g. misspecified)")
+    p.add_argument("--boot-all", action="store_true",
+                   help="the bootstrap also where the default is the reweighted sandwich")
     p.add_argument("--quick", action="store_true", help="n = 1000, 60 replicates, no bootstrap")
     p.add_argument("--table-only", action="store_true", help="print from saved replicates")
+    p.add_argument("--rst", action="store_true", help="also print the docs' table (reST)")
     args = p.parse_args(argv)
     if args.quick:
         args.n, args.reps, args.no_bootstrap, args.n_pop = [1000], 60, True, 100_000
@@ -215,6 +219,8 @@ def main(argv=None):
     print(f"fmstats {fm.__version__}; numpy {np.__version__}; {os.cpu_count()} cpus")
     summary = []
     for design, prev, n, beta in designs(args):
+        if args.only and design not in args.only:
+            continue
         tgt = target(design, prev, beta, args.n_pop)
         if args.table_only and not (RESULTS / f"fmaxent_coverage_rw_{design}_{prev}_{n}_{beta}.csv").exists():
             continue
@@ -223,7 +229,7 @@ def main(argv=None):
         # the default covariance is the bootstrap below MIN_CLASS_REWEIGHTED rows in the
         # smaller class: measure it on every such design
         small = min(rw["n_pos"].median(), n - rw["n_pos"].median())
-        with_boot = small < MIN_CLASS_REWEIGHTED
+        with_boot = small < MIN_CLASS_REWEIGHTED or args.boot_all
         saved = (RESULTS / f"fmaxent_coverage_boot_{design}_{prev}_{n}_{beta}.csv").exists()
         if with_boot and not args.no_bootstrap and (saved or not args.table_only):
             boot = replicates(design, prev, n, beta, args.boot_reps, "bootstrap", args.jobs,
@@ -240,7 +246,7 @@ def main(argv=None):
             if col in table:
                 s[f"{col} min"] = table[col].min()
                 s[f"{col} max"] = table[col].max()
-        default = "cov_bootstrap" if with_boot else "cov_reweighted"
+        default = "cov_bootstrap" if small < MIN_CLASS_REWEIGHTED else "cov_reweighted"
         if default in table:
             s["default"] = default[4:]
             s["default min"], s["default max"] = table[default].min(), table[default].max()
@@ -248,6 +254,37 @@ def main(argv=None):
         summary.append(s)
     print("\nSummary: coverage range over the coefficients of each design (95 % intervals)")
     print(pd.DataFrame(summary).round(3).to_string(index=False))
+    if args.rst:
+        print("\n" + rst_table(pd.DataFrame(summary)))
+
+
+def rst_table(summary: pd.DataFrame) -> str:
+    """The summary as the list-table of docs/inference.rst (designs merged over beta)."""
+    def span(lo, hi):
+        return "" if pd.isna(lo) else f"{lo:.2f}–{hi:.2f}"
+
+    name = {"logistic": "logistic, prevalence {prev}", "misspecified": "misspecified, "
+            "prevalence {prev}", "thesisA": "thesis design A (noisy labels)",
+            "thesisB": "thesis design B (noisy labels)"}
+    cols = ["design", "n", "smaller class", "oracle", "default", "reweighted", "bootstrap",
+            "HC0 (old default)"]
+    lines = [".. list-table:: Coverage of 95 % intervals, range over the coefficients (and "
+             "over β = 1, 2 where both ran)", "   :header-rows: 1", ""]
+    lines += [f"   {'*' if i == 0 else ' '} - {c}" for i, c in enumerate(cols)]
+    keys = ["design", "prev", "n"]
+    for (design, prev, n), g in summary.groupby(keys, sort=False):
+        small = min(g["positives"].median(), n - g["positives"].median())
+        default = g["default"].iloc[0] if "default" in g else ""
+        row = [name[design].format(prev=prev), str(n), f"{small:.0f}",
+               span(g["oracle min"].min(), g["oracle max"].max()),
+               f"{default}: {span(g['default min'].min(), g['default max'].max())}"
+               if "default min" in g and g["default min"].notna().any() else "",
+               span(g["cov_reweighted min"].min(), g["cov_reweighted max"].max()),
+               span(g["cov_bootstrap min"].min(), g["cov_bootstrap max"].max())
+               if "cov_bootstrap min" in g else "",
+               span(g["cov_HC0 min"].min(), g["cov_HC0 max"].max())]
+        lines += [f"   {'*' if i == 0 else ' '} - {c}" for i, c in enumerate(row)]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -191,3 +191,18 @@ def test_dask_date_column_in_the_meta_is_refused(d, sync_dask):
     data = d.assign(t=pd.to_timedelta(d.x1, unit="s"))
     with pytest.raises(DataError, match=r"column 't' of `data` has dtype timedelta64"):
         fm.maxent("y ~ t", dd.from_pandas(data, npartitions=2))
+
+
+@pytest.mark.parametrize("shape, order", [((1000, 7), "C"), ((256 * 3 + 17, 4), "C"),
+                                          ((100, 3), "C"), ((900, 5), "F")])
+def test_column_extremes_equal_numpy(shape, order):
+    """The validator's fast column min/max (rows viewed as blocks) is numpy's, NaN included."""
+    from fmstats.formula._checks import column_extremes
+
+    rng = np.random.default_rng(sum(shape))
+    X = np.asarray(rng.standard_cauchy(size=shape), order=order)
+    X[-1, 0] = 1e300                       # the last rows (outside the blocks) count too
+    X[shape[0] // 2, -1] = np.nan
+    hi, lo = column_extremes(X)
+    np.testing.assert_array_equal(hi, X.max(axis=0))
+    np.testing.assert_array_equal(lo, X.min(axis=0))

@@ -133,10 +133,30 @@ def check_design(X: np.ndarray, names, arg: str, *, formula: str = "", new: bool
             f"({', '.join(map(repr, dup))}); rename the columns of `{arg}` they come from.")
     if X.shape[0] == 0:
         return
-    hi, lo = X.max(axis=0), X.min(axis=0)
-    if hasattr(hi, "toarray"):        # a scipy.sparse design (fmstats.sklearn): its zeros count
-        hi, lo = hi.toarray().ravel(), lo.toarray().ravel()
+    if hasattr(X, "toarray"):         # a scipy.sparse design (fmstats.sklearn): its zeros count
+        hi, lo = X.max(axis=0).toarray().ravel(), X.min(axis=0).toarray().ravel()
+    else:
+        hi, lo = column_extremes(X)
     check_extremes(hi, lo, names, arg, new=new, where=where)
+
+
+def column_extremes(X: np.ndarray, rows: int = 256) -> tuple[np.ndarray, np.ndarray]:
+    """Each column's largest and smallest value (NaN if it holds one), exactly as
+    ``X.max(axis=0)``, ``X.min(axis=0)``.
+
+    On a C-ordered matrix those reduce with an inner loop as short as a row (p values);
+    viewing ``rows`` rows as one row of rows * p values makes it long, three times faster at
+    1e6 x 20 (0.06 s for both against 0.19 s), which the fit of every formula pays once.
+    """
+    n, p = X.shape
+    k = (n // rows) * rows
+    if k == 0 or not X.flags.c_contiguous:
+        return X.max(axis=0), X.min(axis=0)
+    V = X[:k].reshape(k // rows, rows * p)
+    hi, lo = V.max(axis=0).reshape(rows, p).max(axis=0), V.min(axis=0).reshape(rows, p).min(axis=0)
+    if k < n:
+        hi, lo = np.maximum(hi, X[k:].max(axis=0)), np.minimum(lo, X[k:].min(axis=0))
+    return hi, lo
 
 
 def check_extremes(hi: np.ndarray, lo: np.ndarray, names, arg: str, *, new: bool = False,

@@ -213,7 +213,7 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
         ``"bootstrap"``: the covariance of ``B`` case-bootstrap replicates of the *whole* fit
         (every replicate reruns the outer loop on the stored design; :func:`fmstats.bootstrap`),
         about ``B`` fits; computed at fit time when asked for explicitly.  Its tests are
-        withheld below 150 rows in the smaller class, where the estimator's bias (up to 1.5
+        withheld below 150 rows in the smaller class, where the estimator's bias (up to 1.2
         of its standard deviations) keeps every such interval well below 95 %.
         ``"HC0"``, ``"nonrobust"``, ``"HC1"``-``"HC3"`` treat the F-weights as fixed: they
         ignore that the weights are chosen from the fit and are several times too small (the

@@ -276,20 +276,25 @@ class FMaxentResults(MaxentResults):
         return float(c @ q), float(c @ (1 - q))
 
     def tests_withheld(self, cov_type: str | None = None) -> str | None:
-        """Why z values and p-values are not printed beside the reweighted standard errors.
+        """Why z values and p-values are not printed beside these standard errors.
 
-        The reweighted sandwich is a first-order (delta-method) approximation, and the
+        Reweighted sandwich: it is a first-order (delta-method) approximation, and the
         F-maximiser is strongly non-linear in the data: with few positives (or negatives)
-        its standard errors vary from sample to sample much more than the estimates'
-        spread does, and its 95 % intervals cover less than 95 %.  Measured by
+        its 95 % intervals cover less than 95 %.  Measured by
         ``benchmarks/bench_fmaxent_coverage.py`` (500 samples per design, target from
         300,000 rows): with about 900 rows in the smaller class the intervals covered
-        0.93-0.96 (correctly specified designs); with 300-560, 0.88-0.93; with 30-170,
-        0.5-0.88.  Below :attr:`MIN_CLASS_FOR_TESTS` the summary shows the estimates,
-        standard errors and intervals (as approximate) but no tests.  The bootstrap of the
-        whole fit (``cov_type="bootstrap"``, B = 200, 100 samples per design) covered
-        0.92-0.96 with 300 rows in the smaller class and 0.93-0.95 with 168 (0.85-0.99 with
-        90, where the estimator's own bias limits any interval to 0.83-0.95).
+        0.93-0.96 (correctly specified designs); with 300-560, 0.84-0.93; with 30-170,
+        0.5-0.88.  Its tests are withheld below :attr:`MIN_CLASS_FOR_TESTS` (where the
+        default is the bootstrap).
+
+        Bootstrap of the whole fit: its intervals follow the best any interval centred on
+        the estimate can do (the "oracle", estimate +/- 1.96 x the true sd), but with fewer
+        than :attr:`MIN_CLASS_FOR_BOOT_TESTS` rows in the smaller class the estimator itself
+        is biased by up to 1.2 of its standard deviations and even the oracle covered only
+        0.76-0.83 for some coefficients: its tests are withheld there.
+
+        Either way the summary still shows the estimates, standard errors and intervals (as
+        approximate), with a footnote giving the reason.
 
         Parameters
         ----------
@@ -306,9 +311,9 @@ class FMaxentResults(MaxentResults):
                 return None
             return (f"the smaller class has {small:.0f} rows (weighted), fewer than "
                     f"{self.MIN_CLASS_FOR_BOOT_TESTS}; below that the estimator itself is "
-                    "biased by up to 1.5 of its standard deviations, so in simulation no "
+                    "biased by up to 1.2 of its standard deviations, so in simulation no "
                     "interval centred on the estimate covered 95% (the bootstrap's 95% "
-                    "intervals: 0.72-0.99). The intervals of conf_int() and tidy() are "
+                    "intervals: 0.72-1.00). The intervals of conf_int() and tidy() are "
                     "approximate; see `tests_withheld`.")
         if small >= self.MIN_CLASS_FOR_TESTS:
             return None
