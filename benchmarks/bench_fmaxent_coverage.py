@@ -138,11 +138,12 @@ def target(design, prevalence, beta, n_pop, seed=10 ** 6):
     return t
 
 
-def replicates(design, prevalence, n, beta, reps, cov_type, jobs, B):
+def replicates(design, prevalence, n, beta, reps, cov_type, jobs, B, compute=True):
+    """The saved replicates (seeds below ``reps``), computing the missing ones if ``compute``."""
     tag = "boot" if cov_type == "bootstrap" else "rw"
     path = RESULTS / f"fmaxent_coverage_{tag}_{design}_{prevalence}_{n}_{beta}.csv"
     done = pd.read_csv(path) if path.exists() else pd.DataFrame({"seed": []})
-    todo = [s for s in range(reps) if s not in set(done["seed"].astype(int))]
+    todo = [s for s in range(reps) if s not in set(done["seed"].astype(int))] if compute else []
     if todo:
         t0 = time.perf_counter()
         # the workers import the function by module name (a __main__ function does not travel)
@@ -224,7 +225,8 @@ def main(argv=None):
         tgt = target(design, prev, beta, args.n_pop)
         if args.table_only and not (RESULTS / f"fmaxent_coverage_rw_{design}_{prev}_{n}_{beta}.csv").exists():
             continue
-        rw = replicates(design, prev, n, beta, args.reps, "reweighted", args.jobs, args.B)
+        rw = replicates(design, prev, n, beta, args.reps, "reweighted", args.jobs, args.B,
+                        compute=not args.table_only)
         boot = None
         # the default covariance is the bootstrap below MIN_CLASS_REWEIGHTED rows in the
         # smaller class: measure it on every such design
@@ -233,7 +235,7 @@ def main(argv=None):
         saved = (RESULTS / f"fmaxent_coverage_boot_{design}_{prev}_{n}_{beta}.csv").exists()
         if with_boot and not args.no_bootstrap and (saved or not args.table_only):
             boot = replicates(design, prev, n, beta, args.boot_reps, "bootstrap", args.jobs,
-                              args.B)
+                              args.B, compute=not args.table_only)
         table = coverage_table(tgt, rw, boot)
         print(f"\n{design}, prevalence {prev}, n = {n}, beta = {beta:g}: {len(rw)} replicates"
               f" (median positives {rw['n_pos'].median():.0f})"

@@ -37,7 +37,7 @@ def _samples(terms, n, seeds, default, other):
         warnings.simplefilter("ignore", fm.exceptions.FmstatsWarning)
         for seed in seeds:
             fit = fm.fmaxent(target_script.FORMULA, target_script.draw(n, seed), alpha=0.5,
-                             progress=False)
+                             progress=False, n_jobs=2)     # n_jobs: the default bootstrap's
             assert fit.cov_type == default
             if default == "reweighted":
                 assert fit.tests_withheld() is None
