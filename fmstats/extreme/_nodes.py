@@ -56,44 +56,64 @@ def _sigmoid(t):
 
 
 @njit(cache=True, nogil=True)
+def _shuffle(order, state):
+    """Fisher-Yates shuffle of ``order`` in place by splitmix64 (liblinear draws its
+    order with ``rand()``; any uniform permutation will do).  Returns the new state."""
+    for i in range(order.shape[0] - 1, 0, -1):
+        state = state + np.uint64(0x9E3779B97F4A7C15)
+        r = state
+        r = (r ^ (r >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        r = (r ^ (r >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        r = r ^ (r >> np.uint64(31))
+        j = np.int64(r % np.uint64(i + 1))
+        order[i], order[j] = order[j], order[i]
+    return state
+
+
+@njit(cache=True, nogil=True)
 def fit_logistic(indptr, indices, data, p, z, C, tol, max_iter, seed):
     """Dual coordinate descent for the L2 logistic regression of the module docstring on the
-    CSR rows (indptr, indices, data) with p columns and 0/1 targets z.
+    CSR rows (indptr, indices, data) with p columns and 0/1 targets z.  ``data`` may be
+    float32 (the products are formed in float64).
 
     Returns (w of length p + 1 with the bias weight last, epochs, converged).
     """
     n = z.shape[0]
     w = np.zeros(p + 1)
     xsq = np.empty(n)
+    ys = np.empty(n)
     alpha = np.empty(n)       # alpha_i in (0, C); C - alpha_i kept separately (no cancellation)
     alpha_c = np.empty(n)
     a0 = min(1e-3 * C, 1e-8)
     for i in range(n):
         s = 1.0               # the bias feature
         y = 2.0 * z[i] - 1.0
+        ys[i] = y
         for k in range(indptr[i], indptr[i + 1]):
-            s += data[k] * data[k]
-            w[indices[k]] += y * a0 * data[k]
+            d = np.float64(data[k])
+            s += d * d
+            w[indices[k]] += y * a0 * d
         w[p] += y * a0
         xsq[i] = s
         alpha[i] = a0
         alpha_c[i] = C - a0
     order = np.arange(n)
-    np.random.seed(seed)
+    state = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)
     inner_eps = 1e-2
     inner_min = min(1e-8, tol)
     epochs = 0
     converged = False
     while epochs < max_iter:
-        np.random.shuffle(order)
+        state = _shuffle(order, state)
         g_max = 0.0
         newton_steps = 0
         for o in range(n):
             i = order[o]
-            y = 2.0 * z[i] - 1.0
+            y = ys[i]
+            k0, k1 = indptr[i], indptr[i + 1]
             ywx = w[p]
-            for k in range(indptr[i], indptr[i + 1]):
-                ywx += data[k] * w[indices[k]]
+            for k in range(k0, k1):
+                ywx += np.float64(data[k]) * w[indices[k]]
             ywx *= y
             qa = xsq[i]
             # the sub-problem in the smaller of (alpha_i, C - alpha_i), for accuracy
@@ -104,14 +124,14 @@ def fit_logistic(indptr, indices, data, p, z, C, tol, max_iter, seed):
             t = old
             if C - t < 0.5 * C:
                 t = 0.1 * t
-            gp = qa * (t - old) + sign * ywx + math.log(t / (C - t))
+            b = sign * ywx
+            gp = qa * (t - old) + b + math.log(t / (C - t))
             g_max = max(g_max, abs(gp))
             steps = 0
             while steps <= 100 and abs(gp) >= inner_eps:
-                gpp = qa + C / (C - t) / t
-                nt = t - gp / gpp
+                nt = t - gp / (qa + C / ((C - t) * t))
                 t = 0.1 * t if nt <= 0.0 else nt
-                gp = qa * (t - old) + sign * ywx + math.log(t / (C - t))
+                gp = qa * (t - old) + b + math.log(t / (C - t))
                 steps += 1
             newton_steps += steps
             if steps > 0:
@@ -120,8 +140,8 @@ def fit_logistic(indptr, indices, data, p, z, C, tol, max_iter, seed):
                 else:
                     alpha_c[i], alpha[i] = t, C - t
                 delta = sign * (t - old) * y
-                for k in range(indptr[i], indptr[i + 1]):
-                    w[indices[k]] += delta * data[k]
+                for k in range(k0, k1):
+                    w[indices[k]] += delta * np.float64(data[k])
                 w[p] += delta
         epochs += 1
         if g_max < tol:
@@ -152,7 +172,7 @@ def train_parents(x_indptr, x_indices, x_data, n_features, z_indptr, z_indices, 
     """
     n = x_indptr.shape[0] - 1
     row_pos = np.full(n, -1, dtype=np.int64)
-    col_map = np.full(n_features, -1, dtype=np.int64)
+    col_map = np.full(n_features, -1, dtype=np.int32)
     n_nodes = 0
     for u in range(parents.shape[0]):
         n_nodes += 1 if parents[u] < 0 else n_children[parents[u]]
@@ -173,15 +193,16 @@ def train_parents(x_indptr, x_indices, x_data, n_features, z_indptr, z_indices, 
             rows = z_indices[z_indptr[par]:z_indptr[par + 1]].astype(np.int64)
             first, count = child_start[par], n_children[par]
         nr = rows.shape[0]
-        # the rows' local CSR over the columns they use
+        # the rows' local CSR over the columns they use, numbered in order of first
+        # appearance (frequent columns early: the node's weights stay close in cache)
         nnz = 0
         for a in range(nr):
             row_pos[rows[a]] = a
             nnz += x_indptr[rows[a] + 1] - x_indptr[rows[a]]
         loc_indptr = np.empty(nr + 1, dtype=np.int64)
-        loc_indices = np.empty(nnz, dtype=np.int64)
-        loc_data = np.empty(nnz)
-        cols = np.empty(min(nnz, n_features), dtype=np.int64)
+        loc_indices = np.empty(nnz, dtype=np.int32)
+        loc_data = np.empty(nnz, dtype=x_data.dtype)
+        cols = np.empty(min(nnz, n_features), dtype=np.int32)
         p = 0
         pos = 0
         loc_indptr[0] = 0
@@ -189,22 +210,30 @@ def train_parents(x_indptr, x_indices, x_data, n_features, z_indptr, z_indices, 
             i = rows[a]
             for k in range(x_indptr[i], x_indptr[i + 1]):
                 c = x_indices[k]
-                if col_map[c] < 0:
+                j = col_map[c]
+                if j < 0:
+                    j = p
                     col_map[c] = p
                     cols[p] = c
                     p += 1
-                loc_indices[pos] = col_map[c]
+                loc_indices[pos] = j
                 loc_data[pos] = x_data[k]
                 pos += 1
             loc_indptr[a + 1] = pos
-        # local columns in increasing global order: every node's weights come out sorted
-        by_col = np.argsort(cols[:p])
-        rank = np.empty(p, dtype=np.int64)
+        # the columns in increasing global order (every node's weights come out sorted):
+        # a scan of the column map when the node uses many columns, else a sort
+        if 64 * p >= n_features:
+            srt = np.empty(p, dtype=np.int32)
+            q = 0
+            for c in range(n_features):
+                if col_map[c] >= 0:
+                    srt[q] = c
+                    q += 1
+        else:
+            srt = np.sort(cols[:p])
+        by_col = np.empty(p, dtype=np.int32)
         for j in range(p):
-            rank[by_col[j]] = j
-        for k in range(pos):
-            loc_indices[k] = rank[loc_indices[k]]
-        cols = cols[by_col]
+            by_col[j] = col_map[srt[j]]
         z = np.empty(nr)
         for c in range(count):
             node = first + c
@@ -229,10 +258,10 @@ def train_parents(x_indptr, x_indices, x_data, n_features, z_indptr, z_indices, 
                 w_cols = _grow(w_cols, start + p)
                 w_vals = _grow(w_vals, start + p)
                 for j in range(p):
-                    v = w[j]
+                    v = w[by_col[j]]
                     if (weight_threshold > 0.0 and abs(v) > weight_threshold) or \
                             (weight_threshold <= 0.0 and v != 0.0):
-                        w_cols[start + kept] = cols[j]
+                        w_cols[start + kept] = srt[j]
                         w_vals[start + kept] = v
                         kept += 1
             w_ptr[k_out + 1] = w_ptr[k_out] + kept
