@@ -148,6 +148,25 @@ def test_per_label_thresholds(model, data):
     np.testing.assert_allclose(got, np.where(M > tau, M, 0.0), rtol=1e-12)
 
 
+def test_pruned_prediction_in_row_blocks_with_pre_leaves(data, monkeypatch):
+    """Rows predicted in blocks (of 7 here) and nodes with many children (pre-leaves of up
+    to 5 labels, scored together by the compiled kernel) give exactly the marginals above
+    the thresholds, in sorted CSR."""
+    import fmstats.extreme._plt as plt_module
+
+    X, Y = data
+    model = probabilistic_label_tree(X, Y, max_leaves=5, C=2.0, tol=TOL, random_state=1,
+                                     progress=False)
+    assert model.tree.n_children.max() >= 3
+    monkeypatch.setattr(plt_module, "_PREDICT_ROWS", 7)
+    tau = np.linspace(0.02, 0.4, model.n_labels)
+    M = model.predict_marginals(X)
+    assert np.abs(M - tau).min() > 1e-9
+    got = model.predict_proba_sparse(X, tau).matrix
+    assert got.has_sorted_indices and got.nnz == int((M > tau).sum())
+    np.testing.assert_allclose(got.toarray(), np.where(M > tau, M, 0.0), rtol=1e-12)
+
+
 def test_node_thresholds_are_minima_over_children(model):
     tree = model.tree
     tau = np.random.default_rng(1).random(model.n_labels)

@@ -284,3 +284,93 @@ def scatter_rows(nodes, w_ptr, cols, vals, indptr, out_cols, out_vals):
             out_cols[o + q] = cols[a + q]
             out_vals[o + q] = vals[a + q]
     return 0
+
+
+@njit(cache=True, nogil=True)
+def expand_children(x_indptr, x_indices, x_data, w_indptr, w_indices, w_data, bias,
+                    child_start, n_children, n_features, xrow, node, prob, order, node_tau,
+                    row_tau):
+    """One level of the pruned descent (Algorithm 4) for the pairs (row ``xrow[i]`` of X,
+    inner node ``node[i]``) reached with path probability ``prob[i]``, visited in ``order``
+    (pairs of the same node consecutive).
+
+    Per node, the children's weights (rows of W, CSR) are regrouped by feature (a counting
+    sort over the features they use), so that a row's score for all children costs one
+    pass over the row's entries.  A child is kept when its path probability
+    ``prob[i] * sigmoid(x w_c + b_c)`` exceeds ``node_tau[c]`` and ``row_tau[i]``.
+    Returns (pair i, child, path probability) of the kept children.
+    """
+    n_pairs = order.shape[0]
+    cnt = np.zeros(n_features, dtype=np.int32)
+    beg = np.empty(n_features, dtype=np.int32)
+    touched = np.empty(1024, dtype=np.int32)
+    ent_c = np.empty(1024, dtype=np.int32)
+    ent_w = np.empty(1024)
+    acc = np.empty(1024)
+    out_i = np.empty(1024, dtype=np.int64)
+    out_c = np.empty(1024, dtype=np.int64)
+    out_p = np.empty(1024)
+    n_out = 0
+    g0 = 0
+    while g0 < n_pairs:
+        u = node[order[g0]]
+        g1 = g0 + 1
+        while g1 < n_pairs and node[order[g1]] == u:
+            g1 += 1
+        cs, nc = child_start[u], n_children[u]
+        a, z = w_indptr[cs], w_indptr[cs + nc]
+        touched = _grow(touched, z - a)
+        ent_c = _grow(ent_c, z - a)
+        ent_w = _grow(ent_w, z - a)
+        acc = _grow(acc, nc)
+        n_t = 0
+        for k in range(a, z):
+            f = w_indices[k]
+            if cnt[f] == 0:
+                touched[n_t] = f
+                n_t += 1
+            cnt[f] += 1
+        run = 0
+        for t in range(n_t):
+            f = touched[t]
+            beg[f] = run
+            run += cnt[f]
+        for c in range(nc):
+            for k in range(w_indptr[cs + c], w_indptr[cs + c + 1]):
+                f = w_indices[k]
+                q = beg[f]
+                ent_c[q] = c
+                ent_w[q] = w_data[k]
+                beg[f] = q + 1
+        for t in range(n_t):
+            f = touched[t]
+            beg[f] -= cnt[f]
+        need = n_out + (g1 - g0) * nc
+        if need > out_i.shape[0]:
+            out_i = _grow(out_i, need)
+            out_c = _grow(out_c, need)
+            out_p = _grow(out_p, need)
+        for g in range(g0, g1):
+            i = order[g]
+            r = xrow[i]
+            for c in range(nc):
+                acc[c] = 0.0
+            for k in range(x_indptr[r], x_indptr[r + 1]):
+                cf = cnt[x_indices[k]]
+                if cf > 0:
+                    v = np.float64(x_data[k])
+                    q0 = beg[x_indices[k]]
+                    for q in range(q0, q0 + cf):
+                        acc[ent_c[q]] += v * ent_w[q]
+            pi, ti = prob[i], row_tau[i]
+            for c in range(nc):
+                pc = pi * (1.0 / (1.0 + math.exp(-(acc[c] + bias[cs + c]))))
+                if pc > node_tau[cs + c] and pc > ti:
+                    out_i[n_out] = i
+                    out_c[n_out] = cs + c
+                    out_p[n_out] = pc
+                    n_out += 1
+        for t in range(n_t):
+            cnt[touched[t]] = 0
+        g0 = g1
+    return out_i[:n_out].copy(), out_c[:n_out].copy(), out_p[:n_out].copy()

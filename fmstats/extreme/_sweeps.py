@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["bca_sweep"]
+__all__ = ["bca_sweep", "topk_positions"]
 
 
 @njit(cache=True, nogil=True)
@@ -54,3 +54,32 @@ def bca_sweep(indptr, indices, data, chosen, tp, fp, fn, order, k, n, recall, be
                 fp[j] += 1.0 - e
             else:
                 fn[j] += e
+
+
+@njit(cache=True, nogil=True)
+def topk_positions(indptr, indices, gains, k):
+    """(n, k) positions of the stored entries with the k largest ``gains`` of every row, in
+    decreasing gain (ties: the smaller label index first), -1 where a row stores fewer:
+    a partial insertion sort per row, O(nnz k)."""
+    n = indptr.shape[0] - 1
+    out = np.full((n, k), -1, dtype=np.int64)
+    for i in range(n):
+        filled = 0
+        for q in range(indptr[i], indptr[i + 1]):
+            g, j = gains[q], indices[q]
+            r = filled
+            # slide the entries this one beats one place down (the last falls off)
+            while r > 0:
+                o = out[i, r - 1]
+                go = gains[o]
+                if g > go or (g == go and j < indices[o]):
+                    if r < k:
+                        out[i, r] = o
+                    r -= 1
+                else:
+                    break
+            if r < k:
+                out[i, r] = q
+                if filled < k:
+                    filled += 1
+    return out
