@@ -62,11 +62,11 @@ def _gradient(tp, fp, fn, metric: str, beta2: float, eps: float):
 
 def _topk_entries(mat: sp.csr_array, gains: np.ndarray, k: int) -> np.ndarray:
     """(n, k) positions (into ``mat.data``) of the k largest ``gains`` (one per stored entry)
-    of every row, in decreasing gain, -1 where a row stores fewer; ties to the smaller label
-    index.  Compiled (:func:`~fmstats.extreme._sweeps.topk_positions`), O(nnz k)."""
+    of every row of the canonical CSR ``mat``, in decreasing gain, -1 where a row stores
+    fewer; ties to the smaller label index.  Compiled (:func:`~fmstats.extreme._sweeps.topk_positions`), O(nnz k)."""
     from ._sweeps import topk_positions
 
-    return topk_positions(mat.indptr, mat.indices, np.asarray(gains, dtype=np.float64), k)
+    return topk_positions(mat.indptr, np.asarray(gains, dtype=np.float64), k)
 
 
 def _topk_of_gains(mat: sp.csr_array, gains: np.ndarray, k: int) -> np.ndarray:
