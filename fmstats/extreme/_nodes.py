@@ -36,23 +36,7 @@ from numba import njit
 
 __all__ = ["fit_logistic", "train_parents", "scatter_rows"]
 
-_ARMIJO = 1e-4          # sufficient decrease of the line search
-_MAX_HALVINGS = 60      # a step below 2^-60 of the Newton step: no progress is possible
-
-
-@njit(cache=True, nogil=True)
-def _log1pexp(t):
-    if t > 0.0:
-        return t + math.log1p(math.exp(-t))
-    return math.log1p(math.exp(t))
-
-
-@njit(cache=True, nogil=True)
-def _sigmoid(t):
-    if t >= 0.0:
-        return 1.0 / (1.0 + math.exp(-t))
-    e = math.exp(t)
-    return e / (1.0 + e)
+_SIBLINGS_MIN = 3       # parents with this many children to fit train them side by side
 
 
 @njit(cache=True, nogil=True)
@@ -153,6 +137,163 @@ def fit_logistic(indptr, indices, data, p, z, C, tol, max_iter, seed):
 
 
 @njit(cache=True, nogil=True)
+def fit_siblings(indptr, indices, data, p, z, C, tol, max_iter, seed):
+    """:func:`fit_logistic` for every column of the 0/1 targets ``z`` (nr x nc, int8) on the
+    same CSR rows: sibling nodes trained together.
+
+    Every epoch visits the rows once in one random order for all the problems still running;
+    a row's dot products with all their weight vectors (stored side by side, p x nc) take
+    one pass over its entries, and so does the update.  Each problem keeps its own dual
+    variables, inner Newton tolerance and stopping rule, so it computes exactly what
+    :func:`fit_logistic` computes with the same row order; a finished problem's weights
+    are copied out and the running ones are packed to the left.
+
+    Returns (W (nc, p + 1), the bias weights last; epochs (nc,); converged (nc,)).
+    """
+    nr, nc = z.shape
+    a0 = min(1e-3 * C, 1e-8)
+    Wb = np.zeros((p, nc))
+    bb = np.zeros(nc)
+    xsq = np.empty(nr)
+    alpha = np.empty((nr, nc))
+    alpha_c = np.empty((nr, nc))
+    for i in range(nr):
+        s = 1.0
+        for k in range(indptr[i], indptr[i + 1]):
+            d = np.float64(data[k])
+            s += d * d
+            f = indices[k]
+            for c in range(nc):
+                Wb[f, c] += (2.0 * z[i, c] - 1.0) * a0 * d
+        for c in range(nc):
+            bb[c] += (2.0 * z[i, c] - 1.0) * a0
+            alpha[i, c] = a0
+            alpha_c[i, c] = C - a0
+        xsq[i] = s
+    act = np.arange(nc)
+    na = nc
+    W_out = np.zeros((nc, p + 1))
+    epochs = np.zeros(nc, dtype=np.int64)
+    conv = np.zeros(nc, dtype=np.bool_)
+    inner_eps = np.full(nc, 1e-2)
+    inner_min = min(1e-8, tol)
+    g_max = np.empty(nc)
+    steps_tot = np.empty(nc, dtype=np.int64)
+    ywx = np.empty(nc)
+    delta = np.empty(nc)
+    ys_ = np.empty(nc)
+    olds = np.empty(nc)
+    signs = np.empty(nc)
+    bs = np.empty(nc)
+    ts = np.empty(nc)
+    gps = np.empty(nc)
+    nsteps = np.empty(nc, dtype=np.int64)
+    order = np.arange(nr)
+    state = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)
+    while na > 0:
+        state = _shuffle(order, state)
+        for c in range(na):
+            g_max[c] = 0.0
+            steps_tot[c] = 0
+        for o in range(nr):
+            i = order[o]
+            k0, k1 = indptr[i], indptr[i + 1]
+            for c in range(na):
+                ywx[c] = bb[c]
+            for k in range(k0, k1):
+                v = np.float64(data[k])
+                f = indices[k]
+                for c in range(na):
+                    ywx[c] += v * Wb[f, c]
+            qa = xsq[i]
+            # the one-variable problems of all siblings, Newton steps in lockstep (independent
+            # chains side by side)
+            for c in range(na):
+                y = 2.0 * z[i, act[c]] - 1.0
+                ys_[c] = y
+                yw = ywx[c] * y
+                if 0.5 * qa * (alpha_c[i, c] - alpha[i, c]) + yw < 0.0:
+                    old, sign = alpha_c[i, c], -1.0
+                else:
+                    old, sign = alpha[i, c], 1.0
+                t = old
+                if C - t < 0.5 * C:
+                    t = 0.1 * t
+                b = sign * yw
+                gp = qa * (t - old) + b + math.log(t / (C - t))
+                if abs(gp) > g_max[c]:
+                    g_max[c] = abs(gp)
+                olds[c] = old
+                signs[c] = sign
+                bs[c] = b
+                ts[c] = t
+                gps[c] = gp
+                nsteps[c] = 0
+            running = True
+            while running:
+                running = False
+                for c in range(na):
+                    if nsteps[c] <= 100 and abs(gps[c]) >= inner_eps[c]:
+                        t = ts[c]
+                        nt = t - gps[c] / (qa + C / ((C - t) * t))
+                        t = 0.1 * t if nt <= 0.0 else nt
+                        ts[c] = t
+                        gps[c] = qa * (t - olds[c]) + bs[c] + math.log(t / (C - t))
+                        nsteps[c] += 1
+                        running = True
+            moved = False
+            for c in range(na):
+                steps_tot[c] += nsteps[c]
+                if nsteps[c] > 0:
+                    t = ts[c]
+                    if signs[c] > 0.0:
+                        alpha[i, c], alpha_c[i, c] = t, C - t
+                    else:
+                        alpha_c[i, c], alpha[i, c] = t, C - t
+                    delta[c] = signs[c] * (t - olds[c]) * ys_[c]
+                    moved = True
+                else:
+                    delta[c] = 0.0
+            if moved:
+                for k in range(k0, k1):
+                    v = np.float64(data[k])
+                    f = indices[k]
+                    for c in range(na):
+                        Wb[f, c] += delta[c] * v
+                for c in range(na):
+                    bb[c] += delta[c]
+        keep = 0
+        for c in range(na):
+            ch = act[c]
+            epochs[ch] += 1
+            done = False
+            if g_max[c] < tol:
+                conv[ch] = True
+                done = True
+            elif epochs[ch] >= max_iter:
+                done = True
+            elif steps_tot[c] <= nr // 10:
+                inner_eps[c] = max(inner_min, 0.1 * inner_eps[c])
+            if done:
+                for j in range(p):
+                    W_out[ch, j] = Wb[j, c]
+                W_out[ch, p] = bb[c]
+            else:
+                if keep != c:
+                    for j in range(p):
+                        Wb[j, keep] = Wb[j, c]
+                    for i in range(nr):
+                        alpha[i, keep] = alpha[i, c]
+                        alpha_c[i, keep] = alpha_c[i, c]
+                    bb[keep] = bb[c]
+                    inner_eps[keep] = inner_eps[c]
+                    act[keep] = ch
+                keep += 1
+        na = keep
+    return W_out, epochs, conv
+
+
+@njit(cache=True, nogil=True)
 def _grow(a, need):
     if need <= a.shape[0]:
         return a
@@ -163,7 +304,7 @@ def _grow(a, need):
 
 @njit(cache=True, nogil=True)
 def train_parents(x_indptr, x_indices, x_data, n_features, z_indptr, z_indices, parents,
-                  child_start, n_children, C, tol, max_iter, weight_threshold):
+                  child_start, n_children, C, tol, max_iter, weight_threshold, sibling_bytes):
     """Train the children of ``parents`` (-1: the root as the only child of a virtual parent).
 
     ``z_indptr``/``z_indices``: the CSC pattern of Z (rows x nodes), Z[i, t] = 1 when some
@@ -234,26 +375,62 @@ def train_parents(x_indptr, x_indices, x_data, n_features, z_indptr, z_indices, 
         by_col = np.empty(p, dtype=np.int32)
         for j in range(p):
             by_col[j] = col_map[srt[j]]
-        z = np.empty(nr)
+        # the children's targets: which of the parent's rows are positive at each child
+        npos = np.zeros(count, dtype=np.int64)
         for c in range(count):
-            node = first + c
-            z[:] = 0.0
-            npos = 0
-            for k in range(z_indptr[node], z_indptr[node + 1]):
-                a = row_pos[z_indices[k]]
-                if a >= 0:
-                    z[a] = 1.0
-                    npos += 1
-            nodes[k_out] = node
+            for k in range(z_indptr[first + c], z_indptr[first + c + 1]):
+                if row_pos[z_indices[k]] >= 0:
+                    npos[c] += 1
+        fit = np.empty(count, dtype=np.int64)
+        n_fit = 0
+        for c in range(count):
+            if 0 < npos[c] < nr:
+                fit[n_fit] = c
+                n_fit += 1
+        w_fit = np.empty((n_fit, p + 1))
+        it_fit = np.zeros(n_fit, dtype=np.int64)
+        ok_fit = np.zeros(n_fit, dtype=np.bool_)
+        if n_fit >= _SIBLINGS_MIN:
+            # siblings side by side, in groups whose per-row state (17 bytes per row and
+            # sibling) stays below sibling_bytes
+            width = max(1, min(n_fit, sibling_bytes // (17 * nr)))
+            for b0 in range(0, n_fit, width):
+                b1 = min(n_fit, b0 + width)
+                zb = np.zeros((nr, b1 - b0), dtype=np.int8)
+                for c in range(b0, b1):
+                    node = first + fit[c]
+                    for k in range(z_indptr[node], z_indptr[node + 1]):
+                        a = row_pos[z_indices[k]]
+                        if a >= 0:
+                            zb[a, c - b0] = 1
+                w_b, it_b, ok_b = fit_siblings(loc_indptr, loc_indices, loc_data, p, zb, C,
+                                               tol, max_iter, first + fit[b0])
+                w_fit[b0:b1] = w_b
+                it_fit[b0:b1] = it_b
+                ok_fit[b0:b1] = ok_b
+        else:
+            z = np.empty(nr)
+            for c in range(n_fit):
+                node = first + fit[c]
+                z[:] = 0.0
+                for k in range(z_indptr[node], z_indptr[node + 1]):
+                    a = row_pos[z_indices[k]]
+                    if a >= 0:
+                        z[a] = 1.0
+                w_fit[c], it_fit[c], ok_fit[c] = fit_logistic(loc_indptr, loc_indices, loc_data,
+                                                              p, z, C, tol, max_iter, node)
+        q = 0
+        for c in range(count):
+            nodes[k_out] = first + c
             kept = 0
-            if npos == 0 or npos == nr:
-                bias[k_out] = math.inf if (npos == nr and nr > 0) else -math.inf
+            if npos[c] == 0 or npos[c] == nr:
+                bias[k_out] = math.inf if (npos[c] == nr and nr > 0) else -math.inf
             else:
-                w, it, ok = fit_logistic(loc_indptr, loc_indices, loc_data, p, z, C, tol,
-                                         max_iter, node)
+                w = w_fit[q]
                 bias[k_out] = w[p]
-                iters[k_out] = it
-                conv[k_out] = ok
+                iters[k_out] = it_fit[q]
+                conv[k_out] = ok_fit[q]
+                q += 1
                 start = w_ptr[k_out]
                 w_cols = _grow(w_cols, start + p)
                 w_vals = _grow(w_vals, start + p)

@@ -50,6 +50,7 @@ __all__ = ["probabilistic_label_tree", "plt", "PLTResults", "TopK", "precision_a
 
 _CHUNK_ELEMENTS = 4_000_000  # dense elements per block in exhaustive prediction
 _PREDICT_ROWS = 16384          # rows per block of pruned prediction
+_SIBLING_BYTES = 1 << 28        # per-row state of siblings trained side by side
 
 
 # ---------------------------------------------------------------------------
@@ -131,7 +132,7 @@ def _train_compiled(X, Z, T, parents, learner, C, tol, max_iter, weight_threshol
 
     return train_parents(X.indptr, X.indices, X.data, X.shape[1], Z.indptr, Z.indices,
                          parents, T.child_start, T.n_children, C, tol, max_iter,
-                         weight_threshold)
+                         weight_threshold, _SIBLING_BYTES)
 
 
 def _train_with_learner(X, Z, T, parents, learner, C, tol, max_iter, weight_threshold):
