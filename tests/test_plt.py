@@ -105,6 +105,27 @@ def test_node_classifiers_equal_sklearn_on_the_filtered_examples(data, monkeypat
     assert checked >= (15 if max_leaves == 1 else 11)
 
 
+@pytest.mark.parametrize("tree,max_leaves", [("random", 1), ("balanced-kmeans", 6)])
+def test_siblings_side_by_side_or_one_by_one_give_the_same_model(data, monkeypatch, tree,
+                                                                 max_leaves):
+    """The children of a parent share one row order, so training them side by side (every
+    pair too, or in groups of one or two rows' worth of state) or one by one gives the same
+    model to the last bit."""
+    import fmstats.extreme._plt as plt_module
+
+    X, Y = data
+    kw = dict(tree=tree, max_leaves=max_leaves, C=2.0, tol=1e-3, random_state=2,
+              progress=False)
+    ref = probabilistic_label_tree(X, Y, **kw)
+    for pair_nnz, sibling_bytes in ((0, 1 << 28), (0, 17 * 300), (1 << 40, 1 << 28)):
+        monkeypatch.setattr(plt_module, "_SIBLING_PAIR_NNZ", pair_nnz)
+        monkeypatch.setattr(plt_module, "_SIBLING_BYTES", sibling_bytes)
+        got = probabilistic_label_tree(X, Y, **kw)
+        assert (got.weights != ref.weights).nnz == 0
+        assert np.array_equal(got.intercepts, ref.intercepts)
+        assert np.array_equal(got.n_iter, ref.n_iter)
+
+
 def test_logistic_l2_equals_liblinear_with_penalised_bias():
     """The node objective is liblinear's (the bias a feature of value 1, penalised like the
     weights): scikit-learn's liblinear solver (primal trust-region Newton) is the reference.

@@ -36,7 +36,6 @@ from numba import njit
 
 __all__ = ["fit_logistic", "train_parents", "scatter_rows"]
 
-_SIBLINGS_MIN = 3       # parents with this many children to fit train them side by side
 
 
 @njit(cache=True, nogil=True)
@@ -304,7 +303,8 @@ def _grow(a, need):
 
 @njit(cache=True, nogil=True)
 def train_parents(x_indptr, x_indices, x_data, n_features, z_indptr, z_indices, parents,
-                  child_start, n_children, C, tol, max_iter, weight_threshold, sibling_bytes):
+                  child_start, n_children, C, tol, max_iter, weight_threshold, sibling_bytes,
+                  pair_nnz):
     """Train the children of ``parents`` (-1: the root as the only child of a virtual parent).
 
     ``z_indptr``/``z_indices``: the CSC pattern of Z (rows x nodes), Z[i, t] = 1 when some
@@ -390,7 +390,10 @@ def train_parents(x_indptr, x_indices, x_data, n_features, z_indptr, z_indices, 
         w_fit = np.empty((n_fit, p + 1))
         it_fit = np.zeros(n_fit, dtype=np.int64)
         ok_fit = np.zeros(n_fit, dtype=np.bool_)
-        if n_fit >= _SIBLINGS_MIN:
+        # every child of a parent visits the rows in the same order (seeded by the first
+        # child fitted), so training siblings side by side or one by one gives the same model
+        seed = first + fit[0] if n_fit > 0 else 0
+        if n_fit >= 3 or (n_fit == 2 and pos >= pair_nnz):
             # siblings side by side, in groups whose per-row state (17 bytes per row and
             # sibling) stays below sibling_bytes
             width = max(1, min(n_fit, sibling_bytes // (17 * nr)))
@@ -404,7 +407,7 @@ def train_parents(x_indptr, x_indices, x_data, n_features, z_indptr, z_indices, 
                         if a >= 0:
                             zb[a, c - b0] = 1
                 w_b, it_b, ok_b = fit_siblings(loc_indptr, loc_indices, loc_data, p, zb, C,
-                                               tol, max_iter, first + fit[b0])
+                                               tol, max_iter, seed)
                 w_fit[b0:b1] = w_b
                 it_fit[b0:b1] = it_b
                 ok_fit[b0:b1] = ok_b
@@ -418,7 +421,7 @@ def train_parents(x_indptr, x_indices, x_data, n_features, z_indptr, z_indices, 
                     if a >= 0:
                         z[a] = 1.0
                 w_fit[c], it_fit[c], ok_fit[c] = fit_logistic(loc_indptr, loc_indices, loc_data,
-                                                              p, z, C, tol, max_iter, node)
+                                                              p, z, C, tol, max_iter, seed)
         q = 0
         for c in range(count):
             nodes[k_out] = first + c

@@ -50,7 +50,12 @@ __all__ = ["probabilistic_label_tree", "plt", "PLTResults", "TopK", "precision_a
 
 _CHUNK_ELEMENTS = 4_000_000  # dense elements per block in exhaustive prediction
 _PREDICT_ROWS = 16384          # rows per block of pruned prediction
-_SIBLING_BYTES = 1 << 28        # per-row state of siblings trained side by side
+# Siblings trained side by side (one pass over a row for all of them): parents with 3 or
+# more children to fit (pre-leaves), and pairs when the parent's rows hold at least
+# _SIBLING_PAIR_NNZ non-zeros (beyond the caches, where one pass for both saves memory
+# traffic; below it the pair is as fast one by one); per-row state at most _SIBLING_BYTES.
+_SIBLING_BYTES = 1 << 28
+_SIBLING_PAIR_NNZ = 4_000_000
 
 
 # ---------------------------------------------------------------------------
@@ -132,7 +137,7 @@ def _train_compiled(X, Z, T, parents, learner, C, tol, max_iter, weight_threshol
 
     return train_parents(X.indptr, X.indices, X.data, X.shape[1], Z.indptr, Z.indices,
                          parents, T.child_start, T.n_children, C, tol, max_iter,
-                         weight_threshold, _SIBLING_BYTES)
+                         weight_threshold, _SIBLING_BYTES, _SIBLING_PAIR_NNZ)
 
 
 def _train_with_learner(X, Z, T, parents, learner, C, tol, max_iter, weight_threshold):
