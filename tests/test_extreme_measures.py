@@ -213,6 +213,22 @@ def test_spe_from_napkinxc_holds_exactly_the_models_estimates(napkin_model):
     assert len(expected) > X.shape[0]              # not a trivial SPE
 
 
+def test_spe_from_napkinxc_with_per_label_thresholds(napkin_model):
+    """Per-label thresholds (napkinxc takes them as a list, not an ndarray): the SPE holds
+    the entries of the model's almost unpruned prediction above each label's threshold."""
+    from fmstats.extreme import spe_from_napkinxc
+
+    model, X, m = napkin_model
+    tau = np.linspace(0.05, 0.6, m)
+    spe = spe_from_napkinxc(model, X, tau, n_features=X.shape[1], n_labels=m, chunk_size=70)
+    expected = {(i, j): p for i, row in enumerate(model.predict_proba(X, threshold=1e-12))
+                for j, p in row if p > tau[j]}
+    got = spe.matrix.tocoo()
+    assert dict(zip(zip(got.row.tolist(), got.col.tolist()), got.data.tolist())) == \
+        pytest.approx(expected, abs=0, rel=0)
+    assert len(expected) > X.shape[0] and np.array_equal(spe.thresholds, tau)
+
+
 def test_spe_from_napkinxc_refuses_another_feature_count(napkin_model):
     from fmstats.extreme import spe_from_napkinxc
 

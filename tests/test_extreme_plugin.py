@@ -111,6 +111,21 @@ def test_randomized_classifier_predicts_and_round_trips(data):
     np.testing.assert_array_equal(again.predict(spe, random_state=1).labels, a.labels)
 
 
+def test_spe_top_k_equals_a_sort_with_ties_to_the_smaller_label():
+    """The compiled per-row selection against Python's sort of (-estimate, label): ties (one
+    decimal), rows with fewer than k estimates and empty rows."""
+    rng = np.random.default_rng(3)
+    n, m, k = 300, 30, 4
+    dense = np.round(rng.random((n, m)), 1) * (rng.random((n, m)) < 0.2)
+    assert (np.count_nonzero(dense, axis=1) < k).any() and (dense.sum(axis=1) == 0).any()
+    top = spe_top_k(SPE(sp.csr_array(dense)), k)
+    for i in range(n):
+        best = sorted((-dense[i, j], j) for j in np.flatnonzero(dense[i]))[:k]
+        expect = [j for _, j in best] + [-1] * (k - len(best))
+        assert top.labels[i].tolist() == expect
+        assert top.scores[i].tolist() == [dense[i, j] if j >= 0 else 0.0 for j in expect]
+
+
 @pytest.mark.parametrize("call,arg", [
     (lambda s, Y: bca_macro_at_k(s, 0), "k"),
     (lambda s, Y: bca_macro_at_k(s, 2, metric="precision"), "metric"),

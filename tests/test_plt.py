@@ -71,12 +71,21 @@ def _algorithm3_training_set(tree: LabelTree, Y: np.ndarray, node: int):
 
 
 @pytest.mark.reference
-def test_node_classifiers_equal_sklearn_on_the_filtered_examples(data):
-    """Algorithm 3 + the L2 logistic learner against scikit-learn's LogisticRegression."""
+@pytest.mark.parametrize("max_leaves,sibling_bytes", [(1, 1 << 28), (6, 1 << 28), (6, 17 * 300)])
+def test_node_classifiers_equal_sklearn_on_the_filtered_examples(data, monkeypatch, max_leaves,
+                                                                 sibling_bytes):
+    """Algorithm 3 + the L2 logistic learner against scikit-learn's LogisticRegression; with
+    pre-leaves of up to 6 labels, their leaves are trained side by side (all together, or
+    in groups of one or two siblings when their per-row state is capped)."""
     from sklearn.linear_model import LogisticRegression
 
+    import fmstats.extreme._plt as plt_module
+
+    monkeypatch.setattr(plt_module, "_SIBLING_BYTES", sibling_bytes)
     X, Y = data
-    res = probabilistic_label_tree(X, Y, arity=2, tree="random", C=2.0, tol=TOL, random_state=5, progress=False)
+    res = probabilistic_label_tree(X, Y, arity=2, tree="random", C=2.0, tol=TOL, random_state=5,
+                                   max_leaves=max_leaves, progress=False)
+    assert (res.tree.n_children >= 5).any() == (max_leaves > 1)
     W = res.weights.toarray()
     Xd = X.toarray()
     checked = 0
@@ -93,7 +102,28 @@ def test_node_classifiers_equal_sklearn_on_the_filtered_examples(data):
         seen = np.unique(X[rows].indices)
         assert np.all(W[node, np.setdiff1d(np.arange(X.shape[1]), seen)] == 0)
         checked += 1
-    assert checked >= 15
+    assert checked >= (15 if max_leaves == 1 else 11)
+
+
+@pytest.mark.parametrize("tree,max_leaves", [("random", 1), ("balanced-kmeans", 6)])
+def test_siblings_side_by_side_or_one_by_one_give_the_same_model(data, monkeypatch, tree,
+                                                                 max_leaves):
+    """The children of a parent share one row order, so training them side by side (every
+    pair too, or in groups of one or two rows' worth of state) or one by one gives the same
+    model to the last bit."""
+    import fmstats.extreme._plt as plt_module
+
+    X, Y = data
+    kw = dict(tree=tree, max_leaves=max_leaves, C=2.0, tol=1e-3, random_state=2,
+              progress=False)
+    ref = probabilistic_label_tree(X, Y, **kw)
+    for pair_nnz, sibling_bytes in ((0, 1 << 28), (0, 17 * 300), (1 << 40, 1 << 28)):
+        monkeypatch.setattr(plt_module, "_SIBLING_PAIR_NNZ", pair_nnz)
+        monkeypatch.setattr(plt_module, "_SIBLING_BYTES", sibling_bytes)
+        got = probabilistic_label_tree(X, Y, **kw)
+        assert (got.weights != ref.weights).nnz == 0
+        assert np.array_equal(got.intercepts, ref.intercepts)
+        assert np.array_equal(got.n_iter, ref.n_iter)
 
 
 def test_logistic_l2_equals_liblinear_with_penalised_bias():
@@ -146,6 +176,25 @@ def test_per_label_thresholds(model, data):
     M = model.predict_marginals(X)
     got = model.predict_proba_sparse(X, tau).toarray()
     np.testing.assert_allclose(got, np.where(M > tau, M, 0.0), rtol=1e-12)
+
+
+def test_pruned_prediction_in_row_blocks_with_pre_leaves(data, monkeypatch):
+    """Rows predicted in blocks (of 7 here) and nodes with many children (pre-leaves of up
+    to 5 labels, scored together by the compiled kernel) give exactly the marginals above
+    the thresholds, in sorted CSR."""
+    import fmstats.extreme._plt as plt_module
+
+    X, Y = data
+    model = probabilistic_label_tree(X, Y, max_leaves=5, C=2.0, tol=TOL, random_state=1,
+                                     progress=False)
+    assert model.tree.n_children.max() >= 3
+    monkeypatch.setattr(plt_module, "_PREDICT_ROWS", 7)
+    tau = np.linspace(0.02, 0.4, model.n_labels)
+    M = model.predict_marginals(X)
+    assert np.abs(M - tau).min() > 1e-9
+    got = model.predict_proba_sparse(X, tau).matrix
+    assert got.has_sorted_indices and got.nnz == int((M > tau).sum())
+    np.testing.assert_allclose(got.toarray(), np.where(M > tau, M, 0.0), rtol=1e-12)
 
 
 def test_node_thresholds_are_minima_over_children(model):

@@ -87,7 +87,9 @@ def spe_from_napkinxc(model: Any, X: Any, thresholds: Any = 0.0, *, n_features: 
     size = int(check_scalar("chunk_size", chunk_size, low=1, integer=True))
     tau = check_thresholds("thresholds", thresholds, m)
     X = sp.csr_matrix(X, dtype=np.float64)
-    threshold_arg = float(tau[0]) if np.all(tau == tau[0]) else tau
+    # per-label thresholds as a list: napkinxc 0.7.2 compares its argument with 0 before
+    # its type check, which fails for an ndarray
+    threshold_arg = float(tau[0]) if np.all(tau == tau[0]) else tau.tolist()
     parts = []
     for lo in range(0, X.shape[0], size):
         rows = model.predict_proba(X[lo:lo + size], threshold=threshold_arg)

@@ -36,64 +36,67 @@ from numba import njit
 
 __all__ = ["fit_logistic", "train_parents", "scatter_rows"]
 
-_ARMIJO = 1e-4          # sufficient decrease of the line search
-_MAX_HALVINGS = 60      # a step below 2^-60 of the Newton step: no progress is possible
 
 
 @njit(cache=True, nogil=True)
-def _log1pexp(t):
-    if t > 0.0:
-        return t + math.log1p(math.exp(-t))
-    return math.log1p(math.exp(t))
-
-
-@njit(cache=True, nogil=True)
-def _sigmoid(t):
-    if t >= 0.0:
-        return 1.0 / (1.0 + math.exp(-t))
-    e = math.exp(t)
-    return e / (1.0 + e)
+def _shuffle(order, state):
+    """Fisher-Yates shuffle of ``order`` in place by splitmix64 (liblinear draws its
+    order with ``rand()``; any uniform permutation will do).  Returns the new state."""
+    for i in range(order.shape[0] - 1, 0, -1):
+        state = state + np.uint64(0x9E3779B97F4A7C15)
+        r = state
+        r = (r ^ (r >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        r = (r ^ (r >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        r = r ^ (r >> np.uint64(31))
+        j = np.int64(r % np.uint64(i + 1))
+        order[i], order[j] = order[j], order[i]
+    return state
 
 
 @njit(cache=True, nogil=True)
 def fit_logistic(indptr, indices, data, p, z, C, tol, max_iter, seed):
     """Dual coordinate descent for the L2 logistic regression of the module docstring on the
-    CSR rows (indptr, indices, data) with p columns and 0/1 targets z.
+    CSR rows (indptr, indices, data) with p columns and 0/1 targets z.  ``data`` may be
+    float32 (the products are formed in float64).
 
     Returns (w of length p + 1 with the bias weight last, epochs, converged).
     """
     n = z.shape[0]
     w = np.zeros(p + 1)
     xsq = np.empty(n)
+    ys = np.empty(n)
     alpha = np.empty(n)       # alpha_i in (0, C); C - alpha_i kept separately (no cancellation)
     alpha_c = np.empty(n)
     a0 = min(1e-3 * C, 1e-8)
     for i in range(n):
         s = 1.0               # the bias feature
         y = 2.0 * z[i] - 1.0
+        ys[i] = y
         for k in range(indptr[i], indptr[i + 1]):
-            s += data[k] * data[k]
-            w[indices[k]] += y * a0 * data[k]
+            d = np.float64(data[k])
+            s += d * d
+            w[indices[k]] += y * a0 * d
         w[p] += y * a0
         xsq[i] = s
         alpha[i] = a0
         alpha_c[i] = C - a0
     order = np.arange(n)
-    np.random.seed(seed)
+    state = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)
     inner_eps = 1e-2
     inner_min = min(1e-8, tol)
     epochs = 0
     converged = False
     while epochs < max_iter:
-        np.random.shuffle(order)
+        state = _shuffle(order, state)
         g_max = 0.0
         newton_steps = 0
         for o in range(n):
             i = order[o]
-            y = 2.0 * z[i] - 1.0
+            y = ys[i]
+            k0, k1 = indptr[i], indptr[i + 1]
             ywx = w[p]
-            for k in range(indptr[i], indptr[i + 1]):
-                ywx += data[k] * w[indices[k]]
+            for k in range(k0, k1):
+                ywx += np.float64(data[k]) * w[indices[k]]
             ywx *= y
             qa = xsq[i]
             # the sub-problem in the smaller of (alpha_i, C - alpha_i), for accuracy
@@ -104,14 +107,14 @@ def fit_logistic(indptr, indices, data, p, z, C, tol, max_iter, seed):
             t = old
             if C - t < 0.5 * C:
                 t = 0.1 * t
-            gp = qa * (t - old) + sign * ywx + math.log(t / (C - t))
+            b = sign * ywx
+            gp = qa * (t - old) + b + math.log(t / (C - t))
             g_max = max(g_max, abs(gp))
             steps = 0
             while steps <= 100 and abs(gp) >= inner_eps:
-                gpp = qa + C / (C - t) / t
-                nt = t - gp / gpp
+                nt = t - gp / (qa + C / ((C - t) * t))
                 t = 0.1 * t if nt <= 0.0 else nt
-                gp = qa * (t - old) + sign * ywx + math.log(t / (C - t))
+                gp = qa * (t - old) + b + math.log(t / (C - t))
                 steps += 1
             newton_steps += steps
             if steps > 0:
@@ -120,8 +123,8 @@ def fit_logistic(indptr, indices, data, p, z, C, tol, max_iter, seed):
                 else:
                     alpha_c[i], alpha[i] = t, C - t
                 delta = sign * (t - old) * y
-                for k in range(indptr[i], indptr[i + 1]):
-                    w[indices[k]] += delta * data[k]
+                for k in range(k0, k1):
+                    w[indices[k]] += delta * np.float64(data[k])
                 w[p] += delta
         epochs += 1
         if g_max < tol:
@@ -130,6 +133,163 @@ def fit_logistic(indptr, indices, data, p, z, C, tol, max_iter, seed):
         if newton_steps <= n // 10:
             inner_eps = max(inner_min, 0.1 * inner_eps)
     return w, epochs, converged
+
+
+@njit(cache=True, nogil=True)
+def fit_siblings(indptr, indices, data, p, z, C, tol, max_iter, seed):
+    """:func:`fit_logistic` for every column of the 0/1 targets ``z`` (nr x nc, int8) on the
+    same CSR rows: sibling nodes trained together.
+
+    Every epoch visits the rows once in one random order for all the problems still running;
+    a row's dot products with all their weight vectors (stored side by side, p x nc) take
+    one pass over its entries, and so does the update.  Each problem keeps its own dual
+    variables, inner Newton tolerance and stopping rule, so it computes exactly what
+    :func:`fit_logistic` computes with the same row order; a finished problem's weights
+    are copied out and the running ones are packed to the left.
+
+    Returns (W (nc, p + 1), the bias weights last; epochs (nc,); converged (nc,)).
+    """
+    nr, nc = z.shape
+    a0 = min(1e-3 * C, 1e-8)
+    Wb = np.zeros((p, nc))
+    bb = np.zeros(nc)
+    xsq = np.empty(nr)
+    alpha = np.empty((nr, nc))
+    alpha_c = np.empty((nr, nc))
+    for i in range(nr):
+        s = 1.0
+        for k in range(indptr[i], indptr[i + 1]):
+            d = np.float64(data[k])
+            s += d * d
+            f = indices[k]
+            for c in range(nc):
+                Wb[f, c] += (2.0 * z[i, c] - 1.0) * a0 * d
+        for c in range(nc):
+            bb[c] += (2.0 * z[i, c] - 1.0) * a0
+            alpha[i, c] = a0
+            alpha_c[i, c] = C - a0
+        xsq[i] = s
+    act = np.arange(nc)
+    na = nc
+    W_out = np.zeros((nc, p + 1))
+    epochs = np.zeros(nc, dtype=np.int64)
+    conv = np.zeros(nc, dtype=np.bool_)
+    inner_eps = np.full(nc, 1e-2)
+    inner_min = min(1e-8, tol)
+    g_max = np.empty(nc)
+    steps_tot = np.empty(nc, dtype=np.int64)
+    ywx = np.empty(nc)
+    delta = np.empty(nc)
+    ys_ = np.empty(nc)
+    olds = np.empty(nc)
+    signs = np.empty(nc)
+    bs = np.empty(nc)
+    ts = np.empty(nc)
+    gps = np.empty(nc)
+    nsteps = np.empty(nc, dtype=np.int64)
+    order = np.arange(nr)
+    state = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)
+    while na > 0:
+        state = _shuffle(order, state)
+        for c in range(na):
+            g_max[c] = 0.0
+            steps_tot[c] = 0
+        for o in range(nr):
+            i = order[o]
+            k0, k1 = indptr[i], indptr[i + 1]
+            for c in range(na):
+                ywx[c] = bb[c]
+            for k in range(k0, k1):
+                v = np.float64(data[k])
+                f = indices[k]
+                for c in range(na):
+                    ywx[c] += v * Wb[f, c]
+            qa = xsq[i]
+            # the one-variable problems of all siblings, Newton steps in lockstep (independent
+            # chains side by side)
+            for c in range(na):
+                y = 2.0 * z[i, act[c]] - 1.0
+                ys_[c] = y
+                yw = ywx[c] * y
+                if 0.5 * qa * (alpha_c[i, c] - alpha[i, c]) + yw < 0.0:
+                    old, sign = alpha_c[i, c], -1.0
+                else:
+                    old, sign = alpha[i, c], 1.0
+                t = old
+                if C - t < 0.5 * C:
+                    t = 0.1 * t
+                b = sign * yw
+                gp = qa * (t - old) + b + math.log(t / (C - t))
+                if abs(gp) > g_max[c]:
+                    g_max[c] = abs(gp)
+                olds[c] = old
+                signs[c] = sign
+                bs[c] = b
+                ts[c] = t
+                gps[c] = gp
+                nsteps[c] = 0
+            running = True
+            while running:
+                running = False
+                for c in range(na):
+                    if nsteps[c] <= 100 and abs(gps[c]) >= inner_eps[c]:
+                        t = ts[c]
+                        nt = t - gps[c] / (qa + C / ((C - t) * t))
+                        t = 0.1 * t if nt <= 0.0 else nt
+                        ts[c] = t
+                        gps[c] = qa * (t - olds[c]) + bs[c] + math.log(t / (C - t))
+                        nsteps[c] += 1
+                        running = True
+            moved = False
+            for c in range(na):
+                steps_tot[c] += nsteps[c]
+                if nsteps[c] > 0:
+                    t = ts[c]
+                    if signs[c] > 0.0:
+                        alpha[i, c], alpha_c[i, c] = t, C - t
+                    else:
+                        alpha_c[i, c], alpha[i, c] = t, C - t
+                    delta[c] = signs[c] * (t - olds[c]) * ys_[c]
+                    moved = True
+                else:
+                    delta[c] = 0.0
+            if moved:
+                for k in range(k0, k1):
+                    v = np.float64(data[k])
+                    f = indices[k]
+                    for c in range(na):
+                        Wb[f, c] += delta[c] * v
+                for c in range(na):
+                    bb[c] += delta[c]
+        keep = 0
+        for c in range(na):
+            ch = act[c]
+            epochs[ch] += 1
+            done = False
+            if g_max[c] < tol:
+                conv[ch] = True
+                done = True
+            elif epochs[ch] >= max_iter:
+                done = True
+            elif steps_tot[c] <= nr // 10:
+                inner_eps[c] = max(inner_min, 0.1 * inner_eps[c])
+            if done:
+                for j in range(p):
+                    W_out[ch, j] = Wb[j, c]
+                W_out[ch, p] = bb[c]
+            else:
+                if keep != c:
+                    for j in range(p):
+                        Wb[j, keep] = Wb[j, c]
+                    for i in range(nr):
+                        alpha[i, keep] = alpha[i, c]
+                        alpha_c[i, keep] = alpha_c[i, c]
+                    bb[keep] = bb[c]
+                    inner_eps[keep] = inner_eps[c]
+                    act[keep] = ch
+                keep += 1
+        na = keep
+    return W_out, epochs, conv
 
 
 @njit(cache=True, nogil=True)
@@ -143,7 +303,8 @@ def _grow(a, need):
 
 @njit(cache=True, nogil=True)
 def train_parents(x_indptr, x_indices, x_data, n_features, z_indptr, z_indices, parents,
-                  child_start, n_children, C, tol, max_iter, weight_threshold):
+                  child_start, n_children, C, tol, max_iter, weight_threshold, sibling_bytes,
+                  pair_nnz):
     """Train the children of ``parents`` (-1: the root as the only child of a virtual parent).
 
     ``z_indptr``/``z_indices``: the CSC pattern of Z (rows x nodes), Z[i, t] = 1 when some
@@ -152,7 +313,7 @@ def train_parents(x_indptr, x_indices, x_data, n_features, z_indptr, z_indices, 
     """
     n = x_indptr.shape[0] - 1
     row_pos = np.full(n, -1, dtype=np.int64)
-    col_map = np.full(n_features, -1, dtype=np.int64)
+    col_map = np.full(n_features, -1, dtype=np.int32)
     n_nodes = 0
     for u in range(parents.shape[0]):
         n_nodes += 1 if parents[u] < 0 else n_children[parents[u]]
@@ -173,15 +334,16 @@ def train_parents(x_indptr, x_indices, x_data, n_features, z_indptr, z_indices, 
             rows = z_indices[z_indptr[par]:z_indptr[par + 1]].astype(np.int64)
             first, count = child_start[par], n_children[par]
         nr = rows.shape[0]
-        # the rows' local CSR over the columns they use
+        # the rows' local CSR over the columns they use, numbered in order of first
+        # appearance (frequent columns early: the node's weights stay close in cache)
         nnz = 0
         for a in range(nr):
             row_pos[rows[a]] = a
             nnz += x_indptr[rows[a] + 1] - x_indptr[rows[a]]
         loc_indptr = np.empty(nr + 1, dtype=np.int64)
-        loc_indices = np.empty(nnz, dtype=np.int64)
-        loc_data = np.empty(nnz)
-        cols = np.empty(min(nnz, n_features), dtype=np.int64)
+        loc_indices = np.empty(nnz, dtype=np.int32)
+        loc_data = np.empty(nnz, dtype=x_data.dtype)
+        cols = np.empty(min(nnz, n_features), dtype=np.int32)
         p = 0
         pos = 0
         loc_indptr[0] = 0
@@ -189,50 +351,97 @@ def train_parents(x_indptr, x_indices, x_data, n_features, z_indptr, z_indices, 
             i = rows[a]
             for k in range(x_indptr[i], x_indptr[i + 1]):
                 c = x_indices[k]
-                if col_map[c] < 0:
+                j = col_map[c]
+                if j < 0:
+                    j = p
                     col_map[c] = p
                     cols[p] = c
                     p += 1
-                loc_indices[pos] = col_map[c]
+                loc_indices[pos] = j
                 loc_data[pos] = x_data[k]
                 pos += 1
             loc_indptr[a + 1] = pos
-        # local columns in increasing global order: every node's weights come out sorted
-        by_col = np.argsort(cols[:p])
-        rank = np.empty(p, dtype=np.int64)
+        # the columns in increasing global order (every node's weights come out sorted):
+        # a scan of the column map when the node uses many columns, else a sort
+        if 64 * p >= n_features:
+            srt = np.empty(p, dtype=np.int32)
+            q = 0
+            for c in range(n_features):
+                if col_map[c] >= 0:
+                    srt[q] = c
+                    q += 1
+        else:
+            srt = np.sort(cols[:p])
+        by_col = np.empty(p, dtype=np.int32)
         for j in range(p):
-            rank[by_col[j]] = j
-        for k in range(pos):
-            loc_indices[k] = rank[loc_indices[k]]
-        cols = cols[by_col]
-        z = np.empty(nr)
+            by_col[j] = col_map[srt[j]]
+        # the children's targets: which of the parent's rows are positive at each child
+        npos = np.zeros(count, dtype=np.int64)
         for c in range(count):
-            node = first + c
-            z[:] = 0.0
-            npos = 0
-            for k in range(z_indptr[node], z_indptr[node + 1]):
-                a = row_pos[z_indices[k]]
-                if a >= 0:
-                    z[a] = 1.0
-                    npos += 1
-            nodes[k_out] = node
+            for k in range(z_indptr[first + c], z_indptr[first + c + 1]):
+                if row_pos[z_indices[k]] >= 0:
+                    npos[c] += 1
+        fit = np.empty(count, dtype=np.int64)
+        n_fit = 0
+        for c in range(count):
+            if 0 < npos[c] < nr:
+                fit[n_fit] = c
+                n_fit += 1
+        w_fit = np.empty((n_fit, p + 1))
+        it_fit = np.zeros(n_fit, dtype=np.int64)
+        ok_fit = np.zeros(n_fit, dtype=np.bool_)
+        # every child of a parent visits the rows in the same order (seeded by the first
+        # child fitted), so training siblings side by side or one by one gives the same model
+        seed = first + fit[0] if n_fit > 0 else 0
+        if n_fit >= 3 or (n_fit == 2 and pos >= pair_nnz):
+            # siblings side by side, in groups whose per-row state (17 bytes per row and
+            # sibling) stays below sibling_bytes
+            width = max(1, min(n_fit, sibling_bytes // (17 * nr)))
+            for b0 in range(0, n_fit, width):
+                b1 = min(n_fit, b0 + width)
+                zb = np.zeros((nr, b1 - b0), dtype=np.int8)
+                for c in range(b0, b1):
+                    node = first + fit[c]
+                    for k in range(z_indptr[node], z_indptr[node + 1]):
+                        a = row_pos[z_indices[k]]
+                        if a >= 0:
+                            zb[a, c - b0] = 1
+                w_b, it_b, ok_b = fit_siblings(loc_indptr, loc_indices, loc_data, p, zb, C,
+                                               tol, max_iter, seed)
+                w_fit[b0:b1] = w_b
+                it_fit[b0:b1] = it_b
+                ok_fit[b0:b1] = ok_b
+        else:
+            z = np.empty(nr)
+            for c in range(n_fit):
+                node = first + fit[c]
+                z[:] = 0.0
+                for k in range(z_indptr[node], z_indptr[node + 1]):
+                    a = row_pos[z_indices[k]]
+                    if a >= 0:
+                        z[a] = 1.0
+                w_fit[c], it_fit[c], ok_fit[c] = fit_logistic(loc_indptr, loc_indices, loc_data,
+                                                              p, z, C, tol, max_iter, seed)
+        q = 0
+        for c in range(count):
+            nodes[k_out] = first + c
             kept = 0
-            if npos == 0 or npos == nr:
-                bias[k_out] = math.inf if (npos == nr and nr > 0) else -math.inf
+            if npos[c] == 0 or npos[c] == nr:
+                bias[k_out] = math.inf if (npos[c] == nr and nr > 0) else -math.inf
             else:
-                w, it, ok = fit_logistic(loc_indptr, loc_indices, loc_data, p, z, C, tol,
-                                         max_iter, node)
+                w = w_fit[q]
                 bias[k_out] = w[p]
-                iters[k_out] = it
-                conv[k_out] = ok
+                iters[k_out] = it_fit[q]
+                conv[k_out] = ok_fit[q]
+                q += 1
                 start = w_ptr[k_out]
                 w_cols = _grow(w_cols, start + p)
                 w_vals = _grow(w_vals, start + p)
                 for j in range(p):
-                    v = w[j]
+                    v = w[by_col[j]]
                     if (weight_threshold > 0.0 and abs(v) > weight_threshold) or \
                             (weight_threshold <= 0.0 and v != 0.0):
-                        w_cols[start + kept] = cols[j]
+                        w_cols[start + kept] = srt[j]
                         w_vals[start + kept] = v
                         kept += 1
             w_ptr[k_out + 1] = w_ptr[k_out] + kept
@@ -255,3 +464,93 @@ def scatter_rows(nodes, w_ptr, cols, vals, indptr, out_cols, out_vals):
             out_cols[o + q] = cols[a + q]
             out_vals[o + q] = vals[a + q]
     return 0
+
+
+@njit(cache=True, nogil=True)
+def expand_children(x_indptr, x_indices, x_data, w_indptr, w_indices, w_data, bias,
+                    child_start, n_children, n_features, xrow, node, prob, order, node_tau,
+                    row_tau):
+    """One level of the pruned descent (Algorithm 4) for the pairs (row ``xrow[i]`` of X,
+    inner node ``node[i]``) reached with path probability ``prob[i]``, visited in ``order``
+    (pairs of the same node consecutive).
+
+    Per node, the children's weights (rows of W, CSR) are regrouped by feature (a counting
+    sort over the features they use), so that a row's score for all children costs one
+    pass over the row's entries.  A child is kept when its path probability
+    ``prob[i] * sigmoid(x w_c + b_c)`` exceeds ``node_tau[c]`` and ``row_tau[i]``.
+    Returns (pair i, child, path probability) of the kept children.
+    """
+    n_pairs = order.shape[0]
+    cnt = np.zeros(n_features, dtype=np.int32)
+    beg = np.empty(n_features, dtype=np.int32)
+    touched = np.empty(1024, dtype=np.int32)
+    ent_c = np.empty(1024, dtype=np.int32)
+    ent_w = np.empty(1024)
+    acc = np.empty(1024)
+    out_i = np.empty(1024, dtype=np.int64)
+    out_c = np.empty(1024, dtype=np.int64)
+    out_p = np.empty(1024)
+    n_out = 0
+    g0 = 0
+    while g0 < n_pairs:
+        u = node[order[g0]]
+        g1 = g0 + 1
+        while g1 < n_pairs and node[order[g1]] == u:
+            g1 += 1
+        cs, nc = child_start[u], n_children[u]
+        a, z = w_indptr[cs], w_indptr[cs + nc]
+        touched = _grow(touched, z - a)
+        ent_c = _grow(ent_c, z - a)
+        ent_w = _grow(ent_w, z - a)
+        acc = _grow(acc, nc)
+        n_t = 0
+        for k in range(a, z):
+            f = w_indices[k]
+            if cnt[f] == 0:
+                touched[n_t] = f
+                n_t += 1
+            cnt[f] += 1
+        run = 0
+        for t in range(n_t):
+            f = touched[t]
+            beg[f] = run
+            run += cnt[f]
+        for c in range(nc):
+            for k in range(w_indptr[cs + c], w_indptr[cs + c + 1]):
+                f = w_indices[k]
+                q = beg[f]
+                ent_c[q] = c
+                ent_w[q] = w_data[k]
+                beg[f] = q + 1
+        for t in range(n_t):
+            f = touched[t]
+            beg[f] -= cnt[f]
+        need = n_out + (g1 - g0) * nc
+        if need > out_i.shape[0]:
+            out_i = _grow(out_i, need)
+            out_c = _grow(out_c, need)
+            out_p = _grow(out_p, need)
+        for g in range(g0, g1):
+            i = order[g]
+            r = xrow[i]
+            for c in range(nc):
+                acc[c] = 0.0
+            for k in range(x_indptr[r], x_indptr[r + 1]):
+                cf = cnt[x_indices[k]]
+                if cf > 0:
+                    v = np.float64(x_data[k])
+                    q0 = beg[x_indices[k]]
+                    for q in range(q0, q0 + cf):
+                        acc[ent_c[q]] += v * ent_w[q]
+            pi, ti = prob[i], row_tau[i]
+            for c in range(nc):
+                pc = pi * (1.0 / (1.0 + math.exp(-(acc[c] + bias[cs + c]))))
+                if pc > node_tau[cs + c] and pc > ti:
+                    out_i[n_out] = i
+                    out_c[n_out] = cs + c
+                    out_p[n_out] = pc
+                    n_out += 1
+        for t in range(n_t):
+            cnt[touched[t]] = 0
+        g0 = g1
+    return out_i[:n_out].copy(), out_c[:n_out].copy(), out_p[:n_out].copy()

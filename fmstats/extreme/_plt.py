@@ -49,6 +49,13 @@ __all__ = ["probabilistic_label_tree", "plt", "PLTResults", "TopK", "precision_a
            "LabelTree", "label_tree"]
 
 _CHUNK_ELEMENTS = 4_000_000  # dense elements per block in exhaustive prediction
+_PREDICT_ROWS = 16384          # rows per block of pruned prediction
+# Siblings trained side by side (one pass over a row for all of them): parents with 3 or
+# more children to fit (pre-leaves), and pairs when the parent's rows hold at least
+# _SIBLING_PAIR_NNZ non-zeros (beyond the caches, where one pass for both saves memory
+# traffic; below it the pair is as fast one by one); per-row state at most _SIBLING_BYTES.
+_SIBLING_BYTES = 1 << 28
+_SIBLING_PAIR_NNZ = 4_000_000
 
 
 # ---------------------------------------------------------------------------
@@ -97,9 +104,9 @@ def logistic_l2(X: sp.csr_matrix, z: np.ndarray, C: float = 1.0, tol: float = 0.
 
     X = sp.csr_matrix(X)
     z = np.ascontiguousarray(z, dtype=np.float64)
-    w, n_iter, ok = fit_logistic(X.indptr.astype(np.int64), X.indices.astype(np.int64),
-                                 X.data.astype(np.float64), X.shape[1], z, float(C),
-                                 float(tol), int(max_iter), 0)
+    data = X.data if X.dtype in (np.float32, np.float64) else X.data.astype(np.float64)
+    w, n_iter, ok = fit_logistic(X.indptr.astype(np.int64), X.indices.astype(np.int32), data,
+                                 X.shape[1], z, float(C), float(tol), int(max_iter), 0)
     return w[:-1], float(w[-1]), int(n_iter), bool(ok)
 
 
@@ -130,7 +137,7 @@ def _train_compiled(X, Z, T, parents, learner, C, tol, max_iter, weight_threshol
 
     return train_parents(X.indptr, X.indices, X.data, X.shape[1], Z.indptr, Z.indices,
                          parents, T.child_start, T.n_children, C, tol, max_iter,
-                         weight_threshold)
+                         weight_threshold, _SIBLING_BYTES, _SIBLING_PAIR_NNZ)
 
 
 def _train_with_learner(X, Z, T, parents, learner, C, tol, max_iter, weight_threshold):
@@ -315,11 +322,11 @@ def probabilistic_label_tree(X: Any, Y: Any, *, arity: int = 2, tree: str | Labe
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(300, 5))
     >>> Y = (X[:, :4] + 0.5 * rng.normal(size=(300, 4)) > 0.8).astype(int)
-    >>> model = probabilistic_label_tree(X, Y, arity=2, max_iter=1000, random_state=0)
+    >>> model = probabilistic_label_tree(X, Y, arity=2, tol=1e-6, max_iter=1000, random_state=0)
     >>> model  # doctest: +ELLIPSIS
     <PLTResults: 4 labels, 5 nodes (balanced-kmeans tree, arity 2, height 1), 5 features, ...>
     >>> print(f"{precision_at_k(Y, model.predict_topk(X, k=1), k=1):.3f}")
-    0.540
+    0.537
     """
     X = _check_features(X)
     Y = sp.csr_matrix(check_label_matrix(Y))
@@ -390,33 +397,6 @@ def plt(X: Any, Y: Any, **kwargs) -> "PLTResults":
     warnings.warn("fmstats.extreme.plt is deprecated; use probabilistic_label_tree (the short "
                   "name shadows matplotlib's `plt`).", FutureWarning, stacklevel=2)
     return probabilistic_label_tree(X, Y, **kwargs)
-
-
-# ---------------------------------------------------------------------------
-# sparse kernels for prediction
-# ---------------------------------------------------------------------------
-def row_entries(X: sp.csr_matrix, rows: np.ndarray):
-    """(local row, column, value) of the stored entries of ``X[rows]``, without scipy's
-    fancy indexing (which rescans the whole index array on every call)."""
-    starts = X.indptr[rows]
-    lens = X.indptr[rows + 1] - starts
-    before = np.cumsum(lens) - lens
-    pos = np.repeat(starts - before, lens) + np.arange(int(lens.sum()))
-    return np.repeat(np.arange(rows.size), lens), X.indices[pos], X.data[pos]
-
-
-def _dot_rows(rl, cols, vals, n_rows, w_idx, w_val, scratch):
-    """Dot products of rows (given as entries) with one sparse weight vector."""
-    if w_idx.size == 0 or cols.size == 0:
-        return np.zeros(n_rows)
-    if cols.size * (np.log2(w_idx.size) + 1.0) < 4.0 * w_idx.size:
-        loc = np.minimum(np.searchsorted(w_idx, cols), w_idx.size - 1)
-        prod = np.where(w_idx[loc] == cols, w_val[loc], 0.0) * vals
-    else:
-        scratch[w_idx] = w_val
-        prod = scratch[cols] * vals
-        scratch[w_idx] = 0.0
-    return np.bincount(rl, weights=prod, minlength=n_rows)
 
 
 # ---------------------------------------------------------------------------
@@ -500,38 +480,22 @@ class PLTResults(Persistable):
         w[W.indices[W.indptr[0]:W.indptr[1]]] = W.data[W.indptr[0]:W.indptr[1]]
         return expit(X @ w + self.intercepts[0])
 
-    def _children_proba(self, X: sp.csr_matrix, rows: np.ndarray, nodes: np.ndarray):
-        """For pairs (rows[i], nodes[i]) of internal nodes: (pair index, child, eta_T(x, child))
-        for every child, grouped by node.
+    def _children_proba(self, X: sp.csr_matrix, rows: np.ndarray, nodes: np.ndarray,
+                        p: np.ndarray, node_tau: np.ndarray, row_tau: np.ndarray):
+        """For pairs (rows[i], nodes[i]) of inner nodes reached with path probability p[i]:
+        (pair index, child, p[i] * eta_T(x, child)) of the children whose path probability
+        exceeds ``node_tau[child]`` and ``row_tau[i]``, by the compiled kernel
+        :func:`~fmstats.extreme._nodes.expand_children` (per node, the children's weights
+        regrouped by feature: one pass over a row's entries scores all children)."""
+        from ._nodes import expand_children
 
-        Per node, the dot products of its rows with each child's weights are computed
-        either by scattering the child's weights into a dense scratch vector (cost
-        ~ the child's support) or by binary search of the rows' columns in the
-        child's sorted weight indices (cost ~ nnz of the rows x log support),
-        whichever is cheaper.
-        """
-        T, W, b = self.tree, self.weights, self.intercepts
-        order = np.argsort(nodes, kind="stable")
-        nodes_s = nodes[order]
-        uniq, starts = np.unique(nodes_s, return_index=True)
-        ends = np.append(starts[1:], nodes_s.size)
-        scratch = np.zeros(self.n_features)
-        pairs, kids, probs = [], [], []
-        for u, lo, hi in zip(uniq, starts, ends):
-            cs, nc = int(T.child_start[u]), int(T.n_children[u])
-            group = order[lo:hi]
-            rl, cols, vals = row_entries(X, rows[group])
-            S = np.empty((hi - lo, nc))
-            for c in range(nc):
-                a, z = W.indptr[cs + c], W.indptr[cs + c + 1]
-                S[:, c] = _dot_rows(rl, cols, vals, hi - lo, W.indices[a:z], W.data[a:z],
-                                    scratch)
-            probs.append(expit(S + b[cs:cs + nc]).ravel())
-            pairs.append(np.repeat(group, nc))
-            kids.append(np.tile(np.arange(cs, cs + nc), hi - lo))
-        if not pairs:
+        T, W = self.tree, self.weights
+        if nodes.size == 0:
             return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-        return np.concatenate(pairs), np.concatenate(kids), np.concatenate(probs)
+        order = np.argsort(nodes, kind="stable")
+        return expand_children(X.indptr, X.indices, X.data, W.indptr, W.indices, W.data,
+                               self.intercepts, T.child_start, T.n_children, self.n_features,
+                               rows, nodes, p, order, node_tau, row_tau)
 
     def _node_proba_dense(self, X: sp.csr_matrix) -> np.ndarray:
         S = np.asarray((X @ self.weights.T).todense())
@@ -601,10 +565,19 @@ class PLTResults(Persistable):
         """
         X = self._check(X)
         tau_label = check_thresholds("threshold", threshold, self.n_labels)
-        r, j, v = self._descend(X, np.arange(X.shape[0]),
-                                node_tau=self.tree.node_thresholds(tau_label))
-        mat = sp.csr_array((v, (r, j)), shape=(X.shape[0], self.n_labels))
-        mat.sort_indices()
+        node_tau = self.tree.node_thresholds(tau_label)
+        n = X.shape[0]
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        labels, values = [], []
+        for lo in range(0, n, _PREDICT_ROWS):     # blocks of rows: bounded temporaries
+            hi = min(n, lo + _PREDICT_ROWS)
+            r, j, v = self._descend(X, np.arange(lo, hi), node_tau=node_tau)
+            order = np.lexsort((j, r))
+            labels.append(j[order].astype(np.int32))
+            values.append(v[order])
+            indptr[lo + 1:hi + 1] = indptr[lo] + np.cumsum(np.bincount(r, minlength=hi - lo))
+        mat = sp.csr_array((np.concatenate(values), np.concatenate(labels), indptr),
+                           shape=(n, self.n_labels))
         return SPE(mat, tau_label)
 
     def _descend(self, X: sp.csr_matrix, rows: np.ndarray, *, node_tau=None, row_tau=None):
@@ -628,10 +601,9 @@ class PLTResults(Persistable):
             out_j.append(T.label[nodes[leaf]])
             out_p.append(p[leaf])
             idx, nodes, p = idx[~leaf], nodes[~leaf], p[~leaf]
-            pair, kids, pc = self._children_proba(X, rows[idx], nodes)
-            pp = p[pair] * pc
-            keep = (pp > node_tau[kids]) & (pp > row_tau[idx[pair]])
-            idx, nodes, p = idx[pair[keep]], kids[keep], pp[keep]
+            pair, nodes, p = self._children_proba(X, rows[idx], nodes, p, node_tau,
+                                                  row_tau[idx])
+            idx = idx[pair]
         if not out_r:
             return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
         return tuple(np.concatenate(a) for a in (out_r, out_j, out_p))
@@ -705,9 +677,11 @@ class PLTResults(Persistable):
             scores[rl, found[rl]] = p[leaf]
             found[rl] += 1
             inner = ~leaf
-            pair, kids, pc = self._children_proba(X, active[inner], nodes[inner])
+            keep_all = np.full(int(inner.sum()), -1.0)
+            pair, kids, pc = self._children_proba(X, active[inner], nodes[inner], p[inner],
+                                                  np.full(T.n_nodes, -1.0), keep_all)
             owner = active[inner][pair]
-            for i, c, v in zip(owner.tolist(), kids.tolist(), (p[inner][pair] * pc).tolist()):
+            for i, c, v in zip(owner.tolist(), kids.tolist(), pc.tolist()):
                 heapq.heappush(heaps[i], (-v, c))
             active = active[found[active] < k]
         return TopK(labels, scores)

@@ -60,17 +60,20 @@ def _gradient(tp, fp, fn, metric: str, beta2: float, eps: float):
     return c * (beta2 * fn + fp + eps) / d / m, -c * tp / d / m, -beta2 * c * tp / d / m
 
 
+def _topk_entries(mat: sp.csr_array, gains: np.ndarray, k: int) -> np.ndarray:
+    """(n, k) positions (into ``mat.data``) of the k largest ``gains`` (one per stored entry)
+    of every row of the canonical CSR ``mat``, in decreasing gain, -1 where a row stores
+    fewer; ties to the smaller label index.  Compiled (:func:`~fmstats.extreme._sweeps.topk_positions`), O(nnz k)."""
+    from ._sweeps import topk_positions
+
+    return topk_positions(mat.indptr, np.asarray(gains, dtype=np.float64), k)
+
+
 def _topk_of_gains(mat: sp.csr_array, gains: np.ndarray, k: int) -> np.ndarray:
     """(n, k) labels of the k largest ``gains`` (one per stored entry) of every row, -1 where
-    a row stores fewer; ties to the smaller label index.  Vectorised (one lexsort)."""
-    n = mat.shape[0]
-    rows = np.repeat(np.arange(n), np.diff(mat.indptr))
-    order = np.lexsort((mat.indices, -gains, rows))
-    rank = np.arange(order.size) - mat.indptr[rows[order]]
-    keep = rank < k
-    out = np.full((n, k), -1, dtype=np.int64)
-    out[rows[order][keep], rank[keep]] = mat.indices[order][keep]
-    return out
+    a row stores fewer; ties to the smaller label index."""
+    pos = _topk_entries(mat, gains, k)
+    return np.where(pos >= 0, mat.indices[pos], -1).astype(np.int64)
 
 
 def _check(metric, k, beta, epsilon):
@@ -78,14 +81,6 @@ def _check(metric, k, beta, epsilon):
     k = int(check_scalar("k", k, low=1, integer=True))
     beta = float(check_scalar("beta", beta, low=0, low_open=True))
     return k, beta * beta, float(check_scalar("epsilon", epsilon, low=0))
-
-
-def _chosen_entries(mat: sp.csr_array, labels: np.ndarray) -> np.ndarray:
-    """For every stored entry of ``mat``: is its label among the row's ``labels``?"""
-    n, m = mat.shape
-    keys = np.repeat(np.arange(n, dtype=np.int64), np.diff(mat.indptr)) * m + mat.indices
-    picked = (np.arange(n, dtype=np.int64)[:, None] * m + labels)[labels >= 0]
-    return np.isin(keys, picked)
 
 
 def spe_top_k(spe: Any, k: int) -> TopK:
@@ -106,17 +101,14 @@ def spe_top_k(spe: Any, k: int) -> TopK:
     """
     s = as_spe(spe)
     k = int(check_scalar("k", k, low=1, integer=True))
-    return _labels_and_scores(s.matrix, _topk_of_gains(s.matrix, s.matrix.data, k))
+    return _labels_and_scores(s.matrix, _topk_entries(s.matrix, s.matrix.data, k))
 
 
-def _labels_and_scores(mat: sp.csr_array, labels: np.ndarray) -> TopK:
-    dense_scores = np.zeros(labels.shape)
-    valid = labels >= 0
-    if valid.any():
-        r = np.nonzero(valid)[0]
-        vals = mat[r, labels[valid]]
-        dense_scores[valid] = np.asarray(vals).ravel()
-    return TopK(labels, dense_scores)
+def _labels_and_scores(mat: sp.csr_array, pos: np.ndarray) -> TopK:
+    """The labels and estimates of the stored entries at ``pos`` (-1: none)."""
+    valid = pos >= 0
+    return TopK(np.where(valid, mat.indices[pos], -1).astype(np.int64),
+                np.where(valid, mat.data[pos], 0.0))
 
 
 def bca_macro_at_k(spe: Any, k: int, *, metric: str = "f", beta: float = 1.0,
@@ -170,7 +162,9 @@ def bca_macro_at_k(spe: Any, k: int, *, metric: str = "f", beta: float = 1.0,
     indptr = np.asarray(mat.indptr, dtype=np.int64)
     indices = np.asarray(mat.indices, dtype=np.int64)
     # start: the top k estimates of every instance
-    chosen = _chosen_entries(mat, _topk_of_gains(mat, data, k))
+    chosen = np.zeros(data.size, dtype=bool)
+    start = _topk_entries(mat, data, k)
+    chosen[start[start >= 0]] = True
     tp = np.bincount(indices, weights=np.where(chosen, data, 0.0), minlength=m)
     fp = np.bincount(indices, weights=np.where(chosen, 1.0 - data, 0.0), minlength=m)
     fn = np.bincount(indices, weights=np.where(chosen, 0.0, data), minlength=m)
@@ -189,8 +183,8 @@ def bca_macro_at_k(spe: Any, k: int, *, metric: str = "f", beta: float = 1.0,
             break
         value = new
     # the chosen entries (min(k, stored) per instance) first, by decreasing estimate
-    return _labels_and_scores(mat, _topk_of_gains(mat, np.where(chosen, data + 2.0, data - 2.0),
-                                                  k))
+    return _labels_and_scores(mat, _topk_entries(mat, np.where(chosen, data + 2.0, data - 2.0),
+                                                 k))
 
 
 @dataclass(frozen=True, eq=False)
@@ -247,7 +241,7 @@ class RandomizedTopK(Persistable):
         rows = np.repeat(np.arange(n), np.diff(mat.indptr))
         r = rule[rows]
         gains = self.a[r, mat.indices] * mat.data + self.b[r, mat.indices]
-        return _labels_and_scores(mat, _topk_of_gains(mat, gains, self.k))
+        return _labels_and_scores(mat, _topk_entries(mat, gains, self.k))
 
 
 def frank_wolfe_macro_at_k(spe: Any, Y: Any, k: int, *, metric: str = "f", beta: float = 1.0,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["bca_sweep"]
+__all__ = ["bca_sweep", "topk_positions"]
 
 
 @njit(cache=True, nogil=True)
@@ -20,10 +20,32 @@ def _u(tp, fp, fn, recall, beta2, eps):
 
 
 @njit(cache=True, nogil=True)
+def _top_slots(gains, a, b, k, slots):
+    """The positions q in [a, b) of the k largest ``gains[q]``, in decreasing gain (ties: the
+    smaller position, i.e. the smaller label in canonical CSR: a stable sort's order), in
+    ``slots[:count]``; returns count = min(k, b - a).  A partial insertion sort, O((b - a) k)."""
+    filled = 0
+    for q in range(a, b):
+        g = gains[q]
+        r = filled
+        while r > 0 and g > gains[slots[r - 1]]:   # equal gains keep the earlier position
+            if r < k:
+                slots[r] = slots[r - 1]
+            r -= 1
+        if r < k:
+            slots[r] = q
+            if filled < k:
+                filled += 1
+    return filled
+
+
+@njit(cache=True, nogil=True)
 def bca_sweep(indptr, indices, data, chosen, tp, fp, fn, order, k, n, recall, beta2, eps):
     """One sweep of block coordinate ascent over the instances in ``order``; ``chosen`` marks
     the predicted stored entries; tp, fp, fn are unnormalised expected counts."""
     inv = 1.0 / n
+    gains = np.empty(data.shape[0])
+    slots = np.empty(k, dtype=np.int64)
     for o in range(order.shape[0]):
         i = order[o]
         a, b = indptr[i], indptr[i + 1]
@@ -36,17 +58,14 @@ def bca_sweep(indptr, indices, data, chosen, tp, fp, fn, order, k, n, recall, be
                 fp[j] -= 1.0 - e
             else:
                 fn[j] -= e
-        gains = np.empty(b - a)
         for q in range(a, b):
             j, e = indices[q], data[q]
             on = _u((tp[j] + e) * inv, (fp[j] + 1.0 - e) * inv, fn[j] * inv, recall, beta2, eps)
             off = _u(tp[j] * inv, fp[j] * inv, (fn[j] + e) * inv, recall, beta2, eps)
-            gains[q - a] = on - off
-        top = np.argsort(-gains, kind="mergesort")   # ties: the smaller label index first
-        for q in range(a, b):
+            gains[q] = on - off
             chosen[q] = False
-        for r in range(min(k, b - a)):
-            chosen[a + top[r]] = True
+        for r in range(_top_slots(gains, a, b, k, slots)):
+            chosen[slots[r]] = True
         for q in range(a, b):               # add it back
             j, e = indices[q], data[q]
             if chosen[q]:
@@ -54,3 +73,17 @@ def bca_sweep(indptr, indices, data, chosen, tp, fp, fn, order, k, n, recall, be
                 fp[j] += 1.0 - e
             else:
                 fn[j] += e
+
+
+@njit(cache=True, nogil=True)
+def topk_positions(indptr, gains, k):
+    """(n, k) positions of the stored entries with the k largest ``gains`` of every row of a
+    canonical CSR matrix, in decreasing gain (ties: the smaller label), -1 where a row stores
+    fewer."""
+    n = indptr.shape[0] - 1
+    out = np.full((n, k), -1, dtype=np.int64)
+    slots = np.empty(k, dtype=np.int64)
+    for i in range(n):
+        for r in range(_top_slots(gains, indptr[i], indptr[i + 1], k, slots)):
+            out[i, r] = slots[r]
+    return out
