@@ -18,7 +18,8 @@ default here).  Stages, each timed (wall and CPU seconds) with its peak resident
    macro-F@k) of top-k, block coordinate ascent (test SPE) and Frank-Wolfe (validation
    SPE) for macro-F@5;
 6. napkinXC (defaults, ``threads=--n-jobs``) trained on the same rows;
-7. napkinXC's top-5 prediction of the test rows: P@k beside fmstats';
+7. napkinXC's top-5 prediction of the test rows (``--peer-test-rows N``: the first N only,
+   fmstats' P@k on the same rows beside it);
 8. with ``--napkinxc-spe``: napkinXC's SPEs at the same lower bounds (``spe_from_napkinxc``)
    and the same section-6 protocol, so both models' macro-F are compared (napkinXC's
    thresholded prediction is ~20x slower than fmstats' here, so this is off by default).
@@ -33,6 +34,7 @@ P@k and the section-6 test macro-F (the measurements behind the defaults), e.g.
 
     PYTHONPATH=. python benchmarks/bench_xmlc_scale.py                 # RCV1-like, long
     PYTHONPATH=. python benchmarks/bench_xmlc_scale.py --n 62385 --test 15596   # 1/10
+    PYTHONPATH=. python benchmarks/bench_xmlc_scale.py --n-jobs 2 --peer-test-rows 20000
 """
 from __future__ import annotations
 
@@ -125,6 +127,9 @@ def main(argv=None) -> int:
     ap.add_argument("--n-jobs", type=int, default=1,
                     help="fmstats' training threads and napkinXC's threads")
     ap.add_argument("--no-napkinxc", action="store_true")
+    ap.add_argument("--peer-test-rows", type=int, default=None,
+                    help="napkinXC's top-5 of only the first N test rows (its prediction is "
+                         "slow); P@k of both on those rows")
     ap.add_argument("--napkinxc-spe", action="store_true",
                     help="also napkinXC's SPEs and the section-6 protocol on them (slow)")
     ap.add_argument("--also", nargs="*", default=[], metavar="KEY=VALUE[,KEY=VALUE]",
@@ -197,11 +202,11 @@ def run(args) -> list[str]:
     print(best[["method", "c", "valid_macro_f", "test_macro_f"]].round(4).to_string(index=False))
     q = inverse_propensities(Ytr)
 
-    def scores(pred):
-        pk, psp = precision_at_k(Yte, pred, (1, 3, 5)), psprecision_at_k(Yte, pred, q, (1, 5))
+    def scores(pred, Y=Yte):
+        pk, psp = precision_at_k(Y, pred, (1, 3, 5)), psprecision_at_k(Y, pred, q, (1, 5))
         return [f"{100 * pk[1]:.2f}", f"{100 * pk[3]:.2f}", f"{100 * pk[5]:.2f}",
                 f"{100 * psp[1]:.2f}", f"{100 * psp[5]:.2f}",
-                f"{100 * macro_f_at_k(Yte, pred, 5):.2f}"]
+                f"{100 * macro_f_at_k(Y, pred, 5):.2f}"]
 
     def at_k():
         top = model.predict_topk(Xte, 5)
@@ -215,7 +220,8 @@ def run(args) -> list[str]:
     (top, rows), _ = stage("5 top-5, BCA, Frank-Wolfe, measures", at_k)
     out = [f"fmstats, test macro-F1 of the section-6 thresholds: {macro_f_line(best)}"]
     if not args.no_napkinxc:
-        out += peer(args, Xtr, Ytr, Xva, Yva, Xte, Yte, lower, priors, t_ours, rows, scores)
+        out += peer(args, Xtr, Ytr, Xva, Yva, Xte, Yte, lower, priors, t_ours, rows, scores,
+                    top)
     print()
     print(format_table(["prediction", "P@1", "P@3", "P@5", "PSP@1", "PSP@5", "macro-F1@5"],
                        rows))
@@ -224,7 +230,7 @@ def run(args) -> list[str]:
     return out
 
 
-def peer(args, Xtr, Ytr, Xva, Yva, Xte, Yte, lower, priors, t_ours, rows, scores):
+def peer(args, Xtr, Ytr, Xva, Yva, Xte, Yte, lower, priors, t_ours, rows, scores, top):
     from napkinxc.models import PLT
 
     tmp = tempfile.TemporaryDirectory()
@@ -233,15 +239,22 @@ def peer(args, Xtr, Ytr, Xva, Yva, Xte, Yte, lower, priors, t_ours, rows, scores
     _, t_peer = stage("6 napkinXC training (defaults)", lambda: nxc.fit(Xtr, Yf))
     nxc.set_params(threads=1)
 
+    few = args.peer_test_rows is not None and args.peer_test_rows < Xte.shape[0]
+    Xp, Yp = (Xte[:args.peer_test_rows], Yte[:args.peer_test_rows]) if few else (Xte, Yte)
+
     def predict():
-        pred = nxc.predict(Xte, top_k=5)
+        pred = nxc.predict(Xp, top_k=5)
         pad = np.full((len(pred), 5), -1, dtype=np.int64)
         for i, r in enumerate(pred):
             pad[i, :len(r)] = r[:5]
         return pad
 
     pad, _ = stage("7 napkinXC top-5 prediction", predict)
-    rows.append(["napkinXC top-k (defaults)", *scores(pad)])
+    if few:
+        rows.append([f"fmstats top-k (PLT), first {Xp.shape[0]} rows",
+                     *scores(top.labels[:Xp.shape[0]], Yp)])
+    rows.append([f"napkinXC top-k (defaults){f', first {Xp.shape[0]} rows' if few else ''}",
+                 *scores(pad, Yp)])
     out = [f"training: fmstats {t_ours[0]:.1f} s wall / {t_ours[1]:.1f} s CPU, napkinXC "
            f"{t_peer[0]:.1f} s wall / {t_peer[1]:.1f} s CPU ({args.n_jobs} thread(s) each); "
            f"fmstats / napkinXC = {t_ours[0] / t_peer[0]:.2f}x wall, "
