@@ -58,12 +58,22 @@ def total_memory_gib() -> float | None:
     return None
 
 
+def _distribution_version(name: str) -> str:
+    """The installed distribution's version (napkinxc has no ``__version__``), else "?"."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "?"
+
+
 def versions(modules) -> dict[str, str]:
     out = {"python": platform.python_version()}
     for name in modules:
         try:
             mod = importlib.import_module(name)
-            out[name] = getattr(mod, "__version__", "?")
+            out[name] = getattr(mod, "__version__", None) or _distribution_version(name)
         except ImportError:
             out[name] = "not installed"
     return out

@@ -206,3 +206,22 @@ def test_column_extremes_equal_numpy(shape, order):
     hi, lo = column_extremes(X)
     np.testing.assert_array_equal(hi, X.max(axis=0))
     np.testing.assert_array_equal(lo, X.min(axis=0))
+
+
+def test_design_extremes_gathered_while_stacking_equal_numpy():
+    """The extremes the formula builder gathers on the engine's columns (ints, booleans,
+    floats with NaN and inf, nullable floats) are numpy's on the stacked design."""
+    from fmstats.formula._frame import _row_major
+
+    rng = np.random.default_rng(5)
+    n = 20_000                                     # more than two stacking blocks
+    x = rng.standard_normal(n)
+    x[n - 3], x[7] = np.nan, -np.inf
+    frame = pd.DataFrame({"i": rng.integers(-10**12, 10**12, n), "b": rng.random(n) < 0.5,
+                          "x": x, "u": rng.integers(0, 3, n).astype(np.uint8),
+                          "f": pd.array(rng.standard_normal(n), dtype="Float64")})
+    X, (hi, lo) = _row_major(frame)
+    np.testing.assert_array_equal(X, frame.to_numpy(dtype=float, na_value=np.nan))
+    np.testing.assert_array_equal(hi, X.max(axis=0))
+    np.testing.assert_array_equal(lo, X.min(axis=0))
+    assert np.isnan(hi[2]) and np.isnan(lo[2])

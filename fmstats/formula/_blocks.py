@@ -150,7 +150,7 @@ def blocked_model_frame(formula: str, data: Any, *, missing: str = "drop",
     called = set(re.findall(_FACTOR_CALL, u.rhs))
     factors = [c for c in u.variables if c in called or c not in numeric_columns(frame, [c])]
     sample = _sample_positions(frame, factors)
-    X0, spec = design_and_spec(engine, u.rhs, u.lhs, frame.iloc[sample], u.variables,
+    X0, spec, _ = design_and_spec(engine, u.rhs, u.lhs, frame.iloc[sample], u.variables,
                                u.response.levels)
     if spec.data_dependent() is not None:
         return None

@@ -118,9 +118,10 @@ def check_intercept_name(variables, arg: str) -> None:
 
 
 def check_design(X: np.ndarray, names, arg: str, *, formula: str = "", new: bool = False,
-                 where: str = "") -> None:
+                 where: str = "", extremes=None) -> None:
     """The design's columns: at least one, unique names, finite values spreading within
-    :data:`SPREAD_RANGE` (``new``: within it in magnitude, so x'Vx is finite)."""
+    :data:`SPREAD_RANGE` (``new``: within it in magnitude, so x'Vx is finite).  ``extremes``:
+    the columns' (largest, smallest) values when the design's builder gathered them."""
     names = list(names)
     if X.shape[1] == 0:
         raise FormulaError(
@@ -133,7 +134,9 @@ def check_design(X: np.ndarray, names, arg: str, *, formula: str = "", new: bool
             f"({', '.join(map(repr, dup))}); rename the columns of `{arg}` they come from.")
     if X.shape[0] == 0:
         return
-    if hasattr(X, "toarray"):         # a scipy.sparse design (fmstats.sklearn): its zeros count
+    if extremes is not None:
+        hi, lo = extremes
+    elif hasattr(X, "toarray"):       # a scipy.sparse design (fmstats.sklearn): its zeros count
         hi, lo = X.max(axis=0).toarray().ravel(), X.min(axis=0).toarray().ravel()
     else:
         hi, lo = column_extremes(X)

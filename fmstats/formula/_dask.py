@@ -338,7 +338,7 @@ def dask_model_frame(formula: str, data, *, missing: str = "drop", engine: str |
             resp_kind = "binary" if all(s["resp_01"] for s in scans) else "probability"
 
     proto = _prototype(meta, scans, variables, levels)
-    _, spec = design_and_spec(engine, rhs, lhs, proto, variables, resp_levels)
+    _, spec, _ = design_and_spec(engine, rhs, lhs, proto, variables, resp_levels)
     strays = [e for e in categorical_states(engine, spec.engine_spec)
               if factor_column(e) not in levels]
     if strays:
