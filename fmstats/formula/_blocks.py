@@ -13,22 +13,24 @@ The blocks equal the rows of the whole design (same engine, same spec): the spec
 the sample has the levels the whole frame has, and formulas whose design depends on all rows
 (stateful transforms such as ``center``/``scale``/splines, categorical terms that are not
 columns) are not built in blocks (:func:`blocked_model_frame` returns None).  When every
-design column is the intercept or a numeric data column taken as it is (checked on the
-sample), a block is filled from the columns directly, without the engine (10x faster).
+design column is the intercept, a numeric data column taken as it is or a treatment dummy
+of a factor column (checked on the sample), a block is filled from the columns directly,
+without the engine (10x faster; :mod:`fmstats.formula._direct`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ._checks import check_frame
-from ._frame import (DEFAULT_ENGINE, ENGINES, DesignSpec, design_and_spec, stateful_transform,
-                     used_rows)
+from ._direct import fill as fill_direct, sample_positions
+from ._frame import (DEFAULT_ENGINE, ENGINES, DesignSpec, design_and_spec, direct_design,
+                     factor_columns, stateful_transform, used_rows)
 from ._response import Response
-from ._coerce import drop_unused_categories, numeric_columns
+from ._coerce import drop_unused_categories
 from ._subset import reused_rows
 from .._utils.validation import check_choice
 
@@ -36,10 +38,6 @@ __all__ = ["BlockedFrame", "blocked_model_frame", "BLOCK_ROWS"]
 
 #: Rows per block: 32768 x 50 columns is 13 MiB of design per block.
 BLOCK_ROWS = 32768
-#: Rows of the head of the data in the sample the spec is learnt on (besides one row per level).
-_HEAD = 64
-
-_FACTOR_CALL = r"\b(?:C|factor)\(\s*`?([A-Za-z_][\w.]*)`?"
 
 
 @dataclass(frozen=True)
@@ -49,7 +47,8 @@ class BlockedFrame:
     ``formula``, ``response``, ``column_names``, ``spec``, ``index``, ``rows``, ``n_input``
     and ``n_dropped`` are :class:`ModelFrame`'s; ``data`` holds the used rows (a view of the
     user's frame when none was dropped; never kept by results), ``direct`` the data column of
-    each design column (None: the intercept) when blocks are filled without the engine.
+    each design column (:func:`fmstats.formula._direct.sources`) when blocks are filled without
+    the engine.
     """
 
     formula: str
@@ -78,49 +77,19 @@ class BlockedFrame:
         """The design of rows ``start:stop`` (positions among the used rows), C-ordered."""
         if self.direct is None:
             return self.spec.build(self.data.iloc[start:stop], missing="raise", arg="data")[0]
-        X = np.empty((stop - start, len(self.direct)))
-        for j, col in enumerate(self.direct):
-            X[:, j] = 1.0 if col is None else self.data[col].to_numpy()[start:stop]
-        return X
+        return fill_direct(self.data.iloc[start:stop], self.direct, levels=self.spec.levels)[0]
 
     def rows_design(self, positions) -> np.ndarray:
         """The design of the used rows at ``positions`` (a sample)."""
         positions = np.asarray(positions)
         if self.direct is None:
             return self.spec.build(self.data.iloc[positions], missing="raise", arg="data")[0]
-        X = np.empty((len(positions), len(self.direct)))
-        for j, col in enumerate(self.direct):
-            X[:, j] = 1.0 if col is None else self.data[col].to_numpy()[positions]
-        return X
+        return fill_direct(self.data, self.direct, positions, self.spec.levels)[0]
 
     def whole(self) -> np.ndarray:
         """The whole design (small fits only: the exact separation test needs it)."""
         return np.concatenate([self.design(a, b) for a, b in self.blocks()]) if self.n else \
             np.empty((0, len(self.column_names)))
-
-
-def _sample_positions(frame: pd.DataFrame, factors) -> np.ndarray:
-    """The head of ``frame`` and the first row of every value of every factor column."""
-    keep = np.zeros(len(frame), dtype=bool)
-    keep[:_HEAD] = True
-    for c in factors:
-        keep |= ~frame[c].duplicated(keep="first").to_numpy()
-    return np.flatnonzero(keep)
-
-
-def _direct_columns(frame: pd.DataFrame, spec: DesignSpec, factors) -> tuple | None:
-    """The data column of each design column when every design column is the intercept or a
-    numeric data column as it is (None otherwise)."""
-    numeric = set(numeric_columns(frame, spec.variables)) - set(factors)
-    out = []
-    for name in spec.column_names:
-        if name == "Intercept":
-            out.append(None)
-        elif name in numeric and frame[name].dtype.kind in "fiu":
-            out.append(name)
-        else:
-            return None
-    return tuple(out)
 
 
 def blocked_model_frame(formula: str, data: Any, *, missing: str = "drop",
@@ -135,8 +104,6 @@ def blocked_model_frame(formula: str, data: Any, *, missing: str = "drop",
     are checked by the caller as it passes over the blocks
     (:func:`fmstats.formula.check_extremes`).
     """
-    import re
-
     engine = DEFAULT_ENGINE if engine is None else engine
     check_choice("engine", engine, ENGINES)
     check_choice("missing", missing, ("drop", "raise"))
@@ -147,18 +114,14 @@ def blocked_model_frame(formula: str, data: Any, *, missing: str = "drop",
     if stateful_transform(u.rhs) is not None or u.offsets:    # offsets: the whole design's
         return None
     frame = drop_unused_categories(u.frame, u.variables)
-    called = set(re.findall(_FACTOR_CALL, u.rhs))
-    factors = [c for c in u.variables if c in called or c not in numeric_columns(frame, [c])]
-    sample = _sample_positions(frame, factors)
+    factors = factor_columns(frame, u.rhs, u.variables)
+    sample = sample_positions(frame, factors)
     X0, spec, _ = design_and_spec(engine, u.rhs, u.lhs, frame.iloc[sample], u.variables,
-                               u.response.levels)
+                                  u.response.levels)
     if spec.data_dependent() is not None:
         return None
-    direct = _direct_columns(frame, spec, factors)
-    out = BlockedFrame(formula=formula, response=u.response, column_names=spec.column_names,
-                       spec=spec, index=frame.index, rows=u.rows, n_input=u.n_input,
-                       n_dropped=u.n_input - len(frame), data=frame, direct=direct,
-                       block_rows=int(BLOCK_ROWS if block_rows is None else block_rows))
-    if direct is not None and not np.array_equal(out.rows_design(sample), X0):
-        out = replace(out, direct=None)      # the engine's values differ: build with it
-    return out
+    return BlockedFrame(formula=formula, response=u.response, column_names=spec.column_names,
+                        spec=spec, index=frame.index, rows=u.rows, n_input=u.n_input,
+                        n_dropped=u.n_input - len(frame), data=frame,
+                        direct=direct_design(spec, frame, factors, X0, sample),
+                        block_rows=int(BLOCK_ROWS if block_rows is None else block_rows))

@@ -9,6 +9,9 @@ names and values, though patsy may order the columns differently (coefficients a
 indexed by name, so fits agree term by term).  ``factor(x)`` is accepted as R's
 spelling of ``C(x)``; ``^`` is R's power (``I(x^2)``, ``(a + b + c)^2``) and R's ``log``,
 ``sqrt``, ``log10``... are known to both engines (:mod:`fmstats.formula._rsyntax`).
+From :data:`DIRECT_MIN_ROWS` rows, a formulaic design made of the intercept, numeric columns
+and treatment dummies is filled from the data's columns (:mod:`fmstats.formula._direct`) once
+the engine's design of a sample holding every level has been reproduced exactly.
 
 What is a number and what is a factor is decided in :mod:`fmstats.formula._coerce` (an object column
 of numbers is numeric, a mostly numeric column holding strings is an error, nullable dtypes
@@ -37,6 +40,7 @@ from ._coerce import (
 from ._checks import (check_column_kinds, check_design, check_factor_levels, check_frame,
                       check_intercept_name)
 from ._contrasts import apply_contrasts
+from ._direct import fill as fill_direct, sample_positions, sources as direct_sources
 from ._missing import report_missing as _report_missing
 from ._parse import (DEFAULT_ENGINE, ENGINES, check_formula_columns, expand_dot, formula_names,
                      parse_response, split_formula, used_variables)
@@ -402,12 +406,23 @@ def _drop_rows(data: pd.DataFrame, columns: list, missing: str, arg: str):
         return data, None
     bad = np.zeros(len(data), dtype=bool)
     for c in columns:                 # one mask at a time: no n x p temporary on large data
-        bad |= _missing_values(data[c])
+        if not _all_finite(data[c]):
+            bad |= _missing_values(data[c])
     if not bad.any():
         return data, None
     per_col = {c: int(_missing_values(data[c]).sum()) for c in columns}
     _report_missing(int(bad.sum()), len(data), per_col, missing, arg)
     return data.loc[~bad], ~bad
+
+
+def _all_finite(s: pd.Series) -> bool:
+    """True when a float column certainly holds no missing or non-finite value: its sum is
+    finite (a NaN or an infinity makes it NaN or infinite; an overflowing sum of finite
+    values says False, and the mask is computed).  One reduction instead of a mask."""
+    if pd.api.types.is_float_dtype(s.dtype) and isinstance(s.dtype, np.dtype):
+        with np.errstate(over="ignore", invalid="ignore"):
+            return bool(np.isfinite(np.add.reduce(s.to_numpy())))
+    return False
 
 
 def _missing_values(s: pd.Series) -> np.ndarray:
@@ -554,6 +569,60 @@ def design_and_spec(engine, rhs, lhs, frame, variables, response_levels):
     return X, spec, extremes
 
 
+#: Rows from which :func:`model_frame` fills designs from the data's columns (see
+#: :mod:`fmstats.formula._direct`) when it can.  Measured on 15 numbers and a five-level
+#: factor: the two paths cost the same at 50,000 rows (16 ms; the sample's engine call
+#: offsets the saving below), the fill 0.92x the engine's time at 2e5 and 0.73x at 1e6.
+DIRECT_MIN_ROWS = 50_000
+
+_FACTOR_CALL = re.compile(r"\b(?:C|factor)\(\s*`?([A-Za-z_][\w.]*)`?")
+
+
+def factor_columns(frame: pd.DataFrame, rhs: str, variables) -> list:
+    """The data columns the formula uses as factors: called by ``C()``/``factor()`` or not
+    numeric."""
+    called = set(_FACTOR_CALL.findall(rhs))
+    numeric = set(numeric_columns(frame, variables))
+    return [c for c in variables if c in called or c not in numeric]
+
+
+def direct_design(spec: "DesignSpec", frame: pd.DataFrame, factors, X0: np.ndarray,
+                  sample: np.ndarray):
+    """The sources (:func:`fmstats.formula._direct.sources`) of the design of ``spec``
+    when its columns are the intercept, numeric data columns and treatment dummies of
+    factor columns and filling them reproduces the engine's design ``X0`` of the ``sample``
+    rows exactly; else None (the engine builds the design)."""
+    if spec.engine != "formulaic" or spec.data_dependent() is not None:
+        return None
+    cats = {expr: (factor_column(expr), lv)
+            for expr, lv in categorical_states(spec.engine, spec.engine_spec).items()}
+    # numbers taken as they are; booleans too (the engine makes them 0/1 numbers)
+    plain = {c for c in spec.variables if c not in factors or frame[c].dtype == bool}
+    srcs = direct_sources(frame, spec.column_names, plain, cats)
+    if srcs is None:
+        return None
+    try:
+        Xs = fill_direct(frame, srcs, sample, spec.levels)[0]
+    except (KeyError, ValueError):    # a dummy's level is not among the column's categories
+        return None
+    return srcs if np.array_equal(Xs, X0) else None
+
+
+def _design_direct(engine, rhs, lhs, frame, variables, response_levels):
+    """(X, spec, extremes) filled from the data's columns, or None (see :func:`direct_design`)."""
+    if engine != "formulaic" or stateful_transform(rhs) is not None:
+        return None
+    factors = factor_columns(frame, rhs, variables)
+    sample = sample_positions(frame, factors)
+    X0, spec, _ = design_and_spec(engine, rhs, lhs, frame.iloc[sample], variables,
+                                  response_levels)
+    srcs = direct_design(spec, frame, factors, X0, sample)
+    if srcs is None:
+        return None
+    X, extremes = fill_direct(frame, srcs, levels=spec.levels)
+    return X, spec, extremes
+
+
 def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
                 engine: str | None = None, subset=None, offset=None,
                 contrasts: dict | None = None) -> ModelFrame:
@@ -662,8 +731,10 @@ def _model_frame(formula, data, missing, engine, hit, subset=None, offset=None,
         X, spec = cached
     else:
         frame = drop_unused_categories(frame, variables)
-        X, spec, extremes = design_and_spec(engine, rhs, lhs, frame, variables,
-                                            response.levels)
+        built = None if len(frame) < DIRECT_MIN_ROWS else _design_direct(
+            engine, rhs, lhs, frame, variables, response.levels)
+        X, spec, extremes = built or design_and_spec(engine, rhs, lhs, frame, variables,
+                                                     response.levels)
         check_design(X, spec.column_names, "data", formula=formula, extremes=extremes)
         if u.offsets or u.off_array is not None:
             spec = replace(spec, offsets=u.offsets, offset_array=u.off_array is not None)
