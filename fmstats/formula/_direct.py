@@ -37,10 +37,11 @@ def sample_positions(frame: pd.DataFrame, factors) -> np.ndarray:
 def sources(frame: pd.DataFrame, column_names, numeric, categorical: dict) -> tuple | None:
     """The source of each design column, or None when one has none.
 
-    ``numeric``: the data columns taken as numbers (booleans as 0/1); ``categorical``: the engine's categorical
-    terms, ``{expr: (data column, levels)}``.  A source is None (the intercept), a data
-    column's name (its values as floats), or ``(column, level)`` (the 0/1 indicator of the level,
-    named ``expr[T.level]`` by treatment contrasts or ``expr[level]`` at full rank).
+    ``numeric``: the data columns taken as numbers (booleans as 0/1); ``categorical``: the
+    engine's categorical terms, ``{expr: (data column, levels)}``.  A source is None (the
+    intercept), a data column's name (its values as floats), or ``(column, level)`` (the 0/1
+    indicator of the level, named ``expr[T.level]`` by treatment contrasts or ``expr[level]``
+    at full rank).
     """
     dummies = {}
     for expr, (col, levels) in categorical.items():
