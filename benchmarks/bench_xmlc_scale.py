@@ -33,6 +33,8 @@ P@k and the section-6 test macro-F (the measurements behind the defaults), e.g.
 ``--also C=3 C=1 max_leaves=25 max_leaves=1``.
 
     PYTHONPATH=. python benchmarks/bench_xmlc_scale.py                 # RCV1-like, long
+    # the issue-28 run: 601,200 training rows for the PLT (90 % of --n), ~64 min with napkinXC
+    PYTHONPATH=. python benchmarks/bench_xmlc_scale.py --n 668000 --peer-test-rows 20000
     PYTHONPATH=. python benchmarks/bench_xmlc_scale.py --n 62385 --test 15596   # 1/10
     PYTHONPATH=. python benchmarks/bench_xmlc_scale.py --n-jobs 2 --peer-test-rows 20000
 """
