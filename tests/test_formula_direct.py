@@ -136,3 +136,27 @@ def test_fits_agree_on_both_paths(monkeypatch, data):
     monkeypatch.setattr(frame_mod, "DIRECT_MIN_ROWS", 0)
     got = fm.maxent("y ~ x1 + x2 + g + s", d)
     np.testing.assert_allclose(got.params.to_numpy(), ref.params.to_numpy(), rtol=0, atol=1e-12)
+
+
+def test_tuple_levels_and_values_outside_levels(monkeypatch):
+    """Levels that are tuples stay single levels, and a value outside ``C(x, levels=...)``
+    gets all-zero dummies with the engine's warnings only (a reviewer's two cases)."""
+    rng = np.random.default_rng(3)
+    n = 300
+    m = np.empty(n, dtype=object)
+    m[:] = [(1,), (2,), (3,)] * (n // 3)
+    d = pd.DataFrame({"y": rng.integers(0, 2, n), "m": m, "s": rng.choice(list("uvw"), n)})
+    for formula in ("y ~ C(m)", "y ~ m", "y ~ C(s, levels=['u', 'v'])"):
+        ref, got, direct = _frames(monkeypatch, formula, d)
+        assert direct, formula
+        _assert_same_frame(ref, got, d[d.s != "w"].iloc[:30])
+    with warnings.catch_warnings(record=True) as ref_w:
+        warnings.simplefilter("always")
+        monkeypatch.setattr(frame_mod, "DIRECT_MIN_ROWS", 10 ** 12)
+        model_frame("y ~ C(s, levels=['u', 'v'])", d)
+    with warnings.catch_warnings(record=True) as got_w:
+        warnings.simplefilter("always")
+        monkeypatch.setattr(frame_mod, "DIRECT_MIN_ROWS", 0)
+        model_frame("y ~ C(s, levels=['u', 'v'])", d)
+    assert sorted(type(w.message).__name__ for w in got_w) == \
+        sorted(type(w.message).__name__ for w in ref_w)

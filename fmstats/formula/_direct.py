@@ -62,11 +62,13 @@ def sources(frame: pd.DataFrame, column_names, numeric, categorical: dict) -> tu
 
 
 def _codes(s: pd.Series, levels) -> tuple[np.ndarray, pd.Index]:
-    """Integer codes of a factor column's values among its categories (-1: none)."""
+    """Integer codes of a factor column's values among its categories (-1: none, as a value
+    outside ``C(x, levels=...)`` gets, whose dummies are all 0 as the engine makes them).
+    Tuples stay single levels (no MultiIndex)."""
     if isinstance(s.dtype, pd.CategoricalDtype):
         return s.cat.codes.to_numpy(), s.cat.categories
-    cats = pd.Index(list(levels))
-    return pd.Categorical(s.to_numpy(), categories=cats).codes, cats
+    cats = pd.Index(list(levels), tupleize_cols=False)
+    return cats.get_indexer(s.to_numpy()), cats
 
 
 def fill(frame: pd.DataFrame, srcs: tuple, positions=None, levels: dict | None = None

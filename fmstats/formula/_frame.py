@@ -603,7 +603,7 @@ def direct_design(spec: "DesignSpec", frame: pd.DataFrame, factors, X0: np.ndarr
         return None
     try:
         Xs = fill_direct(frame, srcs, sample, spec.levels)[0]
-    except (KeyError, ValueError):    # a dummy's level is not among the column's categories
+    except (KeyError, ValueError, TypeError):   # a dummy's level is not among the categories
         return None
     return srcs if np.array_equal(Xs, X0) else None
 
