@@ -119,11 +119,13 @@ def test_direct_extremes_are_the_designs(data):
     assert (hi1[0], lo1[0], hi1[1], lo1[1]) == (1.0, 1.0, 0.0, 0.0)
 
 
-def test_blocked_frame_fills_factor_dummies(data):
-    """The blocked frame (keep_data=False fits) fills dummies too, block by block."""
+@pytest.mark.parametrize("engine", ["formulaic", "patsy"])
+def test_blocked_frame_fills_factor_dummies(data, engine):
+    """The blocked frame (keep_data=False fits) fills dummies too, block by block, with
+    either engine (its spec is learnt on the sample in any case)."""
     d = data.dropna()
-    whole = model_frame("y ~ x1 + g + s", d)
-    blocked = blocked_model_frame("y ~ x1 + g + s", d, block_rows=64)
+    whole = model_frame("y ~ x1 + g + s", d, engine=engine)
+    blocked = blocked_model_frame("y ~ x1 + g + s", d, block_rows=64, engine=engine)
     assert blocked.direct is not None
     np.testing.assert_array_equal(blocked.whole(), whole.X)
 

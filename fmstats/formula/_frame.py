@@ -592,7 +592,7 @@ def direct_design(spec: "DesignSpec", frame: pd.DataFrame, factors, X0: np.ndarr
     when its columns are the intercept, numeric data columns and treatment dummies of
     factor columns and filling them reproduces the engine's design ``X0`` of the ``sample``
     rows exactly; else None (the engine builds the design)."""
-    if spec.engine != "formulaic" or spec.data_dependent() is not None:
+    if spec.data_dependent() is not None:
         return None
     cats = {expr: (factor_column(expr), lv)
             for expr, lv in categorical_states(spec.engine, spec.engine_spec).items()}
@@ -609,7 +609,8 @@ def direct_design(spec: "DesignSpec", frame: pd.DataFrame, factors, X0: np.ndarr
 
 
 def _design_direct(engine, rhs, lhs, frame, variables, response_levels):
-    """(X, spec, extremes) filled from the data's columns, or None (see :func:`direct_design`)."""
+    """(X, spec, extremes) filled from the data's columns, or None (see :func:`direct_design`).
+    formulaic only: patsy's spec keeps the data it was built on, which would be the sample."""
     if engine != "formulaic" or stateful_transform(rhs) is not None:
         return None
     factors = factor_columns(frame, rhs, variables)
