@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["sample_positions", "sources", "fill", "HEAD_ROWS"]
+__all__ = ["sample_positions", "sources", "fill", "stack", "HEAD_ROWS"]
 
 #: Rows of the head of the data in the sample (besides the first row of every level).
 HEAD_ROWS = 64
@@ -74,7 +74,7 @@ def _codes(s: pd.Series, levels) -> tuple[np.ndarray, pd.Index]:
 def fill(frame: pd.DataFrame, srcs: tuple, positions=None, levels: dict | None = None
          ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
     """The C-ordered design of ``frame``'s rows (or of its rows at ``positions``) from
-    :func:`sources`, with each column's (largest, smallest) value.
+    :func:`sources`, with each column's (largest, smallest) value (:func:`stack`).
 
     ``levels``: ``{column: levels}`` of factor columns that are not Categorical (the codes
     of their values are looked up among them).
@@ -94,8 +94,21 @@ def fill(frame: pd.DataFrame, srcs: tuple, positions=None, levels: dict | None =
                 codes[col] = (k if positions is None else k[positions], cats)
             k, cats = codes[col]
             vals.append((k, cats.get_loc(lv)))
-    n = len(frame) if positions is None else len(positions)
-    X = np.empty((n, len(srcs)))
+    return stack(vals, len(frame) if positions is None else len(positions))
+
+
+def stack(vals: list, n: int) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """One C-ordered float matrix of ``n`` rows from per-column values, and each column's
+    (largest, smallest) value (NaN if it holds one; ones when ``n`` is 0).
+
+    A value is None (a column of ones), an array of ``n`` numbers, or ``(codes, code)`` (the
+    0/1 indicator ``codes == code``).  Writing whole columns into a row-major matrix strides
+    through all of its memory once per column (numpy.stack(axis=1), formulaic's
+    output="numpy": 1.9 s at 1e6 x 20 here); filling it in blocks of rows keeps each block
+    in cache (0.55 s).  The extremes are reduced on the contiguous column values (8 ms at
+    1e6 x 20, against 19 ms on the row-major matrix).
+    """
+    X = np.empty((n, len(vals)))
     for start in range(0, n, _FILL_ROWS):
         block, stop = X[start:start + _FILL_ROWS], start + _FILL_ROWS
         for j, v in enumerate(vals):
@@ -105,13 +118,12 @@ def fill(frame: pd.DataFrame, srcs: tuple, positions=None, levels: dict | None =
                 block[:, j] = v[0][start:stop] == v[1]
             else:
                 block[:, j] = v[start:stop]
-    hi, lo = np.ones(len(srcs)), np.ones(len(srcs))
+    hi, lo = np.ones(len(vals)), np.ones(len(vals))
     if n == 0:
         return X, (hi, lo)
-    counts = {col: np.bincount(k[k >= 0], minlength=len(cats)) for col, (k, cats) in codes.items()}
-    for j, (s, v) in enumerate(zip(srcs, vals)):
+    for j, v in enumerate(vals):
         if isinstance(v, tuple):
-            m = counts[s[0]][v[1]]
+            m = np.count_nonzero(v[0] == v[1])
             hi[j], lo[j] = float(m > 0), float(m == n)
         elif v is not None:
             hi[j], lo[j] = v.max(), v.min()

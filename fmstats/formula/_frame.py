@@ -40,7 +40,8 @@ from ._coerce import (
 from ._checks import (check_column_kinds, check_design, check_factor_levels, check_frame,
                       check_intercept_name)
 from ._contrasts import apply_contrasts
-from ._direct import fill as fill_direct, sample_positions, sources as direct_sources
+from ._direct import (fill as fill_direct, sample_positions, sources as direct_sources,
+                      stack as stack_columns)
 from ._missing import report_missing as _report_missing
 from ._parse import (DEFAULT_ENGINE, ENGINES, check_formula_columns, expand_dot, formula_names,
                      parse_response, split_formula, used_variables)
@@ -444,35 +445,15 @@ _parse_response = parse_response   # the old private spelling
 
 # --------------------------------------------------------------------------- engines
 
-#: Rows per block when stacking design columns into a row-major matrix (~1 MiB at p = 16).
-_STACK_ROWS = 8192
-
-
 def _row_major(frame: pd.DataFrame) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
     """The columns of the engine's output as one C-ordered float matrix, and each column's
-    largest and smallest value (NaN if it holds one) for :func:`check_design`.
-
-    Writing whole columns into a row-major matrix strides through all of its memory once
-    per column (numpy.stack(axis=1), formulaic's output="numpy": 1.9 s at 1e6 x 20 here);
-    filling it in blocks of rows keeps each block in cache (0.55 s).  The values are the
-    engine's, converted to float64 as ``np.asarray(..., dtype=float)`` would.  The extremes
-    are reduced on the engine's columns, whose values are contiguous (8 ms at 1e6 x 20,
-    against 19 ms for the row-major matrix's columns).
-    """
+    largest and smallest value for :func:`check_design` (:func:`fmstats.formula._direct.stack`).
+    The values are the engine's, converted to float64 as ``np.asarray(..., dtype=float)``
+    would."""
     cols = [frame.iloc[:, j].to_numpy() for j in range(frame.shape[1])]
     # numbers are cast block by block while filling (no float copy of every dummy column)
-    cols = [c if c.dtype.kind in "biuf" else np.asarray(c, dtype=float) for c in cols]
-    n = frame.shape[0]
-    X = np.empty((n, len(cols)))
-    for start in range(0, n, _STACK_ROWS):
-        block = X[start:start + _STACK_ROWS]
-        for j, c in enumerate(cols):
-            block[:, j] = c[start:start + _STACK_ROWS]
-    if n == 0:
-        return X, None
-    hi = np.array([c.max() for c in cols], dtype=float)
-    lo = np.array([c.min() for c in cols], dtype=float)
-    return X, (hi, lo)
+    return stack_columns([c if c.dtype.kind in "biuf" else np.asarray(c, dtype=float)
+                          for c in cols], frame.shape[0])
 
 
 def _formulaic_context():

@@ -25,8 +25,6 @@ __all__ = ["FMaxentResults", "DEFAULT_SHRINKAGE"]
 DEFAULT_SHRINKAGE = 1e-4
 
 
-
-
 # ----------------------------------------------------------------------------- results
 
 class FMaxentResults(MaxentResults):
