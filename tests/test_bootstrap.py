@@ -62,7 +62,9 @@ def test_bootstrap_se_close_to_sandwich_small_B(titanic_fit):
 
 
 def test_tidy_and_summary_put_model_se_beside_bootstrap(titanic_fit):
-    b = bootstrap(titanic_fit, 50, random_state=1, progress=False)
+    # control=False: the plain sd of the replicates (the control variate's covariance is
+    # checked against its own re-implementation in tests/test_kstep.py)
+    b = bootstrap(titanic_fit, 50, random_state=1, progress=False, control=False)
     t = b.tidy().set_index("term")
     model = titanic_fit.tidy().set_index("term")
     np.testing.assert_allclose(t.loc[model.index, "model_std_error"], model["std_error"])
@@ -141,10 +143,15 @@ def test_grouped_jackknife_has_the_requested_groups(synth):
 @pytest.mark.parametrize("type_", ["case", "stratified"])
 def test_fast_path_equals_full_refits(synth, formula, weights, model, type_):
     r = getattr(fm, model)(formula, synth, weights=weights, tol=1e-13)
-    a = bootstrap(r, 12, type=type_, fast=True, random_state=4, progress=False)
+    a = bootstrap(r, 12, type=type_, fast=True, random_state=4, progress=False,
+                  replicates="full")
     b = bootstrap(r, 12, type=type_, fast=False, data=synth, random_state=4, progress=False)
     assert a.fast and not b.fast
     np.testing.assert_allclose(a.replicates, b.replicates, rtol=1e-9, atol=1e-12)
+    # the default k-step replicates: within 0.02 of a replicate sd of the full ones
+    k = bootstrap(r, 12, type=type_, fast=True, random_state=4, progress=False)
+    sd = b.replicates.std(ddof=1).to_numpy()
+    assert np.max(np.abs(k.replicates.to_numpy() - b.replicates.to_numpy()) / sd) < 0.02
     # and a replicate equals the fit on the duplicated rows, built independently
     c = a.counts(3)
     dup = getattr(fm, model)(formula, _resample(synth, c), weights=weights, tol=1e-13)
@@ -169,7 +176,11 @@ def test_absent_level_is_nan_and_aligned_by_name(synth):
     # a ridge penalty keeps the d effect finite when the resample holds one class of it
     r = fm.maxent("y ~ x1 + g", rare, penalty=1.0, tol=1e-12)
     with pytest.warns(ResamplingWarning, match="lack one or more terms"):
-        a = bootstrap(r, 40, fast=True, random_state=9, progress=False)
+        a = bootstrap(r, 40, fast=True, random_state=9, progress=False, replicates="full")
+    with pytest.warns(ResamplingWarning, match="lack one or more terms"):
+        k = bootstrap(r, 40, fast=True, random_state=9, progress=False)
+    # a k-step replicate missing the level is refitted in full (the column is dropped)
+    np.testing.assert_array_equal(k.replicates["g[T.d]"].isna(), a.replicates["g[T.d]"].isna())
     with pytest.warns(ResamplingWarning, match="lack one or more terms"):
         b = bootstrap(r, 40, fast=False, data=rare, random_state=9, progress=False)
     absent = np.array([a.counts(i)[:2].sum() == 0 for i in range(40)])
@@ -230,7 +241,7 @@ def test_fmaxent_bootstrap_refits_the_outer_loop(synth):
     with pytest.raises(InvalidArgumentError, match="fast=True needs a maxent"):
         bootstrap(lean, 3, data=small, fast=True)
     # the fast path: the outer loop on the stored arrays (fmstats.glm.outer)
-    b = bootstrap(r, 3, data=small, random_state=5, progress=False)
+    b = bootstrap(r, 3, data=small, random_state=5, progress=False, replicates="full")
     assert b.fast
     slow = bootstrap(r, 3, data=small, random_state=5, progress=False, fast=False)
     assert not slow.fast

@@ -117,11 +117,17 @@ def test_tune_threshold_maxent_and_fmaxent_equal_rebuild(adult, engine_calls):
                     len(engine_calls))
 
         (a, calls_a), (b, calls_b) = both(run)
-        # rebuilding: the check of `data` against the model, then a fit and a prediction per fold
+        # rebuilding: the check of `data` against the model, then a fit and a prediction per
+        # fold; reusing: the folds are refitted on the fit's own design (its engine,
+        # row_refits()), and only the check of `data` builds a design (of a sample of rows)
         assert calls_a == 1 and calls_b == 1 + 2 * 5, (calls_a, calls_b)
-        assert a.threshold == pytest.approx(b.threshold, abs=TOL)
-        assert_frames_equal(a.tidy(), b.tidy())
-        assert_frames_equal(a.cv_scores, b.cv_scores)
+        assert a.settings["design_note"].startswith("the fit's own design")
+        # the same fits by another code path (the same IRLS on the kept rows): equal to
+        # rounding, so scores of ~1e-17 may tie in one and not in the other -- the curves are
+        # compared at the tuned cut, the scores row by row
+        assert a.threshold == pytest.approx(b.threshold, rel=1e-9)
+        assert a.best_score == pytest.approx(b.best_score, rel=1e-12)
+        pd.testing.assert_frame_equal(a.cv_scores, b.cv_scores, rtol=1e-9, atol=1e-14)
 
 
 def test_wsvm_tuners_equal_rebuild(adult, engine_calls):

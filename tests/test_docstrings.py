@@ -60,7 +60,7 @@ def _errors(name: str) -> list[str]:
 
 
 def test_the_walk_finds_the_api():
-    assert "fmstats.maxent_models._maxent.maxent" in OBJECTS
+    assert "fmstats.maxent_models._fitting.maxent" in OBJECTS
     assert len(OBJECTS) > 200
 
 

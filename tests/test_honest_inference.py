@@ -32,11 +32,19 @@ def test_bootstrap_cov_is_covariance_of_whole_fit_replicates(boot_fit, small):
     r = boot_fit
     assert r.cov_type == "bootstrap" and r.bootstrap_results.B == 60
     reps = r.bootstrap_results.replicates[list(r.params.index)].to_numpy()
-    np.testing.assert_allclose(r.cov_params().to_numpy(), np.cov(reps, rowvar=False), rtol=1e-12)
-    # each replicate is a complete fmaxent fit on resampled rows: replicate 0 by hand
+    # the covariance of the replicates, by regression on their linear part (the estimator
+    # itself is checked against a re-implementation in tests/test_kstep.py); the plain
+    # covariance agrees within its Monte-Carlo error (an SE from 60 replicates: ~9 %)
+    np.testing.assert_allclose(r.cov_params().to_numpy(),
+                               r.bootstrap_results.cov(list(r.params.index)).to_numpy(),
+                               rtol=1e-12)
+    se_plain = np.sqrt(np.diag(np.cov(reps, rowvar=False)))
+    np.testing.assert_allclose(r.bse.to_numpy(), se_plain, rtol=0.3)
+    # each replicate is a complete fmaxent fit on resampled rows: replicate 0 by hand (the
+    # k-step replicate is within 0.1 of a standard error of the full refit)
     idx = np.sort(np.repeat(np.arange(len(small)), r.bootstrap_results.counts(0)))
     again = fm.fmaxent("y_ml ~ x1 + x2", small.iloc[idx].reset_index(drop=True), alpha=0.3)
-    np.testing.assert_allclose(reps[0], again.params.to_numpy(), rtol=1e-10)
+    assert np.max(np.abs(reps[0] - again.params.to_numpy()) / se_plain) < 0.1
     # the point estimate is the ordinary fit's
     plain = fm.fmaxent("y_ml ~ x1 + x2", small, alpha=0.3)
     pd.testing.assert_series_equal(r.params, plain.params)
@@ -66,7 +74,8 @@ def test_bootstrap_cov_reproducible_pickles_and_is_reported(boot_fit, small):
     g = pickle.loads(pickle.dumps(boot_fit))
     pd.testing.assert_frame_equal(g.tidy(), boot_fit.tidy())
     text = str(boot_fit.summary())
-    assert "bootstrap: covariance of 60 of 60 case-resampling replicates of the whole fit" in text
+    assert ("bootstrap: covariance of 60 of 60 case-resampling k-step replicates (0 refitted "
+            "in full) of the whole fit") in text
     assert "treats the F-weights as fixed" not in text
     assert "treats the F-weights as fixed" in str(boot_fit.summary(cov_type="HC0"))
     # refit does not nest bootstraps unless asked

@@ -172,7 +172,11 @@ def test_bootstrap_counts_and_drops_separated_replicates(titanic_boot):
         r = sm.GLM(fit.y[rows], design[rows], family=sm.families.Binomial(),
                    freq_weights=c[rows]).fit(tol=1e-12)
         intercepts.append(r.params[0])
-    assert boot.std_error["Intercept"] == pytest.approx(np.std(intercepts, ddof=1), rel=1e-5)
+    # the replicates are k-step refits (within ~0.01 SE of full ones): their sd equals the
+    # statsmodels replicates' to 0.5 %; the reported SE is the control-variate estimate of it
+    plain = boot.replicates["Intercept"].dropna().std(ddof=1)
+    assert plain == pytest.approx(np.std(intercepts, ddof=1), rel=5e-3)
+    assert boot.std_error["Intercept"] == pytest.approx(plain, rel=0.15)
     assert boot.std_error["Intercept"] < 1.0
 
 

@@ -18,7 +18,8 @@ from ._fmaxent import (DEFAULT_EPSILON, DEFAULT_SHRINKAGE, DEFAULT_WEIGHT_BOUNDS
                        MIN_CLASS_REWEIGHTED, FMaxentResults, fmaxent, sweep)
 from ._inference import AnovaTable, anova
 from ._interop import to_statsmodels
-from ._maxent import COV_TYPES, MaxentResults, maxent, umaxent
+from ._fitting import maxent, umaxent
+from ._maxent import COV_TYPES, MaxentResults
 from ._qresample import ResampledF, resample_f
 from ._stepwise import StepResults, TermTable, add1, drop1, extract_aic, step
 

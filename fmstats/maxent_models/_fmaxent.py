@@ -45,6 +45,7 @@ from ._fitdata import is_out_of_core, prepare
 from ..glm.fweights import (expected_f_weights, noisy_f_weights, smoothed_noisy_counts,
                            standardised_ridge)
 from ..glm.outer import outer_loop
+from ._covariance import FMAXENT_COV_TYPES, MIN_CLASS_REWEIGHTED, default_cov_type
 from ._fresults import DEFAULT_SHRINKAGE, FMaxentResults
 
 __all__ = [
@@ -72,8 +73,7 @@ DEFAULT_BOOT_B = 200
 MIN_BOOT_B = 20
 #: The default covariance is ``"reweighted"`` when the smaller class (weighted rows with
 #: y = 1, or with y = 0) has at least this many rows, else ``"bootstrap"``; see :func:`fmaxent`.
-MIN_CLASS_REWEIGHTED = FMaxentResults.MIN_CLASS_FOR_TESTS
-COV_TYPES_F = ("reweighted", "HC0", "HC1", "HC2", "HC3", "nonrobust", "bootstrap")
+COV_TYPES_F = FMAXENT_COV_TYPES
 METHODS = ("expected", "noisy", "plugin")
 INNER = ("full", "step")
 
@@ -107,7 +107,7 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
             max_outer: int = 100, patience: int = 5, min_improvement: float = 1e-8,
             rel_improvement: float = 0.01, select: str = "target", penalty: float = 0.0,
             cov_type: str | None = None, B: int = DEFAULT_BOOT_B, random_state=None, n_jobs=None,
-            progress=None, threshold: float = 0.5, missing: str = "drop",
+            progress=None, replicates: str = "kstep", threshold: float = 0.5, missing: str = "drop",
             collinear: str = "drop", engine: str | None = None, tol: float = 1e-8,
             max_iter: int = 25, _call=None) -> FMaxentResults:
     """F-measure maximising maximum-entropy model (thesis ch. 4, 6, 7).
@@ -228,6 +228,11 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
         The bootstrap of ``cov_type="bootstrap"``: its joblib workers; unused otherwise.
     progress : bool, optional
         The bootstrap of ``cov_type="bootstrap"``: its progress bar; unused otherwise.
+    replicates : {"kstep", "full"}, default "kstep"
+        The bootstrap of ``cov_type="bootstrap"``: k-step replicates from the fit's path
+        (``"kstep"``; their coefficients were within 0.004 of a standard error of full
+        refits', :mod:`fmstats.maxent_models._refits`) or full refits (``"full"``, about
+        ten times the cost); unused otherwise.
     threshold : float, default 0.5
         Predicted class 1 when the probability is at least this.
     missing : {"drop", "raise"}, default "drop"
@@ -281,6 +286,7 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
     if auto_cov:   # the reweighted sandwich needs the rows; a Dask fit keeps sums
         cov_type = "HC0" if out_of_core else "reweighted"   # or the bootstrap: see below
     check_choice("cov_type", cov_type, COV_TYPES_F)
+    check_choice("replicates", replicates, ("kstep", "full"))
     bootstrap_cov = cov_type == "bootstrap"
     if bootstrap_cov or (auto_cov and not out_of_core):
         check_scalar("B", B, low=MIN_BOOT_B, integer=True)
@@ -343,19 +349,13 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
               training=prep.training(fit, rows=rows, fweights=outer.fweights))
     if auto_cov and not out_of_core:
         positives = float(rows.sum_q)
-        if min(positives, float(rows.cw.sum()) - positives) < MIN_CLASS_REWEIGHTED:
-            # computed on first use of the standard errors (FMaxentResults.bootstrap_results)
-            settings = settings.replace(cov_type="bootstrap")
-    if not bootstrap_cov:
-        return FMaxentResults(settings=settings, call=_call, **kw)
-    from ..resampling import bootstrap  # resampling sits on top of the models: import on use
-
-    # the replicates refit this HC0 fit (its call says HC0), so bootstraps never nest
-    base = FMaxentResults(settings=settings.replace(cov_type="HC0"),
-                          call=_call.replace(cov_type="HC0"), **kw)
-    boot = bootstrap(base, B=int(B), type="case", data=data, random_state=random_state,
-                     n_jobs=n_jobs, progress=progress)
-    return FMaxentResults(settings=settings, call=_call, bootstrap=boot, **kw)
+        # computed on first use of the standard errors when it is the bootstrap
+        settings = settings.replace(cov_type=default_cov_type(
+            "fmaxent", min(positives, float(rows.cw.sum()) - positives)))
+    res = FMaxentResults(settings=settings, call=_call, **kw)
+    if bootstrap_cov:
+        res.bootstrap_results          # asked for explicitly: computed at fit time
+    return res
 
 
 @public
@@ -404,7 +404,7 @@ def sweep(formula: str, data: pd.DataFrame, newdata: pd.DataFrame | None = None,
        0.8   0.5  fmaxent train 0.707    0.702
        0.8   0.5  fmaxent  test 0.658    0.649
     """
-    from ._maxent import maxent, umaxent
+    from ._fitting import maxent, umaxent
 
     given = [k for k in ("alpha", "beta", "measure") if k in kwargs]
     if given:

@@ -16,6 +16,7 @@ from ..glm.outer import Outer
 from ..glm.separation import saturated_rows
 from ..glm.stacked import (Reweighting, fixed_point_gap, stacked_covariance,
                            unrolled_covariance)
+from ._covariance import MIN_CLASS_BOOT_TESTS, MIN_CLASS_REWEIGHTED
 from ._maxent import MaxentResults
 from ..results import Section
 
@@ -95,23 +96,17 @@ class FMaxentResults(MaxentResults):
         return self._bootstrap
 
     def _run_bootstrap(self):
-        """B case-resampling replicates of the whole fit, on the stored design."""
-        import copy
-
+        """Case-resampling replicates of the whole fit on the stored design (k-step, with the
+        control variate and the stop rule of :func:`fmstats.bootstrap`).  They resample an
+        HC0 view of this fit (:meth:`with_cov`), whose own table is cheap, so the bootstrap's
+        table of the model does not ask for this covariance again."""
         from ..resampling import bootstrap  # resampling sits on top of the models: on use
 
         s = self.settings
-        # the replicates come from an HC0 twin (whose covariance is cheap), so bootstraps
-        # never nest
-        base = copy.copy(self)
-        base.__dict__.update(settings=s.replace(cov_type="HC0"), cov_type="HC0",
-                             call=self.call.replace(cov_type="HC0"), _bootstrap=None)
-        for k in [k for k in base.__dict__ if isinstance(getattr(type(self), k, None),
-                                                           cached_property)]:
-            del base.__dict__[k]     # cached covariances and tables of the other cov_type
         seed = s["random_state"] if s["random_state"] is not None else self.DEFAULT_BOOT_SEED
-        return bootstrap(base, B=int(s["B"]), type="case", random_state=seed,
-                         n_jobs=s["n_jobs"], progress=s["progress"])
+        return bootstrap(self.with_cov("HC0"), B=int(s["B"]), type="case", random_state=seed,
+                         n_jobs=s["n_jobs"], progress=s["progress"], ci=None,
+                         replicates=s.get("replicates", "kstep"))
 
     @property
     def method(self) -> str:
@@ -162,8 +157,7 @@ class FMaxentResults(MaxentResults):
 
     def outer_settings(self) -> dict | None:
         """The settings of the outer loop (:func:`fmstats.glm.outer.outer_loop`), for refits
-        on the stored arrays (the bootstrap's replicates); ``None`` when the fit keeps no
-        design in memory."""
+        on the stored arrays; ``None`` when the fit keeps no design in memory."""
         if not self.training.in_memory or self.X is None:
             return None
         s = self.settings
@@ -173,6 +167,20 @@ class FMaxentResults(MaxentResults):
                     patience=int(s["patience"]), min_improvement=float(s["min_improvement"]),
                     rel_improvement=float(s["rel_improvement"]), select=s["select"])
 
+    def row_refits(self):
+        """Refits of the whole F-maximiser on its own design with other frequency weights
+        (:class:`~fmstats.maxent_models._refits.FMaxentRefits`), or ``None`` when the fit
+        keeps no design in memory."""
+        loop = self.outer_settings()
+        if loop is None:
+            return None
+        from ._refits import FMaxentRefits, refit_fields
+
+        return FMaxentRefits(**refit_fields(self), loop=loop,
+                             path=self.coef_path.to_numpy(), shrinkage=self.settings["shrinkage"],
+                             reweighting=self._reweighting(),
+                             best_iteration=int(self.best_iteration))
+
     # ------------------------------------------------------------------ covariance
     def cov_params(self, cov_type: str | None = None) -> pd.DataFrame:
         """Covariance of the coefficients.
@@ -180,34 +188,13 @@ class FMaxentResults(MaxentResults):
         Parameters
         ----------
         cov_type : {"reweighted", "bootstrap", "HC0", "nonrobust", "HC1", "HC2", "HC3"}, optional
-            ``"reweighted"`` (the sandwich that differentiates the F-reweighting; the
-            default of :func:`fmstats.fmaxent`), ``"bootstrap"`` (replicates of the whole
-            fit; only for a fit made with ``cov_type="bootstrap"``) or the estimators of
-            :meth:`fmstats.MaxentResults.cov_params`, which treat the F-weights as fixed;
-            default: the one chosen at fit.
+            ``"reweighted"`` (the sandwich that differentiates the F-reweighting), ``"bootstrap"``
+            (replicates of the whole fit; only for a fit made with ``cov_type="bootstrap"`` or
+            by default) or the estimators of :meth:`fmstats.MaxentResults.cov_params`, which
+            treat the F-weights as fixed; default: the one chosen at fit.  Each is a class of
+            :mod:`fmstats.maxent_models._covariance`.
         """
-        cov_type = self.cov_type if cov_type is None else cov_type
-        if cov_type == "reweighted":
-            names = [t for t, a in zip(self.term_names, self.aliased) if not a]
-            return pd.DataFrame(self.reweighted_cov, index=names, columns=names)
-        if cov_type != "bootstrap":
-            return super().cov_params(cov_type)
-        names = [t for t, a in zip(self.term_names, self.aliased) if not a]
-        if self.bootstrap_results is None:
-            if self.cov_type == "bootstrap":    # a separated fit: se_unusable says why
-                return pd.DataFrame(np.nan, index=names, columns=names)
-            raise InvalidArgumentError(
-                "cov_type='bootstrap' needs the replicates: refit with "
-                "fmaxent(..., cov_type='bootstrap', B=..., random_state=...).")
-        reps = self.bootstrap_results.replicates[names].to_numpy(dtype=float)
-        reps = reps[np.all(np.isfinite(reps), axis=1)]
-        cov = np.cov(reps, rowvar=False, ddof=1) if len(reps) > 1 else \
-            np.full((len(names), len(names)), np.nan)
-        return pd.DataFrame(np.atleast_2d(cov), index=names, columns=names)
-
-    #: A Newton step to the fixed point larger than this many standard errors: the returned
-    #: iterate is not a fixed point and the stacked sandwich (``inner="step"``) does not hold.
-    FIXED_POINT_TOL = 0.1
+        return super().cov_params(cov_type)
 
     def _reweighting(self) -> Reweighting:
         s = self.settings
@@ -215,12 +202,9 @@ class FMaxentResults(MaxentResults):
                            epsilon=None if s["method"] == "expected" else s["epsilon"],
                            bounds=s["weight_bounds"], threshold=self.threshold)
 
-    @cached_property
-    def _reweighted(self) -> tuple:
-        """(covariance, fixed-point gap or None) of ``cov_type="reweighted"``."""
-        if not self.training.in_memory:
-            n = len(self.term_names) - int(self.aliased.sum())
-            return np.full((n, n), np.nan), None
+    def reweighted_covariance(self) -> tuple:
+        """(covariance, fixed-point gap or None) of ``cov_type="reweighted"``, computed
+        (:class:`~fmstats.maxent_models._covariance.Reweighted` caches it)."""
         pen = self.core_fit.penalty
         pen = np.zeros(self.rank) if pen is None else pen
         X, q, c = self.X, self.y, self.count_weights
@@ -245,104 +229,17 @@ class FMaxentResults(MaxentResults):
     @property
     def reweighted_cov(self) -> np.ndarray:
         """The covariance of ``cov_type="reweighted"`` (array over the non-aliased terms)."""
-        return self._reweighted[0]
+        return self.covariance("reweighted").cov()
 
-    def _reweighted_unusable(self) -> str | None:
-        if not self.training.in_memory:
-            return ("the reweighted covariance needs the training rows in memory (an "
-                    "out-of-core fit keeps sums); use cov_type='HC0' (approximate)")
-        gap = self._reweighted[1]
-        if gap is not None and np.max(gap) > self.FIXED_POINT_TOL:
-            j = int(np.argmax(gap))
-            name = [t for t, a in zip(self.term_names, self.aliased) if not a][j]
-            return (f"the returned iterate is not a fixed point of the reweighting (a Newton "
-                    f"step to it moves {name} by {gap[j]:.2g} standard errors), so the stacked "
-                    "sandwich does not apply; use inner='full' or cov_type='bootstrap'")
-        if not np.all(np.isfinite(self.reweighted_cov)):
-            return "the reweighted covariance is not finite"
-        return None
-
-    #: Smallest class (weighted rows with y = 1, or with y = 0) from which the reweighted
-    #: sandwich's Wald tests are printed; see :meth:`tests_withheld`.
-    MIN_CLASS_FOR_TESTS = 900
+    #: Smallest class from which the reweighted sandwich's Wald tests are printed.
+    MIN_CLASS_FOR_TESTS = MIN_CLASS_REWEIGHTED
     #: Smallest class from which the bootstrap's Wald tests are printed.
-    MIN_CLASS_FOR_BOOT_TESTS = 150
+    MIN_CLASS_FOR_BOOT_TESTS = MIN_CLASS_BOOT_TESTS
 
     def class_sizes(self) -> tuple[float, float]:
         """Weighted numbers of positives and negatives, sum c q and sum c (1 - q)."""
         c, q = self.count_weights, self.y
         return float(c @ q), float(c @ (1 - q))
-
-    def tests_withheld(self, cov_type: str | None = None) -> str | None:
-        """Why z values and p-values are not printed beside these standard errors.
-
-        Reweighted sandwich: it is a first-order (delta-method) approximation, and the
-        F-maximiser is strongly non-linear in the data: with few positives (or negatives)
-        its 95 % intervals cover less than 95 %.  Measured by
-        ``benchmarks/bench_fmaxent_coverage.py`` (500 samples per design, target from
-        300,000 rows): with about 900 rows in the smaller class the intervals covered
-        0.93-0.96 (correctly specified designs); with 300-560, 0.84-0.93; with 30-170,
-        0.5-0.88.  Its tests are withheld below :attr:`MIN_CLASS_FOR_TESTS` (where the
-        default is the bootstrap).
-
-        Bootstrap of the whole fit: its intervals follow the best any interval centred on
-        the estimate can do (the "oracle", estimate +/- 1.96 x the true sd), but with fewer
-        than :attr:`MIN_CLASS_FOR_BOOT_TESTS` rows in the smaller class the estimator itself
-        is biased by up to 1.2 of its standard deviations and even the oracle covered only
-        0.76-0.83 for some coefficients: its tests are withheld there.
-
-        Either way the summary still shows the estimates, standard errors and intervals (as
-        approximate), with a footnote giving the reason.
-
-        Parameters
-        ----------
-        cov_type : str, optional
-            The covariance type (default: the one chosen at fit time), as ``cov_params``
-            takes it.
-        """
-        cov_type = self.cov_type if cov_type is None else cov_type
-        if cov_type not in ("reweighted", "bootstrap") or self.se_unusable(cov_type):
-            return None
-        small = min(self.class_sizes())
-        if cov_type == "bootstrap":
-            if small >= self.MIN_CLASS_FOR_BOOT_TESTS:
-                return None
-            return (f"the smaller class has {small:.0f} rows (weighted), fewer than "
-                    f"{self.MIN_CLASS_FOR_BOOT_TESTS}; below that the estimator itself is "
-                    "biased by up to 1.2 of its standard deviations, so in simulation no "
-                    "interval centred on the estimate covered 95% (the bootstrap's 95% "
-                    "intervals: 0.72-1.00). The intervals of conf_int() and tidy() are "
-                    "approximate; see `tests_withheld`.")
-        if small >= self.MIN_CLASS_FOR_TESTS:
-            return None
-        return (f"the smaller class has {small:.0f} rows (weighted), fewer than "
-                f"{self.MIN_CLASS_FOR_TESTS}; below that, in simulation, the reweighted "
-                "sandwich's 95% intervals covered less than 93%, those of cov_type='bootstrap' "
-                "(B = 200) 0.92-0.96 with 300 rows. The intervals of conf_int() and tidy() are "
-                "approximate; use the bootstrap for tests (see `tests_withheld`).")
-
-    def se_unusable(self, cov_type: str | None = None) -> str | None:
-        """Why standard errors cannot be used: too few finite bootstrap replicates, or
-        separation without a ridge.
-
-        Parameters
-        ----------
-        cov_type : str, optional
-            The covariance type (default: the one chosen at fit time), as ``cov_params``
-            takes it.
-        """
-        cov_type = self.cov_type if cov_type is None else cov_type
-        if self.separated and not self.penalised:
-            return super().se_unusable(cov_type)
-        if cov_type == "reweighted":
-            return self._reweighted_unusable()
-        if cov_type == "bootstrap":
-            boot = self.bootstrap_results
-            ok = int(np.all(np.isfinite(boot.replicates[self.params.dropna().index]),
-                            axis=1).sum()) if boot is not None else 0
-            if boot is not None and ok < max(2, boot.B // 2):
-                return (f"only {ok} of {boot.B} bootstrap replicates gave finite coefficients")
-        return None
 
     @property
     def penalised(self) -> bool:
@@ -355,25 +252,6 @@ class FMaxentResults(MaxentResults):
         left the information matrix; :data:`fmstats.glm.separation.SATURATION`)."""
         return saturated_rows(expit(self.core_fit.eta), self.weights)
 
-    def se_footnotes(self, tidy: pd.DataFrame, cov_type: str) -> list[str]:
-        """Why standard errors print as NA, or that the HC0 ones treat the weights as fixed.
-
-        Parameters
-        ----------
-        tidy : DataFrame
-            The coefficient table (``tidy()``) whose standard errors are explained.
-        cov_type : str
-            The covariance type of ``tidy``, as ``cov_params`` takes it.
-        """
-        notes = super().se_footnotes(tidy, cov_type)
-        if not notes and cov_type not in ("bootstrap", "reweighted"):
-            notes.append("Std. errors treat the F-weights as fixed, but the weights depend on "
-                         "the estimates: they are several times too small (95% intervals "
-                         "covered 15-50% in simulation). For inference use the default "
-                         "cov_type='reweighted', or 'bootstrap' (B refits of the whole "
-                         "reweighting).")
-        return notes
-
     def _profile_conf_int(self, level: float) -> pd.DataFrame:
         raise InvalidArgumentError(
             "`method`='profile': the F-weights are chosen from the fit itself, so the weighted "
@@ -384,39 +262,6 @@ class FMaxentResults(MaxentResults):
         """What to do about unusable standard errors of an F-maximiser."""
         return (f"Raise `shrinkage` (now {self.settings['shrinkage']:g}) or keep the "
                 "default weight clipping.")
-
-    def cov_label(self, cov_type: str) -> str:
-        """The summary's \"Standard errors\" line (bootstrap or the approximate sandwich).
-
-        Parameters
-        ----------
-        cov_type : str
-            The covariance type, as ``cov_params`` takes it.
-        """
-        if cov_type == "bootstrap":
-            b = self.bootstrap_results
-            if b is None:       # a separated fit without a ridge: nothing to resample
-                return "bootstrap: not computed (the fit has no finite estimate)"
-            ok = int(np.all(np.isfinite(b.replicates[self.params.dropna().index]), axis=1).sum())
-            lost = f"; {b.B - ok} lost ({(b.B - ok) / b.B:.0%})" if ok < b.B else "; none lost"
-            why = ""
-            if self.call.get("cov_type") is None:
-                small = min(self.class_sizes())
-                why = (f"; the default, as the smaller class has {small:.0f} < "
-                       f"{self.MIN_CLASS_FOR_TESTS} rows and the reweighted sandwich "
-                       "undercovers there")
-            return (f"bootstrap: covariance of {ok} of {b.B} case-resampling replicates of the "
-                    f"whole fit, outer loop included{lost} (random_state = {b.random_state})"
-                    + why)
-        if cov_type == "reweighted":
-            how = ("differentiated through every outer iteration" if
-                   self.settings["inner"] == "full" else "stacked sandwich at the fixed point")
-            return ("reweighted sandwich: accounts for the F-weights' dependence on the "
-                    f"estimates and on F ({how}; see the documentation's 'Inference for "
-                    "fmaxent')")
-        return (super().cov_label(cov_type) + "; treats the F-weights as fixed although they "
-                "depend on the estimates, so it is approximate: cov_type='bootstrap' refits "
-                "the whole reweighting")
 
     def refit(self, data: pd.DataFrame, weights=None, cov_type: str | None = None,
               **changes) -> "FMaxentResults":

@@ -15,16 +15,7 @@ import pandas as pd
 from ..results import Section, Summary, format_numbers
 
 __all__ = ["SummaryHooks", "maxent_summary", "dispersion_lines", "cov_label", "se_footnotes",
-           "iteration_lines", "weights_text", "response_text", "f_section", "COV_LABEL"]
-
-COV_LABEL = {
-    "nonrobust": "model-based (inverse Fisher information{disp})",
-    "HC0": "sandwich HC0 (White; R's sandwich::vcovHC(type = \"HC0\"))",
-    "HC1": "sandwich HC1 (HC0 x n/(n - k))",
-    "HC2": "sandwich HC2 (scores scaled by 1/(1 - h))",
-    "HC3": "sandwich HC3 (scores scaled by 1/(1 - h)^2)",
-}
-
+           "iteration_lines", "weights_text", "response_text", "f_section"]
 
 def maxent_summary(results, cov_type: str | None = None, level: float = 0.95) -> Summary:
     """R's ``summary.glm`` layout plus an F-measure section for a maxent-family fit."""
@@ -93,9 +84,9 @@ def dispersion_lines(results, cov_type: str) -> list[str]:
 
 
 def cov_label(results, cov_type: str) -> str:
-    """The base covariance label of the summary's "Standard errors" line."""
-    disp_txt = ", dispersion estimated" if results.estimates_dispersion else ""
-    return COV_LABEL[cov_type].format(disp=disp_txt)
+    """The summary's "Standard errors" line: the covariance estimator's own label
+    (:mod:`fmstats.maxent_models._covariance`)."""
+    return results.covariance(cov_type).label()
 
 
 def se_footnotes(results, tidy: pd.DataFrame, cov_type: str) -> list[str]:
@@ -112,7 +103,7 @@ def se_footnotes(results, tidy: pd.DataFrame, cov_type: str) -> list[str]:
         return [f"Std. errors NA for {terms}{' ...' if bad.sum() > 3 else ''}: the "
                 "estimated variance is not finite and positive (a near-singular "
                 "information matrix). Simplify the model or add a ridge `penalty=`."]
-    return []
+    return results.covariance(cov_type).footnotes()
 
 
 def iteration_lines(results) -> list[str]:

@@ -24,12 +24,12 @@ from .. import measures as _m
 from .._utils.folds import stratified_folds
 from .._utils.parallel import run_tasks
 from .._utils.validation import warn
-from ..exceptions import InvalidArgumentError, ResamplingWarning
+from ..exceptions import FmstatsError, InvalidArgumentError, ResamplingWarning
 from ..inference import interval_of_rows
 from ._criterion import Criterion
 from ._fits import capturing
 from ._folds import FoldResponse, fold_response, make_folds
-from ._uncertainty import OUTER_FOLDS, stratified_draw
+from ._uncertainty import CHUNK_ENTRIES, OUTER_FOLDS, stratified_draw
 
 __all__ = ["GridUncertainty", "grid_uncertainty", "point_intervals"]
 
@@ -129,6 +129,79 @@ def _task(*args):
     return capturing(_select, *args)
 
 
+def _engine_chunk(engines, response, prior, crit, cv, plans):
+    """The whole selection of every plan (seed, multiplicities, rows to class) on the grid
+    points' own engines (each point fitted once on all rows, ``row_refits()``): per point and
+    plan one refit per training fold and one on the plan's rows, k-step, many at once.
+    Returns (value, error, warnings) triples, as :func:`_task` does."""
+    n = engines[0].n
+    q = np.nan_to_num(response.y)
+    observed = response.observed
+    layout, out, columns = [], [None] * len(plans), []
+    for i, (seed, mult, _) in enumerate(plans):
+        rows = np.flatnonzero(mult > 0)
+        sub = FoldResponse(response.name, response.y[rows], response.w[rows])
+        try:
+            folds = make_folds(sub, cv, random_state=seed)
+        except FmstatsError as exc:
+            out[i] = (None, exc, [])
+            continue
+        pairs = [(rows[tr], rows[te]) for tr, te in folds.pairs]
+        start = len(columns)
+        columns.append(mult)
+        for tr, _ in pairs:
+            m = np.zeros(n)
+            m[tr] = mult[tr]
+            columns.append(m)
+        layout.append((i, rows, pairs, start))
+    if not layout:
+        return out
+    M = np.column_stack(columns)
+    fits = [e.fit(M, training_f=False, screen=False) for e in engines]
+    for i, rows, pairs, start in layout:
+        _, mult, eval_pos = plans[i]
+        bad = [f.errors[j] for f in fits for j in range(start, start + 1 + len(pairs))
+               if f.errors[j] is not None]
+        if bad:
+            out[i] = (None, bad[0], [])
+            continue
+        w = response.w * prior * mult
+        counts = np.empty((len(engines), len(pairs), 4))
+        for g, (e, f) in enumerate(zip(engines, fits)):
+            for j, (_, te) in enumerate(pairs):
+                te = te[observed[te]]
+                cls = e.scores(f.design_coef[start + 1 + j][None, :], te)[:, 0] >= e.threshold
+                wq, wn = w[te] * q[te], w[te] * (1 - q[te])
+                counts[g, j] = [wq @ cls, wn @ cls, wq @ ~cls, wn @ ~cls]
+        best = _m.best_position(crit.summarise(np.moveaxis(counts, 1, 0))[crit.column])
+        if eval_pos is None or eval_pos.size == 0:
+            out[i] = ((best, None), None, [])
+            continue
+        e = engines[best]
+        cls = (e.scores(fits[best].design_coef[start][None, :], eval_pos)[:, 0]
+               >= e.threshold).astype(float)
+        out[i] = ((best, (eval_pos, cls)), None, [])
+    return out
+
+
+def _grid_engines(model_fn, formula, data, points, fixed):
+    """The engines of the grid points' fits on all rows (``row_refits()``), or None when a
+    point's model has none (its selection then refits through the model function)."""
+    from ..results import ModelResults
+
+    engines = []
+    for p in points:
+        try:
+            fit = model_fn(formula, data, **p, **fixed)
+        except FmstatsError:
+            return None
+        e = fit.row_refits() if isinstance(fit, ModelResults) else None
+        if e is None:
+            return None
+        engines.append(e)
+    return engines
+
+
 def grid_uncertainty(worker, model_fn, formula, design, points, fixed, prior, crit, cv, seed, *,
                      B, level, n_jobs=None, progress=None) -> GridUncertainty:
     """Bootstrap and nested cross-validation of the whole grid selection (module notes)."""
@@ -147,15 +220,24 @@ def grid_uncertainty(worker, model_fn, formula, design, points, fixed, prior, cr
     seeds = rng.integers(0, 2**31 - 1, B + 1)
     k_outer = int(cv) if isinstance(cv, (int, np.integer)) else OUTER_FOLDS
     outer = stratified_folds(strata, k_outer, np.random.default_rng(int(seeds[-1])))
-    tasks = [(worker, model_fn, formula, design, response, points, fixed, prior, m, crit, cv,
-              int(seeds[b]), None) for b, m in enumerate(mults)]
+    plans = [(int(seeds[b]), m, None) for b, m in enumerate(mults)]
     for tr, te in outer:
         m = np.zeros(n)
         m[tr] = 1.0
-        tasks.append((worker, model_fn, formula, design, response, points, fixed, prior, m, crit,
-                      cv, seed, te))
-    out = run_tasks(_task, tasks, n_jobs=n_jobs, progress=progress,
-                    desc=f"cv_tune(ci=True): {B} replicates + {k_outer} outer folds")
+        plans.append((seed, m, te))
+    desc = f"cv_tune(ci=True): {B} replicates + {k_outer} outer folds"
+    engines = _grid_engines(model_fn, formula, design.data, points, fixed)
+    if engines is not None:
+        per = max(1, CHUNK_ENTRIES // max(1, n * len(points) * (k_outer + 1)))
+        tasks = [(engines, response, prior, crit, cv, plans[a:a + per])
+                 for a in range(0, len(plans), per)]
+        done = run_tasks(_engine_chunk, tasks, n_jobs=n_jobs, progress=progress, desc=desc,
+                         backend="threading" if n_jobs not in (None, 1) else None)
+        out = [r for chunk in done for r in chunk]
+    else:
+        tasks = [(worker, model_fn, formula, design, response, points, fixed, prior, m, crit,
+                  cv, sd, ev) for sd, m, ev in plans]
+        out = run_tasks(_task, tasks, n_jobs=n_jobs, progress=progress, desc=desc)
     chosen = np.array([v[0] if e is None else -1 for v, e, _ in out[:B]])
     failed = int((chosen < 0).sum())
     if failed > B // 2:

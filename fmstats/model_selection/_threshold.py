@@ -13,7 +13,8 @@ from ._criterion import Criterion
 from ._folds import fixed_seed, fold_response, kept_cv, make_folds, warn_empty_folds
 from .._utils.parallel import check_n_jobs
 from .._utils.progress import progress_enabled
-from ._training import array_weights, prior_weights, training_design, training_frame
+from ._training import (array_weights, kept_design_frame, prior_weights, training_design,
+                        training_frame)
 from ._search import (best_row, counts_at, cv_threshold, held_frame, midpoint, scores,
                       threshold_curve)
 from ._tuned import Tuned, check_protocol, fn_name
@@ -24,13 +25,15 @@ from .._utils.validation import check_choice, describe
 from ..exceptions import FmstatsError, InvalidArgumentError
 from ..formula import check_frame
 from ..inference import check_B, check_level, interval_of_rows
-from ..results import ScoreCurves
+from ..results import ModelResults, ScoreCurves
 from ..results import Section, Summary
 
 __all__ = ["tune_threshold", "ThresholdedResults"]
 
 
 _TYPES = ("response", "decision", "link")
+#: ``design_note`` of a tuning whose folds were refitted on the fit's own design.
+KEPT_DESIGN = "the fit's own design; fold refits take its rows (none built)"
 
 
 def _score_type(results, data: pd.DataFrame, score_type) -> str:
@@ -222,7 +225,12 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     formula = getattr(results, "formula", None)
     data = check_frame(data, "data")
     design = None      # the design of the training rows, built once (only when refitting)
-    if refit_folds:
+    # a maxent-family fit refits its folds on its own design (no design to build)
+    refits = (results.row_refits() if refit_folds and reuse_design
+              and isinstance(results, ModelResults) else None)
+    if refits is not None:
+        data = kept_design_frame(results, data, what="tune_threshold()")
+    elif refit_folds:
         data, design = training_design(results, data, what="tune_threshold()",
                                        reuse=reuse_design)
     else:
@@ -243,7 +251,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
         aw = aw if aw is not None and len(aw) == len(data) else None
         threshold, curve, best, cv_scores, folds = cv_threshold(
             results, design, response, weights, aw, crit, cv, repeats, seed, score_type,
-            n_jobs=n_jobs, progress=progress, pick=pick)
+            n_jobs=n_jobs, progress=progress, pick=pick, refits=refits)
     else:
         folds = make_folds(response, cv, repeats=repeats, random_state=seed)
         warn_empty_folds(folds, response, pooling)
@@ -261,10 +269,12 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
         uncertainty = tuning_uncertainty(
             results, design, response, weights, crit, cv, repeats, seed, score_type, threshold,
             B=B, level=level, n_jobs=n_jobs, progress=progress,
-            naive=float(curve[crit.column].iloc[best]), cv_scores=cv_scores, curve=curve)
+            naive=float(curve[crit.column].iloc[best]), cv_scores=cv_scores, curve=curve,
+            refits=refits)
     settings = Settings(cv=kept_cv(cv), repeats=repeats, measure=crit, refit_folds=refit_folds,
                         type=type, random_state=seed,
-                        design_note=None if design is None else design.note, ci=bool(ci),
+                        design_note=KEPT_DESIGN if refits is not None else
+                        (None if design is None else design.note), ci=bool(ci),
                         constraint=constraint, maximize=maximize)
     return ThresholdedResults(base=results, data=data, formula=formula, score_type=score_type,
                               threshold=threshold, curve=curve, best_index=best,

@@ -18,7 +18,8 @@ from .._utils.call import ARRAY_WEIGHTS
 from .._utils.validation import describe
 from ..exceptions import DataError, InvalidArgumentError
 
-__all__ = ["training_frame", "training_design", "prior_weights", "array_weights"]
+__all__ = ["training_frame", "training_design", "prior_weights", "array_weights",
+           "kept_design_frame", "CHECK_ROWS"]
 
 
 _INTERCEPTS = ("Intercept", "(Intercept)")
@@ -81,6 +82,49 @@ def training_frame(results, data, *, what: str = "resampling", design=None) -> p
                      if bad.any() else "the design matrix differs")
             raise DataError(f"`data` does not match the data the model was fitted on: {where} "
                             f"({what} needs the data the model was fitted on).")
+    return frame
+
+
+#: Rows of the design rebuilt to check ``data`` against a fit that refits on its own design.
+CHECK_ROWS = 256
+
+
+def kept_design_frame(results, data, *, what: str = "resampling") -> pd.DataFrame:
+    """The rows the model was fitted on (numbered 0..n-1), checked for functions whose refits
+    run on the fit's own design (``results.row_refits()``) and so never build one.
+
+    As :func:`training_frame`, but the design is rebuilt on :data:`CHECK_ROWS` evenly spaced
+    rows only (the response on every row): enough to refuse another data set, without
+    rebuilding the whole design the fit already holds.
+    """
+    if not isinstance(data, pd.DataFrame):
+        return training_frame(results, data, what=what)
+    index = getattr(results, "index", None)
+    spec, y, stored = (getattr(results, a, None) for a in ("spec", "y", "X"))
+    if not isinstance(index, pd.Index) or spec is None or y is None or stored is None:
+        return training_frame(results, data, what=what).reset_index(drop=True)
+    n = len(index)
+    sample = np.unique(np.linspace(0, n - 1, min(n, CHECK_ROWS)).round().astype(np.int64))
+    if not data.index.is_unique or len(index.difference(data.index)):
+        return training_frame(results, data, what=what)     # raises the lookup's DataError
+    frame = data.loc[index].reset_index(drop=True)
+    from ._folds import fold_response
+
+    resp = fold_response(results.formula, frame)
+    bad = ~np.isclose(resp.y, y, rtol=1e-10, atol=1e-12)
+    where = None
+    if bad.any():
+        where = f"the response differs at row {index[np.flatnonzero(bad)[0]]!r}"
+    else:
+        _, X, _ = spec.build_with_response(frame.iloc[sample], missing="raise", arg="data")
+        X = X[:, ~results.aliased]
+        part = stored[sample]
+        part = part.toarray() if hasattr(part, "toarray") else part
+        if X.shape != part.shape or not np.allclose(X, part, rtol=1e-10, atol=1e-12):
+            where = "the design matrix differs"
+    if where is not None:
+        raise DataError(f"`data` does not match the data the model was fitted on: {where} "
+                        f"({what} needs the data the model was fitted on).")
     return frame
 
 

@@ -41,10 +41,11 @@ from .._utils.folds import stratified_folds
 from .._utils.parallel import run_tasks
 from .._utils.validation import warn
 from ._fits import capturing
-from ._search import cv_threshold
+from ._folds import FoldResponse, make_folds
+from ._search import cv_threshold, tuned_threshold
 
 __all__ = ["TuningUncertainty", "tuning_uncertainty", "warn_trivial", "OUTER_FOLDS",
-           "stratified_draw"]
+           "stratified_draw", "CHUNK_ENTRIES"]
 
 #: Outer folds of the nested cross-validation when ``cv`` is not an integer.
 OUTER_FOLDS = 5
@@ -144,6 +145,78 @@ def _task(*args):
     return capturing(_whole_tuning, *args)
 
 
+#: Entries (rows x refits) of the multiplicities of one chunk of engine tunings.
+CHUNK_ENTRIES = 2 ** 22
+
+
+def _engine_chunk(refits, response, prior, crit, cv, repeats, score_type, plans, replicates):
+    """The whole tuning of every plan (seed, multiplicities, rows to class) in one batch of
+    refits on the model's own design: per plan one fit on its rows and one per training fold,
+    all k-step from the fit's solution (:meth:`fmstats.MaxentResults.row_refits`).  Returns a
+    (value, error, warnings) triple per plan, as :func:`_task` does."""
+    n = refits.n
+    observed = response.observed
+    columns, layout, out = [], [], [None] * len(plans)
+    for i, (seed, mult, _) in enumerate(plans):
+        rows = np.flatnonzero(mult > 0)
+        sub = FoldResponse(response.name, response.y[rows], response.w[rows])
+        try:
+            folds = make_folds(sub, cv, repeats=repeats, random_state=seed)
+        except FmstatsError as exc:
+            out[i] = (None, exc, [])
+            continue
+        pairs = [(rows[tr], rows[te]) for tr, te in folds.pairs]
+        start = len(columns)
+        columns.append(mult)
+        for tr, _ in pairs:
+            m = np.zeros(n)
+            m[tr] = mult[tr]
+            columns.append(m)
+        layout.append((i, rows, pairs, start))
+    if not layout:
+        return out
+    fits = refits.fit(np.column_stack(columns), replicates=replicates, training_f=False,
+                      screen=False)
+    kind = "link" if score_type == "link" else "response"
+    for i, rows, pairs, start in layout:
+        seed, mult, eval_pos = plans[i]
+        idx = range(start, start + 1 + len(pairs))
+        bad = [fits.errors[j] for j in idx if fits.errors[j] is not None]
+        if bad:
+            out[i] = (None, bad[0], [])
+            continue
+        s, te_all, split = [], [], []
+        for f, (_, te) in enumerate(pairs):
+            s.append(refits.scores(fits.design_coef[start + 1 + f][None, :], te, type=kind)[:, 0])
+            te_all.append(te)
+            split.append(np.full(te.size, f))
+        s, te_all, split = np.concatenate(s), np.concatenate(te_all), np.concatenate(split)
+        keep = observed[te_all]
+        s, te_all, split = s[keep], te_all[keep], split[keep]
+        w = (response.w * prior * mult)[te_all]
+        threshold = tuned_threshold(s, response.y[te_all], w, split, crit)
+        coef = fits.design_coef[start][None, :]
+        own = refits.scores(coef, rows, type=kind)[:, 0] >= threshold
+        trivial = bool(own.min() == own.max())
+        cls = (refits.scores(coef, eval_pos, type=kind)[:, 0] >= threshold).astype(float) \
+            if eval_pos.size else np.empty(0)
+        out[i] = ((threshold, eval_pos, cls, trivial), None, [])
+    return out
+
+
+def _engine_tunings(refits, response, prior, crit, cv, repeats, score_type, plans, *, n_jobs,
+                    progress, desc, replicates="kstep") -> list:
+    """:func:`_engine_chunk` over chunks of the plans, side by side on ``n_jobs`` threads."""
+    k = int(cv) if isinstance(cv, (int, np.integer)) else OUTER_FOLDS
+    per = max(1, CHUNK_ENTRIES // max(1, refits.n * (k * repeats + 1)))
+    chunks = [plans[a:a + per] for a in range(0, len(plans), per)]
+    tasks = [(refits, response, prior, crit, cv, repeats, score_type, c, replicates)
+             for c in chunks]
+    done = run_tasks(_engine_chunk, tasks, n_jobs=n_jobs, progress=progress, desc=desc,
+                     backend="threading" if n_jobs not in (None, 1) else None)
+    return [r for chunk in done for r in chunk]
+
+
 def stratified_draw(strata: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Multiplicities of a case resample drawn within each class."""
     mult = np.zeros(strata.size)
@@ -161,9 +234,11 @@ def _f(q, cls, w, alpha: float) -> float:
 
 def tuning_uncertainty(results, design, response, prior, crit, cv, repeats, seed, score_type,
                        threshold, *, B: int, level: float, n_jobs=None, progress=None,
-                       naive: float, cv_scores: pd.DataFrame, curve: pd.DataFrame
-                       ) -> TuningUncertainty:
-    """Bootstrap and nested cross-validation of the whole tuning (module notes)."""
+                       naive: float, cv_scores: pd.DataFrame, curve: pd.DataFrame,
+                       refits=None) -> TuningUncertainty:
+    """Bootstrap and nested cross-validation of the whole tuning (module notes).  With
+    ``refits`` (the model's engine) every refit runs on the fit's own design, k-step from
+    its solution, many at once (:func:`_engine_tunings`)."""
     if crit.accuracy:
         raise InvalidArgumentError("`ci`=True gives intervals for the F of the tuned rule; it "
                                    "needs an F-measure criterion, not measure='accuracy'.")
@@ -174,15 +249,19 @@ def tuning_uncertainty(results, design, response, prior, crit, cv, repeats, seed
     seeds = rng.integers(0, 2**31 - 1, B + 1)
     k_outer = int(cv) if isinstance(cv, (int, np.integer)) else OUTER_FOLDS
     outer = stratified_folds(strata, k_outer, np.random.default_rng(int(seeds[-1])))
-    tasks = [(results, design, response, prior, crit, cv, repeats, int(seeds[b]), score_type,
-              m, np.flatnonzero(m == 0)) for b, m in enumerate(mults)]
+    plans = [(int(seeds[b]), m, np.flatnonzero(m == 0)) for b, m in enumerate(mults)]
     for tr, te in outer:
         m = np.zeros(n)
         m[tr] = 1.0
-        tasks.append((results, design, response, prior, crit, cv, repeats, seed, score_type,
-                      m, te))
-    out = run_tasks(_task, tasks, n_jobs=n_jobs, progress=progress,
-                    desc=f"tune_threshold(ci=True): {B} replicates + {k_outer} outer folds")
+        plans.append((seed, m, te))
+    desc = f"tune_threshold(ci=True): {B} replicates + {k_outer} outer folds"
+    if refits is not None:
+        out = _engine_tunings(refits, response, prior, crit, cv, repeats, score_type, plans,
+                              n_jobs=n_jobs, progress=progress, desc=desc)
+    else:
+        tasks = [(results, design, response, prior, crit, cv, repeats, sd, score_type, m, ev)
+                 for sd, m, ev in plans]
+        out = run_tasks(_task, tasks, n_jobs=n_jobs, progress=progress, desc=desc)
     errors = [e for _, e, _ in out if e is not None]
     nested = out[B:]
     if any(e is not None for _, e, _ in nested):
@@ -223,7 +302,8 @@ def tuning_uncertainty(results, design, response, prior, crit, cv, repeats, seed
     fm = crit.fmeasure
     iv = interval_of_rows(q, cls_nested, w, fm, "delta", level)
     # .632+ from the out-of-bag classes
-    s_all = predict_rows(design, results, np.arange(n), type=score_type).to_numpy(dtype=float)
+    s_all = (results.predict(None, type=score_type) if design is None else
+             predict_rows(design, results, np.arange(n), type=score_type)).to_numpy(dtype=float)
     cls0 = (s_all >= threshold).astype(float)
     apparent = _f(q, cls0, w, alpha)
     seen = oob_n > 0

@@ -18,8 +18,6 @@ from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
-from scipy.special import expit
 
 from .. import measures as _m
 from ..formula import DesignMatrix
@@ -27,13 +25,17 @@ from .._utils.parallel import check_n_jobs, run_tasks
 from .._utils.progress import progress_enabled
 from ..resampling._separation import no_finite_mle, suspect
 from ..model_selection import array_weights, training_design, training_frame
+from ..results import ModelResults
 from .._utils.validation import check_choice, describe, warn
 from ..exceptions import DataError, InvalidArgumentError, ResamplingWarning, ResponseError
 
 __all__ = ["TYPES", "Draws", "run", "collect", "report", "make_engine", "default_statistic",
-           "as_series", "fmeasure_of"]
+           "as_series", "fmeasure_of", "unpack", "RowsEngine", "REPLICATE_BLOCK"]
 
 TYPES = ("case", "stratified", "labels_from_q")
+#: Replicates refitted together on the fit's own design (a block); runs of replicates start
+#: at multiples of it, so blocks do not depend on ``n_jobs`` or on the stop rule's rounds.
+REPLICATE_BLOCK = 20
 
 
 def _guarded(fn: Callable, *args):
@@ -64,6 +66,8 @@ def _plain_arrays(engine):
 def _run_chunk(engine, job: str, items: list) -> list:
     """Worker: one chunk of replicates (``items``: seeds, or ("drop", positions))."""
     engine = _plain_arrays(engine)
+    if isinstance(engine, RowsEngine):
+        return engine._block(items, job)
 
     def one(item):
         draw = engine.draw(item)
@@ -85,13 +89,22 @@ def run(engine, job: str, items: list, n_jobs, progress, desc: str) -> list:
     from joblib import effective_n_jobs
 
     jobs = max(1, effective_n_jobs(check_n_jobs(n_jobs)))
-    # in one process chunks only feed the progress bar
-    n_chunks = min(len(items), (50 if progress_enabled(progress) else 1) if jobs == 1
-                   else 8 * jobs)
-    bounds = np.linspace(0, len(items), n_chunks + 1).round().astype(int)
+    rows = isinstance(engine, RowsEngine)
+    if rows:
+        # refits on the fit's own design: blocks of REPLICATE_BLOCK replicates, the same
+        # blocks whatever n_jobs (a replicate's numbers may depend on its block's width in the
+        # last bit), side by side in threads (their matrix products and element-wise passes
+        # release the GIL, and threads share the design instead of copying it)
+        bounds = np.r_[np.arange(0, len(items), REPLICATE_BLOCK), len(items)]
+    else:
+        # in one process chunks only feed the progress bar
+        n_chunks = min(len(items), (50 if progress_enabled(progress) else 1) if jobs == 1
+                       else 8 * jobs)
+        bounds = np.linspace(0, len(items), n_chunks + 1).round().astype(int)
     tasks = [(engine, job, items[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
     out = run_tasks(_run_chunk, tasks, n_jobs=n_jobs, progress=progress,
-                    desc=f"{desc} ({len(items)} fits in {len(tasks)} chunks)")
+                    desc=f"{desc} ({len(items)} fits in {len(tasks)} chunks)",
+                    backend="threading" if rows and jobs > 1 else None)
     return [r for chunk in out for r in chunk]
 
 
@@ -124,143 +137,61 @@ class Draws:
         return np.bincount(self.draw(item)["idx"], minlength=self.n)
 
 
-def _independent(G: np.ndarray, tol: float = 1e-7) -> np.ndarray:
-    """:func:`fmstats.glm.irls.independent_columns`, with a one-call shortcut for full rank.
-
-    That function keeps column j when its squared residual on the kept columns exceeds
-    tol^2 G_jj; when every column is kept those residuals are the squared diagonal of the
-    Cholesky factor of G, so one factorisation decides the common full-rank case.
-    """
-    from ..glm.irls import independent_columns
-
-    d = np.diag(G)
-    if np.all(d > 0):
-        try:
-            L = np.linalg.cholesky(G)
-        except np.linalg.LinAlgError:
-            L = None
-        if L is not None and np.all(np.diag(L) ** 2 > tol ** 2 * d):
-            return np.ones(G.shape[0], dtype=bool)
-    return independent_columns(G, tol)
-
-
-def _resampled(engine, draw: dict):
-    """(X, y, w, offset, kept columns, X of the kept columns) of a replicate: the stored
-    design's rows with count weights times the resample counts (case and stratified
-    draws), or its labels redrawn from q (labels_from_q)."""
-    from ..glm.irls import rank_gram
-
-    w = engine.prior if engine.trials is None else engine.prior * engine.trials
-    X, y, off = engine.X, engine.y, engine.offset
-    if "idx" in draw:
-        c = np.bincount(draw["idx"], minlength=engine.n)
-        rows = np.flatnonzero(c)      # np.take: several times faster than a boolean mask
-        X = X[rows] if sparse.issparse(X) else np.take(X, rows, axis=0)
-        y, w = y[rows], w[rows] * c[rows]
-        off = None if off is None else off[rows]
-    elif "labels" in draw:
-        y = draw["labels"]
-    else:
-        y = np.where(engine.trials > 0, draw["yes"] / np.where(engine.trials > 0,
-                                                               engine.trials, 1), 0.0)
-    active = w > 0
-    if np.all(y[active] == 0) or np.all(y[active] == 1):
-        raise ResponseError("the resample has a single class; a classifier needs both.")
-    keep = _independent(rank_gram(X, w))   # centred/scaled when X has offset columns
-    Xk = X if keep.all() else (X[:, np.flatnonzero(keep)] if sparse.issparse(X)
-                               else np.ascontiguousarray(X[:, keep]))
-    return X, y, w, off, keep, Xk
-
-
-def _training_f(fmeasure, y, w, eta, threshold) -> float:
-    """The F of a replicate's predicted classes on its own rows (fractional counts for q)."""
-    pred = (expit(eta) >= threshold).astype(float)
-    tp, pos, truth = w @ (y * pred), w @ pred, w @ y
-    return float(fmeasure.from_counts(tp, pos - tp, truth - tp))
-
-
 @dataclass(frozen=True)
-class _WeightedEngine(Draws):
-    """maxent/umaxent: refit the stored design with weights times resample counts."""
+class RowsEngine(Draws):
+    """maxent, umaxent, fmaxent: refits on the fit's own design with frequency weights, many
+    at once (the engine the results hand out: ``results.row_refits()``).
 
-    X: np.ndarray = None
-    y: np.ndarray = None
-    prior: np.ndarray = None
-    positions: np.ndarray = None     # term index of each column of X
-    n_terms: int = 0
-    penalty: np.ndarray = None
-    tol: float = 1e-8
-    max_iter: int = 25
-    threshold: float = 0.5
-    fmeasure: Any = None
-    se0: np.ndarray = None           # the original fit's model-based SE of each term
-    offset: np.ndarray | None = None  # the fit's offset (eta = X b + offset)
-
-    def fit(self, draw: dict):
-        from ..glm.irls import irls_logit
-
-        X, y, w, off, keep, Xk = _resampled(self, draw)
-        fit = irls_logit(Xk, y, w, penalty=self.penalty[keep], tol=self.tol,
-                         max_iter=self.max_iter, warn=False, offset=off)
-        se = np.sqrt(np.clip(np.diag(fit.xtwx_inv), 0.0, None))
-        # a ridge penalty makes every estimate finite: only unpenalised fits are tested
-        infinite = fit.separated or (not np.any(self.penalty[keep] > 0) and (
-            not fit.converged or suspect(se, self.se0[self.positions[keep]]))
-            and no_finite_mle(Xk, y, w))
-        coef = np.zeros(X.shape[1])
-        coef[keep] = fit.coef               # aliased columns predict as 0, as R does
-        f = _training_f(self.fmeasure, y, w, fit.eta, self.threshold)
-        full = np.full(self.n_terms, np.nan)
-        full[self.positions[keep]] = fit.coef
-        return full, coef, f, (bool(infinite), bool(fit.converged))
-
-    def flags(self, fit) -> tuple:
-        return fit[3]
-
-    def stat(self, fit, draw) -> np.ndarray:
-        return np.append(fit[0], fit[2])
-
-    def classes(self, fit) -> np.ndarray:
-        eta = self.X @ fit[1]
-        return (expit(eta if self.offset is None else eta + self.offset)
-                >= self.threshold).astype(float)
-
-
-@dataclass(frozen=True)
-class _FMaxentEngine(_WeightedEngine):
-    """fmaxent: the whole outer loop (baseline fit, F-reweighting, shrinkage recomputed on the
-    replicate's rows) on the stored design with weights times resample counts.
-
-    The same numbers as ``results.refit`` on the resampled rows, without rebuilding a
-    design, a call and a results object per replicate.
+    Case and stratified draws are multiplicities of the rows (the resample counts); draws of
+    labels from q change the response and are refitted in full, one by one.
     """
 
-    loop: dict = None                # the outer loop's settings (FMaxentResults.outer_settings)
-    shrinkage: float = 0.0
-    one_blas_thread = True           # many small refits: one BLAS thread each (DESIGN §7)
+    refits: Any = None
+    replicates: str = "kstep"
+    k: int = 8
+    step_tol: float = 0.01
+    linear: np.ndarray | None = None    # influence rows: the covariance's control variate
 
-    def fit(self, draw: dict):
-        from ..glm.fweights import standardised_ridge
-        from ..glm.outer import outer_loop
-        from ..glm.rowsource import ArraySource
+    def _block(self, items: list, job: str) -> list:
+        draws = [self.draw(item) for item in items]
+        rows = [d for d in draws if "idx" in d]
+        out = [None] * len(items)
+        if rows:
+            which = [i for i, d in enumerate(draws) if "idx" in d]
+            mult = np.empty((self.n, len(rows)))
+            for j, d in enumerate(rows):
+                mult[:, j] = np.bincount(d["idx"], minlength=self.n)
+            fits = self.refits.fit(mult, replicates=self.replicates, k=self.k,
+                                   step_tol=self.step_tol, training_f=job == "stat")
+            lin = None
+            if job == "stat" and self.linear is not None:
+                lin = (mult - 1.0).T @ self.linear / self.n
+            for j, i in enumerate(which):
+                out[i] = self._value(fits, j, job, None if lin is None else lin[j])
+        for i, d in enumerate(draws):
+            if out[i] is None:
+                out[i] = _guarded(self._labels_fit, d, job)
+        return out
 
-        X, y, w, _, keep, Xk = _resampled(self, draw)
-        src = ArraySource(Xk, y, w, self.threshold)
-        total, var = src.column_variances()
-        pen = self.penalty[keep] + standardised_ridge(total, var, self.shrinkage)
-        start = src.baseline(pen, self.tol, self.max_iter)
-        out = outer_loop(src, start, penalty=pen, tol=self.tol, max_iter=self.max_iter,
-                         **self.loop)
-        # as the model's flags: a ridge keeps every estimate finite; "converged" is that of
-        # the final evaluation (the outer loop's own stop is part of the estimator)
-        penalised = bool(self.shrinkage > 0 or np.any(self.penalty > 0))
-        infinite = (not penalised) and bool(src.evaluate(out.fweights, out.coef, pen).separated)
-        coef = np.zeros(X.shape[1])
-        coef[keep] = out.coef
-        f = _training_f(self.fmeasure, y, w, Xk @ out.coef, self.threshold)
-        full = np.full(self.n_terms, np.nan)
-        full[self.positions[keep]] = out.coef
-        return full, coef, f, (infinite, True)
+    def _value(self, fits, j: int, job: str, lin):
+        if fits.errors and fits.errors[j] is not None:
+            return None, f"{type(fits.errors[j]).__name__}: {fits.errors[j]}", ()
+        if job == "stat":
+            flags = (bool(fits.infinite[j]), bool(fits.converged[j]), bool(fits.full[j]))
+            return (np.append(fits.coef[j], fits.training_f[j]), flags, lin), None, ()
+        return self._classes(fits.design_coef[j]), None, ()
+
+    def _classes(self, design_coef) -> np.ndarray:
+        s = self.refits.scores(design_coef[None, :])[:, 0]
+        return (s >= self.refits.threshold).astype(float)
+
+    def _labels_fit(self, draw: dict, job: str):
+        y = draw["labels"] if "labels" in draw else np.where(
+            self.trials > 0, draw["yes"] / np.where(self.trials > 0, self.trials, 1), 0.0)
+        design, coef, f, infinite, conv = self.refits.full_fit(np.ones(self.n), y=y)
+        if job == "stat":
+            return np.append(coef, f), (infinite, conv, True), None
+        return self._classes(design)
 
 
 @dataclass(frozen=True)
@@ -410,19 +341,6 @@ def as_series(value) -> pd.Series:
                      [f"statistic{i}" for i in range(arr.size)])
 
 
-def _outer_settings(results) -> dict | None:
-    """The outer loop's settings of an fmaxent fit that keeps its design (its replicates run
-    on arrays: :class:`_FMaxentEngine`), else None."""
-    fn = getattr(results, "outer_settings", None)
-    return fn() if callable(fn) else None
-
-
-def _supports_weighted(results) -> bool:
-    """Whether the model says its replicates are frequency-weighted refits of its own rows
-    (``supports_weighted_bootstrap``: maxent and umaxent fits that keep their design)."""
-    return bool(getattr(results, "supports_weighted_bootstrap", False))
-
-
 def _label_probabilities(results, frame, type_):
     """(q, trials, response columns) for labels_from_q; rejects certain 0/1 labels."""
     q = getattr(results, "y", None)
@@ -453,14 +371,17 @@ def _label_probabilities(results, frame, type_):
     return q, trials, cols
 
 
-def make_engine(results, *, type_, data, statistic, fast, columns=None, reuse_design=True):
-    """The engine for ``results`` and whether it is the weighted fast path."""
+def make_engine(results, *, type_, data, statistic, fast, columns=None, reuse_design=True,
+                replicates="kstep", k=8, control=False):
+    """The engine for ``results`` and whether it is the weighted fast path (refits on the
+    fit's own design: ``results.row_refits()``; ``control`` also computes the influence rows
+    that the covariance uses as a control variate)."""
     check_choice("type", type_, TYPES)
     if fast is not None and not isinstance(fast, (bool, np.bool_)):
         raise InvalidArgumentError(f"`fast` must be True, False or None (auto); got "
                                    f"{describe(fast)}.")
-    loop = _outer_settings(results)
-    can = _supports_weighted(results) or loop is not None
+    refits = results.row_refits() if isinstance(results, ModelResults) else None
+    can = refits is not None
     if fast and not can:
         raise InvalidArgumentError(
             f"fast=True needs a maxent()/umaxent()/fmaxent() fit that keeps its design in "
@@ -494,19 +415,9 @@ def make_engine(results, *, type_, data, statistic, fast, columns=None, reuse_de
     trials = getattr(results, "trials", None) if trials is None else trials
     base = dict(n=n, type=type_, strata=strata, q=q, trials=trials)
     if use_fast:
-        s = results.settings
-        names = list(results.term_names)
-        kept = [t for t, a in zip(names, results.aliased) if not a]
-        pen = np.where(np.isin(kept, ["Intercept", "(Intercept)"]), 0.0, s["penalty"])
-        common = dict(
-            **base, X=results.X, y=results.y, prior=results.prior_weights,
-            positions=np.flatnonzero(~results.aliased), n_terms=len(names), penalty=pen,
-            tol=s["tol"], max_iter=s["max_iter"], threshold=results.threshold,
-            fmeasure=fmeasure_of(results), offset=getattr(results.training, "offset", None),
-            se0=_model_se(results).reindex(names).to_numpy(dtype=float))
-        if loop is not None:
-            return _FMaxentEngine(**common, loop=loop, shrinkage=s["shrinkage"]), True
-        return _WeightedEngine(**common), True
+        linear = refits.influence() if control and type_ != "labels_from_q" else None
+        return RowsEngine(**base, refits=refits, replicates=replicates, k=int(k),
+                           linear=linear), True
     w = array_weights(results)
     src = getattr(results, "base", None) or getattr(results, "best_model", None) or results
     row_args, row_offset = _row_arguments(results, kept=frame is None)
@@ -539,6 +450,30 @@ def _row_arguments(results, kept: bool):
         offset = getattr(getattr(results, "training", None), "offset", None)
     return names, offset
 
+
+
+def unpack(raw: list, k: int):
+    """(values, outputs for collect(), (no finite MLE, unconverged, refitted in full),
+    linear parts or None) of the replicate outputs so far."""
+    out, infinite, unconverged, full = [], np.zeros(len(raw), bool), np.zeros(len(raw), bool), \
+        np.zeros(len(raw), bool)
+    lin = []
+    for i, (v, err, ws) in enumerate(raw):
+        if err is None:
+            v, flags, *rest = v
+            infinite[i], conv = flags[0], flags[1]
+            unconverged[i] = not conv
+            full[i] = len(flags) > 2 and flags[2]
+            lin.append(rest[0] if rest else None)
+        else:
+            lin.append(None)
+        out.append((v, err, ws))
+    values, _, _ = collect(out, k)
+    lin_vals = None
+    if any(x is not None for x in lin):
+        width = next(x for x in lin if x is not None).size
+        lin_vals = np.array([np.full(width, np.nan) if x is None else x for x in lin])
+    return values, out, (infinite, unconverged, full), lin_vals
 
 
 def collect(raw: list, k: int) -> tuple[np.ndarray, list, dict]:

@@ -42,7 +42,8 @@ def split_flags(raw: list) -> tuple[list, np.ndarray, np.ndarray]:
     out, infinite, unconverged = [], np.zeros(len(raw), bool), np.zeros(len(raw), bool)
     for i, (v, err, ws) in enumerate(raw):
         if err is None:
-            v, (infinite[i], conv) = v
+            v, flags, *_ = v
+            infinite[i], conv = flags[0], flags[1]
             unconverged[i] = not conv
         out.append((v, err, ws))
     return out, infinite, unconverged

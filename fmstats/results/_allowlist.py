@@ -129,7 +129,7 @@ CALLS = {
 
 #: Objects a file may name as values but never call (a recorded call's model function).
 NAMES = {
-    "fmstats.maxent_models._maxent": ("maxent", "umaxent"),
+    "fmstats.maxent_models._fitting": ("maxent", "umaxent"),
     "fmstats.maxent_models._fmaxent": ("fmaxent",),
     "fmstats.svm._wsvm": ("wsvm",),
     "fmstats.svm._fsvm": ("fsvm",),

@@ -60,6 +60,18 @@ class ModelResults(Persistable, ScoreCurves):
     def cov_params(self, cov_type: str | None = None) -> pd.DataFrame:  # pragma: no cover
         raise NotImplementedError
 
+    def row_refits(self):
+        """Refits of this model on its own rows with other frequency weights, many at once,
+        or ``None`` (the default: resampling then refits through :meth:`refit`).
+
+        A family whose refits are a core fit on its kept design returns an engine with
+        ``n``, ``threshold``, ``fit(multiplicities, replicates=, k=, step_tol=)``,
+        ``full_fit(multiplicities, y=)``, ``scores(design_coef, rows, type)`` and
+        ``influence()`` (:mod:`fmstats.maxent_models._refits`); the bootstrap, ``validate``
+        and the tuners' resampling use it.
+        """
+        return None
+
     def se_unusable(self, cov_type=None) -> str | None:
         """Why the standard errors under ``cov_type`` cannot be used (``None``: they can).
 
