@@ -38,7 +38,13 @@ from .irls import (SEPARATION_EPS, SPREAD_RANGE, intercept_index, newton_loop, P
 _DASK_OFFSET_RATIO = 1e4
 
 __all__ = ["DaskIrlsFit", "irls_logit_dask", "irls_evaluate_dask", "block_sums", "map_rows",
-           "gram_dask", "as_row_blocks", "is_dask_collection", "refuse_offset_columns"]
+           "gram_dask", "as_row_blocks", "is_dask_collection", "refuse_offset_columns",
+           "persist_if_fits", "memory_limit", "PERSIST_SHARE"]
+
+#: The design is persisted in the workers' memory when it takes at most this share of their
+#: total memory limit; above it every pass recomputes it from its source (re-reading the
+#: files, rebuilding the design), which is slower but does not spill or run out of memory.
+PERSIST_SHARE = 0.5
 
 #: Number of partial results added per task in the tree reduction of a pass.
 SPLIT_EVERY = 8
@@ -348,6 +354,36 @@ def refuse_offset_columns(X, names=None) -> None:
                 "accumulates X'WX without centring or scaling, which would lose it to rounding: "
                 "centre/scale it in the Dask DataFrame first (e.g. subtract its mean, divide "
                 "by its standard deviation), or fit in memory.")
+
+
+def memory_limit() -> float:
+    """The total memory limit of the active ``distributed`` cluster's workers (bytes; inf
+    when a worker has none), or the memory available to this process without a cluster."""
+    try:
+        from distributed import get_client
+
+        client = get_client()
+    except (ImportError, ValueError):
+        try:
+            import psutil
+        except ImportError:            # pragma: no cover - psutil comes with distributed
+            return float("inf")
+        return float(psutil.virtual_memory().available)
+    limits = [w.get("memory_limit") or 0 for w in client.scheduler_info()["workers"].values()]
+    return float(sum(limits)) if limits and all(limits) else float("inf")
+
+
+def persist_if_fits(*arrays) -> tuple:
+    """The dask arrays (``None`` passed through) persisted in memory if together they take at
+    most :data:`PERSIST_SHARE` of :func:`memory_limit`, else as they are."""
+    import dask
+
+    present = [a for a in arrays if a is not None]
+    nbytes = sum(float(a.nbytes) for a in present)
+    if present and not nbytes > PERSIST_SHARE * memory_limit():    # NaN (unknown): persist
+        present = list(dask.persist(*present, optimize_graph=False))
+    it = iter(present)
+    return tuple(None if a is None else next(it) for a in arrays)
 
 
 def dask_compute(x):

@@ -149,3 +149,20 @@ class DaskSource:
 
     def evaluate(self, fw, coef, penalty):
         return irls_evaluate_dask(self.X, self.q, self.weights(fw), coef, penalty=penalty)
+
+    def sums(self, fn, *, positions: bool = False, n_max: int = 0, **kwargs) -> np.ndarray:
+        """One pass: ``fn(X, q, cw, **kwargs)`` on every row block (``cw`` may be None: all
+        ones; ``positions``: ``fn(X, q, cw, positions, **kwargs)`` with the block's global
+        row positions), the vectors added on the workers, the last ``n_max`` entries by
+        their maximum (:func:`fmstats.glm.dask.block_sums`)."""
+        arrays = (self.X, self.q, self.cw)
+        if positions:
+            import dask.array as da
+
+            arrays += (da.arange(self.n_rows, chunks=(self.X.chunks[0],), dtype=np.int64),)
+        return block_sums(fn, *arrays, n_max=n_max, **kwargs)
+
+    @property
+    def n_rows(self) -> int:
+        """The number of rows (known chunk sizes)."""
+        return int(sum(self.X.chunks[0]))

@@ -102,6 +102,17 @@ class ArraySource:
         return irls_coef(self.X, self.q, self.cw * fw, coef, penalty=penalty, tol=tol,
                          max_iter=max_iter, offset=self.offset)
 
+    def sums(self, fn, *, positions: bool = False, n_max: int = 0, **kwargs) -> np.ndarray:
+        """``fn(X, q, cw, **kwargs)``: the rows as one block (see
+        :meth:`fmstats.glm.daskrows.DaskSource.sums`; ``positions`` passes 0 .. n - 1)."""
+        extra = (np.arange(self.n_rows),) if positions else ()
+        return np.asarray(fn(self.X, self.q, self.cw, *extra, **kwargs), dtype=float)
+
+    @property
+    def n_rows(self) -> int:
+        """The number of rows."""
+        return int(self.X.shape[0])
+
     def evaluate(self, fw, coef, penalty):
         return irls_evaluate(self.X, self.q, self.cw * fw, coef, penalty=penalty,
                              offset=self.offset)

@@ -147,7 +147,9 @@ class Reweighted(CovarianceEstimator):
     ``inner="full"``: the influence rows psi of the returned iterate, differentiated through
     every outer iteration (the F-weights' dependence on the coefficients, on F and on their
     scale, the clipping and the data-dependent shrinkage), V = sum psi psi' / N^2
-    (:func:`fmstats.glm.stacked.unrolled_covariance`).  ``inner="step"``: the stacked
+    (:func:`fmstats.glm.stacked.unrolled_covariance`).  Every term is a sum over rows, so an
+    out-of-core fit computes it at fit time from its row blocks, with the same code
+    (:func:`fmstats.glm.stacked.unrolled_covariance_sums`: four passes).  ``inner="step"``: the stacked
     sandwich J^-1 B J^-T / N of the coefficients and the F aggregates at the fixed point
     (:func:`fmstats.glm.stacked.stacked_covariance`).  Computed in the core's centred and
     scaled coordinates when it used them, V = A V~ A'.  The documentation's "Inference for
@@ -161,10 +163,28 @@ class Reweighted(CovarianceEstimator):
 
     def _compute(self):
         r = self.results
+        kept = getattr(r.training, "fit_time", {}).get(self.name)
+        if kept is not None:             # an out-of-core fit computed it while it had the rows
+            return kept
         if not r.training.in_memory or r.X is None:
             n = len(r.term_names) - int(r.aliased.sum())
             return np.full((n, n), np.nan), None
         return r.reweighted_covariance()
+
+    def _missing_rows(self) -> str | None:
+        """Why the rows this estimator needs are not at hand (None: they are)."""
+        r = self.results
+        if self.name in getattr(r.training, "fit_time", {}):
+            return None
+        if not r.training.in_memory:
+            return ("out of core the reweighted covariance is computed at fit time, from the "
+                    "row blocks, when it is the fit's covariance (the default from "
+                    f"{MIN_CLASS_REWEIGHTED} rows in the smaller class); this fit's is "
+                    f"{r.cov_type!r}: refit with cov_type='reweighted'")
+        if r.X is None:
+            return ("the reweighted covariance needs the training rows in memory "
+                    "(keep_data=False dropped them); refit with keep_data=True")
+        return None
 
     def cov(self):
         return self._cached(self._compute)[0]
@@ -173,9 +193,9 @@ class Reweighted(CovarianceEstimator):
         r = self.results
         if super().unusable():
             return super().unusable()
-        if not r.training.in_memory or r.X is None:
-            return ("the reweighted covariance needs the training rows in memory (an "
-                    "out-of-core fit keeps sums); use cov_type='HC0' (approximate)")
+        missing = self._missing_rows()
+        if missing is not None:
+            return missing
         gap = self._cached(self._compute)[1]
         if gap is not None and np.max(gap) > self.FIXED_POINT_TOL:
             j = int(np.argmax(gap))
@@ -269,7 +289,9 @@ class Bootstrap(CovarianceEstimator):
         if r.call.get("cov_type") is None:
             why = (f"; the default, as the smaller class has {min(r.class_sizes()):.0f} < "
                    f"{MIN_CLASS_REWEIGHTED} rows and the reweighted sandwich undercovers there")
-        return (f"bootstrap: covariance of {ok} of {stop} case-resampling {how} of the whole "
+        scheme = ("Poisson(1)-weight (drawn on the row blocks)" if b.type == "poisson"
+                  else "case-resampling")
+        return (f"bootstrap: covariance of {ok} of {stop} {scheme} {how} of the whole "
                 f"fit, outer loop included{lost} (random_state = {b.random_state})" + why)
 
 

@@ -41,7 +41,7 @@ from .._utils.validation import check_choice, check_scalar, warn
 from ..exceptions import (ConvergenceWarning, InvalidArgumentError, ResponseError,
                          SeparationWarning)
 from .._utils.call import records_call
-from ._fitdata import is_out_of_core, prepare
+from ._fitdata import prepare
 from ..glm.fweights import (expected_f_weights, noisy_f_weights, smoothed_noisy_counts,
                            standardised_ridge)
 from ..glm.outer import outer_loop
@@ -193,8 +193,8 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
     cov_type : {"reweighted", "bootstrap", "HC0", "nonrobust", "HC1", "HC2", "HC3"}, optional
         The covariance of the coefficients.  Default: ``"reweighted"`` when the smaller class
         (weighted rows with y = 1, or with y = 0) has at least
-        :data:`MIN_CLASS_REWEIGHTED` = 900 rows, ``"bootstrap"`` below that, and ``"HC0"``
-        for a Dask DataFrame.  Why: in simulation (``benchmarks/bench_fmaxent_coverage.py``;
+        :data:`MIN_CLASS_REWEIGHTED` = 900 rows, ``"bootstrap"`` below that, out of core (a
+        Dask DataFrame) as in memory.  Why: in simulation (``benchmarks/bench_fmaxent_coverage.py``;
         the documentation's "Inference for fmaxent") the reweighted sandwich's 95 % intervals
         covered 0.93-0.96 from about 900 rows in the smaller class but 0.5-0.93 below, where
         the bootstrap's covered within a few points of the best any interval centred on the
@@ -203,7 +203,11 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
         ``conf_int()``; about 2 s on Titanic's 1,046 rows), with ``B``, ``n_jobs``,
         ``progress`` and ``random_state`` (seed 0 when not given, so the default summary is
         the same on every run); a fit whose standard errors are never asked for does not pay
-        for it.
+        for it.  Out of core the fit keeps no rows, so its covariance is computed at fit time
+        from the row blocks: the reweighted sandwich in four more passes over the data (the
+        same numbers as in memory), the bootstrap by Poisson replicates run on the row blocks
+        (:func:`fmstats.bootstrap`; its SEs agree with the in-memory bootstrap's within
+        Monte-Carlo error).
         ``"reweighted"``: the sandwich of the estimator actually returned, which
         differentiates every outer iteration -- the F-weights' dependence on the
         coefficients, on the F and on the weights' scale, the clipping, and the
@@ -281,21 +285,14 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
     check_scalar("patience", patience, low=1, integer=True)
     check_scalar("min_improvement", min_improvement, low=0)
     check_scalar("rel_improvement", rel_improvement, low=0, high=1, high_open=True)
-    out_of_core = is_out_of_core(data)
     auto_cov = cov_type is None
-    if auto_cov:   # the reweighted sandwich needs the rows; a Dask fit keeps sums
-        cov_type = "HC0" if out_of_core else "reweighted"   # or the bootstrap: see below
+    if auto_cov:
+        cov_type = "reweighted"          # or the bootstrap for a small class: see below
     check_choice("cov_type", cov_type, COV_TYPES_F)
     check_choice("replicates", replicates, ("kstep", "full"))
     bootstrap_cov = cov_type == "bootstrap"
-    if bootstrap_cov or (auto_cov and not out_of_core):
+    if bootstrap_cov or auto_cov:
         check_scalar("B", B, low=MIN_BOOT_B, integer=True)
-    if cov_type in ("bootstrap", "reweighted") and out_of_core:
-        raise InvalidArgumentError(
-            f"cov_type={cov_type!r} needs the training rows in memory (the bootstrap refits "
-            "the model B times; the reweighted sandwich differentiates every row's F-weight), "
-            "and a Dask DataFrame is fitted out of core from sums; use cov_type='HC0' "
-            "(approximate) out of core, or fit a sample in memory.")
 
     prep = prepare("fmaxent", _call, data, weights, subset=subset, dispersion="pearson",
                    dependence="correlated", start=None, cov_type=cov_type,
@@ -347,12 +344,13 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
     kw = dict(frame=prep.frame, aliased=prep.aliased, fit=fit, outer=outer,
               baseline_coef=base_coef, column_var=column_var,
               training=prep.training(fit, rows=rows, fweights=outer.fweights))
-    if auto_cov and not out_of_core:
+    if auto_cov:
         positives = float(rows.sum_q)
         # computed on first use of the standard errors when it is the bootstrap
         settings = settings.replace(cov_type=default_cov_type(
-            "fmaxent", min(positives, float(rows.cw.sum()) - positives)))
-    res = FMaxentResults(settings=settings, call=_call, **kw)
+            "fmaxent", min(positives, float(total_weight) - positives)))
+    # out of core, a covariance that needs the rows is computed before they are let go
+    res = prep.finish(FMaxentResults(settings=settings, call=_call, **kw), rows)
     if bootstrap_cov:
         res.bootstrap_results          # asked for explicitly: computed at fit time
     return res

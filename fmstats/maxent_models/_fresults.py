@@ -14,8 +14,8 @@ from ..exceptions import (InvalidArgumentError)
 from .._utils.call import refit_changes
 from ..glm.outer import Outer
 from ..glm.separation import saturated_rows
-from ..glm.stacked import (Reweighting, fixed_point_gap, stacked_covariance,
-                           unrolled_covariance)
+from ..glm.stacked import (Reweighting, direct_sums, fixed_point_gap,
+                           stacked_covariance_sums, unrolled_covariance_sums)
 from ._covariance import MIN_CLASS_BOOT_TESTS, MIN_CLASS_REWEIGHTED
 from ._maxent import MaxentResults
 from ..results import Section
@@ -95,18 +95,25 @@ class FMaxentResults(MaxentResults):
             self._bootstrap = self._run_bootstrap()
         return self._bootstrap
 
-    def _run_bootstrap(self):
+    def _run_bootstrap(self, rows=None):
         """Case-resampling replicates of the whole fit on the stored design (k-step, with the
         control variate and the stop rule of :func:`fmstats.bootstrap`).  They resample an
         HC0 view of this fit (:meth:`with_cov`), whose own table is cheap, so the bootstrap's
-        table of the model does not ask for this covariance again."""
+        table of the model does not ask for this covariance again.  ``rows``: the row blocks
+        of an out-of-core fit (its Poisson bootstrap runs on them)."""
         from ..resampling import bootstrap  # resampling sits on top of the models: on use
 
         s = self.settings
         seed = s["random_state"] if s["random_state"] is not None else self.DEFAULT_BOOT_SEED
         return bootstrap(self.with_cov("HC0"), B=int(s["B"]), type="case", random_state=seed,
                          n_jobs=s["n_jobs"], progress=s["progress"], ci=None,
-                         replicates=s.get("replicates", "kstep"))
+                         replicates=s.get("replicates", "kstep"), data=rows)
+
+    def keep_bootstrap(self, rows) -> None:
+        """Run the bootstrap of ``cov_type="bootstrap"`` now on ``rows`` and keep it: an
+        out-of-core fit at fit time, while its row blocks are at hand (they are not kept)."""
+        if self._bootstrap is None:
+            self._bootstrap = self._run_bootstrap(rows)
 
     @property
     def method(self) -> str:
@@ -160,6 +167,11 @@ class FMaxentResults(MaxentResults):
         on the stored arrays; ``None`` when the fit keeps no design in memory."""
         if not self.training.in_memory or self.X is None:
             return None
+        return self.loop_settings()
+
+    def loop_settings(self) -> dict:
+        """The settings of the outer loop (:func:`fmstats.glm.outer.outer_loop`): what a refit
+        of the whole F-maximiser reruns."""
         s = self.settings
         return dict(alpha=self.fmeasure.alpha, method=s["method"],
                     epsilon=None if s["method"] == "expected" else s["epsilon"],
@@ -167,10 +179,19 @@ class FMaxentResults(MaxentResults):
                     patience=int(s["patience"]), min_improvement=float(s["min_improvement"]),
                     rel_improvement=float(s["rel_improvement"]), select=s["select"])
 
-    def row_refits(self):
+    def row_refits(self, data=None):
         """Refits of the whole F-maximiser on its own design with other frequency weights
         (:class:`~fmstats.maxent_models._refits.FMaxentRefits`), or ``None`` when the fit
-        keeps no design in memory."""
+        keeps no design in memory; an out-of-core fit's refits run on the row blocks of
+        ``data``, its Dask DataFrame (:mod:`fmstats.maxent_models._oocrefits`).
+
+        Parameters
+        ----------
+        data : dask.dataframe.DataFrame, optional
+            The training rows of an out-of-core fit (unused in memory).
+        """
+        if not self.training.in_memory:
+            return self.training.row_refits(self, data)
         loop = self.outer_settings()
         if loop is None:
             return None
@@ -202,28 +223,33 @@ class FMaxentResults(MaxentResults):
                            epsilon=None if s["method"] == "expected" else s["epsilon"],
                            bounds=s["weight_bounds"], threshold=self.threshold)
 
-    def reweighted_covariance(self) -> tuple:
+    def reweighted_covariance(self, sums=None) -> tuple:
         """(covariance, fixed-point gap or None) of ``cov_type="reweighted"``, computed
-        (:class:`~fmstats.maxent_models._covariance.Reweighted` caches it)."""
+        (:class:`~fmstats.maxent_models._covariance.Reweighted` caches it) from the kept
+        design, or from ``sums`` over the training rows (a row source's ``sums``: an
+        out-of-core fit at fit time), by the same passes (:mod:`fmstats.glm.stacked`)."""
         pen = self.core_fit.penalty
         pen = np.zeros(self.rank) if pen is None else pen
-        X, q, c = self.X, self.y, self.count_weights
-        X = X.toarray() if hasattr(X, "toarray") else X   # sparse X: the rows are n x p
         path = self.coef_path.to_numpy()
         # computed in the core's centred/scaled coordinates when it used them (an offset column
         # such as x + 1e7 would otherwise square its condition number into X'WX); the weights
         # and the standardised ridge are invariant, and V = A V~ A'
-        sc = self.core_fit.scaling
+        sc = getattr(self.core_fit, "scaling", None)     # out of core: offset columns refused
+        if sums is None:
+            X = self.X.toarray() if hasattr(self.X, "toarray") else self.X   # sparse: n x p
+            sums = direct_sums(X if sc is None else sc.transform(X), self.y,
+                               self.count_weights)
         if sc is not None:
-            X, pen = sc.transform(X), sc.penalty_to_scaled(pen)
+            pen = sc.penalty_to_scaled(pen)
             path = np.array([sc.to_scaled(t) for t in path])
+        n, shrinkage = int(self.training.shape[0]), self.settings["shrinkage"]
         if self.settings["inner"] == "full":
-            cov = unrolled_covariance(X, q, c, path, self.best_iteration, self._reweighting(),
-                                      pen, shrinkage=self.settings["shrinkage"])
+            cov = unrolled_covariance_sums(sums, n, path, self.best_iteration,
+                                           self._reweighting(), pen, shrinkage=shrinkage)
             return (cov if sc is None else sc.cov_to_original(cov)), None
         coef = self.core_fit.coef if sc is None else sc.to_scaled(self.core_fit.coef)
-        st = stacked_covariance(X, q, c, coef, self._reweighting(), pen,
-                                shrinkage=self.settings["shrinkage"])
+        st = stacked_covariance_sums(sums, n, coef, self._reweighting(), pen,
+                                     shrinkage=shrinkage)
         return (st.cov if sc is None else sc.cov_to_original(st.cov)), fixed_point_gap(st)
 
     @property
@@ -238,8 +264,7 @@ class FMaxentResults(MaxentResults):
 
     def class_sizes(self) -> tuple[float, float]:
         """Weighted numbers of positives and negatives, sum c q and sum c (1 - q)."""
-        c, q = self.count_weights, self.y
-        return float(c @ q), float(c @ (1 - q))
+        return self.training.class_sizes()
 
     @property
     def penalised(self) -> bool:

@@ -119,11 +119,21 @@ class MaxentResults(SummaryHooks, ModelResults):
         """Weights of the fitted likelihood: count weights times any F-maximising weights."""
         return self.training.weights
 
-    def row_refits(self):
+    def row_refits(self, data=None):
         """Refits of this model on its own design with other frequency weights, many at once
         (:mod:`fmstats.maxent_models._refits`): what the bootstrap, ``validate`` and the
         tuners' resampling use.  ``None`` when the fit keeps no design in memory
-        (``keep_data=False``, a Dask fit) or is not a maxent/umaxent fit."""
+        (``keep_data=False``) or is not a maxent/umaxent fit.  An out-of-core fit's refits
+        run on the row blocks of ``data``, its Dask DataFrame
+        (:mod:`fmstats.maxent_models._oocrefits`).
+
+        Parameters
+        ----------
+        data : dask.dataframe.DataFrame, optional
+            The training rows of an out-of-core fit (unused in memory).
+        """
+        if not self.training.in_memory and type(self) is MaxentResults:
+            return self.training.row_refits(self, data)
         if not (type(self) is MaxentResults and self.model in ("maxent", "umaxent")
                 and self.X is not None):
             return None

@@ -22,7 +22,8 @@ instead), so pickling a result never pulls the data into memory.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -37,7 +38,7 @@ from ._prepare import (check_response_kind, check_settings, check_threshold, col
 from ..exceptions import DataError, InvalidArgumentError, MissingDataWarning, WeightsError
 from ..formula import DaskModelFrame, dask_model_frame
 from ..formula import is_dask_frame
-from ..glm.dask import block_sums, refuse_offset_columns
+from ..glm.dask import block_sums, persist_if_fits, refuse_offset_columns
 from ..glm.daskrows import DaskSource
 from ..glm.irls import gram, logit_probs
 
@@ -69,6 +70,26 @@ class DaskPrepared:
         """The row source of the cores."""
         return DaskSource(self.X, self.y, self.cw, threshold, self.checks["sum_q"])
 
+    def finish(self, results, rows: DaskSource):
+        """The fit's covariance, computed now if it needs the rows (the results keep none):
+        ``"reweighted"`` from sums over the row blocks (the same code as in memory,
+        :mod:`fmstats.glm.stacked`; its passes are counted in the docstring of
+        :func:`fmstats.fmaxent`), ``"bootstrap"`` by replicates run on the row blocks
+        (:mod:`fmstats.maxent_models._oocrefits`).  Returns ``results``."""
+        if results.separated and not results.penalised:
+            return results            # no finite estimate: every covariance prints as NA
+        if results.cov_type == "reweighted":
+            try:
+                kept = results.reweighted_covariance(sums=rows.sums)
+            except np.linalg.LinAlgError:
+                p = len(results.core_fit.coef)
+                kept = (np.full((p, p), np.nan), None)
+            results.training = dataclasses.replace(
+                results.training, fit_time={**results.training.fit_time, "reweighted": kept})
+        elif results.cov_type == "bootstrap":
+            results.keep_bootstrap(rows)
+        return results
+
     def training(self, fit, rows: DaskSource | None = None, fweights=None) -> "TrainingStats":
         """What the results keep of the training data: the sums of :class:`TrainingStats`
         (for fmaxent, ``rows`` and the F-weights of the fit: the sums use weights cw * fw)."""
@@ -90,7 +111,7 @@ def _check_block(X, y, trials, prior):
         lbc = float(np.sum(w * (gammaln(trials + 1) - gammaln(k + 1) - gammaln(trials - k + 1))))
     return np.concatenate([gram(X, cw).ravel(), [
         np.count_nonzero(act), np.count_nonzero(act & (y != 0)), np.count_nonzero(act & (y != 1)),
-        float(np.dot(cw, y)), lbc, noninteger_count(w, y, trials),
+        float(np.dot(cw, y)), lbc, noninteger_count(w, y, trials), float(np.sum(cw)),
         -np.min(w, initial=np.inf), np.max(w, initial=-np.inf)]])
 
 
@@ -109,12 +130,13 @@ def prepare_dask(model: str, call: ModelCall, data, weights, **fixed) -> DaskPre
     frame = dask_model_frame(formula, data, missing=missing, engine=engine, weights=weights)
     resp = frame.response
     check_response_kind(model, resp)
-    X, y, trials, prior = dask.persist(frame.X, resp.y, resp.trials, frame.prior, optimize_graph=False)
+    X, y, trials, prior = persist_if_fits(frame.X, resp.y, resp.trials, frame.prior)
     p = X.shape[1]
     v = block_sums(_check_block, X, y, trials, prior, n_max=2)
     n_ok, n_nonzero, n_nonone = (int(c) for c in v[p * p:p * p + 3])
     checks = {"n_ok": n_ok, "sum_q": float(v[p * p + 3]), "llf_const": float(v[p * p + 4]),
-              "noninteger": int(v[p * p + 5]), "prior_range": (float(-v[-2]), float(v[-1]))}
+              "noninteger": int(v[p * p + 5]), "sum_c": float(v[p * p + 6]),
+              "prior_range": (float(-v[-2]), float(v[-1]))}
     if n_ok == 0:
         raise WeightsError("every row has zero weight (prior weights times cbind trials).")
     if n_nonzero == 0 or n_nonone == 0:
@@ -122,10 +144,10 @@ def prepare_dask(model: str, call: ModelCall, data, weights, **fixed) -> DaskPre
     refuse_offset_columns(X, frame.column_names)   # X'WX below would lose an offset column
     keep = columns_to_keep(v[:p * p].reshape(p, p), frame.column_names, collinear)
     if not keep.all():
-        X = X[:, keep].persist()
+        X = persist_if_fits(X[:, keep])[0]
     cw = prior if trials is None else (trials if prior is None else prior * trials)
     if cw is not None:
-        cw = cw.persist()
+        cw = persist_if_fits(cw)[0]
     pen, start = penalty_and_start(frame.column_names, keep, settings["penalty"],
                                    settings.get("start"))
     return DaskPrepared(settings=settings, call=call, frame=frame, X=X, y=y, cw=cw,
@@ -194,6 +216,9 @@ class TrainingStats:
     shape: tuple
     has_intercept: bool
     fweights_range_: tuple | None = None
+    #: covariances computed at fit time, while the fit had its rows (``DaskPrepared.finish``):
+    #: cov_type -> what its estimator keeps (``"reweighted"``: (covariance, fixed-point gap))
+    fit_time: dict = field(default_factory=dict)
 
     in_memory = False
     X = y = trials = prior_weights = fweights = None
@@ -220,6 +245,11 @@ class TrainingStats:
     def n_ok(self, fit) -> int:
         """Rows with a positive weight."""
         return int(fit.n_active)
+
+    def class_sizes(self) -> tuple[float, float]:
+        """Weighted numbers of positives and negatives, sum c q and sum c (1 - q)."""
+        sum_q, sum_c = self.checks["sum_q"], self.checks["sum_c"]
+        return float(sum_q), float(sum_c - sum_q)
 
     def pearson_chi2(self, fit) -> float:
         """Pearson's chi-squared, summed by the out-of-core IRLS."""
@@ -314,11 +344,61 @@ class TrainingStats:
         return newdata.map_partitions(_predict_partition, results.spec, ~results.aliased,
                                       results.core_fit.coef, type, t, missing, meta=meta)
 
+    def row_refits(self, results, data):
+        """The out-of-core refits engine (:class:`~fmstats.maxent_models._oocrefits.
+        BlockRefits`) on ``data``: the Dask DataFrame the model was fitted on (its design
+        rebuilt and checked against the fit), or the fit's own row source at fit time."""
+        from ._oocrefits import BlockRefits
+
+        if data is None:
+            unavailable("resampling and tuning on the training rows",
+                        "pass the Dask DataFrame the model was fitted on as `data`")
+        rows = data if hasattr(data, "sums") else training_rows(results, data)
+        return BlockRefits(results, rows)
+
     def check_resample(self, newdata) -> None:
         """Resampling labels needs in-memory rows."""
         if newdata is None or is_dask_frame(newdata):
             unavailable("resample_f() on the training or Dask data",
                         "pass an in-memory DataFrame")
+
+
+def _sums_block(y, cw):
+    cw = np.ones(len(y)) if cw is None else cw
+    return np.array([float(np.dot(cw, y)), float(np.sum(cw)), float(len(y))])
+
+
+def training_rows(results, data) -> DaskSource:
+    """The row source of the Dask DataFrame ``data`` on which ``results`` were fitted: its
+    design rebuilt with the fit's formula and settings (one scan, one build), persisted when
+    it fits the workers' memory, and checked against the fit (columns, rows, sums of the
+    response and weights; a :class:`DataError` when they differ)."""
+    if not is_dask_frame(data):
+        raise InvalidArgumentError(
+            "`data` must be the Dask DataFrame the model was fitted on (an out-of-core fit "
+            f"keeps no rows); got {type(data).__name__}.")
+    s = results.settings
+    weights = results.call.get("weights")
+    frame = dask_model_frame(s["formula"], data, missing=s["missing"], engine=s["engine"],
+                             weights=weights if isinstance(weights, str) else None)
+    resp = frame.response
+    if list(frame.column_names) != list(results.term_names):
+        raise DataError(f"`data` gives the design columns {list(frame.column_names)}, the fit "
+                        f"has {list(results.term_names)}: pass the Dask DataFrame the model "
+                        "was fitted on.")
+    X = frame.X if not results.aliased.any() else frame.X[:, ~results.aliased]
+    cw = frame.prior if resp.trials is None else (
+        resp.trials if frame.prior is None else frame.prior * resp.trials)
+    X, y, cw = persist_if_fits(X, resp.y, cw)
+    stats = results.training.checks
+    got = block_sums(_sums_block, y, cw)
+    want = (stats["sum_q"], stats["sum_c"], results.training.shape[0])
+    if got[2] != want[2] or not np.allclose(got[:2], want[:2], rtol=1e-9, atol=0):
+        raise DataError(
+            f"`data` is not the data the model was fitted on: {int(got[2])} rows with response "
+            f"sum {got[0]:.10g} and weight sum {got[1]:.10g}, the fit had {int(want[2])}, "
+            f"{want[0]:.10g} and {want[1]:.10g}.")
+    return DaskSource(X, y, cw, results.threshold, float(got[0]))
 
 
 def training_stats(prep: DaskPrepared, fit, w=None, fweights_range=None) -> TrainingStats:

@@ -237,6 +237,11 @@ class Prepared:
                                 fweights=fweights, index=self.frame.index,
                                 offset=self.frame.offset)
 
+    def finish(self, results, rows=None):
+        """``results`` as they are: they keep the rows, so every covariance is computed on
+        first use (an out-of-core fit computes its own now: ``DaskPrepared.finish``)."""
+        return results
+
 
 def checked_weights(model: str, frame, data, weights,
                     prior=None) -> tuple[np.ndarray, np.ndarray]:

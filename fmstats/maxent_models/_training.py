@@ -12,7 +12,7 @@ that needs the training rows, whichever kind it is:
 
 The interface (both classes): ``in_memory``, ``shape``, ``has_intercept``, ``X``, ``y``,
 ``trials``, ``prior_weights``, ``fweights``, ``count_weights``, ``weights``,
-``row_level(what, advice)``, ``n_ok(fit)``, ``pearson_chi2(fit)``, ``hat(fit)``,
+``row_level(what, advice)``, ``n_ok(fit)``, ``class_sizes()``, ``pearson_chi2(fit)``, ``hat(fit)``,
 ``noninteger_successes()``,
 ``cov(results, cov_type)``, ``llf(results)``, ``prior_range()``, ``fweights_range()``,
 ``design(results, newdata, missing)``, ``offset_of(results, newdata, index)``,
@@ -102,6 +102,11 @@ class InMemoryTraining:
     def n_ok(self, fit) -> int:
         """Rows with a positive weight (R's ``n.ok``)."""
         return int(np.count_nonzero(self.weights > 0))
+
+    def class_sizes(self) -> tuple[float, float]:
+        """Weighted numbers of positives and negatives, sum c q and sum c (1 - q)."""
+        c, q = self.count_weights, self.y
+        return float(c @ q), float(c @ (1 - q))
 
     # ------------------------------------------------------------------ statistics
     def pearson_chi2(self, fit) -> float:

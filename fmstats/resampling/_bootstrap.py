@@ -49,8 +49,8 @@ from .._utils.parallel import spawn_seeds
 from ..results import Persistable
 from ._mcerror import (check_mc_tol, covariance as mc_covariance, enough, linear_covariance,
                        next_round, quantile_mc_error, reported_errors, se_mc_error)
-from ._replicates import (TYPES, Draws, RowsEngine, as_series, collect, default_statistic,
-                          make_engine, report, run, unpack)
+from ._replicates import (TYPES, BlockEngine, Draws, PoissonDraws, RowsEngine, as_series,
+                          collect, default_statistic, make_engine, report, run, unpack)
 from ..resampling._separation import (DegenerateReplicateWarning, degenerate_replicates, split_flags,
                           warn_all_nan)
 from .._utils.validation import check_choice, check_scalar, describe
@@ -232,7 +232,14 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
                                   replicates=replicates, k=k, control=bool(control))
     seeds = spawn_seeds(random_state, int(B) + 1)
     linear = getattr(engine, "linear", None)
-    sigma_L = None if linear is None else linear_covariance(linear, engine.strata)
+    out_of_core = isinstance(engine, BlockEngine)
+    if out_of_core and ci == "bca":
+        raise InvalidArgumentError("ci='bca' needs a jackknife over the rows, which a model "
+                                   "fitted out of core cannot gather; use ci='percentile' or "
+                                   "'basic'.")
+    # the exact covariance of the replicates' linear parts (the control variate)
+    sigma_L = (engine.linear_cov() if out_of_core else
+               None if linear is None else linear_covariance(linear, engine.strata))
     coef_cols = np.flatnonzero(t0.index.isin(_coefficient_names(results)))
     raw = []
     while True:
@@ -267,12 +274,13 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
     # the control variate's covariance is that of all resamples: with some replicates left
     # out (degenerate, failed, lacking a term) the kept ones are a selected set, and the plain
     # covariance is used instead
-    if (lin_vals is not None and coef_cols.size == linear.shape[1]
+    if (lin_vals is not None and sigma_L is not None and coef_cols.size == sigma_L.shape[0]
             and np.all(np.isfinite(values[:, coef_cols]))
             and not (infinite.any() or unconverged.any())):
         lin_frame = pd.DataFrame(lin_vals, columns=t0.index[coef_cols])
     return BootstrapResults(
-        replicates=reps, estimate=t0, jackknife=jack, jackknife_groups=groups, type=type,
+        replicates=reps, estimate=t0, jackknife=jack, jackknife_groups=groups,
+        type=engine.type if out_of_core else type,
         ci="percentile" if ci is None else ci, level=level, B=len(raw), n=engine.n,
         fast=is_fast, n_failed=len(errors),
         n_incomplete=incomplete, replicate_warnings=warned, model_table=tidy_model,
@@ -281,8 +289,9 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
         random_state=repr(random_state), seeds=tuple(seeds[:len(raw)]),
         n_separated=int(infinite.sum()), n_nonconverged=int(unconverged.sum()),
         degenerate=degenerate, degenerate_replicates=tuple(int(i) for i in np.flatnonzero(bad)),
-        draws=Draws(n=engine.n, type=type, strata=engine.strata, q=engine.q,
-                    trials=engine.trials),
+        draws=(PoissonDraws(n=engine.n) if out_of_core else
+               Draws(n=engine.n, type=type, strata=engine.strata, q=engine.q,
+                     trials=engine.trials)),
         replicate_method=(replicates if is_fast else "refit"), n_full=int(full.sum()),
         k=k, B_max=int(B), mc_tol=mc_tol,
         linear=lin_frame, linear_cov=None if lin_frame is None else sigma_L)
@@ -629,6 +638,8 @@ class BootstrapResults(Persistable):
     def summary(self) -> Summary:
         """Coefficient table with bootstrap SE and CI beside the model's SE and Wald CI."""
         scheme = {"case": "case resampling (rows with replacement)",
+                  "poisson": "Poisson(1) frequency weights drawn on the row blocks (the Poisson "
+                             "bootstrap of a model fitted out of core)",
                   "stratified": "rows with replacement within each class",
                   "labels_from_q": "X fixed, labels drawn from q (thesis §9.2)"}[self.type]
         stop = (f"{self.B} of at most {self.B_max} (stopped when every Monte-Carlo error was "

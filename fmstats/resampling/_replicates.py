@@ -26,11 +26,13 @@ from .._utils.progress import progress_enabled
 from ..resampling._separation import no_finite_mle, suspect
 from ..model_selection import array_weights, training_design, training_frame
 from ..results import ModelResults
+from .._utils.rowrng import poisson_counts, replicate_keys
 from .._utils.validation import check_choice, describe, warn
 from ..exceptions import DataError, InvalidArgumentError, ResamplingWarning, ResponseError
 
 __all__ = ["TYPES", "Draws", "run", "collect", "report", "make_engine", "default_statistic",
-           "as_series", "fmeasure_of", "unpack", "RowsEngine", "REPLICATE_BLOCK"]
+           "as_series", "fmeasure_of", "unpack", "RowsEngine", "REPLICATE_BLOCK",
+           "PoissonDraws", "BlockEngine", "block_engine"]
 
 TYPES = ("case", "stratified", "labels_from_q")
 #: Replicates refitted together on the fit's own design (a block); runs of replicates start
@@ -85,8 +87,12 @@ def _run_chunk(engine, job: str, items: list) -> list:
 
 
 def run(engine, job: str, items: list, n_jobs, progress, desc: str) -> list:
-    """All replicates through :func:`fmstats._utils.parallel.run_tasks`, in task order."""
+    """All replicates through :func:`fmstats._utils.parallel.run_tasks`, in task order (out
+    of core: all at once, each pass over the row blocks updating every replicate)."""
     from joblib import effective_n_jobs
+
+    if isinstance(engine, BlockEngine):
+        return engine._block(items, job, progress)
 
     jobs = max(1, effective_n_jobs(check_n_jobs(n_jobs)))
     rows = isinstance(engine, RowsEngine)
@@ -174,11 +180,8 @@ class RowsEngine(Draws):
         return out
 
     def _value(self, fits, j: int, job: str, lin):
-        if fits.errors and fits.errors[j] is not None:
-            return None, f"{type(fits.errors[j]).__name__}: {fits.errors[j]}", ()
-        if job == "stat":
-            flags = (bool(fits.infinite[j]), bool(fits.converged[j]), bool(fits.full[j]))
-            return (np.append(fits.coef[j], fits.training_f[j]), flags, lin), None, ()
+        if job == "stat" or (fits.errors and fits.errors[j] is not None):
+            return _stat_value(fits, j, lin)
         return self._classes(fits.design_coef[j]), None, ()
 
     def _classes(self, design_coef) -> np.ndarray:
@@ -192,6 +195,83 @@ class RowsEngine(Draws):
         if job == "stat":
             return np.append(coef, f), (infinite, conv, True), None
         return self._classes(design)
+
+
+def _stat_value(fits, j: int, lin):
+    """A replicate's output (value, error text, warnings) for the statistic job: its
+    coefficients and training F with its (no finite MLE, converged, refitted in full) flags
+    and linear part."""
+    if fits.errors and fits.errors[j] is not None:
+        return None, f"{type(fits.errors[j]).__name__}: {fits.errors[j]}", ()
+    flags = (bool(fits.infinite[j]), bool(fits.converged[j]), bool(fits.full[j]))
+    return (np.append(fits.coef[j], fits.training_f[j]), flags, lin), None, ()
+
+
+@dataclass(frozen=True)
+class PoissonDraws:
+    """The Poisson(1) frequency weights of the out-of-core bootstrap, as the client can
+    redraw them: ``counts(seed)`` gives every row's count (a function of the replicate's seed
+    and the row's global position only, :mod:`fmstats._utils.rowrng`)."""
+
+    n: int
+    type: str = "poisson"
+    strata: None = None
+    q: None = None
+    trials: None = None
+
+    def counts(self, item) -> np.ndarray:
+        return poisson_counts(replicate_keys([item]), np.arange(self.n))[:, 0]
+
+
+@dataclass(frozen=True)
+class BlockEngine(PoissonDraws):
+    """Out of core: the Poisson bootstrap on an out-of-core fit's row blocks
+    (``results.row_refits(data)``, :mod:`fmstats.maxent_models._oocrefits`): each replicate
+    weights every row by a Poisson(1) count drawn on its block from the replicate's seed and
+    the row's global position (so the partitioning does not matter), and every pass over the
+    blocks updates all replicates of a round at once.  The replicates differ from the
+    in-memory bootstrap's multinomial counts, not in distribution to first order (Hanley &
+    MacGibbon 2006; Chamandy et al. 2012): the standard errors agree within Monte-Carlo
+    error."""
+
+    refits: Any = None
+    replicates: str = "kstep"
+    k: int = 8
+    step_tol: float = 0.01
+    control: bool = False
+
+    def linear_cov(self):
+        """The exact covariance of the replicates' linear parts (the control variate), or
+        None without it."""
+        return self.refits.linear_cov() if self.control else None
+
+    def _block(self, items: list, job: str, progress=None) -> list:
+        if job != "stat":          # pragma: no cover - validate() has its own out-of-core path
+            raise InvalidArgumentError(f"out-of-core replicates compute statistics, not {job}")
+        from ..glm.blockreplicates import RowDraws
+
+        fits, lin = self.refits.fit_draws(
+            RowDraws(keys=replicate_keys(items)), replicates=self.replicates, k=self.k,
+            step_tol=self.step_tol, linear=self.control, progress=progress, desc="bootstrap")
+        return [_stat_value(fits, j, None if lin is None else lin[j])
+                for j in range(len(items))]
+
+
+def block_engine(refits, *, type_, statistic, fast, replicates, k, control) -> BlockEngine:
+    """The engine of an out-of-core fit (its refits run on the row blocks), after the checks
+    of what it cannot do."""
+    if type_ != "case":
+        raise InvalidArgumentError(
+            f"type={type_!r} is not available for a model fitted out of core: its bootstrap "
+            "weights the rows by Poisson(1) counts drawn on the row blocks (type='case').")
+    if statistic is not None or fast is False:
+        raise InvalidArgumentError(
+            "a model fitted out of core is bootstrapped by refits on its row blocks, which "
+            "compute the coefficients and the training F: `statistic` and fast=False need "
+            "refits through the formula on resampled rows, which an out-of-core fit cannot "
+            "gather.")
+    return BlockEngine(n=refits.n, refits=refits, replicates=replicates, k=int(k),
+                       control=bool(control))
 
 
 @dataclass(frozen=True)
@@ -380,7 +460,10 @@ def make_engine(results, *, type_, data, statistic, fast, columns=None, reuse_de
     if fast is not None and not isinstance(fast, (bool, np.bool_)):
         raise InvalidArgumentError(f"`fast` must be True, False or None (auto); got "
                                    f"{describe(fast)}.")
-    refits = results.row_refits() if isinstance(results, ModelResults) else None
+    refits = results.row_refits(data) if isinstance(results, ModelResults) else None
+    if getattr(refits, "out_of_core", False):
+        return block_engine(refits, type_=type_, statistic=statistic, fast=fast,
+                            replicates=replicates, k=k, control=control), True
     can = refits is not None
     if fast and not can:
         raise InvalidArgumentError(

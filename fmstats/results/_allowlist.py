@@ -54,7 +54,7 @@ _FMSTATS_CLASSES = {
     "fmstats.model_selection._criterion": ("Criterion",),
     "fmstats.model_selection._folds": ("Folds",),
     "fmstats.resampling._bootstrap": ("BootstrapResults",),
-    "fmstats.resampling._replicates": ("Draws",),
+    "fmstats.resampling._replicates": ("Draws", "PoissonDraws"),
     "fmstats.resampling._validate": ("ValidateResults",),
     "fmstats.multilabel._results": ("BRResults", "PCCResults"),
     "fmstats.extreme._spe": ("SPE",),

@@ -60,7 +60,7 @@ class ModelResults(Persistable, ScoreCurves):
     def cov_params(self, cov_type: str | None = None) -> pd.DataFrame:  # pragma: no cover
         raise NotImplementedError
 
-    def row_refits(self):
+    def row_refits(self, data=None):
         """Refits of this model on its own rows with other frequency weights, many at once,
         or ``None`` (the default: resampling then refits through :meth:`refit`).
 
@@ -68,7 +68,15 @@ class ModelResults(Persistable, ScoreCurves):
         ``n``, ``threshold``, ``fit(multiplicities, replicates=, k=, step_tol=)``,
         ``full_fit(multiplicities, y=)``, ``scores(design_coef, rows, type)`` and
         ``influence()`` (:mod:`fmstats.maxent_models._refits`); the bootstrap, ``validate``
-        and the tuners' resampling use it.
+        and the tuners' resampling use it.  A model fitted out of core keeps no rows: its
+        engine (``out_of_core = True``) runs on the row blocks of ``data`` and draws the
+        replicates' weights there (``fit_draws``, :mod:`fmstats.maxent_models._oocrefits`).
+
+        Parameters
+        ----------
+        data : optional
+            The training rows, for a model that keeps none (an out-of-core fit's Dask
+            DataFrame); unused otherwise.
         """
         return None
 

@@ -1,0 +1,481 @@
+"""k-step replicates as passes over row blocks: every replicate's weights drawn on the blocks.
+
+The out-of-core counterpart of :mod:`fmstats.glm._kstep`.  Resampling a fit whose rows live
+in row blocks (a Dask row source, :mod:`fmstats.glm.daskrows`) cannot form the n x m matrix of
+the replicates' weights: each block draws its own rows' multiplicities
+(:class:`RowDraws`: Poisson(1) counts, or fold memberships) from the rows' *global positions*
+with a counter-based generator (:mod:`fmstats._utils.rowrng`), so the draws -- and so every
+replicate -- do not depend on how the rows are partitioned.  Every quantity a Newton step
+needs is a sum over rows (X' W (y - p), the m Hessians X' diag(W p (1 - p)) X), so one pass
+over the blocks updates *all* replicates at once, and the client only solves m small systems.
+
+The algorithms are those of :mod:`fmstats.glm._kstep`, pass by pass: ``newton_passes`` is
+``newton_block`` (the same start, step rule and non-finite handling), ``outer_passes`` is
+``fmaxent_block`` (each replicate's own standardised ridge, its weighted fits started from the
+full-data fit's iterate of the same index shifted by the replicate's deviation, its own best
+iterate and stopping rule).  Given the same multiplicities they return the same numbers up to
+the order of floating-point sums (``tests/test_dask_workflow.py`` checks it).
+
+Passes: a maxent replicate round is 1 (constants and the linear start) + its Newton steps
+(2-3 typically) + 1 (training F); an fmaxent round is 1 + the baseline's steps + per outer
+iteration 2 (the metrics; the weights' scale) + the weighted fit's steps.  Each pass costs
+about m / p times one IRLS pass (m replicates, p columns).
+
+``sums(fn, positions=True, n_max=, **kwargs)`` is the row source's pass
+(:meth:`fmstats.glm.daskrows.DaskSource.sums`, :meth:`fmstats.glm.rowsource.ArraySource.sums`):
+``fn(X, q, c, positions, **kwargs)`` per block, summed.  Pure numpy otherwise.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable
+
+import numpy as np
+from scipy.special import expit
+
+from .._utils.rowrng import poisson_counts, row_folds
+from ._kstep import column_products
+from .fweights import noisy_f_weights, weight_scale
+
+__all__ = ["RowDraws", "PassFit", "OuterPassFit", "newton_passes", "outer_passes",
+           "replicate_constants", "training_f_passes", "margins_pass"]
+
+_EPS = np.finfo(float).eps
+
+
+@dataclass(frozen=True)
+class RowDraws:
+    """The multiplicities of m replicates, drawn on each block from the rows' positions.
+
+    Either ``keys`` (Poisson(1) counts, one Philox key per replicate) or a fold assignment
+    (``fold_key``, ``folds``) with, per replicate, the fold it leaves out (``held``: its
+    multiplicities are 1 outside that fold and 0 inside) or, with ``held_in=True``, the only
+    fold it keeps (its scored rows).
+
+    Parameters
+    ----------
+    keys : ndarray of shape (m, 2), optional
+        Poisson replicates' keys (:func:`fmstats._utils.rowrng.replicate_keys`).
+    fold_key : ndarray of shape (2,), optional
+        The fold assignment's key (:func:`fmstats._utils.rowrng.fold_key`).
+    folds : int
+        The number of folds.
+    held : ndarray of shape (m,), optional
+        The fold each replicate holds out.
+    """
+
+    keys: np.ndarray | None = None
+    fold_key: np.ndarray | None = None
+    folds: int = 0
+    held: np.ndarray | None = None
+
+    @property
+    def m(self) -> int:
+        """The number of replicates."""
+        return len(self.keys) if self.keys is not None else len(self.held)
+
+    def take(self, cols) -> "RowDraws":
+        """The draws of replicates ``cols``."""
+        cols = np.asarray(cols)
+        if self.keys is not None:
+            return replace(self, keys=self.keys[cols])
+        return replace(self, held=self.held[cols])
+
+    def block(self, positions) -> np.ndarray:
+        """The multiplicities (len(positions), m) of the rows at ``positions``."""
+        if self.keys is not None:
+            return poisson_counts(self.keys, positions)
+        fold = row_folds(self.fold_key, positions, self.folds)
+        return (fold[:, None] != self.held[None, :]).astype(float)
+
+    def fold_of(self, positions) -> np.ndarray:
+        """The fold of each row (fold draws only)."""
+        return row_folds(self.fold_key, positions, self.folds)
+
+
+def _rows(X, q, c, positions, draws: RowDraws):
+    """A block's aligned rows and its weight matrix W = c x multiplicities (n_b, m)."""
+    X = np.require(X, dtype=float, requirements=["A", "C"])
+    q = np.asarray(q, dtype=float).reshape(-1)
+    c = np.ones(len(q)) if c is None else np.asarray(c, dtype=float).reshape(-1)
+    return X, q, c, c[:, None] * draws.block(np.asarray(positions).reshape(-1))
+
+
+def _probabilities(E):
+    """expit clipped to [eps, 1 - eps] (R's ``binomial()$linkinv``, as :mod:`._kstep`)."""
+    return np.clip(expit(E), _EPS, 1 - _EPS)
+
+
+def _tri(X, A) -> np.ndarray:
+    """The upper triangles (m, p(p+1)/2) of X' diag(A[:, b]) X."""
+    Z = column_products(X)
+    return A.T @ Z if Z is not None else _tri_chunked(X, A)
+
+
+def _tri_chunked(X, A):
+    j, k = np.triu_indices(X.shape[1])
+    out = np.zeros((A.shape[1], len(j)))
+    step = max(1, 2 ** 20 // max(len(j), 1))
+    for a in range(0, X.shape[0], step):
+        out += A[a:a + step].T @ (X[a:a + step, j] * X[a:a + step, k])
+    return out
+
+
+def _full(tri: np.ndarray, p: int) -> np.ndarray:
+    """(m, p, p) symmetric matrices from their upper triangles."""
+    j, k = np.triu_indices(p)
+    H = np.empty((tri.shape[0], p, p))
+    H[:, j, k] = tri
+    H[:, k, j] = tri
+    return H
+
+
+def _solve(H: np.ndarray, S: np.ndarray):
+    """(H_b^-1 S_b, sqrt(diag H_b^-1), ok): Newton steps and standard errors of m systems;
+    not ok (NaN) where H_b is not finite, not positive definite or near singular (its
+    Cholesky diagonal, on the unit-diagonal scale, below 1e-7 of its largest entry)."""
+    m, p, _ = H.shape
+    step = np.full((m, p), np.nan)
+    se = np.full((m, p), np.nan)
+    ok = np.zeros(m, dtype=bool)
+    for b in range(m):
+        h = H[b]
+        d = np.sqrt(np.clip(np.diag(h), 0.0, None))
+        if not (np.all(np.isfinite(h)) and np.all(d > 0)):
+            continue
+        try:
+            L = np.linalg.cholesky(h / np.outer(d, d))
+        except np.linalg.LinAlgError:
+            continue
+        ld = np.diag(L)
+        if ld.min() <= 1e-7 * ld.max():
+            continue
+        Linv = np.linalg.solve(L, np.eye(p))
+        inv = (Linv.T @ Linv) / np.outer(d, d)
+        step[b], se[b], ok[b] = inv @ S[b], np.sqrt(np.clip(np.diag(inv), 0.0, None)), True
+    return step, se, ok
+
+
+# ----------------------------------------------------------------------------- passes
+def _constants_block(X, q, c, positions, draws, center, psi_fn, psi_args):
+    """Per replicate: sum W, sum W q, sum W (x - center), sum W (x - center)^2, and the linear
+    part sum (M - 1) psi (psi: ``psi_fn(X, q, c, **psi_args)``, the influence rows; zeros
+    without)."""
+    X, q, c, W = _rows(X, q, c, positions, draws)
+    Xc = X - center
+    out = [W.sum(axis=0), q @ W, (Xc.T @ W).T.ravel(), ((Xc * Xc).T @ W).T.ravel()]
+    if psi_fn is not None:
+        M = W / np.where(c > 0, c, 1.0)[:, None]
+        out.append(((M - 1.0).T @ psi_fn(X, q, c, **psi_args)).ravel())
+    return np.concatenate(out)
+
+
+@dataclass(frozen=True)
+class Constants:
+    """Per replicate: total weight, weighted sum of q, weighted column variances, and the
+    linear part mean((M - 1) psi) (None without influence rows)."""
+
+    total: np.ndarray
+    sum_q: np.ndarray
+    var: np.ndarray
+    linear: np.ndarray | None
+
+
+def replicate_constants(sums: Callable, draws: RowDraws, center, n: int, psi_fn=None,
+                        psi_args=None) -> Constants:
+    """One pass: the replicates' :class:`Constants` (``center``: the column means, for an
+    accurate variance; ``psi_fn``: a block's influence rows, for the linear parts)."""
+    m, p = draws.m, len(center)
+    v = sums(_constants_block, positions=True, draws=draws, center=np.asarray(center, float),
+             psi_fn=psi_fn, psi_args=psi_args or {})
+    total, sum_q = v[:m], v[m:2 * m]
+    s1 = v[2 * m:2 * m + m * p].reshape(m, p) / total[:, None]
+    s2 = v[2 * m + m * p:2 * m + 2 * m * p].reshape(m, p) / total[:, None]
+    linear = v[2 * m + 2 * m * p:].reshape(m, p) / n if psi_fn is not None else None
+    return Constants(total=total, sum_q=sum_q, var=np.clip(s2 - s1 ** 2, 0.0, None),
+                     linear=linear)
+
+
+def _newton_block(X, q, c, positions, draws, theta, margins, weights=None):
+    """At each replicate's theta: X'W(q - p) (m, p), the Hessians' triangles, and with
+    ``margins`` -min over its weighted rows of min(p, 1 - p) (combined by maximum).
+    ``weights`` (:func:`_fweights`) replaces W by the replicates' F-weighted weights."""
+    X, q, c, W = _rows(X, q, c, positions, draws)
+    if weights is not None:
+        W = _fweights(X, q, W, **weights)
+    P = _probabilities(X @ theta.T)
+    out = [(X.T @ (W * (q[:, None] - P))).T.ravel(), _tri(X, W * P * (1.0 - P)).ravel()]
+    if margins:
+        out.append(-np.where(W > 0, np.minimum(P, 1.0 - P), 1.0).min(axis=0, initial=1.0))
+    return np.concatenate(out)
+
+
+@dataclass(frozen=True)
+class PassFit:
+    """Newton passes of m replicates (the fields of :class:`fmstats.glm.BlockFit`), and the
+    passes taken."""
+
+    coef: np.ndarray
+    converged: np.ndarray
+    steps: np.ndarray
+    se: np.ndarray
+    margin: np.ndarray
+    passes: int
+
+
+def newton_passes(sums: Callable, draws: RowDraws, start, penalty, *, k: int,
+                  step_tol: float, margins: bool = False, weights: dict | None = None,
+                  on_pass: Callable | None = None) -> PassFit:
+    """:func:`fmstats.glm.newton_block` as passes: up to ``k`` Newton steps of every
+    replicate's penalised weighted likelihood, one pass per step for all active replicates.
+
+    ``start`` (p,) or (m, p); ``penalty`` (p,) or (m, p); ``weights``: the F-weights'
+    settings (fmaxent's weighted fits, :func:`_fweights`), with per-replicate arrays.
+    """
+    m = draws.m
+    p = np.shape(start)[-1]
+    theta = np.array(np.broadcast_to(start, (m, p)), dtype=float)
+    pen = np.broadcast_to(np.asarray(penalty, dtype=float), (m, p))
+    converged = np.zeros(m, dtype=bool)
+    steps = np.zeros(m, dtype=np.int64)
+    se_out = np.full((m, p), np.nan)
+    margin = np.full(m, np.nan)
+    active = np.arange(m)
+    passes = 0
+    for _ in range(int(k)):
+        if active.size == 0:
+            break
+        a = active.size
+        w = None if weights is None else _take_weights(weights, active)
+        v = sums(_newton_block, positions=True, n_max=a if margins else 0,
+                 draws=draws.take(active), theta=theta[active], margins=margins, weights=w)
+        passes += 1
+        if on_pass is not None:
+            on_pass()
+        S = v[:a * p].reshape(a, p) - pen[active] * theta[active]
+        H = _full(v[a * p:a * p + a * p * (p + 1) // 2].reshape(a, -1), p)
+        H[:, np.arange(p), np.arange(p)] += pen[active]
+        if margins:
+            margin[active] = -v[-a:]
+        delta, se, ok = _solve(H, S)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            size = np.max(np.abs(delta) / np.where(se > 0, se, np.inf), axis=1)
+        ok &= np.isfinite(size) & np.all(np.isfinite(delta), axis=1)
+        theta[active[ok]] += delta[ok]
+        se_out[active] = se
+        steps[active] += 1
+        done = ok & (size < step_tol)
+        converged[active[done]] = True
+        active = active[ok & ~done]
+    return PassFit(coef=theta, converged=converged, steps=steps, se=se_out, margin=margin,
+                   passes=passes)
+
+
+def _training_f_block(X, q, c, positions, draws, theta, threshold):
+    X, q, c, W = _rows(X, q, c, positions, draws)
+    Wpred = W * (expit(X @ theta.T) >= threshold)
+    return np.concatenate([q @ Wpred, Wpred.sum(axis=0), q @ W])
+
+
+def training_f_passes(sums, draws: RowDraws, coef, threshold, alpha) -> np.ndarray:
+    """One pass: the F of each replicate's predicted classes on its weighted rows."""
+    m = draws.m
+    v = sums(_training_f_block, positions=True, draws=draws, theta=coef, threshold=threshold)
+    tp, pos, truth = v[:m], v[m:2 * m], v[2 * m:]
+    return _f(tp, pos - tp, truth - tp, alpha)
+
+
+def _margins_block(X, q, c, positions, draws, theta):
+    X, q, c, W = _rows(X, q, c, positions, draws)
+    P = expit(X @ theta.T)
+    return -np.where(W > 0, np.minimum(P, 1.0 - P), 1.0).min(axis=0, initial=1.0)
+
+
+def margins_pass(sums, draws: RowDraws, coef) -> np.ndarray:
+    """One pass: each replicate's smallest min(p, 1 - p) over its weighted rows."""
+    return -sums(_margins_block, positions=True, n_max=draws.m, draws=draws, theta=coef)
+
+
+# ----------------------------------------------------------------------------- fmaxent
+def _f(tp, fp, fn, alpha):
+    den = tp + alpha * fp + (1 - alpha) * fn
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, tp / np.where(den > 0, den, 1.0), 1.0)
+
+
+def _g1(x, eps):
+    return np.where(x <= -eps, 0.0, np.where(x <= 0, (x + eps) ** 2 / (2 * eps), x + eps / 2))
+
+
+def _g2(x, eps):
+    return np.where(x <= 0, 0.0, np.where(x < eps, x * x / (2 * eps), x - eps / 2))
+
+
+def _raw_fweights(q, P, f, tp, alpha, method, epsilon):
+    """The raw F-weights of every replicate at its probabilities P (n_b, m)."""
+    if method == "expected":       # (4.2): 1 - p for negatives, (1 - aF)/(aF) p for positives
+        fw = 1.0 - P
+        pos = q == 1
+        fw[pos] = P[pos] * ((1.0 - alpha * f) / (alpha * f))[None, :]
+        return fw
+    return noisy_f_weights(q[:, None], P, f, tp, alpha, epsilon)
+
+
+def _fweights(X, q, W, theta, f, tp, scale, alpha, method, epsilon, bounds):
+    """W times the replicates' F-weights of their iterate ``theta``: raw weights over their
+    scale, clipped (as :mod:`fmstats.glm._kstep` computes them)."""
+    fw = _raw_fweights(q, _probabilities(X @ theta.T), f, tp, alpha, method, epsilon) / scale
+    if bounds is not None:
+        np.clip(fw, bounds[0], bounds[1], out=fw)
+    fw *= W
+    return fw
+
+
+def _take_weights(weights: dict, cols) -> dict:
+    out = dict(weights)
+    for key in ("theta", "f", "tp", "scale"):
+        if out.get(key) is not None:
+            out[key] = out[key][cols]
+    return out
+
+
+def _metrics_block(X, q, c, positions, draws, theta, threshold, method, epsilon):
+    """Per replicate: TP and positives of the predicted classes, sum W p, the target's TP
+    (expected: sum W q p; noisy: sum W min(q, p)) and the smoothed TP and TN (section 7.2)."""
+    X, q, c, W = _rows(X, q, c, positions, draws)
+    P = _probabilities(X @ theta.T)
+    Wpred = W * (P >= threshold)
+    WP = W * P
+    tp_t = q @ WP if method == "expected" else (W * np.minimum(q[:, None], P)).sum(axis=0)
+    out = [q @ Wpred, Wpred.sum(axis=0), WP.sum(axis=0), tp_t]
+    if method == "noisy" and epsilon is not None:
+        d = P - q[:, None]
+        out += [(W * (P - _g1(d, epsilon))).sum(axis=0),
+                (W * ((1 - q)[:, None] - _g2(d, epsilon))).sum(axis=0)]
+    return np.concatenate(out)
+
+
+def _scale_block(X, q, c, positions, draws, theta, f, tp, alpha, method, epsilon):
+    """Per replicate: sum W fw and sum W over the rows with a finite raw weight."""
+    X, q, c, W = _rows(X, q, c, positions, draws)
+    fw = _raw_fweights(q, _probabilities(X @ theta.T), f, tp, alpha, method, epsilon)
+    good = np.isfinite(fw) & (W > 0)
+    return np.concatenate([(np.where(good, fw, 0.0) * W).sum(axis=0),
+                           np.where(good, W, 0.0).sum(axis=0)])
+
+
+@dataclass(frozen=True)
+class OuterPassFit:
+    """The fields of :class:`fmstats.glm.OuterFit`, and the passes taken."""
+
+    coef: np.ndarray
+    converged: np.ndarray
+    best_iteration: np.ndarray
+    iterations: np.ndarray
+    penalty: np.ndarray
+    training_f: np.ndarray
+    passes: int
+
+
+def outer_passes(sums, draws: RowDraws, path, constants: Constants, *, alpha, method,
+                 epsilon, bounds, inner, max_outer, patience, min_improvement,
+                 rel_improvement, select, threshold, prior_penalty, shrinkage,
+                 k: int, step_tol: float, on_pass: Callable | None = None) -> OuterPassFit:
+    """:func:`fmstats.glm.fmaxent_block` as passes over the row blocks (module notes)."""
+    m = draws.m
+    path = np.asarray(path, dtype=float)
+    total, sum_q = constants.total, constants.sum_q
+    neg = total - sum_q
+    pen = prior_penalty[None, :] + shrinkage * total[:, None] * constants.var
+    passes = 0
+
+    def newton(cols, start, kk, tol, weights=None):
+        nonlocal passes
+        fit = newton_passes(sums, draws.take(cols), start, pen[cols], k=kk, step_tol=tol,
+                            weights=weights, on_pass=on_pass)
+        passes += fit.passes
+        return fit
+
+    base = newton(np.arange(m), path[0], k, step_tol)
+    theta = base.coef
+    ok = base.converged.copy()
+    best_crit = np.full(m, -np.inf)
+    best_it = np.zeros(m, dtype=np.int64)
+    best_coef = theta.copy()
+    best_f = np.full(m, np.nan)
+    curve = np.full((max_outer + 1, m), np.nan)
+    running = np.ones(m, dtype=bool)
+    stopped_at = np.full(m, max_outer, dtype=np.int64)
+    smoothed = method == "noisy" and epsilon is not None
+    for it in range(max_outer + 1):
+        act = np.flatnonzero(running & ok)
+        if act.size == 0:
+            break
+        a = act.size
+        v = sums(_metrics_block, positions=True, draws=draws.take(act), theta=theta[act],
+                 threshold=threshold, method=method, epsilon=epsilon)
+        passes += 1
+        if on_pass is not None:
+            on_pass()
+        tp_det, pos, sp, tp_t = (v[j * a:(j + 1) * a] for j in range(4))
+        sq = sum_q[act]
+        f_det = _f(tp_det, pos - tp_det, sq - tp_det, alpha)
+        target = f_det if method == "plugin" else _f(tp_t, sp - tp_t, sq - tp_t, alpha)
+        crit = target if select == "target" else f_det
+        better = crit > best_crit[act]
+        upd = act[better]
+        best_crit[upd], best_it[upd], best_coef[upd] = crit[better], it, theta[upd]
+        best_f[upd] = f_det[better]
+        curve[it, act] = best_crit[act]
+        keep = np.ones(a, dtype=bool)
+        if it >= patience:
+            now = curve[it, act]
+            window = now - curve[it - patience, act]
+            needed = np.maximum(min_improvement, rel_improvement * (now - curve[0, act]))
+            stop = window <= needed
+            stopped_at[act[stop]] = it
+            running[act[stop]] = False
+            keep = ~stop
+        if it == max_outer:
+            running[act] = False
+            break
+        if method == "expected":
+            f, tp = target, None
+        elif method == "noisy":
+            if smoothed:
+                tps, tns = v[4 * a:5 * a], v[5 * a:6 * a]
+                f = tps / (alpha * (tps - tns) + alpha * neg[act] + (1 - alpha) * sq)
+                tp = tps
+            else:
+                f, tp = target, tp_t
+        else:
+            f, tp = f_det, tp_det
+            dead = keep & (tp <= 0)         # the plug-in F is 0: the loop stops (no weights)
+            stopped_at[act[dead]] = it
+            running[act[dead]] = False
+            keep &= ~dead
+        if not keep.all():
+            act, f = act[keep], f[keep]
+            tp = None if tp is None else tp[keep]
+            if act.size == 0:
+                break
+        a = act.size
+        v = sums(_scale_block, positions=True, draws=draws.take(act), theta=theta[act], f=f,
+                 tp=tp, alpha=alpha, method=method, epsilon=epsilon)
+        passes += 1
+        if on_pass is not None:
+            on_pass()
+        scale = np.array([weight_scale(s, t) for s, t in zip(v[:a], v[a:])])
+        weights = dict(theta=theta[act], f=f, tp=tp, scale=scale, alpha=alpha, method=method,
+                       epsilon=epsilon, bounds=bounds)
+        if inner == "step":
+            start, kk, tol = theta[act], 1, np.inf
+        elif it + 1 < len(path):
+            start, kk, tol = path[it + 1] + (theta[act] - path[it]), k, step_tol
+        else:
+            start, kk, tol = theta[act], k, step_tol
+        fit = newton(act, start, kk, tol, weights)
+        theta[act] = fit.coef
+        ok[act] &= fit.converged
+    return OuterPassFit(coef=best_coef, converged=ok, best_iteration=best_it,
+                        iterations=stopped_at, penalty=pen, training_f=best_f, passes=passes)
