@@ -39,7 +39,7 @@ _DASK_OFFSET_RATIO = 1e4
 
 __all__ = ["DaskIrlsFit", "irls_logit_dask", "irls_evaluate_dask", "block_sums", "map_rows",
            "gram_dask", "as_row_blocks", "is_dask_collection", "refuse_offset_columns",
-           "persist_if_fits", "memory_limit", "PERSIST_SHARE"]
+           "persist_if_fits", "memory_limit", "PERSIST_SHARE", "block_results"]
 
 #: The design is persisted in the workers' memory when it takes at most this share of their
 #: total memory limit; above it every pass recomputes it from its source (re-reading the
@@ -146,6 +146,14 @@ def block_sums(fn: Callable, *arrays, n_max: int = 0, **kwargs) -> np.ndarray:
                  for i in range(0, len(parts), SPLIT_EVERY)]
     # the last level on the client: one scheduling round trip fewer
     return np.asarray(_add(*dask.compute(*parts), n_max=n_max), dtype=float)
+
+
+def block_results(fn: Callable, *arrays, **kwargs) -> list:
+    """One pass: ``fn(block_1, ..., block_k, **kwargs)`` on every row block, the results (of
+    any size: a block's aggregates) returned in block order."""
+    import dask
+
+    return list(dask.compute(*_block_tasks(fn, arrays, kwargs)))
 
 
 def map_rows(fn: Callable, *arrays, **kwargs):

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from .dask import block_sums, irls_evaluate_dask, irls_logit_dask, map_rows
+from .dask import block_results, block_sums, irls_evaluate_dask, irls_logit_dask, map_rows
 from .fweights import (TINY, Iterate, expected_f_weights, metric_sums, metrics_from_sums,
                        noisy_f_weights, smoothed_from_sums, smoothed_sums, weight_scale)
 
@@ -150,17 +150,25 @@ class DaskSource:
     def evaluate(self, fw, coef, penalty):
         return irls_evaluate_dask(self.X, self.q, self.weights(fw), coef, penalty=penalty)
 
-    def sums(self, fn, *, positions: bool = False, n_max: int = 0, **kwargs) -> np.ndarray:
-        """One pass: ``fn(X, q, cw, **kwargs)`` on every row block (``cw`` may be None: all
-        ones; ``positions``: ``fn(X, q, cw, positions, **kwargs)`` with the block's global
-        row positions), the vectors added on the workers, the last ``n_max`` entries by
-        their maximum (:func:`fmstats.glm.dask.block_sums`)."""
+    def _arrays(self, positions: bool) -> tuple:
         arrays = (self.X, self.q, self.cw)
         if positions:
             import dask.array as da
 
             arrays += (da.arange(self.n_rows, chunks=(self.X.chunks[0],), dtype=np.int64),)
-        return block_sums(fn, *arrays, n_max=n_max, **kwargs)
+        return arrays
+
+    def sums(self, fn, *, positions: bool = False, n_max: int = 0, **kwargs) -> np.ndarray:
+        """One pass: ``fn(X, q, cw, **kwargs)`` on every row block (``cw`` may be None: all
+        ones; ``positions``: ``fn(X, q, cw, positions, **kwargs)`` with the block's global
+        row positions), the vectors added on the workers, the last ``n_max`` entries by
+        their maximum (:func:`fmstats.glm.dask.block_sums`)."""
+        return block_sums(fn, *self._arrays(positions), n_max=n_max, **kwargs)
+
+    def gather(self, fn, *, positions: bool = False, **kwargs) -> list:
+        """One pass: ``fn(X, q, cw[, positions], **kwargs)`` on every row block, the
+        results (a block's aggregates, of any size) in block order."""
+        return block_results(fn, *self._arrays(positions), **kwargs)
 
     @property
     def n_rows(self) -> int:

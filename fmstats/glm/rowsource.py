@@ -108,6 +108,11 @@ class ArraySource:
         extra = (np.arange(self.n_rows),) if positions else ()
         return np.asarray(fn(self.X, self.q, self.cw, *extra, **kwargs), dtype=float)
 
+    def gather(self, fn, *, positions: bool = False, **kwargs) -> list:
+        """``[fn(X, q, cw[, positions], **kwargs)]``: the rows as one block."""
+        extra = (np.arange(self.n_rows),) if positions else ()
+        return [fn(self.X, self.q, self.cw, *extra, **kwargs)]
+
     @property
     def n_rows(self) -> int:
         """The number of rows."""

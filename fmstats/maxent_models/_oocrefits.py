@@ -325,9 +325,34 @@ class BlockRefits:
 
     # ------------------------------------------------------------------ scores
     def scores(self, design_coef, rows=None, type: str = "response"):
-        """Not available: out of core the rows are scored on the blocks."""
+        """Not available: out of core the rows are scored on the blocks (:meth:`held_out`)."""
         raise DesignError("out of core the refits score the rows on their blocks; the rows "
                           "are not held on the client.")
+
+    def held_out(self, draws: RowDraws, design_coef, type: str = "response"):
+        """The pass over the pooled held-out scores of fold refits (their ``design_coef``,
+        one per fold of the fold ``draws``): ``gather(fn, **kw)`` runs
+        ``fn(s, pos, neg, fold, **kw)`` on every block's rows -- each scored by the fit of
+        the fold it is held out of, weighted by its count weight into the positives and the
+        negatives -- and returns the results; the scores never leave the workers."""
+        coef = np.asarray(design_coef, dtype=float)
+
+        def gather(fn, **kwargs):
+            return self.rows.gather(_held_out_block, positions=True, draws=draws, coef=coef,
+                                    link=type == "link", inner=fn, inner_kwargs=kwargs)
+
+        return gather
+
+
+def _held_out_block(X, q, c, positions, draws, coef, link, inner, inner_kwargs):
+    """A block's held-out scores (each row by the fit of its fold) handed to ``inner``."""
+    X = np.require(X, dtype=float, requirements=["A", "C"])
+    q = np.asarray(q, dtype=float).reshape(-1)
+    c = np.ones(len(q)) if c is None else np.asarray(c, dtype=float).reshape(-1)
+    fold = draws.fold_of(np.asarray(positions).reshape(-1))
+    eta = np.einsum("ij,ij->i", X, coef[fold])
+    s = eta if link else expit(eta)
+    return inner(s, c * q, c * (1.0 - q), fold, **inner_kwargs)
 
 
 def _fmaxent_psi(X, q, c, plan):

@@ -18,17 +18,18 @@ from ._training import (array_weights, kept_design_frame, prior_weights, trainin
 from ._search import (best_row, counts_at, cv_threshold, held_frame, midpoint, scores,
                       threshold_curve)
 from ._tuned import Tuned, check_protocol, fn_name
+from ._oocthreshold import tune_out_of_core
 from ._uncertainty import tuning_uncertainty, warn_trivial
 from ._constrained import check_constraint, constrained_best, constraint_probability
 from .._utils.call import Settings, records_call
 from .._utils.validation import check_choice, describe
-from ..exceptions import FmstatsError, InvalidArgumentError
+from ..exceptions import DataError, FmstatsError, InvalidArgumentError
 from ..formula import check_frame
 from ..inference import check_B, check_level, interval_of_rows
 from ..results import ModelResults, ScoreCurves
 from ..results import Section, Summary
 
-__all__ = ["tune_threshold", "ThresholdedResults"]
+__all__ = ["tune_threshold", "ThresholdedResults", "BlockThresholdedResults"]
 
 
 _TYPES = ("response", "decision", "link")
@@ -220,14 +221,26 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
             raise InvalidArgumentError(
                 "tune_threshold() needs the data the model was fitted on: pass `data=` "
                 f"({describe(results)} does not keep it).")
+    # a maxent-family fit refits its folds on its own design (no design to build); a fit made
+    # out of core on the row blocks of `data`, its Dask DataFrame, where all the tuning runs
+    refits = results.row_refits(data) if isinstance(results, ModelResults) else None
+    if getattr(refits, "out_of_core", False):
+        found = tune_out_of_core(results, refits, cv=cv, repeats=repeats, crit=crit,
+                                 refit_folds=refit_folds, type=type, ci=ci,
+                                 random_state=fixed_seed(random_state), constraint=constraint,
+                                 progress=progress)
+        return BlockThresholdedResults(
+            base=results, data=None, formula=getattr(results, "formula", None),
+            score_type=found.score_type, threshold=found.threshold, curve=found.curve,
+            best_index=found.best, cv_scores=None, folds=found.folds, settings=found.settings,
+            call=_call, own_counts=found.own_counts, own=found.own, passes=found.passes)
+    if not (refit_folds and reuse_design):
+        refits = None
     # the rows the model was fitted on, checked as bootstrap() and validate() check them,
     # in the fit's order (so that the prior weights line up); positions index the predictions
     formula = getattr(results, "formula", None)
     data = check_frame(data, "data")
     design = None      # the design of the training rows, built once (only when refitting)
-    # a maxent-family fit refits its folds on its own design (no design to build)
-    refits = (results.row_refits() if refit_folds and reuse_design
-              and isinstance(results, ModelResults) else None)
     if refits is not None:
         data = kept_design_frame(results, data, what="tune_threshold()")
     elif refit_folds:
@@ -562,16 +575,14 @@ class ThresholdedResults(Tuned, ScoreCurves):
             t, strict, label = self.base._decision_rule()   # the score-curve hook: x'w + b > 0
             lines.append((f"{name} at the model's own rule ({label})",
                           self.cv_value(np.nextafter(t, np.inf) if strict else t)[crit.column]))
-        cv_lines = [("Measure", crit.text(len(self.folds))),
+        cv_lines = [("Measure", crit.text(len(self._folds))),
                     ("Folds", f"{self._folds.description} (random_state = "
                               f"{self.settings['random_state']})"),
                     ("Held-out scores", "from the model refitted on each training fold"
                      if self.settings["refit_folds"] else "from the model fitted on all rows "
                      "(refit_folds=False: optimistic)"),
                     ("Design", self.settings.get("design_note") or "not refitted"),
-                    ("Search", f"exact over all {len(self._curve)} cuts of the pooled held-out "
-                               "scores; the threshold is the midpoint between the lowest score "
-                               "classed positive and the highest classed negative")]
+                    ("Search", self._search_text())]
         u = getattr(self, "uncertainty", None)
         if u is not None:
             est = u.estimates.set_index("estimate")["f"]
@@ -590,6 +601,11 @@ class ThresholdedResults(Tuned, ScoreCurves):
                                             "(its coefficients: results.base.summary())"])]
         return Summary(title="Classifier with a cross-validated decision threshold",
                        call=str(self.call), sections=sections)
+
+    def _search_text(self) -> str:
+        return (f"exact over all {len(self._curve)} cuts of the pooled held-out scores; the "
+                "threshold is the midpoint between the lowest score classed positive and the "
+                "highest classed negative")
 
     def plot(self, ax=None):
         """The criterion, precision and recall against the threshold; with ``ci=True`` the
@@ -627,7 +643,7 @@ class ThresholdedResults(Tuned, ScoreCurves):
         ax.axvline(self.threshold, color="grey", linestyle="-.",
                    label=f"tuned threshold {self.threshold:.3g}")
         ax.set_ylabel("held-out value (0 to 1)")
-        ax.set_title(f"Cross-validated threshold ({len(self.folds)} folds)", fontsize="medium")
+        ax.set_title(f"Cross-validated threshold ({len(self._folds)} folds)", fontsize="medium")
         ax.legend(fontsize="small")
         xlabel = f"threshold on predict(type='{self.score_type}')"
         if hist_ax is None:
@@ -649,3 +665,112 @@ class ThresholdedResults(Tuned, ScoreCurves):
                 f"{fn_name(self.base)}: CV {self.settings['measure'].name} = "
                 f"{self.best_score:.4f}>")
 
+
+def _rows_not_kept(what: str):
+    raise DataError(f"{what} of a threshold tuned out of core needs the rows, which it does "
+                    "not keep: pass the Dask DataFrame as `newdata`.")
+
+
+class BlockThresholdedResults(ThresholdedResults):
+    """A threshold tuned out of core (:func:`fmstats.tune_threshold` of a Dask fit).
+
+    As :class:`~fmstats.model_selection._threshold.ThresholdedResults`, but it keeps no rows:
+    ``tidy()`` is the curve at the cuts the exact search evaluated (every cut near the best
+    and the edges of the cells it pruned, each exact), ``cv_scores`` is None, and the
+    training-row methods (``confusion()``, ``measure()``, the curves) need the Dask
+    DataFrame as ``newdata``.
+    """
+
+    def __init__(self, *, own_counts=None, own=None, passes=0, **kwargs):
+        super().__init__(**kwargs)
+        self.own_counts = own_counts
+        self.own = own
+        self.search_passes = int(passes)
+
+    def _training_scores(self):
+        _rows_not_kept("the training scores")
+
+    def _training_response(self):
+        _rows_not_kept("the training response")
+
+    def _response_threshold(self) -> float:
+        t = self.threshold
+        if self.score_type == "response":
+            return t
+        return float(1.0 / (1.0 + np.exp(-t))) if np.isfinite(t) else float(t > 0)
+
+    def cv_value(self, threshold: float) -> dict:
+        """f, precision, recall, accuracy of the held-out scores at ``threshold``: at the
+        model's own threshold and at the thresholds of :meth:`tidy` (out of core the scores
+        are not kept, so other thresholds raise a DataError).
+
+        Parameters
+        ----------
+        threshold : float
+            A row is classed positive when its score is at least this.
+        """
+        crit = self.settings["measure"]
+        if self.own_counts is not None and self.own is not None and threshold == self.own:
+            counts = self.own_counts if crit.pooling == "mean" else \
+                self.own_counts.sum(axis=0, keepdims=True)
+            return {k: float(np.asarray(v)) for k, v in crit.summarise(counts).items()}
+        hit = np.flatnonzero(self._curve["threshold"].to_numpy() == threshold)
+        if hit.size:
+            row = self._curve.iloc[hit[0]]
+            return {k: float(row[k]) for k in ("f", "precision", "recall", "accuracy")}
+        raise DataError(f"the held-out scores of a tuning out of core are not kept: cv_value() "
+                        f"answers at the model's own threshold and at the thresholds of tidy(); "
+                        f"got {threshold:g}.")
+
+    def predict(self, newdata=None, type: str = "response", **kwargs):
+        """``type="class"``: 1 where the score is at least ``threshold`` (a lazy dask Series
+        for Dask ``newdata``); else the base model's predictions."""
+        if type != "class":
+            return self.base.predict(newdata, type=type, **kwargs)
+        return self.base.predict(newdata, type="class", threshold=self._response_threshold())
+
+    def confusion(self, newdata=None):
+        """Confusion counts of the tuned classes on ``newdata`` (a Dask or pandas DataFrame
+        with the response; the training rows are not kept).
+
+        Parameters
+        ----------
+        newdata : DataFrame or dask.dataframe.DataFrame
+            Rows with the response.
+        """
+        if newdata is None:
+            _rows_not_kept("confusion()")
+        return self.base.confusion(newdata, threshold=self._response_threshold())
+
+    def measure(self, newdata=None, measure=None, *, beta=None, alpha=None, ci=None,
+                level=0.95, B=None, random_state=None):
+        """F of the tuned classes on ``newdata`` (see :meth:`confusion`); the tuned
+        F-measure by default.
+
+        Parameters
+        ----------
+        newdata : DataFrame or dask.dataframe.DataFrame
+            Rows with the response.
+        measure, beta, alpha : FMeasure or float, optional
+            The F-measure (one of them; default: the tuned one).
+        ci, level, B, random_state
+            Not available out of core (``ci`` raises).
+        """
+        if ci is not None:
+            raise InvalidArgumentError("`ci`: intervals of the F need the rows in memory; "
+                                       "use the base model's measure(newdata, ci=...) on a "
+                                       "pandas DataFrame.")
+        fm = self.fmeasure if measure is None and beta is None and alpha is None \
+            else _m.as_fmeasure(measure, beta, alpha)
+        return float(self.confusion(newdata).f(fm))
+
+    def fold_table(self):
+        """One row per fold: held-out rows and their positive and negative weights."""
+        return self._folds.table()
+
+    def _search_text(self) -> str:
+        return (f"exact, on the row blocks ({self.search_passes} passes): cells of the pooled "
+                f"held-out scores by their leading bits, refined near the best cut; tidy() "
+                f"holds the {len(self._curve)} cuts evaluated (each exact); the threshold is "
+                "the midpoint between the lowest score classed positive and the highest "
+                "classed negative")
