@@ -329,6 +329,16 @@ class BlockRefits:
         raise DesignError("out of core the refits score the rows on their blocks; the rows "
                           "are not held on the client.")
 
+    def validation_cells(self, draws: RowDraws, design_coef):
+        """One pass for :func:`fmstats.validate`: (the fit's apparent cells, each replicate's
+        cells on its own weighted rows and on all rows (m, 4), the out-of-bag cells, the rows
+        never out of bag); cells are tp, fp, fn, tn of the class predictions."""
+        m = draws.m
+        v = self.rows.sums(_validation_block, positions=True, draws=draws, coef0=self.coef,
+                           coef=np.asarray(design_coef, dtype=float), threshold=self.threshold)
+        return (v[:4], v[4:4 + 4 * m].reshape(m, 4), v[4 + 4 * m:4 + 8 * m].reshape(m, 4),
+                v[4 + 8 * m:8 + 8 * m], int(v[-1]))
+
     def held_out(self, draws: RowDraws, design_coef, type: str = "response"):
         """The pass over the pooled held-out scores of fold refits (their ``design_coef``,
         one per fold of the fold ``draws``): ``gather(fn, **kw)`` runs
@@ -342,6 +352,30 @@ class BlockRefits:
                                     link=type == "link", inner=fn, inner_kwargs=kwargs)
 
         return gather
+
+
+def _cells(q, pred, w):
+    """Cells (..., 4) of predictions (n, ...) against q with row weights w (n, ...)."""
+    wq, wn = (w.T * q).T, (w.T * (1 - q)).T
+    return np.stack([(wq * pred).sum(0), (wn * pred).sum(0), (wq * (1 - pred)).sum(0),
+                     (wn * (1 - pred)).sum(0)], axis=-1)
+
+
+def _validation_block(X, q, c, positions, draws, coef0, coef, threshold):
+    """A block's cells for :meth:`BlockRefits.validation_cells`."""
+    X = np.require(X, dtype=float, requirements=["A", "C"])
+    q = np.asarray(q, dtype=float).reshape(-1)
+    c = np.ones(len(q)) if c is None else np.asarray(c, dtype=float).reshape(-1)
+    M = draws.block(np.asarray(positions).reshape(-1))
+    pred0 = (expit(X @ coef0) >= threshold).astype(float)
+    P = (expit(X @ coef.T) >= threshold).astype(float)
+    out = M == 0
+    n_out = out.sum(axis=1)
+    seen = n_out > 0
+    oob = np.where(out, P, 0.0).sum(axis=1)[seen] / n_out[seen]
+    return np.concatenate([_cells(q, pred0, c), _cells(q, P, c[:, None] * M).ravel(),
+                           _cells(q, P, np.broadcast_to(c[:, None], P.shape)).ravel(),
+                           _cells(q[seen], oob, c[seen]), [np.count_nonzero(~seen)]])
 
 
 def _held_out_block(X, q, c, positions, draws, coef, link, inner, inner_kwargs):

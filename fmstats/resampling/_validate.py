@@ -47,7 +47,8 @@ from .._utils.boundary import public
 from .. import measures as _m
 from .._utils.parallel import spawn_seeds
 from ..results import Persistable
-from ._replicates import Draws, collect, make_engine, report, run
+from .._utils.rowrng import replicate_keys
+from ._replicates import BlockEngine, Draws, PoissonDraws, collect, make_engine, report, run
 from .._utils.validation import check_choice, check_scalar, describe, warn
 from ..exceptions import InvalidArgumentError, ResamplingWarning
 from ..inference import estimate_632plus, no_information_counts
@@ -158,40 +159,21 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
     fns = _measures(measure, beta, alpha, results)
     engine, is_fast = make_engine(results, type_="case", data=data, statistic=None, fast=fast,
                                   reuse_design=reuse_design)
-    frame = getattr(engine, "frame", None)
-    q = getattr(results, "y", None)
-    w = getattr(results, "count_weights", None)
-    if q is None:
-        resp = results.spec.build_with_response(frame, missing="raise")[0]
-        q = resp.y
-        w = resp.trials
-    if w is None:
-        w = np.ones(len(q))
-    pred0 = results.predict(frame, type="class").to_numpy(dtype=float)
     seeds = spawn_seeds(random_state, int(B))
-    raw = run(engine, "classes", seeds, n_jobs, progress, "validate")
-    preds, errors, warned = collect(raw, engine.n)
-    report("validate", int(B), errors, 0, warned)
-
-    ok = np.flatnonzero(np.isfinite(preds[:, 0]))
-    train, test = np.empty((len(ok), 4)), np.empty((len(ok), 4))
-    oob_sum, oob_n = np.zeros(engine.n), np.zeros(engine.n)
-    for j, b in enumerate(ok):
-        c = engine.counts(seeds[b])
-        train[j] = _cells(q, preds[b], w * c)
-        test[j] = _cells(q, preds[b], w)
-        out = c == 0
-        oob_sum += np.where(out, preds[b], 0.0)
-        oob_n += out
-    seen = oob_n > 0
-    oob_cells = _cells(q[seen], oob_sum[seen] / oob_n[seen], w[seen])
+    if isinstance(engine, BlockEngine):       # out of core: every cell summed on the blocks
+        cells = _block_cells(engine, seeds, progress)
+    else:
+        cells = _replicate_cells(engine, results, seeds, n_jobs, progress)
+    app_cells, ok, train, test, oob_cells, n_never_out, errors, warned = cells
     rows, reps = {}, {}
     for name, fn in fns.items():
-        app = float(fn(_cells(q, pred0, w)))
+        app = float(fn(app_cells))
         tr, te = np.asarray(fn(train), dtype=float), np.asarray(fn(test), dtype=float)
         opt = float(np.mean(tr - te))
         oob = float(fn(oob_cells))
-        noinfo = float(fn(no_information_counts(q, pred0, w)))
+        # the pooled counts of all pairings depend on the margins only: those of four rows
+        # carrying the apparent cells
+        noinfo = float(fn(no_information_counts([1, 0, 1, 0], [1, 1, 0, 0], app_cells)))
         plus, r, wt = estimate_632plus(app, oob, noinfo)
         # every measure here lies in [0, 1]; apparent - optimism need not (3 positives in
         # 40 rows gave -0.116), so the estimates are clipped to the range and say so
@@ -204,7 +186,7 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
                           unclipped_boot=app - opt,
                           clipped=bool(any(not 0.0 <= v <= 1.0 for v in raw.values())))
         if opt > app:
-            pos = float(np.sum(w * q))
+            pos = float(app_cells[0] + app_cells[2])
             warn(f"validate: the bootstrap optimism of {name} ({opt:.4f}) exceeds its apparent "
                  f"value ({app:.4f}), so apparent - optimism = {app - opt:.4f} lies outside "
                  f"[0, 1] and the 'boot' estimate is clipped to 0.  The model barely fits its "
@@ -216,10 +198,60 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
     table = pd.DataFrame.from_dict(rows, orient="index").rename_axis("measure")
     replicates = pd.DataFrame(reps, index=pd.Index(ok, name="replicate"))
     return ValidateResults(table=table, replicates=replicates, method=method, B=int(B),
-                           n=engine.n, n_failed=len(errors), n_never_out=int((~seen).sum()),
+                           n=engine.n, n_failed=len(errors), n_never_out=n_never_out,
                            fast=is_fast, seeds=tuple(seeds), replicate_warnings=warned,
                            model_call=str(getattr(results, "call", type(results).__name__)),
-                           random_state=repr(random_state))
+                           random_state=repr(random_state),
+                           scheme="poisson" if isinstance(engine, BlockEngine) else "case")
+
+
+def _replicate_cells(engine, results, seeds, n_jobs, progress):
+    """(apparent cells, successful replicates, their training and test cells, the out-of-bag
+    cells, rows never out of bag, failures, warnings) from replicates' class predictions of
+    the rows in memory."""
+    frame = getattr(engine, "frame", None)
+    q = getattr(results, "y", None)
+    w = getattr(results, "count_weights", None)
+    if q is None:
+        resp = results.spec.build_with_response(frame, missing="raise")[0]
+        q = resp.y
+        w = resp.trials
+    if w is None:
+        w = np.ones(len(q))
+    pred0 = results.predict(frame, type="class").to_numpy(dtype=float)
+    raw = run(engine, "classes", seeds, n_jobs, progress, "validate")
+    preds, errors, warned = collect(raw, engine.n)
+    report("validate", len(seeds), errors, 0, warned)
+    ok = np.flatnonzero(np.isfinite(preds[:, 0]))
+    train, test = np.empty((len(ok), 4)), np.empty((len(ok), 4))
+    oob_sum, oob_n = np.zeros(engine.n), np.zeros(engine.n)
+    for j, b in enumerate(ok):
+        c = engine.counts(seeds[b])
+        train[j] = _cells(q, preds[b], w * c)
+        test[j] = _cells(q, preds[b], w)
+        out = c == 0
+        oob_sum += np.where(out, preds[b], 0.0)
+        oob_n += out
+    seen = oob_n > 0
+    oob_cells = _cells(q[seen], oob_sum[seen] / oob_n[seen], w[seen])
+    return (_cells(q, pred0, w), ok, train, test, oob_cells, int((~seen).sum()), errors,
+            warned)
+
+
+def _block_cells(engine, seeds, progress):
+    """:func:`_replicate_cells` of a model fitted out of core: Poisson replicates refitted
+    on the row blocks, then one more pass for every cell (the predictions stay there)."""
+    from ..glm.blockreplicates import RowDraws
+
+    draws = RowDraws(keys=replicate_keys(seeds))
+    fits, _ = engine.refits.fit_draws(draws, replicates=engine.replicates, k=engine.k,
+                                      training_f=False, progress=progress, desc="validate")
+    errors = [f"{type(e).__name__}: {e}" for e in fits.errors if e is not None]
+    report("validate", len(seeds), errors, 0, {})
+    ok = np.flatnonzero(np.all(np.isfinite(fits.design_coef), axis=1))
+    app, train, test, oob, never = engine.refits.validation_cells(draws.take(ok),
+                                                                  fits.design_coef[ok])
+    return app, ok, train, test, oob, never, errors, {}
 
 
 @dataclass(frozen=True, eq=False)
@@ -256,6 +288,9 @@ class ValidateResults(Persistable):
         The model's call, printed by ``summary()``.
     random_state : str
         The ``repr`` of the ``random_state`` given.
+    scheme : str
+        ``"case"`` (rows drawn with replacement) or ``"poisson"`` (Poisson(1) frequency
+        weights drawn on the row blocks of a model fitted out of core).
     """
 
     table: pd.DataFrame
@@ -270,6 +305,7 @@ class ValidateResults(Persistable):
     replicate_warnings: dict = field(default_factory=dict)
     model_call: str = ""
     random_state: str = "None"
+    scheme: str = "case"
 
     @property
     def corrected(self) -> pd.Series:
@@ -294,8 +330,9 @@ class ValidateResults(Persistable):
             The replicate's index, 0 to B - 1.
         """
         check_scalar("replicate", replicate, low=0, high=self.B - 1, integer=True)
-        return Draws(n=self.n, type="case", strata=None, q=None, trials=None).counts(
-            self.seeds[replicate])
+        draws = (PoissonDraws(n=self.n) if self.scheme == "poisson" else
+                 Draws(n=self.n, type="case", strata=None, q=None, trials=None))
+        return draws.counts(self.seeds[replicate])
 
     def tidy(self) -> pd.DataFrame:
         """One row per measure: apparent, training, test, optimism, oob, no_information,
@@ -319,6 +356,8 @@ class ValidateResults(Persistable):
                  ("Reported estimate", f"method = {self.method!r}"),
                  ("Refits", "weighted refit of the stored design" if self.fast
                   else "full refits from the formula"),
+                 ("Resampling", "Poisson(1) frequency weights drawn on the row blocks (out "
+                  "of core)" if self.scheme == "poisson" else "rows with replacement"),
                  ("random_state", self.random_state)]
         clipped = self.table.index[self.table.get("clipped", pd.Series(False, self.table.index))
                                    .astype(bool)]
