@@ -39,7 +39,8 @@ _DASK_OFFSET_RATIO = 1e4
 
 __all__ = ["DaskIrlsFit", "irls_logit_dask", "irls_evaluate_dask", "block_sums", "map_rows",
            "gram_dask", "as_row_blocks", "is_dask_collection", "refuse_offset_columns",
-           "persist_if_fits", "memory_limit", "PERSIST_SHARE", "block_results"]
+           "persist_if_fits", "memory_limit", "PERSIST_SHARE", "block_results", "start_sums",
+           "start_sums_columns"]
 
 #: The design is persisted in the workers' memory when it takes at most this share of their
 #: total memory limit; above it every pass recomputes it from its source (re-reading the
@@ -230,6 +231,22 @@ def _eval_block(X, y, w, coef, consts):
     return np.concatenate(out)
 
 
+def start_sums(X, y, w) -> np.ndarray:
+    """The first pass of :func:`irls_logit_dask` (R's start) on one block, with the sums that
+    do not depend on the coefficients: a caller's own pass over the rows can compute it and
+    hand the sum over the blocks to the fit as ``first_pass`` (one pass fewer)."""
+    return _start_block(X, y, w, consts=True)
+
+
+def start_sums_columns(v: np.ndarray, p: int, keep: np.ndarray) -> np.ndarray:
+    """:func:`start_sums` of X's columns ``keep`` from those of all its p columns."""
+    keep = np.asarray(keep, dtype=bool)
+    G = v[:p * p].reshape(p, p)[np.ix_(keep, keep)].ravel()
+    consts = v[p * p + p + 1:]
+    return np.concatenate([G, v[p * p:p * p + p][keep], [v[p * p + p]],
+                           consts[:_N_CONST_FIXED], consts[_N_CONST_FIXED:][keep]])
+
+
 class _Evaluation:
     """What one evaluation pass returned (beyond the deviance)."""
 
@@ -242,11 +259,12 @@ class _Evaluation:
 class _DaskProblem:
     """The three evaluations the Newton loop needs, each one pass over the row blocks."""
 
-    def __init__(self, X, y, w):
+    def __init__(self, X, y, w, first_pass=None):
         self.X, self.y, self.w = X, y, w
         self.p = X.shape[1]
         self.consts = None
         self.passes = 0
+        self.first = first_pass       # R's start, summed by the caller's own pass
 
     def _pass(self, fn, **kwargs) -> np.ndarray:
         need = self.consts is None
@@ -268,7 +286,12 @@ class _DaskProblem:
 
     def r_start(self):
         p = self.p
-        v = self._pass(_start_block)
+        if self.first is not None:
+            v, self.first = self.first, None
+            k = _N_CONST_FIXED + p
+            v, self.consts = v[:-k], v[-k:]
+        else:
+            v = self._pass(_start_block)
         return 2.0 * float(v[p * p + p]), v[:p * p].reshape(p, p), v[p * p:p * p + p]
 
     def at(self, coef) -> Point:
@@ -405,7 +428,8 @@ def dask_compute(x):
 def irls_logit_dask(X, y, weights=None, *, start: np.ndarray | None = None,
                     penalty: float | np.ndarray = 0.0, tol: float = 1e-8, max_iter: int = 25,
                     max_halving: int = 30, warn: bool = True, persist: bool = True,
-                    check_rank: bool = False) -> DaskIrlsFit:
+                    check_rank: bool = False, first_pass: np.ndarray | None = None
+                    ) -> DaskIrlsFit:
     """:func:`fmstats.glm.irls.irls_logit` on a dask array of rows.
 
     Parameters
@@ -417,6 +441,9 @@ def irls_logit_dask(X, y, weights=None, *, start: np.ndarray | None = None,
         ``False`` recomputes their graph on every pass.
     check_rank : raise :class:`~fmstats.exceptions.InvalidArgumentError` when X'WX is rank
         deficient (costs one pass); the model functions drop aliased columns instead.
+    first_pass : the sum over the blocks of :func:`start_sums` (R's start), when the caller
+        computed it in a pass of its own (the model functions' data checks do): the fit
+        then starts without a pass of its own (``start`` must be None).
 
     Returns
     -------
@@ -439,7 +466,7 @@ def irls_logit_dask(X, y, weights=None, *, start: np.ndarray | None = None,
                 raise InvalidArgumentError(
                     f"`X` is rank deficient: column(s) {np.flatnonzero(~keep).tolist()} are "
                     "constant or linear combinations of earlier columns; drop them first.")
-        problem = _DaskProblem(X, y, w)
+        problem = _DaskProblem(X, y, w, first_pass if start is None else None)
         pt, it, converged, history = newton_loop(problem, start, pen, penalised, tol, max_iter,
                                                   max_halving)
     fit = _dask_fit(problem, pt, pt.dev, pen if penalised else None, it, converged, history, tol)

@@ -88,17 +88,20 @@ class DaskSource:
     metrics, one for the raw F-weights (persisted) and their normalisation, then the
     warm-started IRLS.  ``sum_q`` is sum cw q, known from the checks pass."""
 
-    def __init__(self, X, q, cw, threshold: float, sum_q: float):
+    def __init__(self, X, q, cw, threshold: float, sum_q: float, first_pass=None,
+                 column_sums=None):
         self.X, self.q, self.cw = X, q, cw
         self.threshold = threshold
         self.sum_q = sum_q
+        self.first_pass = first_pass      # R's start of the fit, summed by the data checks
+        self.column_sums = column_sums    # (sum cw, cw @ X), summed by the data checks
 
     def has_positives(self) -> bool:
         return True  # the out-of-core checks reject a response without positives (single class)
 
     def fit(self, *, start=None, penalty, tol, max_iter):
         return irls_logit_dask(self.X, self.q, self.cw, start=start, penalty=penalty, tol=tol,
-                               max_iter=max_iter, persist=False)
+                               max_iter=max_iter, persist=False, first_pass=self.first_pass)
 
     def baseline(self, penalty, tol, max_iter) -> np.ndarray:
         return self.fit(penalty=penalty, tol=tol, max_iter=max_iter).coef
@@ -130,7 +133,8 @@ class DaskSource:
 
     def column_variances(self) -> tuple[float, np.ndarray]:
         """Total count weight and weighted column variances: two passes (mean, then centred)."""
-        v = block_sums(_colsum_block, self.X, self.cw)
+        v = self.column_sums if self.column_sums is not None else \
+            block_sums(_colsum_block, self.X, self.cw)
         total, mean = float(v[0]), v[1:] / v[0]
         return total, block_sums(_centred_sq_block, self.X, self.cw, mean=mean) / total
 

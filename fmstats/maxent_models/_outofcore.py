@@ -38,7 +38,8 @@ from ._prepare import (check_response_kind, check_settings, check_threshold, col
 from ..exceptions import DataError, InvalidArgumentError, MissingDataWarning, WeightsError
 from ..formula import DaskModelFrame, dask_model_frame
 from ..formula import is_dask_frame
-from ..glm.dask import block_sums, persist_if_fits, refuse_offset_columns
+from ..glm.dask import (block_sums, persist_if_fits, refuse_offset_columns, start_sums,
+                        start_sums_columns)
 from ..glm.daskrows import DaskSource
 from ..glm.irls import gram, logit_probs
 
@@ -61,14 +62,18 @@ class DaskPrepared:
     penalty: np.ndarray
     start: np.ndarray | None
     checks: dict
+    first_pass: np.ndarray | None = None
+    column_sums: np.ndarray | None = None
 
     @property
     def response(self):
         return self.frame.response
 
     def source(self, threshold: float) -> DaskSource:
-        """The row source of the cores."""
-        return DaskSource(self.X, self.y, self.cw, threshold, self.checks["sum_q"])
+        """The row source of the cores (R's start and the column sums of the fit summed by
+        the data checks' pass)."""
+        return DaskSource(self.X, self.y, self.cw, threshold, self.checks["sum_q"],
+                          first_pass=self.first_pass, column_sums=self.column_sums)
 
     def finish(self, results, rows: DaskSource):
         """The fit's covariance, computed now if it needs the rows (the results keep none):
@@ -100,10 +105,16 @@ class DaskPrepared:
 
 
 def _check_block(X, y, trials, prior):
-    """X'WX, active rows, classes, sum w y, cbind log-coefficients, prior weight range."""
+    """IRLS's first pass (R's start, :func:`fmstats.glm.dask.start_sums`), sum cw and cw x,
+    then X'WX, active rows, classes, sum w y, cbind log-coefficients, prior weight range."""
     X = np.require(X, dtype=float, requirements=["A", "C"])
     w = np.ones(len(y)) if prior is None else prior
     cw = w if trials is None else w * trials
+    return np.concatenate([start_sums(X, y, cw), [np.sum(cw)], cw @ X,
+                           _checks(X, y, trials, w, cw)])
+
+
+def _checks(X, y, trials, w, cw):
     act = cw > 0
     lbc = 0.0
     if trials is not None:
@@ -133,6 +144,8 @@ def prepare_dask(model: str, call: ModelCall, data, weights, **fixed) -> DaskPre
     X, y, trials, prior = persist_if_fits(frame.X, resp.y, resp.trials, frame.prior)
     p = X.shape[1]
     v = block_sums(_check_block, X, y, trials, prior, n_max=2)
+    n_first = p * p + p + 1 + 6 + p          # see fmstats.glm.dask.start_sums
+    first, column_sums, v = v[:n_first], v[n_first:n_first + 1 + p], v[n_first + 1 + p:]
     n_ok, n_nonzero, n_nonone = (int(c) for c in v[p * p:p * p + 3])
     checks = {"n_ok": n_ok, "sum_q": float(v[p * p + 3]), "llf_const": float(v[p * p + 4]),
               "noninteger": int(v[p * p + 5]), "sum_c": float(v[p * p + 6]),
@@ -151,7 +164,9 @@ def prepare_dask(model: str, call: ModelCall, data, weights, **fixed) -> DaskPre
     pen, start = penalty_and_start(frame.column_names, keep, settings["penalty"],
                                    settings.get("start"))
     return DaskPrepared(settings=settings, call=call, frame=frame, X=X, y=y, cw=cw,
-                        aliased=~keep, penalty=pen, start=start, checks=checks)
+                        aliased=~keep, penalty=pen, start=start, checks=checks,
+                        first_pass=start_sums_columns(first, p, keep),
+                        column_sums=np.r_[column_sums[0], column_sums[1:][keep]])
 
 
 # ----------------------------------------------------------------------------- training stats
