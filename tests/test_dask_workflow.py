@@ -101,6 +101,18 @@ def test_poisson_counts_and_folds_have_their_distributions():
     assert abs(np.corrcoef(two.T)[0, 1]) < 5 / np.sqrt(n)
 
 
+@pytest.mark.parametrize("formula, direct", [("y ~ x1 + x2 + g", True),
+                                             ("y ~ x1 + x1:g", False)])
+def test_partitions_are_filled_from_the_columns_where_the_design_allows(df, formula, direct):
+    from fmstats.formula import dask_model_frame
+
+    ddf = dd.from_pandas(df, npartitions=3)
+    frame = dask_model_frame(formula, ddf)
+    assert (frame.direct is not None) == direct
+    mem = fm.maxent(formula, df)
+    np.testing.assert_array_equal(np.asarray(frame.X.compute()), mem.X)
+
+
 # ----------------------------------------------------------------------------- honest SEs
 
 SE_CASES = {

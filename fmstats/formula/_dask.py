@@ -36,8 +36,8 @@ from ._response import response as _response
 from .._utils.validation import check_choice, num
 from ..exceptions import DataError, InvalidArgumentError, ResponseError, UnseenLevelError, WeightsError
 from ._frame import (DEFAULT_ENGINE, ENGINES, DesignSpec, categorical_states, design_and_spec,
-                      expand_dot, factor_column, formula_names, parse_response, split_formula,
-                      stateful_transform, used_variables)
+                      direct_design, expand_dot, factor_column, formula_names, parse_response,
+                      split_formula, stateful_transform, used_variables)
 
 __all__ = ["DaskModelFrame", "dask_model_frame"]
 
@@ -63,6 +63,7 @@ class DaskModelFrame:
     n_input: int
     n_dropped: int
     npartitions: int
+    direct: tuple | None = None    # the design filled from the columns (None: by the engine)
     index = None  # rows stay in the partitions
 
 
@@ -173,13 +174,15 @@ def _union(lists) -> list:
 
 
 def _build_partition(part: pd.DataFrame, used, spec: DesignSpec, kind, cols, expr, lhs,
-                     levels, weights, numeric=(), i: int = 0):
-    """(X, y, trials, prior weights) of one partition, without its incomplete rows."""
+                     levels, weights, numeric=(), i: int = 0, direct=None):
+    """(X, y, trials, prior weights) of one partition, without its incomplete rows (the design
+    filled from the columns when ``direct`` says how, as :func:`model_frame` does)."""
     part = _partition_numbers(part, numeric, numeric)
     bad = _nonfinite_mask(part[used])
     clean = part.loc[~bad] if bad.any() else part
     resp = _response(kind, cols, expr, clean, lhs, levels=levels)
-    X, _ = spec.build(clean, missing="raise", arg="data", where=f" (partition {i})")
+    X, _ = spec.build(clean, missing="raise", arg="data", where=f" (partition {i})",
+                      direct=direct)
     prior = None if weights is None else clean[weights].to_numpy(dtype=float)
     return X, resp.y, resp.trials, prior
 
@@ -338,7 +341,7 @@ def dask_model_frame(formula: str, data, *, missing: str = "drop", engine: str |
             resp_kind = "binary" if all(s["resp_01"] for s in scans) else "probability"
 
     proto = _prototype(meta, scans, variables, levels)
-    _, spec, _ = design_and_spec(engine, rhs, lhs, proto, variables, resp_levels)
+    X0, spec, _ = design_and_spec(engine, rhs, lhs, proto, variables, resp_levels)
     strays = [e for e in categorical_states(engine, spec.engine_spec)
               if factor_column(e) not in levels]
     if strays:
@@ -346,9 +349,13 @@ def dask_model_frame(formula: str, data, *, missing: str = "drop", engine: str |
             f"`formula` term {strays[0]!r} is categorical but not a column of `data`: its levels "
             "cannot be collected out of core; add it as a column (data.assign(...)) first.")
     p = len(spec.column_names)
+    # the prototype holds every level: where filling the design from the columns reproduces
+    # the engine's design of it exactly, the partitions are filled so (as model_frame does)
+    direct = (direct_design(spec, proto, factors, X0, np.arange(len(proto)))
+              if engine == "formulaic" else None)
     build = delayed(_build_partition, pure=False)
     blocks = [(build(part, used, spec, kind, resp_cols, expr, lhs, resp_levels, weights, numeric,
-                     i), s["n_clean"]) for i, (part, s) in enumerate(zip(parts, scans))
+                     i, direct), s["n_clean"]) for i, (part, s) in enumerate(zip(parts, scans))
               if s["n_clean"]]
 
     def stack(i, shape):
@@ -360,4 +367,4 @@ def dask_model_frame(formula: str, data, *, missing: str = "drop", engine: str |
     return DaskModelFrame(formula=formula, response=response, X=stack(0, (p,)),
                           prior=stack(3, ()) if weights is not None else None,
                           column_names=spec.column_names, spec=spec, n_input=n_input,
-                          n_dropped=n_input - n_clean, npartitions=len(parts))
+                          n_dropped=n_input - n_clean, npartitions=len(parts), direct=direct)

@@ -154,7 +154,7 @@ class DesignSpec:
             object.__setattr__(self, "engine_spec", _build("patsy", self.rhs, self.patsy_data)[2])
 
     def build(self, data: pd.DataFrame, *, missing: str = "raise", arg: str = "newdata",
-              where: str = "") -> tuple[np.ndarray, pd.Index]:
+              where: str = "", direct: tuple | None = None) -> tuple[np.ndarray, pd.Index]:
         """Design matrix for ``data`` using the stored encoding.
 
         Returns the matrix and the index of the rows it covers.  Rows with missing
@@ -174,6 +174,10 @@ class DesignSpec:
             The name of ``data`` in messages (``"data"`` for a partition of a Dask fit).
         where : str, default ""
             A location added to messages (``" (partition 3)"``).
+        direct : tuple, optional
+            The design's columns as sources in the data (:func:`direct_design`, checked
+            against the engine on a sample of every level): filled from them without the
+            engine (the partitions of a Dask fit).
 
         Returns
         -------
@@ -209,7 +213,9 @@ class DesignSpec:
                 return X, data.index
         data = engine_frame(data)
         try:
-            if self.engine == "patsy":
+            if direct is not None:
+                X, extremes = fill_direct(data, direct, levels=self.levels)
+            elif self.engine == "patsy":
                 import patsy
 
                 mat = patsy.build_design_matrices([self.engine_spec], data, NA_action="raise",

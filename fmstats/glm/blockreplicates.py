@@ -35,7 +35,7 @@ from scipy.special import expit
 
 from .._utils.rowrng import poisson_counts, row_folds
 from ._kstep import column_products
-from .fweights import noisy_f_weights, weight_scale
+from .fweights import f_of_counts, noisy_f_weights, smooth_g1, smooth_g2, weight_scale
 
 __all__ = ["RowDraws", "PassFit", "OuterPassFit", "newton_passes", "outer_passes",
            "replicate_constants", "training_f_passes", "margins_pass"]
@@ -282,7 +282,7 @@ def training_f_passes(sums, draws: RowDraws, coef, threshold, alpha) -> np.ndarr
     m = draws.m
     v = sums(_training_f_block, positions=True, draws=draws, theta=coef, threshold=threshold)
     tp, pos, truth = v[:m], v[m:2 * m], v[2 * m:]
-    return _f(tp, pos - tp, truth - tp, alpha)
+    return f_of_counts(tp, pos - tp, truth - tp, alpha)
 
 
 def _margins_block(X, q, c, positions, draws, theta):
@@ -297,20 +297,6 @@ def margins_pass(sums, draws: RowDraws, coef) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- fmaxent
-def _f(tp, fp, fn, alpha):
-    den = tp + alpha * fp + (1 - alpha) * fn
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, tp / np.where(den > 0, den, 1.0), 1.0)
-
-
-def _g1(x, eps):
-    return np.where(x <= -eps, 0.0, np.where(x <= 0, (x + eps) ** 2 / (2 * eps), x + eps / 2))
-
-
-def _g2(x, eps):
-    return np.where(x <= 0, 0.0, np.where(x < eps, x * x / (2 * eps), x - eps / 2))
-
-
 def _raw_fweights(q, P, f, tp, alpha, method, epsilon):
     """The raw F-weights of every replicate at its probabilities P (n_b, m)."""
     if method == "expected":       # (4.2): 1 - p for negatives, (1 - aF)/(aF) p for positives
@@ -350,8 +336,8 @@ def _metrics_block(X, q, c, positions, draws, theta, threshold, method, epsilon)
     out = [q @ Wpred, Wpred.sum(axis=0), WP.sum(axis=0), tp_t]
     if method == "noisy" and epsilon is not None:
         d = P - q[:, None]
-        out += [(W * (P - _g1(d, epsilon))).sum(axis=0),
-                (W * ((1 - q)[:, None] - _g2(d, epsilon))).sum(axis=0)]
+        out += [(W * (P - smooth_g1(d, epsilon))).sum(axis=0),
+                (W * ((1 - q)[:, None] - smooth_g2(d, epsilon))).sum(axis=0)]
     return np.concatenate(out)
 
 
@@ -377,6 +363,55 @@ class OuterPassFit:
     passes: int
 
 
+class _Loop:
+    """The outer loop's bookkeeping for m replicates at once: each one's best iterate so far
+    (by its criterion), and the ``patience`` rule that stops it (Algorithms 4.1 / 7.1, as
+    :func:`fmstats.glm.outer.outer_loop` applies them to one fit)."""
+
+    def __init__(self, m: int, theta, max_outer, patience, min_improvement, rel_improvement):
+        self.crit = np.full(m, -np.inf)
+        self.it = np.zeros(m, dtype=np.int64)
+        self.coef = theta.copy()
+        self.f = np.full(m, np.nan)
+        self.curve = np.full((max_outer + 1, m), np.nan)
+        self.running = np.ones(m, dtype=bool)
+        self.stopped_at = np.full(m, max_outer, dtype=np.int64)
+        self.rule = (int(patience), float(min_improvement), float(rel_improvement))
+
+    def record(self, it: int, act, crit, theta, f_det) -> np.ndarray:
+        """Keep the better iterates of replicates ``act`` at iteration ``it``; return which of
+        them go on (the others' last ``patience`` iterations did not improve enough)."""
+        better = crit > self.crit[act]
+        upd = act[better]
+        self.crit[upd], self.it[upd], self.coef[upd] = crit[better], it, theta[upd]
+        self.f[upd] = f_det[better]
+        self.curve[it, act] = self.crit[act]
+        patience, least, share = self.rule
+        if it < patience:
+            return np.ones(act.size, dtype=bool)
+        now = self.curve[it, act]
+        stop = (now - self.curve[it - patience, act]
+                <= np.maximum(least, share * (now - self.curve[0, act])))
+        self.stop(it, act[stop])
+        return ~stop
+
+    def stop(self, it: int, cols) -> None:
+        self.stopped_at[cols] = it
+        self.running[cols] = False
+
+
+def _weights_target(method, smoothed, alpha, v, a, target, tp_t, f_det, tp_det, neg, sq):
+    """(F, TP) that the F-weights of the next weighted fit take (None: the plug-in F is 0)."""
+    if method == "expected":
+        return target, None
+    if method == "noisy":
+        if not smoothed:
+            return target, tp_t
+        tps, tns = v[4 * a:5 * a], v[5 * a:6 * a]
+        return tps / (alpha * (tps - tns) + alpha * neg + (1 - alpha) * sq), tps
+    return f_det, tp_det
+
+
 def outer_passes(sums, draws: RowDraws, path, constants: Constants, *, alpha, method,
                  epsilon, bounds, inner, max_outer, patience, min_improvement,
                  rel_improvement, select, threshold, prior_penalty, shrinkage,
@@ -385,9 +420,16 @@ def outer_passes(sums, draws: RowDraws, path, constants: Constants, *, alpha, me
     m = draws.m
     path = np.asarray(path, dtype=float)
     total, sum_q = constants.total, constants.sum_q
-    neg = total - sum_q
     pen = prior_penalty[None, :] + shrinkage * total[:, None] * constants.var
     passes = 0
+
+    def one_pass(fn, cols, **kwargs):
+        nonlocal passes
+        passes += 1
+        v = sums(fn, positions=True, draws=draws.take(cols), theta=theta[cols], **kwargs)
+        if on_pass is not None:
+            on_pass()
+        return v
 
     def newton(cols, start, kk, tol, weights=None):
         nonlocal passes
@@ -399,72 +441,35 @@ def outer_passes(sums, draws: RowDraws, path, constants: Constants, *, alpha, me
     base = newton(np.arange(m), path[0], k, step_tol)
     theta = base.coef
     ok = base.converged.copy()
-    best_crit = np.full(m, -np.inf)
-    best_it = np.zeros(m, dtype=np.int64)
-    best_coef = theta.copy()
-    best_f = np.full(m, np.nan)
-    curve = np.full((max_outer + 1, m), np.nan)
-    running = np.ones(m, dtype=bool)
-    stopped_at = np.full(m, max_outer, dtype=np.int64)
+    loop = _Loop(m, theta, max_outer, patience, min_improvement, rel_improvement)
     smoothed = method == "noisy" and epsilon is not None
     for it in range(max_outer + 1):
-        act = np.flatnonzero(running & ok)
+        act = np.flatnonzero(loop.running & ok)
         if act.size == 0:
             break
         a = act.size
-        v = sums(_metrics_block, positions=True, draws=draws.take(act), theta=theta[act],
-                 threshold=threshold, method=method, epsilon=epsilon)
-        passes += 1
-        if on_pass is not None:
-            on_pass()
+        v = one_pass(_metrics_block, act, threshold=threshold, method=method, epsilon=epsilon)
         tp_det, pos, sp, tp_t = (v[j * a:(j + 1) * a] for j in range(4))
         sq = sum_q[act]
-        f_det = _f(tp_det, pos - tp_det, sq - tp_det, alpha)
-        target = f_det if method == "plugin" else _f(tp_t, sp - tp_t, sq - tp_t, alpha)
-        crit = target if select == "target" else f_det
-        better = crit > best_crit[act]
-        upd = act[better]
-        best_crit[upd], best_it[upd], best_coef[upd] = crit[better], it, theta[upd]
-        best_f[upd] = f_det[better]
-        curve[it, act] = best_crit[act]
-        keep = np.ones(a, dtype=bool)
-        if it >= patience:
-            now = curve[it, act]
-            window = now - curve[it - patience, act]
-            needed = np.maximum(min_improvement, rel_improvement * (now - curve[0, act]))
-            stop = window <= needed
-            stopped_at[act[stop]] = it
-            running[act[stop]] = False
-            keep = ~stop
+        f_det = f_of_counts(tp_det, pos - tp_det, sq - tp_det, alpha)
+        target = f_det if method == "plugin" else f_of_counts(tp_t, sp - tp_t, sq - tp_t, alpha)
+        keep = loop.record(it, act, target if select == "target" else f_det, theta, f_det)
         if it == max_outer:
-            running[act] = False
+            loop.running[act] = False
             break
-        if method == "expected":
-            f, tp = target, None
-        elif method == "noisy":
-            if smoothed:
-                tps, tns = v[4 * a:5 * a], v[5 * a:6 * a]
-                f = tps / (alpha * (tps - tns) + alpha * neg[act] + (1 - alpha) * sq)
-                tp = tps
-            else:
-                f, tp = target, tp_t
-        else:
-            f, tp = f_det, tp_det
+        f, tp = _weights_target(method, smoothed, alpha, v, a, target, tp_t, f_det, tp_det,
+                                total[act] - sq, sq)
+        if method == "plugin":
             dead = keep & (tp <= 0)         # the plug-in F is 0: the loop stops (no weights)
-            stopped_at[act[dead]] = it
-            running[act[dead]] = False
+            loop.stop(it, act[dead])
             keep &= ~dead
-        if not keep.all():
-            act, f = act[keep], f[keep]
-            tp = None if tp is None else tp[keep]
-            if act.size == 0:
-                break
+        act, f = act[keep], f[keep]
+        tp = None if tp is None else tp[keep]
+        if act.size == 0:
+            break
         a = act.size
-        v = sums(_scale_block, positions=True, draws=draws.take(act), theta=theta[act], f=f,
-                 tp=tp, alpha=alpha, method=method, epsilon=epsilon)
-        passes += 1
-        if on_pass is not None:
-            on_pass()
+        v = one_pass(_scale_block, act, f=f, tp=tp, alpha=alpha, method=method,
+                     epsilon=epsilon)
         scale = np.array([weight_scale(s, t) for s, t in zip(v[:a], v[a:])])
         weights = dict(theta=theta[act], f=f, tp=tp, scale=scale, alpha=alpha, method=method,
                        epsilon=epsilon, bounds=bounds)
@@ -477,5 +482,6 @@ def outer_passes(sums, draws: RowDraws, path, constants: Constants, *, alpha, me
         fit = newton(act, start, kk, tol, weights)
         theta[act] = fit.coef
         ok[act] &= fit.converged
-    return OuterPassFit(coef=best_coef, converged=ok, best_iteration=best_it,
-                        iterations=stopped_at, penalty=pen, training_f=best_f, passes=passes)
+    return OuterPassFit(coef=loop.coef, converged=ok, best_iteration=loop.it,
+                        iterations=loop.stopped_at, penalty=pen, training_f=loop.f,
+                        passes=passes)

@@ -16,7 +16,8 @@ from scipy.special import xlogy
 
 __all__ = ["expected_f_weights", "noisy_f_weights", "smoothed_noisy_counts", "smoothed_sums",
            "smoothed_from_sums", "standardised_ridge", "f_from_counts", "iterate_metrics",
-           "metric_sums", "metrics_from_sums", "Iterate", "TINY", "weight_scale"]
+           "metric_sums", "metrics_from_sums", "Iterate", "TINY", "weight_scale", "smooth_g1",
+           "smooth_g2", "f_of_counts"]
 
 #: Probabilities are clipped to [TINY, 1 - TINY] in the outer loop's metrics.
 TINY = np.finfo(float).eps
@@ -38,14 +39,24 @@ def expected_f_weights(y: np.ndarray, p: np.ndarray, f: float, alpha: float) -> 
     return np.where(y == 1, (1.0 - alpha * f) / (alpha * f) * p, 1.0 - p)
 
 
-def _g1(x, eps):
+def smooth_g1(x, eps):
     """Smooth max(0, x) of (7.2): 0 below -eps, quadratic on (-eps, 0], x + eps/2 above."""
     return np.where(x <= -eps, 0.0, np.where(x <= 0, (x + eps) ** 2 / (2 * eps), x + eps / 2))
 
 
-def _g2(x, eps):
+def smooth_g2(x, eps):
     """Smooth max(0, x) of (7.3): 0 below 0, quadratic on (0, eps), x - eps/2 above."""
     return np.where(x <= 0, 0.0, np.where(x < eps, x * x / (2 * eps), x - eps / 2))
+
+
+def f_of_counts(tp, fp, fn, alpha) -> np.ndarray:
+    """F = TP / (TP + alpha FP + (1 - alpha) FN) of arrays of counts (1 where 0/0)."""
+    den = tp + alpha * fp + (1 - alpha) * fn
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, tp / np.where(den > 0, den, 1.0), 1.0)
+
+
+_g1, _g2 = smooth_g1, smooth_g2
 
 
 def smoothed_noisy_counts(q, p, w, alpha: float, epsilon: float) -> tuple[float, float, float]:

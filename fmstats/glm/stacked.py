@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from .fweights import TINY
+from .fweights import TINY, smooth_g1, smooth_g2
 
 __all__ = ["Reweighting", "StackedCov", "stacked_covariance", "estimating_equations",
            "stacked_terms", "aggregates", "fixed_point_gap", "unrolled_covariance",
@@ -112,14 +112,6 @@ def raw_weights(spec: Reweighting, q, p, f):
 
 
 # ----------------------------------------------------------------------------- aggregates
-def _g1(x, eps):
-    return np.where(x <= -eps, 0.0, np.where(x <= 0, (x + eps) ** 2 / (2 * eps), x + eps / 2))
-
-
-def _g2(x, eps):
-    return np.where(x <= 0, 0.0, np.where(x < eps, x * x / (2 * eps), x - eps / 2))
-
-
 def _count_rows(spec: Reweighting, q, p, c):
     """Per-row terms of the count aggregates (n, k) and their derivatives in p (n, k)."""
     if spec.method == "expected":
@@ -134,7 +126,8 @@ def _count_rows(spec: Reweighting, q, p, c):
         dh = np.column_stack([c * (p < q), c, np.zeros_like(c)])
     else:                                            # the smoothed counts of section 7.2
         eps, d = spec.epsilon, p - q
-        h = np.column_stack([c * (p - _g1(d, eps)), c * ((1 - q) - _g2(d, eps)), c * (1 - q),
+        h = np.column_stack([c * (p - smooth_g1(d, eps)), c * ((1 - q) - smooth_g2(d, eps)),
+                             c * (1 - q),
                              c * q])
         dh = np.column_stack([c * (1 - np.clip((d + eps) / eps, 0, 1)),
                               -c * np.clip(d / eps, 0, 1), np.zeros_like(c), np.zeros_like(c)])

@@ -32,6 +32,7 @@ import numpy as np
 from scipy.special import expit
 
 from .._utils.progress import progress_bar, progress_enabled
+from .._utils.rowrng import fold_key, replicate_keys
 from ..exceptions import DesignError, ResponseError
 from ..glm.blockreplicates import (RowDraws, margins_pass, newton_passes, outer_passes,
                                    replicate_constants, training_f_passes)
@@ -166,6 +167,17 @@ class BlockRefits:
         return self._cache["sigma_L"]
 
     # ------------------------------------------------------------------ refits
+    @staticmethod
+    def poisson_draws(seeds) -> RowDraws:
+        """The draws of Poisson(1) replicates with these seeds (``SeedSequence`` or ints)."""
+        return RowDraws(keys=replicate_keys(seeds))
+
+    @staticmethod
+    def fold_draws(k: int, seed: int) -> RowDraws:
+        """The draws of k fold refits (fold j held out by refit j), the folds assigned by a
+        counter-based hash of each row's position keyed by ``seed``."""
+        return RowDraws(fold_key=fold_key(seed), folds=int(k), held=np.arange(int(k)))
+
     def fit_draws(self, draws: RowDraws, *, replicates: str = "kstep", k: int = 8,
                   step_tol: float = 0.01, training_f: bool = True, screen: bool = True,
                   linear: bool = False, progress=None, desc: str = "refits"):

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._utils.call import Settings
-from .._utils.rowrng import fold_key
 from .._utils.validation import check_choice, warn
 from ..exceptions import DataError, EmptyFoldWarning, InvalidArgumentError, TrivialRuleWarning
 from ._blocksearch import exact_search
@@ -70,8 +69,6 @@ class OutOfCoreTuning:
 def tune_out_of_core(results, refits, *, cv, repeats, crit, refit_folds, type, random_state,
                      ci, constraint, progress) -> OutOfCoreTuning:
     """:func:`fmstats.tune_threshold` of an out-of-core fit (module notes)."""
-    from ..glm.blockreplicates import RowDraws
-
     if not refit_folds or ci or constraint is not None or repeats != 1:
         what = ("refit_folds=False" if not refit_folds else "ci=True" if ci else
                 "constraint=" if constraint is not None else "repeats > 1")
@@ -86,7 +83,7 @@ def tune_out_of_core(results, refits, *, cv, repeats, crit, refit_folds, type, r
     score_type = "response" if type is None else type
     check_choice("type", score_type, ("response", "link"))
     k = int(cv)
-    draws = RowDraws(fold_key=fold_key(random_state), folds=k, held=np.arange(k))
+    draws = refits.fold_draws(k, random_state)
     fits, _ = refits.fit_draws(draws, replicates="full", training_f=False, screen=False,
                                progress=progress, desc="tune_threshold folds")
     bad = [(i, e) for i, e in enumerate(fits.errors) if e is not None]

@@ -248,10 +248,8 @@ class BlockEngine(PoissonDraws):
     def _block(self, items: list, job: str, progress=None) -> list:
         if job != "stat":          # pragma: no cover - validate() has its own out-of-core path
             raise InvalidArgumentError(f"out-of-core replicates compute statistics, not {job}")
-        from ..glm.blockreplicates import RowDraws
-
         fits, lin = self.refits.fit_draws(
-            RowDraws(keys=replicate_keys(items)), replicates=self.replicates, k=self.k,
+            self.refits.poisson_draws(items), replicates=self.replicates, k=self.k,
             step_tol=self.step_tol, linear=self.control, progress=progress, desc="bootstrap")
         return [_stat_value(fits, j, None if lin is None else lin[j])
                 for j in range(len(items))]

@@ -47,7 +47,6 @@ from .._utils.boundary import public
 from .. import measures as _m
 from .._utils.parallel import spawn_seeds
 from ..results import Persistable
-from .._utils.rowrng import replicate_keys
 from ._replicates import BlockEngine, Draws, PoissonDraws, collect, make_engine, report, run
 from .._utils.validation import check_choice, check_scalar, describe, warn
 from ..exceptions import InvalidArgumentError, ResamplingWarning
@@ -241,9 +240,7 @@ def _replicate_cells(engine, results, seeds, n_jobs, progress):
 def _block_cells(engine, seeds, progress):
     """:func:`_replicate_cells` of a model fitted out of core: Poisson replicates refitted
     on the row blocks, then one more pass for every cell (the predictions stay there)."""
-    from ..glm.blockreplicates import RowDraws
-
-    draws = RowDraws(keys=replicate_keys(seeds))
+    draws = engine.refits.poisson_draws(seeds)
     fits, _ = engine.refits.fit_draws(draws, replicates=engine.replicates, k=engine.k,
                                       training_f=False, progress=progress, desc="validate")
     errors = [f"{type(e).__name__}: {e}" for e in fits.errors if e is not None]
