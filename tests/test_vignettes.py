@@ -13,7 +13,8 @@ VIGNETTES = sorted((Path(__file__).parent.parent / "vignettes").glob("*.ipynb"))
 #: any error); what their prose claims is tested in the default run by tests/test_reproduce_*
 #: and tests/test_vignette_claims.py through the same helpers
 SLOW = {"02-fmeasure-maxent.ipynb", "03-fmeasure-svm.ipynb", "04-tuning-and-bootstrap.ipynb",
-        "06-cost-sensitive.ipynb", "07-extreme-macro-f.ipynb", "09-how-sure-is-the-f.ipynb"}
+        "06-cost-sensitive.ipynb", "07-extreme-macro-f.ipynb", "09-how-sure-is-the-f.ipynb",
+        "12-out-of-core.ipynb"}
 
 
 @pytest.mark.notebook
