@@ -311,17 +311,22 @@ def fixed_point_gap(result: StackedCov) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- the iterations
 def _weights_and_derivatives(X, q, c, theta, spec: Reweighting):
-    """At theta: the mean-1 clipped F-weights w, dw/dp per row, dw/dm (n, K), the aggregates
-    m, their per-row terms g_m (n, K) and their Jacobians J_mtheta (K, p), J_mm (K, K)."""
+    """At theta: the mean-1 clipped F-weights w, dw/deta per row, dw/dm (n, K), the
+    aggregates m, their per-row terms g_m (n, K) and their Jacobians J_mtheta (K, p), J_mm
+    (K, K): the aggregate rows of :func:`_evaluate`, each computed once from one pass of the
+    fitted probabilities."""
     n, p = X.shape
-    m = aggregates(X, q, c, theta, spec)
-    pt = _evaluate(X, q, c, theta, m, spec, np.zeros(p))
     pr = np.clip(expit(X @ theta), TINY, 1 - TINY)
-    h, _, f_of = _count_rows(spec, q, pr, c)
+    dp = pr * (1 - pr)
+    h, dh, f_of = _count_rows(spec, q, pr, c)
     k = h.shape[1]
-    f, df_dm = f_of(m[:k])
+    mc = h.mean(axis=0)
+    f, df_dm = f_of(mc)
     r, drdp, drdf = raw_weights(spec, q, pr, f)
     ok = np.isfinite(r) & (c > 0)
+    hr = np.where(ok, c * np.where(ok, r, 0.0), 0.0)           # the scale's numerator terms
+    hc = np.where(ok, c, 0.0)                                  # and its denominator's
+    m = np.r_[mc, hr.mean(), hc.mean()]
     s = m[k] / m[k + 1]
     with np.errstate(invalid="ignore", divide="ignore"):
         w_raw = np.where(ok, r / s, np.inf)
@@ -334,11 +339,21 @@ def _weights_and_derivatives(X, q, c, theta, spec: Reweighting):
     dw_df = np.where(free, drdf / s, 0.0)
     dw_ds = np.where(free, -w / s, 0.0)
     K = k + 2
-    dw_dm = np.zeros((n, K))
+    dw_dm = np.empty((n, K))
     dw_dm[:, :k] = dw_df[:, None] * df_dm[None, :]
     dw_dm[:, k] = dw_ds / m[k + 1]
     dw_dm[:, k + 1] = dw_ds * (-m[k] / m[k + 1] ** 2)
-    return w, dw_dp * pr * (1 - pr), dw_dm, m, pt.g[:, p:], pt.J[p:, :p], pt.J[p:, p:]
+    g_m = np.empty((n, K))
+    g_m[:, :k] = h - mc
+    g_m[:, k] = hr - m[k]
+    g_m[:, k + 1] = hc - m[k + 1]
+    J_mt = np.empty((K, p))
+    J_mt[:k] = (dh * dp[:, None]).T @ X / n
+    J_mt[k] = (np.where(ok, c * drdp, 0.0) * dp) @ X / n
+    J_mt[k + 1] = 0.0
+    J_mm = -np.eye(K)
+    J_mm[k, :k] = np.where(ok, c * drdf, 0.0).mean() * df_dm
+    return w, dw_dp * dp, dw_dm, m, g_m, J_mt, J_mm
 
 
 def unrolled_influence(X, q, c, path, best: int, spec: Reweighting, pen=None, *,

@@ -168,7 +168,8 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
             repeats: int = 1, measure=None, beta=None, alpha=None, pooling: str = "tp_fp",
             refit: bool = True, on_error: str = "record", n_jobs=None, random_state=None,
             progress=None, reuse_design: bool = True, ci: bool = False, B: int = 100,
-            level: float = 0.95, _call=None, **fixed) -> "CvTuneResults":
+            level: float = 0.95, replicates: str = "kstep", _call=None,
+            **fixed) -> "CvTuneResults":
     """Choose a model's parameters by cross-validated F (or accuracy).
 
     Parameters
@@ -229,6 +230,11 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
         Bootstrap replicates of the whole selection (with ``ci``); at least 20.
     level : float, default 0.95
         The level of the intervals (with ``ci``).
+    replicates : {"kstep", "full"}, default "kstep"
+        With ``ci``, when every grid point's fit is a maxent-family fit that keeps its design:
+        the replicates' and outer folds' fits are k-step refits from each point's fit on its
+        own design, all at once (:mod:`fmstats.maxent_models._refits`), or ``"full"`` refits
+        iterated to convergence; other models refit through ``model_fn``.
     **fixed
         Further arguments passed to every fit.  Prior ``weights`` (a column name,
         or one value per row of ``data``, which each fold fit gets its share of) also
@@ -279,6 +285,7 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
     if ci:
         level = check_level(level)
         check_scalar("B", B, low=20, integer=True)
+    check_choice("replicates", replicates, ("kstep", "full"))
     check_n_jobs(n_jobs)
     progress_enabled(progress)
     points = grid_points(grid)
@@ -328,7 +335,7 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
         prior = np.ones(len(data)) if w is None else w
         uncertainty = grid_uncertainty(_fit_and_count, model_fn, formula, design, points, fixed,
                                        prior, crit, cv, seed, B=int(B), level=level,
-                                       n_jobs=n_jobs, progress=progress)
+                                       n_jobs=n_jobs, progress=progress, replicates=replicates)
     res = CvTuneResults._build(settings, _call, names, folds, counts.reshape(G, K, 4), errors,
                                data, uncertainty)
     if first is not None:

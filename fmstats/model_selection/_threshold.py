@@ -93,7 +93,8 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
                    refit_folds: bool = True, type: str | None = None, random_state=None,
                    n_jobs=None, progress=None, reuse_design: bool = True, ci: bool = False,
                    B: int = 200, level: float = 0.95, constraint=None,
-                   maximize: str | None = None, _call=None) -> "ThresholdedResults":
+                   maximize: str | None = None, replicates: str = "kstep",
+                   _call=None) -> "ThresholdedResults":
     """The decision threshold that maximises the cross-validated F of a fitted model.
 
     The model is refitted on each training fold (``results.refit``), its scores on
@@ -166,6 +167,12 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     maximize : {"precision", "recall", "specificity", "positive_rate"}, optional
         With ``constraint``: the quantity to maximise instead of the criterion (e.g. recall
         subject to precision >= 0.9).
+    replicates : {"kstep", "full"}, default "kstep"
+        With ``ci`` on a maxent-family fit that keeps its design: the replicates' and outer
+        folds' fits are k-step refits from the fit's solution on its own design, all at once
+        (:mod:`fmstats.maxent_models._refits`; the replicates' thresholds equal full refits'
+        to ~1e-5), or ``"full"`` refits iterated to convergence.  Other models refit through
+        ``results.refit``.
 
     Returns
     -------
@@ -204,6 +211,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     if ci:
         level = check_level(level)
         check_B(B, level)
+    check_choice("replicates", replicates, ("kstep", "full"))
     constraint, maximize = check_constraint(constraint, maximize)
     pick = None if constraint is None else \
         (lambda curve: constrained_best(curve, constraint, maximize, crit.column))
@@ -270,7 +278,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
             results, design, response, weights, crit, cv, repeats, seed, score_type, threshold,
             B=B, level=level, n_jobs=n_jobs, progress=progress,
             naive=float(curve[crit.column].iloc[best]), cv_scores=cv_scores, curve=curve,
-            refits=refits)
+            refits=refits, replicates=replicates)
     settings = Settings(cv=kept_cv(cv), repeats=repeats, measure=crit, refit_folds=refit_folds,
                         type=type, random_state=seed,
                         design_note=KEPT_DESIGN if refits is not None else
@@ -584,7 +592,14 @@ class ThresholdedResults(Tuned, ScoreCurves):
                       f".632+ {est['.632+']:.4f}; optimism of the CV F "
                       f"{self.best_score - u.f_corrected:+.4f}",
                       f"  {u.B} bootstrap replicates ({u.n_failed} failed, {u.n_trivial} tuned a "
-                      f"rule classing every row alike); {u.outer_folds} outer folds"]
+                      f"rule classing every row alike); {u.outer_folds} outer folds",
+                      f"  Monte-Carlo error of the threshold interval's ends: "
+                      f"{u.threshold_ci_mc[0]:.2g}, {u.threshold_ci_mc[1]:.2g}; fits: "
+                      + {"kstep": "k-step refits of the fit's own design",
+                         "full": "full refits of the fit's own design",
+                         "refit": "refits through the model"}[u.replicates]
+                      + (f" ({u.n_unconverged} stopped at max_iter without meeting the step "
+                         "rule: separated resamples)" if u.n_unconverged else "")]
         sections = [Section("Threshold:", lines), Section("Cross-validation:", cv_lines),
                     Section("Base model:", [repr(self.base),
                                             "(its coefficients: results.base.summary())"])]

@@ -18,9 +18,10 @@ Buchinsky 2000 choose B for a stated accuracy the same way).
   0 and V is the plain sample covariance.  It is consistent either way.
 * **Its Monte-Carlo error** (:func:`se_mc_error`): a delete-a-group jackknife over the
   replicates (20 groups) of the standard error as computed.
-* **Interval ends** (:func:`quantile_mc_error`): a percentile end is an order statistic; its
-  Monte-Carlo standard error is half the distance between the order statistics at
-  B a +- sqrt(B a (1 - a)) (the binomial spread of how many replicates fall below it).
+* **Interval ends** (:func:`fmstats.inference.quantile_mc_error`): a percentile end is an
+  order statistic; its Monte-Carlo standard error is half the distance between the order
+  statistics at B a +- sqrt(B a (1 - a)) (the binomial spread of how many replicates fall
+  below it).
 
 :func:`enough` is the stop rule: every reported quantity's Monte-Carlo error at most
 ``mc_tol`` times the standard error of its coefficient.
@@ -33,6 +34,7 @@ import numpy as np
 
 from .._utils.validation import check_scalar
 from ..exceptions import InvalidArgumentError
+from ..inference import quantile_mc_error
 
 __all__ = ["covariance", "linear_covariance", "se_mc_error", "quantile_mc_error", "enough",
            "check_mc_tol", "next_round", "reported_errors", "JACKKNIFE_GROUPS", "MIN_CHECK",
@@ -105,21 +107,6 @@ def se_mc_error(T: np.ndarray, L: np.ndarray | None = None,
     reps = np.array([_se(T[label != k], None if L is None else L[label != k], sigma_L)
                      for k in range(g)])
     return np.sqrt((g - 1) / g * np.sum((reps - reps.mean(axis=0)) ** 2, axis=0))
-
-
-def quantile_mc_error(x: np.ndarray, prob: float) -> float:
-    """Monte-Carlo standard error of the ``prob`` quantile of the finite values ``x``: half
-    the distance between the order statistics one binomial sd either side of it."""
-    x = np.sort(x[np.isfinite(x)])
-    B = x.size
-    if B < 2:
-        return np.inf
-    half = np.sqrt(B * prob * (1 - prob))
-    lo = int(np.clip(np.floor(B * prob - half), 0, B - 1))
-    hi = int(np.clip(np.ceil(B * prob + half), 0, B - 1))
-    if lo == 0 or hi == B - 1:
-        return np.inf            # the spread reaches past the replicates: too few of them
-    return float(x[hi] - x[lo]) / 2.0
 
 
 def enough(errors: np.ndarray, se: np.ndarray, mc_tol: float) -> bool:

@@ -109,7 +109,7 @@ def _cells(q, p, w) -> np.ndarray:
 def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=None,
              alpha=None, data: pd.DataFrame | None = None, fast: bool | None = None,
              random_state=None, n_jobs: int | None = None, progress=None,
-             reuse_design: bool = True) -> "ValidateResults":
+             reuse_design: bool = True, replicates: str = "kstep") -> "ValidateResults":
     """Optimism-corrected performance of a fitted model's class predictions.
 
     Parameters
@@ -138,6 +138,8 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
     reuse_design : bool, default True
         Build the design once and refit every replicate on its rows, as in
         :func:`fmstats.bootstrap`.
+    replicates : {"kstep", "full"}, default "kstep"
+        On the fast path: k-step or full refits, as in :func:`fmstats.bootstrap`.
 
     Returns
     -------
@@ -156,8 +158,9 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
     check_scalar("B", B, low=2, integer=True)
     check_choice("method", method, METHODS)
     fns = _measures(measure, beta, alpha, results)
+    check_choice("replicates", replicates, ("kstep", "full"))
     engine, is_fast = make_engine(results, type_="case", data=data, statistic=None, fast=fast,
-                                  reuse_design=reuse_design)
+                                  reuse_design=reuse_design, replicates=replicates)
     frame = getattr(engine, "frame", None)
     q = getattr(results, "y", None)
     w = getattr(results, "count_weights", None)
@@ -202,7 +205,11 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
                           weight_632plus=wt,
                           **{k: float(np.clip(v, 0.0, 1.0)) for k, v in raw.items()},
                           unclipped_boot=app - opt,
-                          clipped=bool(any(not 0.0 <= v <= 1.0 for v in raw.values())))
+                          clipped=bool(any(not 0.0 <= v <= 1.0 for v in raw.values())),
+                          # the Monte-Carlo error of the optimism (and so of "boot"): the
+                          # standard error of a mean over the replicates
+                          optimism_mc=float(np.std(tr - te, ddof=1) / np.sqrt(tr.size))
+                          if tr.size > 1 else float("nan"))
         if opt > app:
             pos = float(np.sum(w * q))
             warn(f"validate: the bootstrap optimism of {name} ({opt:.4f}) exceeds its apparent "
@@ -218,6 +225,7 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
     return ValidateResults(table=table, replicates=replicates, method=method, B=int(B),
                            n=engine.n, n_failed=len(errors), n_never_out=int((~seen).sum()),
                            fast=is_fast, seeds=tuple(seeds), replicate_warnings=warned,
+                           replicate_method=replicates if is_fast else "refit",
                            model_call=str(getattr(results, "call", type(results).__name__)),
                            random_state=repr(random_state))
 
@@ -256,6 +264,8 @@ class ValidateResults(Persistable):
         The model's call, printed by ``summary()``.
     random_state : str
         The ``repr`` of the ``random_state`` given.
+    replicate_method : str
+        ``"kstep"`` or ``"full"`` refits of the stored design, or ``"refit"``.
     """
 
     table: pd.DataFrame
@@ -270,6 +280,7 @@ class ValidateResults(Persistable):
     replicate_warnings: dict = field(default_factory=dict)
     model_call: str = ""
     random_state: str = "None"
+    replicate_method: str = "full"
 
     @property
     def corrected(self) -> pd.Series:
@@ -301,8 +312,9 @@ class ValidateResults(Persistable):
         """One row per measure: apparent, training, test, optimism, oob, no_information,
         overfit_rate, weight_632plus, the three corrected estimates (clipped to the
         measure's range [0, 1]), ``unclipped_boot`` (apparent - optimism before clipping),
-        ``clipped`` (whether an estimate was clipped), ``corrected`` (the chosen
-        method) and ``n`` (successful replicates)."""
+        ``clipped`` (whether an estimate was clipped), ``optimism_mc`` (the Monte-Carlo
+        standard error of the optimism: more replicates would shrink it), ``corrected`` (the
+        chosen method) and ``n`` (successful replicates)."""
         return self.table.assign(corrected=self.corrected,
                                  n=len(self.replicates)).reset_index()
 
@@ -310,14 +322,16 @@ class ValidateResults(Persistable):
         t = self.table
         show = pd.DataFrame({
             "apparent": t["apparent"], "training": t["training"], "test": t["test"],
-            "optimism": t["optimism"], "corrected (boot)": t["corrected_boot"],
+            "optimism": t["optimism"], "MC error": t.get("optimism_mc", np.nan),
+            "corrected (boot)": t["corrected_boot"],
             "oob": t["oob"], "no-info": t["no_information"],
             ".632": t["corrected_632"], ".632+": t["corrected_632plus"]}).map(
                 lambda v: f"{v:.4f}")
         lines = [("Replicates", f"{len(self.replicates)} of {self.B} succeeded "
                                 f"(rows n = {self.n})"),
                  ("Reported estimate", f"method = {self.method!r}"),
-                 ("Refits", "weighted refit of the stored design" if self.fast
+                 ("Refits", (f"{self.replicate_method} refits of the stored design "
+                             "(weights x resample counts)") if self.fast
                   else "full refits from the formula"),
                  ("random_state", self.random_state)]
         clipped = self.table.index[self.table.get("clipped", pd.Series(False, self.table.index))
