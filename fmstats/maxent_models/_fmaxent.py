@@ -191,8 +191,10 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
         A ridge penalty on the raw (unstandardised) coefficients, added to
         ``shrinkage``'s, as in :func:`fmstats.maxent`.
     cov_type : {"reweighted", "bootstrap", "HC0", "nonrobust", "HC1", "HC2", "HC3"}, optional
-        The covariance of the coefficients.  Default: ``"reweighted"`` when the smaller class
-        (weighted rows with y = 1, or with y = 0) has at least
+        The covariance of the coefficients, one estimator class each
+        (:mod:`fmstats.maxent_models._covariance`).  Default
+        (:func:`~fmstats.maxent_models._covariance.default_cov_type`): ``"reweighted"`` when
+        the smaller class (weighted rows with y = 1, or with y = 0) has at least
         :data:`MIN_CLASS_REWEIGHTED` = 900 rows, ``"bootstrap"`` below that, and ``"HC0"``
         for a Dask DataFrame.  Why: in simulation (``benchmarks/bench_fmaxent_coverage.py``;
         the documentation's "Inference for fmaxent") the reweighted sandwich's 95 % intervals
@@ -200,27 +202,31 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
         the bootstrap's covered within a few points of the best any interval centred on the
         estimate can reach (the estimator's own bias limits it).  The default bootstrap is
         computed on first use of the standard errors (``summary()``, ``bse``, ``tidy()``,
-        ``conf_int()``; about 2 s on Titanic's 1,046 rows), with ``B``, ``n_jobs``,
-        ``progress`` and ``random_state`` (seed 0 when not given, so the default summary is
-        the same on every run); a fit whose standard errors are never asked for does not pay
-        for it.
+        ``conf_int()``), with ``B``, ``n_jobs``, ``progress``, ``random_state`` (seed 0 when
+        not given, so the default summary is the same on every run) and ``replicates``; a fit
+        whose standard errors are never asked for does not pay for it.
         ``"reweighted"``: the sandwich of the estimator actually returned, which
         differentiates every outer iteration -- the F-weights' dependence on the
         coefficients, on the F and on the weights' scale, the clipping, and the
         data-dependent shrinkage (for ``inner="step"`` the stacked sandwich at the fixed
         point); it costs about one more fit.  Below 900 rows in the smaller class the summary
         withholds its z values and p-values (:meth:`FMaxentResults.tests_withheld`).
-        ``"bootstrap"``: the covariance of ``B`` case-bootstrap replicates of the *whole* fit
-        (every replicate reruns the outer loop on the stored design; :func:`fmstats.bootstrap`),
-        about ``B`` fits; computed at fit time when asked for explicitly.  Its tests are
-        withheld below 150 rows in the smaller class, where the estimator's bias (up to 1.2
-        of its standard deviations) keeps every such interval well below 95 %.
+        ``"bootstrap"``: the covariance of case-bootstrap replicates of the *whole* fit, outer
+        loop included (:func:`fmstats.bootstrap`): k-step replicates from the fit's own path
+        on its stored design, their covariance by regression on their linear part (the
+        reweighted influence rows times the resample counts: a control variate), at most
+        ``B`` of them and fewer once every standard error's Monte-Carlo error is below 5 % of
+        it (``benchmarks/bench_honest_cost.py`` measures the cost and the coverage).  Computed
+        at fit time when asked for explicitly.  Its tests are withheld below 150 rows in the
+        smaller class, where the estimator's bias (up to 1.2 of its standard deviations)
+        keeps every such interval well below 95 %.
         ``"HC0"``, ``"nonrobust"``, ``"HC1"``-``"HC3"`` treat the F-weights as fixed: they
         ignore that the weights are chosen from the fit and are several times too small (the
         old default; kept for comparison, with a warning line in the summary).
     B : int, default 200
-        The bootstrap of ``cov_type="bootstrap"`` (also the default one): its number of
-        replicates, at least 20; unused otherwise.
+        The bootstrap of ``cov_type="bootstrap"`` (also the default one): its most
+        replicates, at least 20 (fewer run once every standard error's Monte-Carlo error is
+        below 5 % of it); unused otherwise.
     random_state : int or numpy.random.Generator, optional
         The bootstrap of ``cov_type="bootstrap"``: its seed (the default bootstrap uses 0
         when it is not given); unused otherwise.
@@ -230,9 +236,8 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
         The bootstrap of ``cov_type="bootstrap"``: its progress bar; unused otherwise.
     replicates : {"kstep", "full"}, default "kstep"
         The bootstrap of ``cov_type="bootstrap"``: k-step replicates from the fit's path
-        (``"kstep"``; their coefficients were within 0.004 of a standard error of full
-        refits', :mod:`fmstats.maxent_models._refits`) or full refits (``"full"``, about
-        ten times the cost); unused otherwise.
+        (``"kstep"``; their coefficients equal full refits' to 1e-5 of a standard error,
+        :mod:`fmstats.maxent_models._refits`) or full refits (``"full"``); unused otherwise.
     threshold : float, default 0.5
         Predicted class 1 when the probability is at least this.
     missing : {"drop", "raise"}, default "drop"

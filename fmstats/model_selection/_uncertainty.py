@@ -91,7 +91,7 @@ class TuningUncertainty:
         How the replicates' fits were made: ``"kstep"`` or ``"full"`` on the model's own
         design (its ``row_refits()``), ``"refit"`` through ``results.refit``.
     n_unconverged : int
-        k-step fits of the replicates that took ``max_iter`` steps without meeting the step
+        The k-step fits of the replicates that took ``max_iter`` steps without meeting the step
         rule (a separated resample); their scores are where the steps stopped, as a full
         refit's are where its iterations stop.
     """
