@@ -1,6 +1,6 @@
 """The compiled node trainer of probabilistic label trees (numba).
 
-Used by :mod:`fmstats.extreme._plt` only (imported lazily, so ``import fmstats`` does not
+Used by :mod:`fmstats.extreme._training` and :mod:`~fmstats.extreme._plt` (imported lazily, so ``import fmstats`` does not
 load numba).  Every node of a label tree is an L2-regularised logistic regression in
 liblinear's form (napkinXC's node model), the bias a feature of value 1 penalised like the
 weights:
@@ -14,19 +14,19 @@ of each row by a few Newton steps and keeps w = sum_i alpha_i s_i x_i up to date
 when the largest absolute dual gradient of an epoch is below ``tol`` (see
 :func:`fmstats.extreme._plt.logistic_l2`).
 
-:func:`train_parents` trains the children of a list of parents in one compiled call: for
-each parent it gathers the rows positive at the parent (all rows for the root) into a
+:func:`gather_rows` gathers the rows positive at a parent (all rows for the root) into a
 local CSR matrix over the columns they use (numbered in order of first appearance, so the
-frequent columns' weights sit together in cache; int32 indices, the input's float dtype),
-derives every child's 0/1 target from the sparse node-membership matrix Z (rows x nodes,
-CSC), fits the children and keeps their weights above ``weight_threshold`` (in increasing
-column order).  All children of a parent visit the rows in one seeded order.  Siblings
-with 3 or more children to fit (pre-leaves), and pairs on rows beyond the caches, are
-trained side by side by :func:`fit_siblings`: one pass over a row serves all of them
-(weights stored p x siblings, Newton steps in lockstep), each problem with liblinear's own
-stopping rule, so the model is the same as one by one.  Everything after the argument
-checks runs in compiled code with the GIL released, so threads train disjoint parents side
-by side.
+frequent columns' weights sit together in cache; int32 indices, the input's float dtype);
+:func:`fit_unit` derives the 0/1 targets of some of its children from the sparse
+node-membership matrix Z (rows x nodes, CSC) and fits them; :func:`sparse_weights` keeps
+their weights above ``weight_threshold`` (in increasing column order).  All children of a
+parent visit the rows in one seeded order.  Siblings with 3 or more children to fit
+(pre-leaves), and pairs on rows beyond the caches, are trained side by side by
+:func:`fit_siblings`: one pass over a row serves all of them (weights stored p x
+siblings, Newton steps in lockstep), each problem with liblinear's own stopping rule, so
+the model is the same as one by one.  Everything runs in compiled code with the GIL
+released, so threads train disjoint units side by side
+(:mod:`~fmstats.extreme._training` schedules them).
 
 :func:`expand_children` is the compiled step of pruned prediction (Algorithm 4): the
 children of a node are scored for all the rows that reach it with one pass over each
@@ -50,7 +50,8 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["fit_logistic", "fit_siblings", "train_parents", "scatter_rows", "expand_children"]
+__all__ = ["fit_logistic", "fit_siblings", "gather_rows", "fit_unit", "sparse_weights",
+           "scatter_rows", "expand_children"]
 
 
 
@@ -372,156 +373,128 @@ def _grow(a, need):
 
 
 @njit(cache=True, nogil=True)
-def train_parents(x_indptr, x_indices, x_data, n_features, z_indptr, z_indices, parents,
-                  child_start, n_children, C, tol, max_iter, weight_threshold, sibling_bytes,
-                  pair_nnz):
-    """Train the children of ``parents`` (-1: the root as the only child of a virtual parent).
+def gather_rows(x_indptr, x_indices, x_data, n_features, rows):
+    """The CSR rows ``rows`` of X (a parent's training rows) over the columns they use.
+
+    Local columns are numbered in order of first appearance (frequent columns early: the
+    node's weights stay close in cache); int32 indices, the input's float dtype.  Returns
+    (indptr, indices, data, srt, by_col): ``srt`` the used global columns in increasing
+    order, ``by_col[j]`` the local number of ``srt[j]`` (every node's weights come out
+    sorted by :func:`sparse_weights`).
+    """
+    nr = rows.shape[0]
+    col_map = np.full(n_features, -1, dtype=np.int32)
+    nnz = 0
+    for a in range(nr):
+        nnz += x_indptr[rows[a] + 1] - x_indptr[rows[a]]
+    loc_indptr = np.empty(nr + 1, dtype=np.int64)
+    loc_indices = np.empty(nnz, dtype=np.int32)
+    loc_data = np.empty(nnz, dtype=x_data.dtype)
+    cols = np.empty(min(nnz, n_features), dtype=np.int32)
+    p = 0
+    pos = 0
+    loc_indptr[0] = 0
+    for a in range(nr):
+        i = rows[a]
+        for k in range(x_indptr[i], x_indptr[i + 1]):
+            c = x_indices[k]
+            j = col_map[c]
+            if j < 0:
+                j = p
+                col_map[c] = p
+                cols[p] = c
+                p += 1
+            loc_indices[pos] = j
+            loc_data[pos] = x_data[k]
+            pos += 1
+        loc_indptr[a + 1] = pos
+    # the columns in increasing global order: a scan of the column map when the node uses
+    # many columns, else a sort
+    if 64 * p >= n_features:
+        srt = np.empty(p, dtype=np.int32)
+        q = 0
+        for c in range(n_features):
+            if col_map[c] >= 0:
+                srt[q] = c
+                q += 1
+    else:
+        srt = np.sort(cols[:p])
+    by_col = np.empty(p, dtype=np.int32)
+    for j in range(p):
+        by_col[j] = col_map[srt[j]]
+    return loc_indptr, loc_indices, loc_data, srt, by_col
+
+
+@njit(cache=True, nogil=True)
+def _local_positions(rows, sub, out):
+    """``out[t]``: the position in ``rows`` of ``sub[t]`` (both increasing, sub within rows;
+    a merge)."""
+    a = 0
+    for t in range(sub.shape[0]):
+        while rows[a] != sub[t]:
+            a += 1
+        out[t] = a
+
+
+@njit(cache=True, nogil=True)
+def fit_unit(loc_indptr, loc_indices, loc_data, p, rows, z_indptr, z_indices, nodes,
+             side_by_side, C, tol, max_iter, seed):
+    """Fit the children ``nodes`` of one parent on its gathered rows (:func:`gather_rows`
+    of ``rows``, increasing row numbers; ``p`` local columns): side by side by
+    :func:`fit_siblings`, or one by one by :func:`fit_logistic`; the same model either way.
 
     ``z_indptr``/``z_indices``: the CSC pattern of Z (rows x nodes), Z[i, t] = 1 when some
-    label below node t is positive for row i.  Returns, per trained node in order, (node,
-    weight pointer, weight columns, weight values, intercept, Newton iterations, converged).
+    label below node t is positive for row i (increasing row numbers per node); a child's
+    positive rows are a subset of its parent's.  ``seed``: the parent's row order (all its
+    children visit the rows in one order).  Returns (W (len(nodes), p + 1), the bias weights
+    last; epochs; converged).
     """
-    n = x_indptr.shape[0] - 1
-    row_pos = np.full(n, -1, dtype=np.int64)
-    col_map = np.full(n_features, -1, dtype=np.int32)
-    n_nodes = 0
-    for u in range(parents.shape[0]):
-        n_nodes += 1 if parents[u] < 0 else n_children[parents[u]]
-    nodes = np.empty(n_nodes, dtype=np.int64)
-    bias = np.empty(n_nodes)
-    iters = np.zeros(n_nodes, dtype=np.int64)
-    conv = np.ones(n_nodes, dtype=np.bool_)
-    w_ptr = np.zeros(n_nodes + 1, dtype=np.int64)
-    w_cols = np.empty(1024, dtype=np.int32)
-    w_vals = np.empty(1024)
-    k_out = 0
-    for u in range(parents.shape[0]):
-        par = parents[u]
-        if par < 0:
-            rows = np.arange(n)
-            first, count = 0, 1
-        else:
-            rows = z_indices[z_indptr[par]:z_indptr[par + 1]].astype(np.int64)
-            first, count = child_start[par], n_children[par]
-        nr = rows.shape[0]
-        # the rows' local CSR over the columns they use, numbered in order of first
-        # appearance (frequent columns early: the node's weights stay close in cache)
-        nnz = 0
-        for a in range(nr):
-            row_pos[rows[a]] = a
-            nnz += x_indptr[rows[a] + 1] - x_indptr[rows[a]]
-        loc_indptr = np.empty(nr + 1, dtype=np.int64)
-        loc_indices = np.empty(nnz, dtype=np.int32)
-        loc_data = np.empty(nnz, dtype=x_data.dtype)
-        cols = np.empty(min(nnz, n_features), dtype=np.int32)
-        p = 0
-        pos = 0
-        loc_indptr[0] = 0
-        for a in range(nr):
-            i = rows[a]
-            for k in range(x_indptr[i], x_indptr[i + 1]):
-                c = x_indices[k]
-                j = col_map[c]
-                if j < 0:
-                    j = p
-                    col_map[c] = p
-                    cols[p] = c
-                    p += 1
-                loc_indices[pos] = j
-                loc_data[pos] = x_data[k]
-                pos += 1
-            loc_indptr[a + 1] = pos
-        # the columns in increasing global order (every node's weights come out sorted):
-        # a scan of the column map when the node uses many columns, else a sort
-        if 64 * p >= n_features:
-            srt = np.empty(p, dtype=np.int32)
-            q = 0
-            for c in range(n_features):
-                if col_map[c] >= 0:
-                    srt[q] = c
-                    q += 1
-        else:
-            srt = np.sort(cols[:p])
-        by_col = np.empty(p, dtype=np.int32)
+    nr = rows.shape[0]
+    g = nodes.shape[0]
+    pos = np.empty(nr, dtype=np.int64)
+    if side_by_side:
+        zb = np.zeros((nr, g), dtype=np.int8)
+        for c in range(g):
+            sub = z_indices[z_indptr[nodes[c]]:z_indptr[nodes[c] + 1]]
+            _local_positions(rows, sub, pos)
+            for t in range(sub.shape[0]):
+                zb[pos[t], c] = 1
+        return fit_siblings(loc_indptr, loc_indices, loc_data, p, zb, C, tol, max_iter, seed)
+    W = np.empty((g, p + 1))
+    it = np.zeros(g, dtype=np.int64)
+    ok = np.zeros(g, dtype=np.bool_)
+    z = np.empty(nr)
+    for c in range(g):
+        sub = z_indices[z_indptr[nodes[c]]:z_indptr[nodes[c] + 1]]
+        _local_positions(rows, sub, pos)
+        z[:] = 0.0
+        for t in range(sub.shape[0]):
+            z[pos[t]] = 1.0
+        W[c], it[c], ok[c] = fit_logistic(loc_indptr, loc_indices, loc_data, p, z, C, tol,
+                                          max_iter, seed)
+    return W, it, ok
+
+
+@njit(cache=True, nogil=True)
+def sparse_weights(W, srt, by_col, weight_threshold):
+    """The weights of the rows of ``W`` (g, p + 1; local columns, bias last) as CSR over the
+    global columns ``srt`` (increasing), keeping ``|w| > weight_threshold`` (all non-zero
+    weights when it is 0).  Returns (pointer, columns, values)."""
+    g, p = W.shape[0], W.shape[1] - 1
+    ptr = np.zeros(g + 1, dtype=np.int64)
+    cols = np.empty(g * p, dtype=np.int32)
+    vals = np.empty(g * p)
+    q = 0
+    for c in range(g):
         for j in range(p):
-            by_col[j] = col_map[srt[j]]
-        # the children's targets: which of the parent's rows are positive at each child
-        npos = np.zeros(count, dtype=np.int64)
-        for c in range(count):
-            for k in range(z_indptr[first + c], z_indptr[first + c + 1]):
-                if row_pos[z_indices[k]] >= 0:
-                    npos[c] += 1
-        fit = np.empty(count, dtype=np.int64)
-        n_fit = 0
-        for c in range(count):
-            if 0 < npos[c] < nr:
-                fit[n_fit] = c
-                n_fit += 1
-        w_fit = np.empty((n_fit, p + 1))
-        it_fit = np.zeros(n_fit, dtype=np.int64)
-        ok_fit = np.zeros(n_fit, dtype=np.bool_)
-        # every child of a parent visits the rows in the same order (seeded by the first
-        # child fitted), so training siblings side by side or one by one gives the same model
-        seed = first + fit[0] if n_fit > 0 else 0
-        if n_fit >= 3 or (n_fit == 2 and pos >= pair_nnz):
-            # siblings side by side, in groups whose per-row state (17 bytes per row and
-            # sibling) stays below sibling_bytes
-            width = max(1, min(n_fit, sibling_bytes // (17 * nr)))
-            for b0 in range(0, n_fit, width):
-                b1 = min(n_fit, b0 + width)
-                zb = np.zeros((nr, b1 - b0), dtype=np.int8)
-                for c in range(b0, b1):
-                    node = first + fit[c]
-                    for k in range(z_indptr[node], z_indptr[node + 1]):
-                        a = row_pos[z_indices[k]]
-                        if a >= 0:
-                            zb[a, c - b0] = 1
-                w_b, it_b, ok_b = fit_siblings(loc_indptr, loc_indices, loc_data, p, zb, C,
-                                               tol, max_iter, seed)
-                w_fit[b0:b1] = w_b
-                it_fit[b0:b1] = it_b
-                ok_fit[b0:b1] = ok_b
-        else:
-            z = np.empty(nr)
-            for c in range(n_fit):
-                node = first + fit[c]
-                z[:] = 0.0
-                for k in range(z_indptr[node], z_indptr[node + 1]):
-                    a = row_pos[z_indices[k]]
-                    if a >= 0:
-                        z[a] = 1.0
-                w_fit[c], it_fit[c], ok_fit[c] = fit_logistic(loc_indptr, loc_indices, loc_data,
-                                                              p, z, C, tol, max_iter, seed)
-        q = 0
-        for c in range(count):
-            nodes[k_out] = first + c
-            kept = 0
-            if npos[c] == 0 or npos[c] == nr:
-                bias[k_out] = math.inf if (npos[c] == nr and nr > 0) else -math.inf
-            else:
-                w = w_fit[q]
-                bias[k_out] = w[p]
-                iters[k_out] = it_fit[q]
-                conv[k_out] = ok_fit[q]
+            v = W[c, by_col[j]]
+            if (weight_threshold > 0.0 and abs(v) > weight_threshold) or \
+                    (weight_threshold <= 0.0 and v != 0.0):
+                cols[q] = srt[j]
+                vals[q] = v
                 q += 1
-                start = w_ptr[k_out]
-                w_cols = _grow(w_cols, start + p)
-                w_vals = _grow(w_vals, start + p)
-                for j in range(p):
-                    v = w[by_col[j]]
-                    if (weight_threshold > 0.0 and abs(v) > weight_threshold) or \
-                            (weight_threshold <= 0.0 and v != 0.0):
-                        w_cols[start + kept] = srt[j]
-                        w_vals[start + kept] = v
-                        kept += 1
-            w_ptr[k_out + 1] = w_ptr[k_out] + kept
-            k_out += 1
-        for a in range(nr):
-            row_pos[rows[a]] = -1
-        for j in range(p):
-            col_map[cols[j]] = -1
-    total = w_ptr[n_nodes]
-    return nodes, w_ptr, w_cols[:total].copy(), w_vals[:total].copy(), bias, iters, conv
+        ptr[c + 1] = q
+    return ptr, cols[:q].copy(), vals[:q].copy()
 
 
 @njit(cache=True, nogil=True)

@@ -42,6 +42,7 @@ from .._utils.call import Settings, records_call
 from .._utils.validation import check_choice, check_scalar, describe, num, warn
 from ..exceptions import ConvergenceWarning, DataError, InvalidArgumentError
 from ._trees import LabelTree, check_arity, label_tree
+from ._training import train_nodes
 from ._spe import SPE, check_label_matrix, check_thresholds
 from ._atk import TopK, precision_at_k
 
@@ -50,12 +51,6 @@ __all__ = ["probabilistic_label_tree", "plt", "PLTResults", "TopK", "precision_a
 
 _CHUNK_ELEMENTS = 4_000_000  # dense elements per block in exhaustive prediction
 _PREDICT_ROWS = 16384          # rows per block of pruned prediction
-# Siblings trained side by side (one pass over a row for all of them): parents with 3 or
-# more children to fit (pre-leaves), and pairs when the parent's rows hold at least
-# _SIBLING_PAIR_NNZ non-zeros (beyond the caches, where one pass for both saves memory
-# traffic; below it the pair is as fast one by one); per-row state at most _SIBLING_BYTES.
-_SIBLING_BYTES = 1 << 28
-_SIBLING_PAIR_NNZ = 4_000_000
 
 
 # ---------------------------------------------------------------------------
@@ -108,102 +103,6 @@ def logistic_l2(X: sp.csr_matrix, z: np.ndarray, C: float = 1.0, tol: float = 0.
     w, n_iter, ok = fit_logistic(X.indptr.astype(np.int64), X.indices.astype(np.int32), data,
                                  X.shape[1], z, float(C), float(tol), int(max_iter), 0)
     return w[:-1], float(w[-1]), int(n_iter), bool(ok)
-
-
-def _fit_node(Xn: sp.csr_matrix, z: np.ndarray, learner):
-    """One node with a user's learner: a constant model when ``z`` has one class (or no
-    rows), else the learner's fit."""
-    if z.size == 0 or z.min() == z.max():
-        b = np.inf if z.size and z[0] == 1 else -np.inf
-        return np.zeros(Xn.shape[1]), b
-    w, b = learner(Xn, z)
-    return np.asarray(w, dtype=float).ravel(), float(b)
-
-
-def _compress_columns(Xp: sp.csr_matrix) -> tuple[np.ndarray, sp.csr_matrix]:
-    """The non-zero columns of ``Xp`` and ``Xp`` restricted to them (float64)."""
-    seen = np.zeros(Xp.shape[1], dtype=bool)
-    seen[Xp.indices] = True
-    cols = np.flatnonzero(seen)
-    position = np.zeros(Xp.shape[1], dtype=np.int32)
-    position[cols] = np.arange(cols.size, dtype=np.int32)
-    return cols, sp.csr_matrix((Xp.data.astype(np.float64), position[Xp.indices], Xp.indptr),
-                               shape=(Xp.shape[0], cols.size))
-
-
-def _train_compiled(X, Z, T, parents, learner, C, tol, max_iter, weight_threshold):
-    """Worker: the children of ``parents`` (-1: the root) by the compiled trainer."""
-    from ._nodes import train_parents
-
-    return train_parents(X.indptr, X.indices, X.data, X.shape[1], Z.indptr, Z.indices,
-                         parents, T.child_start, T.n_children, C, tol, max_iter,
-                         weight_threshold, _SIBLING_BYTES, _SIBLING_PAIR_NNZ)
-
-
-def _train_with_learner(X, Z, T, parents, learner, C, tol, max_iter, weight_threshold):
-    """Worker: the children of ``parents`` by a user's learner (one call per node), in the
-    layout of :func:`_train_compiled`."""
-    nodes, cols_out, vals_out, bias = [], [], [], []
-    for par in parents:
-        if par < 0:
-            rows, kids = np.arange(X.shape[0]), np.array([0])
-        else:
-            rows = np.sort(Z.indices[Z.indptr[par]:Z.indptr[par + 1]])
-            kids = np.arange(T.child_start[par], T.child_start[par] + T.n_children[par])
-        cols, Xn = _compress_columns(X[rows])
-        for node in kids:
-            z = np.isin(rows, Z.indices[Z.indptr[node]:Z.indptr[node + 1]]).astype(float)
-            w, b = _fit_node(Xn if z.min() != z.max() else Xn[:, :0], z, learner)
-            keep = np.abs(w) > weight_threshold if weight_threshold > 0 else w != 0
-            nodes.append(int(node))
-            cols_out.append(cols[keep] if w.size else cols[:0])
-            vals_out.append(w[keep])
-            bias.append(b)
-    k = len(nodes)
-    ptr = np.concatenate(([0], np.cumsum([c.size for c in cols_out]))).astype(np.int64)
-    return (np.array(nodes, dtype=np.int64), ptr,
-            np.concatenate(cols_out).astype(np.int32) if k else np.zeros(0, np.int32),
-            np.concatenate(vals_out) if k else np.zeros(0), np.array(bias, dtype=float),
-            np.zeros(k, dtype=np.int64), np.ones(k, dtype=bool))
-
-
-def _scatter(part, indptr, out_cols, out_vals):
-    """Worker: one batch's node weights into their rows of the model (disjoint rows)."""
-    from ._nodes import scatter_rows
-
-    return scatter_rows(part[0], part[1], part[2], part[3], indptr, out_cols, out_vals)
-
-
-def _assemble(parts, n_nodes: int, n_features: int, n_jobs):
-    """The node weights (CSR, sorted indices), intercepts, iterations and flags of all
-    nodes from the workers' outputs (each: nodes, pointer, columns, values, ...); the
-    weights are copied to their rows batch by batch in parallel threads."""
-    nodes = np.concatenate([p[0] for p in parts])
-    order = np.argsort(nodes, kind="stable")
-    if not np.array_equal(nodes[order], np.arange(n_nodes)):  # pragma: no cover - a bug
-        raise RuntimeError("the label tree's nodes were not all trained exactly once")
-    lens = np.zeros(n_nodes, dtype=np.int64)
-    lens[nodes] = np.concatenate([np.diff(p[1]) for p in parts])
-    indptr = np.concatenate(([0], np.cumsum(lens)))
-    out_cols = np.empty(int(indptr[-1]), dtype=np.int32)
-    out_vals = np.empty(int(indptr[-1]))
-    run_tasks(_scatter, [(p, indptr, out_cols, out_vals) for p in parts], n_jobs=n_jobs,
-              progress=False, blas_threads=None, backend="threading")
-    W = sp.csr_matrix((out_vals, out_cols, indptr), shape=(n_nodes, n_features))
-    W.has_sorted_indices = True   # every worker emits a node's columns in increasing order
-    out = [np.concatenate([p[k] for p in parts])[order] for k in (4, 5, 6)]
-    return W, out[0], out[1], out[2].astype(bool)
-
-
-def _batches(units: list, costs: np.ndarray, n_batches: int) -> list[list]:
-    """Longest-processing-time-first assignment of units to ``n_batches`` bins."""
-    bins: list[list] = [[] for _ in range(n_batches)]
-    heap = [(0.0, i) for i in range(n_batches)]
-    for u in np.argsort(-costs, kind="stable"):
-        load, i = heapq.heappop(heap)
-        bins[i].append(units[u])
-        heapq.heappush(heap, (load + float(costs[u]), i))
-    return [b for b in bins if b]
 
 
 # ---------------------------------------------------------------------------
@@ -372,21 +271,8 @@ def probabilistic_label_tree(X: Any, Y: Any, *, arity: int = 2, tree: str | Labe
     # z_t for every example and node: [some label below t is positive]
     Z = sp.csc_matrix(Y.astype(np.float64) @ T.path_matrix())
     Z.data[:] = 1.0
-    from joblib import effective_n_jobs
-
-    workers = effective_n_jobs(n_jobs) if n_jobs is not None else effective_n_jobs()
-    parents = np.concatenate(([-1], np.flatnonzero(T.n_children > 0)))
-    node_nnz = np.bincount(np.repeat(np.arange(T.n_nodes), np.diff(Z.indptr)),
-                           weights=np.diff(X.indptr)[Z.indices], minlength=T.n_nodes)
-    costs = np.concatenate(([float(X.nnz)],
-                            node_nnz[parents[1:]] * T.n_children[parents[1:]])) + 1.0
-    batches = _batches(list(parents), costs, max(1, min(parents.size, 8 * workers)))
-    worker = _train_compiled if learner is None else _train_with_learner
-    done = run_tasks(worker, [(X, Z, T, np.array(bt, dtype=np.int64), learner, C, tol, max_iter,
-                               weight_threshold) for bt in batches],
-                     n_jobs=n_jobs, progress=progress, desc="PLT nodes", blas_threads=1,
-                     backend="threading" if learner is None else None)
-    W, bias, n_iter, converged = _assemble(done, T.n_nodes, X.shape[1], n_jobs)
+    W, bias, n_iter, converged = train_nodes(X, Z, T, learner, C, tol, max_iter,
+                                             weight_threshold, n_jobs, progress)
     if not converged.all():
         warn(f"{int((~converged).sum())} of {T.n_nodes} node classifiers did not reach a "
              f"dual gradient below tol={num(tol)} within max_iter={max_iter} epochs; "
