@@ -51,7 +51,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 __all__ = ["fit_logistic", "fit_siblings", "gather_rows", "fit_unit", "sparse_weights",
-           "scatter_rows", "expand_children"]
+           "scatter_rows", "expand_children", "rows_csr"]
 
 
 
@@ -597,3 +597,32 @@ def expand_children(x_indptr, x_indices, x_data, w_indptr, w_indices, w_data, bi
             cnt[touched[t]] = 0
         g0 = g1
     return out_i[:n_out].copy(), out_c[:n_out].copy(), out_p[:n_out].copy()
+
+
+@njit(cache=True, nogil=True)
+def rows_csr(r, j, v, n_rows):
+    """Entries (row ``r[t]`` in [0, n_rows), label ``j[t]``, value ``v[t]``), at most one per
+    (row, label), as CSR rows sorted by label: (entries per row, labels (int32), values)."""
+    counts = np.zeros(n_rows, dtype=np.int64)
+    for t in range(r.shape[0]):
+        counts[r[t]] += 1
+    fill = np.empty(n_rows + 1, dtype=np.int64)
+    fill[0] = 0
+    for i in range(n_rows):
+        fill[i + 1] = fill[i] + counts[i]
+    labels = np.empty(r.shape[0], dtype=np.int32)
+    values = np.empty(r.shape[0])
+    for t in range(r.shape[0]):
+        q = fill[r[t]]
+        labels[q] = j[t]
+        values[q] = v[t]
+        fill[r[t]] = q + 1
+    a = 0
+    for i in range(n_rows):
+        b = a + counts[i]
+        if b - a > 1:
+            order = np.argsort(labels[a:b])
+            labels[a:b] = labels[a:b][order]
+            values[a:b] = values[a:b][order]
+        a = b
+    return counts, labels, values

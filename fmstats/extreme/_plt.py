@@ -436,7 +436,8 @@ class PLTResults(Persistable):
         return out
 
     # -- threshold pruning (Algorithm 4) -------------------------------------------------
-    def predict_proba_sparse(self, X: Any, threshold: Any) -> SPE:
+    def predict_proba_sparse(self, X: Any, threshold: Any, *, n_jobs: int | None = None,
+                             progress: Any = None) -> SPE:
         """Sparse probability estimates by threshold pruning (Algorithm 4).
 
         Parameters
@@ -446,6 +447,11 @@ class PLTResults(Persistable):
         threshold : float or array (m,) in [0, 1]
             Per-label thresholds tau_j.  A node is expanded only when its path
             probability exceeds tau_t = min over its children (tau_j at a leaf).
+        n_jobs : int, optional
+            Threads over blocks of 16,384 rows (the compiled descent releases the GIL);
+            None: joblib's default.  The estimates do not depend on it.
+        progress : bool or None
+            A progress bar over the blocks (None: only in interactive sessions).
 
         Returns
         -------
@@ -453,23 +459,31 @@ class PLTResults(Persistable):
             The marginals eta(x, j) > tau_j (stored in a CSR matrix), with
             thresholds tau: exactly the entries of :meth:`predict_marginals`
             above the thresholds.
+
+        Notes
+        -----
+        Memory beyond X and the result: per thread, one block's nodes reached and leaves
+        (about 24 bytes per (row, node) pair of a level), and 12 bytes per estimate while the
+        blocks are joined.
         """
         X = self._check(X)
         tau_label = check_thresholds("threshold", threshold, self.n_labels)
+        n_jobs = check_n_jobs(n_jobs)
         node_tau = self.tree.node_thresholds(tau_label)
         n = X.shape[0]
+        parts = run_tasks(_spe_block, [(self, X, lo, min(n, lo + _PREDICT_ROWS), node_tau)
+                                       for lo in range(0, n, _PREDICT_ROWS)],
+                          n_jobs=n_jobs, progress=progress, desc="SPE", blas_threads=None,
+                          backend="threading")
         indptr = np.zeros(n + 1, dtype=np.int64)
-        labels, values = [], []
-        for lo in range(0, n, _PREDICT_ROWS):     # blocks of rows: bounded temporaries
-            hi = min(n, lo + _PREDICT_ROWS)
-            r, j, v = self._descend(X, np.arange(lo, hi), node_tau=node_tau)
-            order = np.lexsort((j, r))
-            labels.append(j[order].astype(np.int32))
-            values.append(v[order])
-            indptr[lo + 1:hi + 1] = indptr[lo] + np.cumsum(np.bincount(r, minlength=hi - lo))
-        mat = sp.csr_array((np.concatenate(values), np.concatenate(labels), indptr),
-                           shape=(n, self.n_labels))
-        return SPE(mat, tau_label)
+        np.cumsum(np.concatenate([p[0] for p in parts]), out=indptr[1:])
+        labels = np.concatenate([p[1] for p in parts])
+        values = np.concatenate([p[2] for p in parts])
+        del parts
+        # valid by construction: one estimate per (row, label), labels sorted within rows,
+        # products of sigmoids in [0, 1] above tau_j (no copy, no re-validation)
+        return SPE._trusted(sp.csr_array((values, labels, indptr), shape=(n, self.n_labels)),
+                            tau_label)
 
     def _descend(self, X: sp.csr_matrix, rows: np.ndarray, *, node_tau=None, row_tau=None):
         """Algorithm 4 for the instances ``rows``, level by level: expand a node while its
@@ -499,7 +513,8 @@ class PLTResults(Persistable):
             return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
         return tuple(np.concatenate(a) for a in (out_r, out_j, out_p))
 
-    def predict_topk(self, X: Any, k: int = 5, method: str = "threshold") -> TopK:
+    def predict_topk(self, X: Any, k: int = 5, method: str = "threshold", *,
+                     n_jobs: int | None = None, progress: Any = None) -> TopK:
         """The k labels of largest marginal per instance.
 
         Parameters
@@ -515,6 +530,12 @@ class PLTResults(Persistable):
             for the instances with fewer than k labels above it.  Both are exact:
             they return the k largest marginals of :meth:`predict_marginals`
             (ties in any order; labels of probability 0 fill up in index order).
+        n_jobs : int, optional
+            ``"threshold"``: threads over blocks of 16,384 rows (the result does not depend
+            on it); None: joblib's default.  ``"heap"`` runs in one thread.
+        progress : bool or None
+            ``"threshold"``: a progress bar over the blocks (None: only in interactive
+            sessions).
 
         Returns
         -------
@@ -524,12 +545,22 @@ class PLTResults(Persistable):
         X = self._check(X)
         k = int(check_scalar("k", k, low=1, high=self.n_labels, integer=True))
         check_choice("method", method, ("heap", "threshold"))
+        n_jobs = check_n_jobs(n_jobs)
         if method == "heap":
             return self._topk_heap(X, k)
         n = X.shape[0]
         labels = np.full((n, k), -1, dtype=np.int64)
         scores = np.zeros((n, k))
-        pending, tau = np.arange(n), 0.1
+        run_tasks(_topk_block, [(self, X, lo, min(n, lo + _PREDICT_ROWS), k, labels, scores)
+                                for lo in range(0, n, _PREDICT_ROWS)],
+                  n_jobs=n_jobs, progress=progress, desc="top-k", blas_threads=None,
+                  backend="threading")
+        return TopK(labels, scores)
+
+    def _topk_rows(self, X: sp.csr_matrix, lo: int, hi: int, k: int, labels: np.ndarray,
+                   scores: np.ndarray) -> None:
+        """The "threshold" top-k of rows lo..hi-1 into ``labels`` and ``scores``."""
+        pending, tau = np.arange(lo, hi), 0.1
         while pending.size:
             r, j, v = self._descend(X, pending, row_tau=np.full(pending.size, tau))
             count = np.bincount(r, minlength=pending.size)
@@ -545,7 +576,6 @@ class PLTResults(Persistable):
                 labels[i, labels[i] < 0] = rest[:int((labels[i] < 0).sum())]
             pending = pending[~done]
             tau = tau / 10.0 if tau > 1e-12 else 0.0
-        return TopK(labels, scores)
 
     def _topk_heap(self, X: sp.csr_matrix, k: int) -> TopK:
         """Best-first search: every instance keeps a priority queue of (path probability,
@@ -576,3 +606,18 @@ class PLTResults(Persistable):
                 heapq.heappush(heaps[i], (-v, c))
             active = active[found[active] < k]
         return TopK(labels, scores)
+
+
+def _spe_block(model: PLTResults, X: sp.csr_matrix, lo: int, hi: int, node_tau: np.ndarray):
+    """Worker: the estimates of rows lo..hi-1 above ``node_tau`` as (entries per row,
+    labels, values), labels sorted within rows."""
+    from ._nodes import rows_csr
+
+    r, j, v = model._descend(X, np.arange(lo, hi), node_tau=node_tau)
+    return rows_csr(r, j, v, hi - lo)
+
+
+def _topk_block(model: PLTResults, X: sp.csr_matrix, lo: int, hi: int, k: int,
+                labels: np.ndarray, scores: np.ndarray) -> None:
+    """Worker: the top-k of rows lo..hi-1 into their rows of ``labels``, ``scores``."""
+    model._topk_rows(X, lo, hi, k, labels, scores)
