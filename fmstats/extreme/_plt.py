@@ -50,7 +50,7 @@ __all__ = ["probabilistic_label_tree", "plt", "PLTResults", "TopK", "precision_a
            "LabelTree", "label_tree"]
 
 _CHUNK_ELEMENTS = 4_000_000  # dense elements per block in exhaustive prediction
-_PREDICT_ROWS = 16384          # rows per block of pruned prediction
+_PREDICT_ROWS = 4096           # rows per block of pruned prediction (one thread each)
 
 
 # ---------------------------------------------------------------------------
@@ -448,7 +448,7 @@ class PLTResults(Persistable):
             Per-label thresholds tau_j.  A node is expanded only when its path
             probability exceeds tau_t = min over its children (tau_j at a leaf).
         n_jobs : int, optional
-            Threads over blocks of 16,384 rows (the compiled descent releases the GIL);
+            Threads over blocks of 4,096 rows (the compiled descent releases the GIL);
             None: joblib's default.  The estimates do not depend on it.
         progress : bool or None
             A progress bar over the blocks (None: only in interactive sessions).
@@ -531,7 +531,7 @@ class PLTResults(Persistable):
             they return the k largest marginals of :meth:`predict_marginals`
             (ties in any order; labels of probability 0 fill up in index order).
         n_jobs : int, optional
-            ``"threshold"``: threads over blocks of 16,384 rows (the result does not depend
+            ``"threshold"``: threads over blocks of 4,096 rows (the result does not depend
             on it); None: joblib's default.  ``"heap"`` runs in one thread.
         progress : bool or None
             ``"threshold"``: a progress bar over the blocks (None: only in interactive
