@@ -56,6 +56,9 @@ __all__ = ["fit_logistic", "fit_siblings", "gather_rows", "fit_unit", "sparse_we
 
 
 _AHEAD = 4       # rows ahead whose data the trainers prefetch (the order is random)
+# nodes with at least this many children score the features most of them use from dense
+# rows of weights (pre-leaves; a binary node gains nothing)
+_DENSE_MIN_CHILDREN = 8
 
 
 @intrinsic
@@ -519,13 +522,20 @@ def expand_children(x_indptr, x_indices, x_data, w_indptr, w_indices, w_data, bi
 
     Per node, the children's weights (rows of W, CSR) are regrouped by feature (a counting
     sort over the features they use), so that a row's score for all children costs one
-    pass over the row's entries.  A child is kept when its path probability
-    ``prob[i] * sigmoid(x w_c + b_c)`` exceeds ``node_tau[c]`` and ``row_tau[i]``.
-    Returns (pair i, child, path probability) of the kept children.
+    pass over the row's entries.  Of a node with at least :data:`_DENSE_MIN_CHILDREN`
+    children, the features that half of them or more use get a dense row of weights (0
+    for the others): a row's entry adds to all children in one vectorised loop.  The
+    scores are summed in the row's entry order either way (an added 0 changes no sum but
+    the sign of a zero, which no probability sees), so they do not depend on the layout.
+    A child is kept when its path probability ``prob[i] * sigmoid(x w_c + b_c)`` exceeds
+    ``node_tau[c]`` and ``row_tau[i]``.  Returns (pair i, child, path probability) of the
+    kept children.
     """
     n_pairs = order.shape[0]
     cnt = np.zeros(n_features, dtype=np.int32)
     beg = np.empty(n_features, dtype=np.int32)
+    dense_at = np.full(n_features, -1, dtype=np.int64)
+    dw = np.empty(1024)
     touched = np.empty(1024, dtype=np.int32)
     ent_c = np.empty(1024, dtype=np.int32)
     ent_w = np.empty(1024)
@@ -568,6 +578,23 @@ def expand_children(x_indptr, x_indices, x_data, w_indptr, w_indices, w_data, bi
         for t in range(n_t):
             f = touched[t]
             beg[f] -= cnt[f]
+        # features used by half of the children or more: dense rows of weights
+        n_dense = 0
+        if nc >= _DENSE_MIN_CHILDREN:
+            for t in range(n_t):
+                f = touched[t]
+                if 2 * cnt[f] >= nc:
+                    dense_at[f] = n_dense * nc
+                    n_dense += 1
+            dw = _grow(dw, n_dense * nc)
+            dw[:n_dense * nc] = 0.0
+            if n_dense > 0:
+                for t in range(n_t):
+                    f = touched[t]
+                    d = dense_at[f]
+                    if d >= 0:
+                        for q in range(beg[f], beg[f] + cnt[f]):
+                            dw[d + ent_c[q]] = ent_w[q]
         need = n_out + (g1 - g0) * nc
         if need > out_i.shape[0]:
             out_i = _grow(out_i, need)
@@ -579,10 +606,17 @@ def expand_children(x_indptr, x_indices, x_data, w_indptr, w_indices, w_data, bi
             for c in range(nc):
                 acc[c] = 0.0
             for k in range(x_indptr[r], x_indptr[r + 1]):
-                cf = cnt[x_indices[k]]
+                f = x_indices[k]
+                d = dense_at[f]
+                if d >= 0:
+                    v = np.float64(x_data[k])
+                    for c in range(nc):
+                        acc[c] += v * dw[d + c]
+                    continue
+                cf = cnt[f]
                 if cf > 0:
                     v = np.float64(x_data[k])
-                    q0 = beg[x_indices[k]]
+                    q0 = beg[f]
                     for q in range(q0, q0 + cf):
                         acc[ent_c[q]] += v * ent_w[q]
             pi, ti = prob[i], row_tau[i]
@@ -595,6 +629,7 @@ def expand_children(x_indptr, x_indices, x_data, w_indptr, w_indices, w_data, bi
                     n_out += 1
         for t in range(n_t):
             cnt[touched[t]] = 0
+            dense_at[touched[t]] = -1
         g0 = g1
     return out_i[:n_out].copy(), out_c[:n_out].copy(), out_p[:n_out].copy()
 
