@@ -8,14 +8,15 @@ node probabilities on the path from the root to its leaf (eq. 9):
     eta(x, j) = prod_{t in Path(j)} eta_T(x, t).
 
 * :func:`probabilistic_label_tree` trains one L2-regularised logistic regression per node on the
-  examples positive at the node's parent (Algorithm 3), sibling nodes together,
-  in parallel over parents (joblib threads), every node by the compiled dual
-  coordinate descent of :func:`logistic_l2` (numba, :mod:`~fmstats.extreme._nodes`).
+  examples positive at the node's parent (Algorithm 3), sibling nodes together, on
+  threads (:mod:`~fmstats.extreme._training` schedules the work), every node by the
+  compiled dual coordinate descent of :func:`logistic_l2` (numba,
+  :mod:`~fmstats.extreme._nodes`).
 * :meth:`PLTResults.predict_proba_sparse` descends only into nodes whose path
   probability exceeds the node threshold ``tau_t = min`` over its children
   (Algorithm 4 with per-label thresholds) and returns sparse probability
   estimates (an :class:`~fmstats.extreme.SPE`), vectorised over instances
-  level by level.
+  level by level, in blocks of rows on threads.
 * :meth:`PLTResults.predict_topk` returns the k largest marginals, either by
   Algorithm 4 with per-instance thresholds lowered tenfold until k labels are
   found (default, the faster one here) or by the best-first search with a
@@ -36,7 +37,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit
 
-from .._utils.parallel import check_n_jobs, run_tasks
+from .._utils.parallel import check_n_jobs, row_block, run_tasks
 from ..results import Persistable
 from .._utils.call import Settings, records_call
 from .._utils.validation import check_choice, check_scalar, describe, num, warn
@@ -50,7 +51,7 @@ __all__ = ["probabilistic_label_tree", "plt", "PLTResults", "TopK", "precision_a
            "LabelTree", "label_tree"]
 
 _CHUNK_ELEMENTS = 4_000_000  # dense elements per block in exhaustive prediction
-_PREDICT_ROWS = 4096           # rows per block of pruned prediction (one thread each)
+_PREDICT_ROWS = 4096           # rows per block of pruned prediction (one thread each), at most
 
 
 # ---------------------------------------------------------------------------
@@ -197,11 +198,16 @@ def probabilistic_label_tree(X: Any, Y: Any, *, arity: int = 2, tree: str | Labe
         The random tree, or the k-means starting centres.  Training itself is
         deterministic and does not depend on ``n_jobs``.
     n_jobs : int, optional
-        Parallel threads over groups of sibling nodes (joblib's threading backend: the
-        compiled trainer releases the GIL; a callable ``node_learner`` runs in joblib's
-        default backend).  None: joblib's default.
+        Threads over the node problems (joblib's threading backend; the compiled trainer
+        releases the GIL): a parent's rows are gathered once, and its children trained in
+        units (a group of siblings side by side, or one child), the largest first, so
+        that the threads stay busy to the end (:mod:`~fmstats.extreme._training`).  A
+        callable ``node_learner`` runs per parent in joblib's default backend.  None:
+        joblib's default.  The model does not depend on it.  Memory beyond the data and
+        the model, per thread: one parent's gathered rows (12 bytes per non-zero) and one
+        unit's state (at most 256 MB of dual variables, plus the siblings' weights).
     progress : bool or None
-        A progress bar over batches of nodes (None: only in interactive sessions).
+        A progress bar over the units (None: only in interactive sessions).
 
     Returns
     -------
@@ -448,8 +454,9 @@ class PLTResults(Persistable):
             Per-label thresholds tau_j.  A node is expanded only when its path
             probability exceeds tau_t = min over its children (tau_j at a leaf).
         n_jobs : int, optional
-            Threads over blocks of 4,096 rows (the compiled descent releases the GIL);
-            None: joblib's default.  The estimates do not depend on it.
+            Threads over at least 16 blocks of rows (of at most 4,096; the compiled
+            descent releases the GIL); None: joblib's default.  The estimates do not
+            depend on it.
         progress : bool or None
             A progress bar over the blocks (None: only in interactive sessions).
 
@@ -471,8 +478,9 @@ class PLTResults(Persistable):
         n_jobs = check_n_jobs(n_jobs)
         node_tau = self.tree.node_thresholds(tau_label)
         n = X.shape[0]
-        parts = run_tasks(_spe_block, [(self, X, lo, min(n, lo + _PREDICT_ROWS), node_tau)
-                                       for lo in range(0, n, _PREDICT_ROWS)],
+        size = row_block(n, _PREDICT_ROWS)
+        parts = run_tasks(_spe_block, [(self, X, lo, min(n, lo + size), node_tau)
+                                       for lo in range(0, n, size)],
                           n_jobs=n_jobs, progress=progress, desc="SPE", blas_threads=None,
                           backend="threading")
         indptr = np.zeros(n + 1, dtype=np.int64)
@@ -531,7 +539,7 @@ class PLTResults(Persistable):
             they return the k largest marginals of :meth:`predict_marginals`
             (ties in any order; labels of probability 0 fill up in index order).
         n_jobs : int, optional
-            ``"threshold"``: threads over blocks of 4,096 rows (the result does not depend
+            ``"threshold"``: threads over blocks of rows, as above (the result does not depend
             on it); None: joblib's default.  ``"heap"`` runs in one thread.
         progress : bool or None
             ``"threshold"``: a progress bar over the blocks (None: only in interactive
@@ -551,8 +559,9 @@ class PLTResults(Persistable):
         n = X.shape[0]
         labels = np.full((n, k), -1, dtype=np.int64)
         scores = np.zeros((n, k))
-        run_tasks(_topk_block, [(self, X, lo, min(n, lo + _PREDICT_ROWS), k, labels, scores)
-                                for lo in range(0, n, _PREDICT_ROWS)],
+        size = row_block(n, _PREDICT_ROWS)
+        run_tasks(_topk_block, [(self, X, lo, min(n, lo + size), k, labels, scores)
+                                for lo in range(0, n, size)],
                   n_jobs=n_jobs, progress=progress, desc="top-k", blas_threads=None,
                   backend="threading")
         return TopK(labels, scores)

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._utils.parallel import check_n_jobs, run_tasks
+from .._utils.parallel import check_n_jobs, row_block, run_tasks
 from .._utils.progress import progress_bar, progress_enabled
 from .._utils.validation import check_choice, check_random_state, check_scalar
 from ..exceptions import DataError
@@ -40,7 +40,7 @@ from ._spe import as_spe, check_label_matrix
 __all__ = ["bca_macro_at_k", "frank_wolfe_macro_at_k", "RandomizedTopK", "spe_top_k", "METRICS"]
 
 METRICS = ("f", "recall")
-_TOPK_ROWS = 8192    # rows per block of the top-k selections (one thread each)
+_TOPK_ROWS = 8192    # rows per block of the top-k selections (one thread each), at most
 
 
 # ---------------------------------------------------------------------------
@@ -81,8 +81,9 @@ def _topk_entries(mat: sp.csr_array, gains: np.ndarray, k: int, n_jobs=None) -> 
     out = np.empty((n, k), dtype=np.int64)
     indptr = np.asarray(mat.indptr, dtype=np.int64)
     gains = np.asarray(gains, dtype=np.float64)
-    run_tasks(_topk_block, [(indptr, gains, k, lo, min(n, lo + _TOPK_ROWS), out)
-                            for lo in range(0, n, _TOPK_ROWS)],
+    size = row_block(n, _TOPK_ROWS)
+    run_tasks(_topk_block, [(indptr, gains, k, lo, min(n, lo + size), out)
+                            for lo in range(0, n, size)],
               n_jobs=n_jobs, progress=False, blas_threads=None, backend="threading")
     return out
 
@@ -111,8 +112,9 @@ def spe_top_k(spe: Any, k: int, *, n_jobs: int | None = None) -> TopK:
     k : int
         At least 1.
     n_jobs : int, optional
-        Threads over blocks of 8,192 rows for the top-k selections (compiled; the GIL is
-        released); None: joblib's default.  The result does not depend on it.
+        Threads over at least 16 blocks of rows (of at most 8,192) for the top-k
+        selections (compiled; the GIL is released); None: joblib's default.  The result
+        does not depend on it.
 
     Returns
     -------
@@ -161,10 +163,11 @@ def bca_macro_at_k(spe: Any, k: int, *, metric: str = "f", beta: float = 1.0,
         sweep drawn from it (Schultheis et al.'s shuffling).
 
     n_jobs : int, optional
-        Threads over blocks of 8,192 rows for the top-k selections that start and end the
-        ascent (compiled; the GIL is released); None: joblib's default.  The sweeps are
-        sequential by definition (every instance's choice changes the counts the next one
-        sees) and run on one thread.  The result does not depend on ``n_jobs``.
+        Threads over at least 16 blocks of rows (of at most 8,192) for the top-k
+        selections that start and end the ascent (compiled; the GIL is released); None:
+        joblib's default.  The sweeps are sequential by definition (every instance's
+        choice changes the counts the next one sees) and run on one thread.  The result
+        does not depend on ``n_jobs``.
     progress : bool or None
         A progress bar over the sweeps (None: only in interactive sessions).
 
@@ -266,8 +269,9 @@ class RandomizedTopK(Persistable):
         random_state : None, int or numpy.random.Generator
             The draws of the rules (drawn in one stream before the threads start).
         n_jobs : int, optional
-            Threads over blocks of 8,192 rows for the top-k selections (compiled; the GIL
-            is released); None: joblib's default.  The result does not depend on it.
+            Threads over at least 16 blocks of rows (of at most 8,192) for the top-k
+            selections (compiled; the GIL is released); None: joblib's default.  The
+            result does not depend on it.
 
         Returns
         -------
@@ -315,8 +319,9 @@ def frank_wolfe_macro_at_k(spe: Any, Y: Any, k: int, *, metric: str = "f", beta:
         (xCOLUMNs' uniform search: a weight of 1, which would drop the earlier rules, is not
         tried); the iterations stop when it is below ``step``.
     n_jobs : int, optional
-        Threads over blocks of 8,192 rows for the top-k selections (compiled; the GIL is
-        released); None: joblib's default.  The result does not depend on it.
+        Threads over at least 16 blocks of rows (of at most 8,192) for the top-k
+        selections (compiled; the GIL is released); None: joblib's default.  The result
+        does not depend on it.
 
     Returns
     -------
