@@ -138,8 +138,9 @@ def ofo(spe: Any, Y: Any, a: Any, b: Any, *, lower_bounds: Any = None,
         theta_j = a_j / b_j   (clipped to the bounds when given).
 
     For F1 (beta = 1) this is the seed's update, theta_j = F_j / 2 of the
-    counts so far; in general theta_j = alpha F_j.  The state is O(m); the work
-    per instance is vectorised over its stored estimates and true labels.
+    counts so far; in general theta_j = alpha F_j.  The state is O(m); the
+    sequential pass is compiled (numba) and visits only each instance's stored
+    estimates and true labels.
 
     Parameters
     ----------

@@ -180,7 +180,11 @@ def compare_thresholds(spe_val: Any, Y_val: Any, spe_test: Any, Y_test: Any,
         A tqdm bar over (method, c) pairs; ``None``: only in an interactive session.
     n_jobs : int, optional
         Threads over the (method, c) pairs (the tuners' compiled parts and the scoring
-        release the GIL); None: joblib's default.  The table does not depend on it.
+        release the GIL): STO's rows run one after the other in one task, OFO's and FTA's
+        rows beside it; None: joblib's default.  The table does not depend on it.
+        Memory beyond the SPEs: one flag per stored estimate of each, and per thread one
+        tuner's temporaries (STO about 32 bytes per stored validation estimate; OFO those
+        of 8,192 rows at a time).
 
     Returns
     -------
@@ -243,10 +247,16 @@ def compare_thresholds(spe_val: Any, Y_val: Any, spe_test: Any, Y_test: Any,
                  "bounds.", DataWarning)
 
     score = _Scorer(sv, yv, st, yt, fm, zero_division)
-    tasks = [(mth, float(c), sv, yv, lower, a, fm, zero_division, score)
-             for mth in mths for c in grid]
-    rows = run_tasks(_protocol_row, tasks, n_jobs=n_jobs, progress=progress, desc="thresholds",
-                     blas_threads=None, backend="threading")
+    rows = [(mth, float(c), sv, yv, lower, a, fm, zero_division, score)
+            for mth in mths for c in grid]
+    # STO's rows one after the other in one task (its temporaries, ~32 bytes per stored
+    # estimate, exist once), the others a task each, beside it
+    sto_rows = [r for r in rows if r[0] == "sto"]
+    tasks = ([(sto_rows,)] if sto_rows else []) + [([r],) for r in rows if r[0] != "sto"]
+    done = run_tasks(_protocol_rows, tasks, n_jobs=n_jobs, progress=progress,
+                     desc="thresholds", blas_threads=None, backend="threading")
+    by_key = {(r["method"], r["c"]): r for part in done for r in part}
+    rows = [by_key[(r[0], r[1])] for r in rows]
     if fixed is not None:
         theta = np.full(m, fixed)
         rows.append(dict(method="fixed", c=np.nan, inv_c=np.nan, valid_online_f=np.nan,
@@ -286,15 +296,28 @@ class _Scorer:
                     test_predicted_per_instance=n_pred / st.shape[0])
 
 
+def _protocol_rows(rows: list) -> list[dict]:
+    """Worker: (method, c) rows of :func:`compare_thresholds`, one after the other."""
+    return [_protocol_row(*r) for r in rows]
+
+
 def _protocol_row(mth: str, c: float, sv: SPE, yv, lower: np.ndarray, a: float, fm: FMeasure,
                   zero_division: float, score: _Scorer) -> dict:
-    """Worker: one (method, c) row of :func:`compare_thresholds`."""
-    fit = tune_thresholds(mth, sv, yv, c, lower_bounds=lower, a=a, measure=fm,
-                          zero_division=zero_division, progress=False)
+    """One (method, c) row of :func:`compare_thresholds`."""
     spe_tau = lower if mth == "ofo" else spe_thresholds(c, lower)
+    if mth == "fta":
+        # FTA with the one candidate 1/c: the thresholds max(1/c, lower) whatever the data
+        # (what fta(sv, yv, [1/c], lower_bounds=lower) returns, and its warning)
+        theta = spe_tau
+        SPE._trusted(sv.matrix, np.maximum(lower, sv.thresholds)).check_below(
+            theta, name="candidates")
+        fit_f = np.nan
+    else:
+        fit = tune_thresholds(mth, sv, yv, c, lower_bounds=lower, a=a, measure=fm,
+                              zero_division=zero_division, progress=False)
+        theta, fit_f = np.asarray(fit.thresholds), fit.macro_f
     return dict(method=mth, c=c, inv_c=1.0 / c,
-                valid_online_f=fit.macro_f if mth == "ofo" else np.nan,
-                **score(np.asarray(fit.thresholds), spe_tau))
+                valid_online_f=fit_f if mth == "ofo" else np.nan, **score(theta, spe_tau))
 
 
 def select_by_validation(table: pd.DataFrame) -> pd.DataFrame:
