@@ -185,8 +185,8 @@ CLOCK = TaskClock()
 class Stages:
     """The timed stages of one run."""
 
-    def __init__(self, label: str, verbose: bool = True):
-        self.label, self.rows, self.verbose = label, [], verbose
+    def __init__(self, label: str, verbose: bool = True, estimate: bool = True):
+        self.label, self.rows, self.verbose, self.estimate = label, [], verbose, estimate
 
     def __call__(self, name, fn):
         _reset_peak()
@@ -195,20 +195,21 @@ class Stages:
         out = fn()
         el, cpu = time.perf_counter() - t, time.process_time() - c
         CLOCK.driver(time.thread_time() - own)
-        busy = CLOCK.estimate(cpu)
+        busy = CLOCK.estimate(cpu) if self.estimate else float("nan")
         self.rows.append(dict(stage=name, wall=el, cpu=cpu, busy=busy, peak=_status("VmHWM"),
                               rss=_status("VmRSS")))
         if self.verbose:
-            print(f"  [{self.label}] {name}: {el:.1f} s wall, {cpu:.1f} s CPU (idle-machine "
-                  f"estimate {busy:.1f} s), peak {_status('VmHWM'):.2f} GiB (load "
-                  f"{os.getloadavg()[0]:.1f})", flush=True)
+            est = f" (idle-machine estimate {busy:.1f} s)" if self.estimate else ""
+            print(f"  [{self.label}] {name}: {el:.1f} s wall, {cpu:.1f} s CPU{est}, peak "
+                  f"{_status('VmHWM'):.2f} GiB (load {os.getloadavg()[0]:.1f})", flush=True)
         return out
 
     def table(self) -> str:
         return format_table(
             ["stage", "wall s", "CPU s", "idle-machine estimate s", "CPU / wall", "peak GiB",
              "RSS GiB after"],
-            [[r["stage"], f"{r['wall']:.1f}", f"{r['cpu']:.1f}", f"{r['busy']:.1f}",
+            [[r["stage"], f"{r['wall']:.1f}", f"{r['cpu']:.1f}",
+              f"{r['busy']:.1f}" if self.estimate else "-",
               f"{r['cpu'] / max(r['wall'], 1e-9):.2f}", f"{r['peak']:.2f}", f"{r['rss']:.2f}"]
              for r in self.rows])
 
@@ -460,7 +461,7 @@ def peer(args, data, last, rows) -> list[str]:
 
     Xtr, Ytr, Xva, Yva, Xte, Yte = data
     threads = args.jobs[-1]
-    st = Stages(f"napkinXC, threads={threads}")
+    st = Stages(f"napkinXC, threads={threads}", estimate=False)   # its threads are its own
     tmp = tempfile.TemporaryDirectory()
     nxc = PLT(tmp.name, threads=threads, seed=args.seed)
     Yf = sp.csr_matrix(Ytr, dtype=np.float32)
