@@ -204,8 +204,9 @@ def probabilistic_label_tree(X: Any, Y: Any, *, arity: int = 2, tree: str | Labe
         that the threads stay busy to the end (:mod:`~fmstats.extreme._training`).  A
         callable ``node_learner`` runs per parent in joblib's default backend.  None:
         joblib's default.  The model does not depend on it.  Memory beyond the data and
-        the model, per thread: one parent's gathered rows (12 bytes per non-zero) and one
-        unit's state (at most 256 MB of dual variables, plus the siblings' weights).
+        the model, per thread: one parent's gathered rows (8 bytes per non-zero of
+        float32 data, 12 of float64) and one unit's state (at most 256 MB of dual
+        variables, plus the siblings' weights).
     progress : bool or None
         A progress bar over the units (None: only in interactive sessions).
 

@@ -21,10 +21,10 @@ parent visits the rows in one order seeded by the parent's first fitted child, a
 side-by-side training computes exactly what one-by-one training computes
 (``tests/test_plt.py``).
 
-Memory beyond the data and the model: per thread, the gathered rows of one parent (12
-bytes per non-zero and 8 per row) and one unit's state (at most :data:`_SIBLING_BYTES`
-for the siblings' dual variables and targets, plus their weights, 8 bytes per column and
-sibling).
+Memory beyond the data and the model: per thread, the gathered rows of one parent (8
+bytes per non-zero of float32 data, 12 of float64, and 8 per row) and one unit's state
+(at most :data:`_SIBLING_BYTES` for the siblings' dual variables and targets, plus their
+weights, 16 bytes per column and sibling).
 
 A user's ``node_learner`` (a Python callable) is run per parent through
 :func:`~fmstats._utils.parallel.run_tasks` (joblib's default backend).
