@@ -212,9 +212,13 @@ def _kmeans_split(centroids: sp.csr_matrix, arity: int, rng: np.random.Generator
 
     def split(part: np.ndarray) -> list[np.ndarray]:
         sub = centroids[part]
-        cols, inverse = np.unique(sub.indices, return_inverse=True)
-        sub = sp.csr_matrix((sub.data, inverse.ravel(), sub.indptr),
-                            shape=(part.size, max(cols.size, 1)))
+        # the columns the part uses, renumbered in increasing order (np.unique's
+        # inverse, by a mark array: O(nnz + d), not a sort of the non-zeros)
+        seen = np.zeros(centroids.shape[1] + 1, dtype=np.int64)
+        seen[sub.indices + 1] = 1
+        rank = np.cumsum(seen)
+        sub = sp.csr_matrix((sub.data, rank[sub.indices], sub.indptr),
+                            shape=(part.size, max(int(rank[-1]), 1)))
         sizes = np.array([len(a) for a in np.array_split(np.arange(part.size), arity)])
         centres = sub[rng.choice(part.size, arity, replace=False)].toarray()
         assign, previous = None, -np.inf
