@@ -35,7 +35,6 @@ from fmstats.exceptions import InvalidArgumentError, ResultsFileError, ResultsFi
 from fmstats.extreme import SPE, probabilistic_label_tree
 from fmstats.formula import code_problem, formula_problem
 from fmstats.results import FORMAT_VERSION, Persistable
-from fmstats.results import _allowlist
 
 from conftest import make_synth
 from test_reliability_persist import _multilabel_frame, _xmlc as _spe_and_labels
