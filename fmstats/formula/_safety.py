@@ -98,13 +98,14 @@ def _terms(rhs: str, engine: str) -> list[tuple[str, str]]:
             for f in term.factors]
 
 
-def factor_problem(expr, method: str) -> str | None:
+def factor_problem(expr, method: str, unreadable_ok: bool = False) -> str | None:
     """Why a formulaic factor (``expr`` evaluated by ``method``: ``"python"``, ``"lookup"``
-    or ``"literal"``) is not safe, or None."""
+    or ``"literal"``) is not safe, or None (``unreadable_ok``: see
+    :func:`fmstats.formula._vocabulary.expression_problem`)."""
     if not isinstance(expr, str) or len(expr) > MAX_CHARS:
         return "a term is not text of a bounded length"
     if method == "python":
-        why = code_problem(expr)
+        why = expression_problem(expr, "term", unreadable_ok=unreadable_ok)
     elif method == "literal":     # formulaic reads it with ast.literal_eval
         why = None if re.fullmatch(r"\s*-?[\d.eE+-]+\s*", expr) else "it is not a number"
     elif method == "lookup":      # a name looked up in the data
@@ -152,8 +153,8 @@ def rhs_problem(rhs, engine: str | None = None) -> str | None:
                           f"({type(exc).__name__})")
             continue
         parsed = True
-        for expr, method in terms:
-            why = factor_problem(expr, method)
+        for expr, method in terms:     # an engine not named: patsy reads %in% as Python
+            why = factor_problem(expr, method, unreadable_ok=engine is None)
             if why is not None:
                 return why
     return None if parsed else failed[0]

@@ -293,7 +293,8 @@ def _describe(node) -> str:
     return _NAMES.get(type(node), f"'{type(node).__name__}'")
 
 
-def expression_problem(text, vocabulary: str = "term") -> str | None:
+def expression_problem(text, vocabulary: str = "term", *, unreadable_ok: bool = False
+                       ) -> str | None:
     """Why an expression is not safe to evaluate, or None (see the module notes).
 
     Parameters
@@ -303,6 +304,9 @@ def expression_problem(text, vocabulary: str = "term") -> str | None:
         ``^`` is read as the power.
     vocabulary : {"term", "offset", "pandas"}, default "term"
         Who evaluates it: a formula engine, fmstats' offset evaluation or ``DataFrame.eval``.
+    unreadable_ok : bool, default False
+        Accept text Python cannot parse (no evaluator can run it): for a formula whose
+        engine is not known, read by an engine that takes R's ``%in%`` for Python.
 
     Returns
     -------
@@ -324,6 +328,8 @@ def expression_problem(text, vocabulary: str = "term") -> str | None:
     try:
         tree = ast.parse(code.strip(), mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        if unreadable_ok and isinstance(exc, SyntaxError):
+            return None
         reason = getattr(exc, "msg", None) or type(exc).__name__
         return f"it cannot be read as a Python expression ({reason})"
     try:

@@ -118,7 +118,7 @@ def _values(s):
     import pandas as pd
 
     values = s.array
-    return values.to_numpy() if isinstance(values, pd.arrays.NumpyExtensionArray) else values
+    return values.to_numpy() if type(values) is pd.arrays.NumpyExtensionArray else values
 
 
 def _encode_index(enc, idx, path):

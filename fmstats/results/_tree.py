@@ -176,12 +176,24 @@ class Encoder:
     def _check_code(d: dict, field: str) -> None:
         from ..formula import text_problem
 
-        engine = d.get("engine") if isinstance(d.get("engine"), str) else None
+        engine = _engine_of(d)
         for key, kind in CODE_KEYS.items():
             if key in d and d[key] is not None:
                 why = text_problem(kind, d[key], engine)
                 if why is not None:
                     raise Unencodable(_field(field, key), f"text that load() refuses: {why}")
+
+
+def _engine_of(d: dict) -> str | None:
+    """The formula engine of the formulas of a dict (a call's arguments, settings): its
+    ``engine`` entry (None there is the default engine); None when it has none (the text
+    must then be safe for every engine that can parse it)."""
+    from ..formula import DEFAULT_ENGINE
+
+    if "engine" not in d:
+        return None
+    engine = d["engine"]
+    return DEFAULT_ENGINE if engine is None else engine if type(engine) is str else None
 
 
 def _field(field: str, key) -> str:
@@ -290,7 +302,7 @@ class Reader:
         if self._own_text:      # a design's text: checked by DesignSpec.from_file_state
             return
         named = {k: v for k, v in zip(keys, values) if type(k) is str}
-        engine = named.get("engine") if type(named.get("engine")) is str else None
+        engine = _engine_of(named)
         for key, kind in CODE_KEYS.items():
             if key in named:
                 value = _plain(named[key])
