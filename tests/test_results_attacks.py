@@ -546,7 +546,8 @@ def test_nodes_beside_the_format_are_refused(node, match, fit, tmp_path):
 # ---------------------------------------------------------------------------
 # no crash: the risky files read in another process
 # ---------------------------------------------------------------------------
-def test_risky_files_are_refused_without_crashing_the_interpreter(fit, validated, tmp_path):
+def test_risky_files_are_refused_without_crashing_the_interpreter(fit, validated, plt_fit,
+                                                                 tmp_path):
     paths = []
     for name, (edit, _) in ARRAY_ATTACKS.items():
         path = tmp_path / f"{name.replace(' ', '_')}.fmr"
@@ -564,13 +565,21 @@ def test_risky_files_are_refused_without_crashing_the_interpreter(fit, validated
         blobs[i] = _npy("<i8", (n,), np.full(n, -(10 ** 9), dtype="<i8").tobytes())
     _craft(path, validated, codes)
     paths.append(("ValidateResults", path))
+    fit_plt, _ = plt_fit
+    for i, edit in enumerate(PLT_ATTACKS.values()):
+        path = tmp_path / f"plt{i}.fmr"
+        _craft(path, fit_plt, edit)
+        paths.append(("extreme.PLTResults", path))
     script = textwrap.dedent("""
         import sys
         import fmstats as fm
         from fmstats.exceptions import ResultsFileError
         for cls, path in zip(sys.argv[1::2], sys.argv[2::2]):
             try:
-                getattr(fm, cls).load(path)
+                obj = fm
+                for part in cls.split("."):
+                    obj = getattr(obj, part)
+                obj.load(path)
                 print("LOADED", path)
             except ResultsFileError:
                 print("refused", path)
@@ -601,3 +610,56 @@ def test_warnings_are_not_needed_to_refuse(fit, tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         _refused(path, match="holds Python objects")
+
+
+# ---------------------------------------------------------------------------
+# arrays compiled code indexes unchecked
+# ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def plt_fit():
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(3)
+    X = sp.csr_array(rng.random((60, 4)))
+    Y = sp.csr_array((rng.random((60, 6)) < 0.3).astype(float))
+    return fm.extreme.probabilistic_label_tree(X, Y, random_state=0, n_jobs=1), X
+
+
+def _tree_edit(field, values):
+    def edit(header, blobs):
+        tree, = _obj(header, "fmstats.extreme.LabelTree")
+        node = _entry(tree["state"], field)
+        old = np.load(__import__("io").BytesIO(blobs[node["a"]]))
+        new = np.asarray(values(old), dtype=old.dtype)
+        blobs[node["a"]] = _npy(new.dtype.str, new.shape, new.tobytes())
+    return edit
+
+
+PLT_ATTACKS = {
+    "child_start beyond the nodes": _tree_edit("child_start",
+                                               lambda a: np.where(a > 0, a + 10 ** 6, a)),
+    "n_children beyond the nodes": _tree_edit("n_children", lambda a: a * 1000),
+    "label beyond the labels": _tree_edit("label", lambda a: np.where(a >= 0, a + 50, a)),
+    "parent after its child": _tree_edit("parent", lambda a: np.r_[-1, np.full(a.size - 1, a.size - 1)]),
+}
+
+
+@pytest.mark.parametrize("attack", list(PLT_ATTACKS))
+def test_a_label_tree_indexing_beyond_its_arrays_is_refused(attack, plt_fit, tmp_path):
+    """The compiled descent (numba, no bounds checks) reads the weights at the tree's
+    node numbers: a tree pointing outside them would read arbitrary memory."""
+    fit, X = plt_fit
+    path = tmp_path / "crafted.fmr"
+    _craft(path, fit, PLT_ATTACKS[attack])
+    _refused(path, fm.extreme.PLTResults, match="not a consistent fmstats.extreme.PLTResults")
+
+
+def test_a_randomized_rule_with_a_huge_k_is_refused(tmp_path):
+    rule = fm.extreme.RandomizedTopK(k=2, a=np.ones((1, 3)), b=np.zeros((1, 3)),
+                                     p=np.ones(1), utilities=np.zeros(1), metric="f")
+    path = tmp_path / "crafted.fmr"
+
+    def edit(header, blobs):
+        _set_entry(header["state"]["state"], "k", 10 ** 12)
+    _craft(path, rule, edit)
+    _refused(path, fm.extreme.RandomizedTopK, match="its k is not a number of labels")

@@ -402,24 +402,27 @@ class Reader:
                 return from_state(state)
             except ValueError as exc:
                 self.refuse(field, f"is not a valid {node['cls']}: {exc}")
-        obj = cls.__new__(cls)
-        setstate = getattr(obj, "__setstate__", None)
-        if setstate is not None:
-            setstate(state)
-            return obj
         slots = None
-        if type(state) is tuple and len(state) == 2:
+        if type(state) is tuple and len(state) == 2:    # a class with __slots__
             state, slots = state
         for part in (state, slots):
-            if part is None:
-                continue
-            if type(part) is not dict or not all(type(k) is str and (
-                    not k.startswith("__") or k in _DUNDER_FIELDS) for k in part):
+            if part is not None and not (type(part) is dict and all(
+                    type(k) is str and (not k.startswith("__") or k in _DUNDER_FIELDS)
+                    for k in part)):
                 self.refuse(field, f"the state of a {node['cls']} is not a dict of field names")
-        if state:
-            obj.__dict__.update(state)
-        for k, v in (slots or {}).items():
-            object.__setattr__(obj, k, v)
+        obj = cls.__new__(cls)
+        setstate = getattr(obj, "__setstate__", None)
+        if setstate is not None and slots is None:
+            setstate(state)
+        else:
+            if state:
+                obj.__dict__.update(state)
+            for k, v in (slots or {}).items():
+                object.__setattr__(obj, k, v)
+        check = getattr(cls, "file_problem", None)     # the class's, never the state's
+        why = check(obj) if check is not None else None
+        if why is not None:
+            self.refuse(field, f"is not a consistent {node['cls']}: {why}")
         return obj
 
 
