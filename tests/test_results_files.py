@@ -525,6 +525,31 @@ def test_single_byte_flips_never_load(built, kind, tmp_path):
             type(obj).load(path)
 
 
+@pytest.mark.parametrize("kind", ["bootstrap", "validate", "plt", "maxent_patsy_ns"])
+def test_flips_with_the_checksum_recomputed_are_refused_or_read(built, kind, tmp_path):
+    """Without its checksum (recomputed after each flip, as an attacker would), the reader
+    still meets nothing but ResultsFileError or a loaded object: never another exception.
+    Flips in the header (the JSON tree and the .npy headers' kind of text) and anywhere."""
+    obj = built[kind][0]
+    path = tmp_path / "f.fmr"
+    obj.save(path)
+    magic, version, _, rest = path.read_bytes().split(b"\n", 3)
+    head = rest.index(b"\n") + 1
+    rng = np.random.default_rng(39)
+    loaded = 0
+    for pos in np.r_[rng.integers(0, head, 60), rng.integers(0, len(rest), 30)]:
+        bad = bytearray(rest)
+        bad[pos] ^= int(rng.integers(1, 256))
+        digest = hashlib.sha256(version + b"\n" + bytes(bad)).hexdigest().encode()
+        path.write_bytes(b"\n".join([magic, version, b"sha256 " + digest, bytes(bad)]))
+        try:
+            type(obj).load(path)
+            loaded += 1
+        except ResultsFileError:
+            pass
+    assert loaded < 90     # most flips of the header break its JSON or its checks
+
+
 @pytest.mark.parametrize("edit, match", [
     (lambda b: b[:-1], "checksum does not match"),
     (lambda b: b + b"\x00", "checksum does not match"),
