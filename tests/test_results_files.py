@@ -203,6 +203,10 @@ def test_every_results_type_round_trips_through_a_file(built, kind, tmp_path):
     if kind.startswith(("maxent", "umaxent", "fmaxent")) and kind != "maxent_dask":
         assert isinstance(want["fitted_values"], pd.Series)
     _assert_same(want, got)
+    # the loaded object saves to the very same file (nothing lost, nothing added)
+    again = tmp_path / f"{kind}-again.fmr"
+    back.save(again)
+    assert again.read_bytes() == path.read_bytes()
 
 
 @pytest.mark.parametrize("kind", KINDS)

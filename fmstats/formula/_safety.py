@@ -34,6 +34,7 @@ Each function returns the reason a text is refused, or None when it is safe.
 """
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -136,6 +137,13 @@ def rhs_problem(rhs, engine: str | None = None) -> str | None:
         return f"the formula is a {type(rhs).__name__}, not text"
     if len(rhs) > MAX_CHARS:
         return f"the formula is longer than {MAX_CHARS} characters"
+    return _rhs_problem(rhs, engine if engine is None or isinstance(engine, str) else repr(engine))
+
+
+@functools.lru_cache(maxsize=512)
+def _rhs_problem(rhs: str, engine: str | None) -> str | None:
+    """:func:`rhs_problem` of text (memoised: a results file holds its formula several
+    times -- the call, the settings, the fit -- and the engines' parsers are slow)."""
     engines, why = _engines(engine)
     if why is not None:
         return why
