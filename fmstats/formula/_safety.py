@@ -99,6 +99,14 @@ def _terms(rhs: str, engine: str) -> list[tuple[str, str]]:
             for f in term.factors]
 
 
+def _not_formula_text(text) -> str | None:
+    if not isinstance(text, str):
+        return f"the formula is a {type(text).__name__}, not text"
+    if len(text) > MAX_CHARS:
+        return f"the formula is longer than {MAX_CHARS} characters"
+    return None
+
+
 def factor_problem(expr, method: str, unreadable_ok: bool = False) -> str | None:
     """Why a formulaic factor (``expr`` evaluated by ``method``: ``"python"``, ``"lookup"``
     or ``"literal"``) is not safe, or None (``unreadable_ok``: see
@@ -133,10 +141,9 @@ def rhs_problem(rhs, engine: str | None = None) -> str | None:
     str or None
         The reason, or None.
     """
-    if not isinstance(rhs, str):
-        return f"the formula is a {type(rhs).__name__}, not text"
-    if len(rhs) > MAX_CHARS:
-        return f"the formula is longer than {MAX_CHARS} characters"
+    why = _not_formula_text(rhs)
+    if why is not None:
+        return why
     return _rhs_problem(rhs, engine if engine is None or isinstance(engine, str) else repr(engine))
 
 
@@ -222,11 +229,8 @@ def formula_problem(text, engine: str | None = None) -> str | None:
     str or None
         The reason, or None.
     """
-    if not isinstance(text, str):
-        return f"the formula is a {type(text).__name__}, not text"
-    if len(text) > MAX_CHARS:
-        return f"the formula is longer than {MAX_CHARS} characters"
     _, why = _engines(engine)
+    why = _not_formula_text(text) or why
     if why is not None:
         return why
     lhs, rhs = _split_tilde(text)
