@@ -31,6 +31,10 @@ their first use).  Every problem is a :class:`~fmstats.exceptions.ResultsFileErr
 copy); anyone can recompute it, so it says nothing about who wrote a file: safety against a
 crafted file comes from the format holding data only.
 
+Memory: ``load()`` holds the file's bytes, a copy of each array and the parsed header, about
+twice the file's size (every size a file declares is checked against the bytes it holds
+before anything is allocated); ``save()`` holds the ``.npy`` bytes of the arrays once more.
+
 Results holding something a data-only file cannot hold (a function of the user's given to a
 tuner, a formula term outside the vocabulary such as ``x.abs()``) are written in format 2:
 the same first three lines, a JSON header, and the object pickled with protocol 5.  A pickle
