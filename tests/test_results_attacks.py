@@ -640,7 +640,8 @@ PLT_ATTACKS = {
                                                lambda a: np.where(a > 0, a + 10 ** 6, a)),
     "n_children beyond the nodes": _tree_edit("n_children", lambda a: a * 1000),
     "label beyond the labels": _tree_edit("label", lambda a: np.where(a >= 0, a + 50, a)),
-    "parent after its child": _tree_edit("parent", lambda a: np.r_[-1, np.full(a.size - 1, a.size - 1)]),
+    "parent after its child": _tree_edit("parent",
+                                         lambda a: np.r_[-1, np.full(a.size - 1, a.size - 1)]),
 }
 
 

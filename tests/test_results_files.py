@@ -601,3 +601,69 @@ def test_older_plain_pickles_open_only_when_trusted(built, tmp_path):
     with pytest.warns(ResultsFileWarning, match="plain pickle.*save\\(\\) it again"):
         back = fm.MaxentResults.load(path, trusted=True)
     _assert_same(_evidence(back, data), _evidence(obj, data))
+
+
+# ---------------------------------------------------------------------------
+# the tree is generic: new fields and registered classes need no format work
+# ---------------------------------------------------------------------------
+def test_new_fields_of_any_data_need_no_format_work(built, tmp_path):
+    """A results object with fields added later (issue 40's Monte-Carlo errors, settings)
+    round-trips whatever data they hold: arrays of any plain dtype, numpy scalars, dicts
+    with number and tuple keys, tuples, sets, complex numbers, slices, frames with a
+    MultiIndex, categoricals, nullable and text arrays, and registered objects."""
+    fit = pickle.loads(pickle.dumps(built["maxent"][0]))
+    extra = {
+        "mc_error": np.array([[0.1, 0.2], [0.3, 0.4]], dtype=np.float32),
+        "flags": np.array([True, False]), "when": np.array(["2024-01-02"], "datetime64[D]"),
+        "count": np.int64(7), "scale": np.float16(0.5), "label": np.str_("a"),
+        "by_key": {1: "one", (2, "b"): [1.5, None], None: frozenset({3})},
+        "settings": fm.results.Settings(replicates=200, ci={"level": 0.9}),
+        "z": 1 - 2j, "window": slice(1, None, 2), "kinds": {"a", "b"},
+        "table": pd.DataFrame({"x": pd.array([1, None], dtype="Int64"),
+                               "g": pd.Categorical(["u", "v"], ordered=True),
+                               "s": pd.array(["p", None], dtype="string"),
+                               "o": np.array([1, "a"], dtype=object)},
+                              index=pd.MultiIndex.from_tuples([("a", 1), ("b", 2)],
+                                                              names=["k", "n"])),
+        "measure": fm.FMeasure(alpha=0.3, beta=None),
+    }
+    fit.__dict__.update(extra)
+    path = tmp_path / "f.fmr"
+    fit.save(path)
+    back = fm.MaxentResults.load(path)
+    for key, value in extra.items():
+        got = back.__dict__[key]
+        assert type(got) is type(value), key
+        if isinstance(value, np.ndarray):
+            assert got.dtype == value.dtype and np.array_equal(got, value), key
+        elif isinstance(value, pd.DataFrame):
+            pd.testing.assert_frame_equal(got, value, check_exact=True)
+        elif isinstance(value, fm.results.Settings):
+            assert dict(got) == dict(value)
+        else:
+            assert got == value and repr(got) == repr(value), key
+
+
+def test_a_registered_named_tuple_is_rebuilt_by_its_constructor(monkeypatch, tmp_path):
+    from typing import NamedTuple
+
+    from fmstats.results import _registry
+
+    class Interval(NamedTuple):
+        low: float
+        high: float
+
+    monkeypatch.setattr(fm.results, "Interval", Interval, raising=False)
+    monkeypatch.setattr(_registry, "CLASSES", _registry.CLASSES + ("fmstats.results.Interval",))
+    for cached in (_registry._lookup, _registry._names):
+        cached.cache_clear()
+    try:
+        obj = fm.extreme.SPE(sp.csr_array(np.eye(2) * 0.5))
+        object.__setattr__(obj, "ci", Interval(0.1, 0.9))
+        path = tmp_path / "t.fmr"
+        obj.save(path)
+        back = fm.extreme.SPE.load(path)
+        assert type(back.ci) is Interval and back.ci == (0.1, 0.9)
+    finally:
+        for cached in (_registry._lookup, _registry._names):
+            cached.cache_clear()

@@ -178,8 +178,8 @@ class DesignSpec:
         data (a contrast of the user's own)."""
         state = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "engine_spec"}
         if state["engine_state"] is None and self.engine in ENGINES:
-            state["engine_state"] = engine_state(self.engine_object()) if self.engine == "formulaic" \
-                else {}
+            formulaic = self.engine == "formulaic"
+            state["engine_state"] = engine_state(self.engine_object()) if formulaic else {}
         return state
 
     @classmethod

@@ -9,8 +9,9 @@ resolve their ``na_action=`` (and its older spelling ``missing=``) with
   ``data`` as R evaluates it (``"age > 30 & sex == 'male'"``, by
   :meth:`pandas.DataFrame.eval`; ``^`` is R's power), after its syntax tree is checked to
   use only columns, constants, operators and pandas' math functions
-  (:mod:`fmstats.formula._vocabulary`: no attribute access or method calls).  As in R, rows where the expression is
-  missing are left out, and the subset is applied before missing values are handled.
+  (:mod:`fmstats.formula._vocabulary`: no attribute access or method calls).  As in R, rows
+  where the expression is missing are left out, and the subset is applied before missing
+  values are handled.
 * ``na_action`` is R's: ``"omit"`` (``na.omit``, the default: rows with missing values in a
   model variable are dropped, with a :class:`~fmstats.exceptions.MissingDataWarning`),
   ``"exclude"`` (``na.exclude``: dropped from the fit as by ``"omit"``, but ``predict()``,

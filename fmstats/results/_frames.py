@@ -48,8 +48,9 @@ def encode_data(enc, obj, path):
     t = type(obj)
     if t is np.ndarray:
         if obj.dtype.hasobject:
+            items = obj.ravel(order="C")
             return {"~": "objarray", "shape": list(obj.shape),
-                    "v": [enc.encode(v, f"{path}[{i}]") for i, v in enumerate(obj.ravel(order="C"))]}
+                    "v": [enc.encode(v, f"{path}[{i}]") for i, v in enumerate(items)]}
         return {"~": "ndarray", "a": enc.array(obj, path)}
     if isinstance(obj, np.generic):
         return {"~": "npscalar", "a": enc.array(np.asarray(obj), path)}
@@ -131,19 +132,22 @@ def _encode_index(enc, idx, path):
                 "step": int(idx.step), "name": name}
     if t is pd.MultiIndex:
         return {"~": "index", "kind": "multi",
-                "levels": [enc.encode(lv, f"{path}.levels[{i}]") for i, lv in enumerate(idx.levels)],
+                "levels": [enc.encode(lv, f"{path}.levels[{i}]")
+                           for i, lv in enumerate(idx.levels)],
                 "codes": [{"~": "ndarray", "a": enc.array(np.asarray(c), path)} for c in idx.codes],
                 "names": [enc.encode(n, f"{path}.names") for n in idx.names]}
     if t is pd.CategoricalIndex:
         return {"~": "index", "kind": "categorical", "name": name,
                 "values": enc.encode(idx.array, f"{path}.values")}
-    if t in (pd.Index, pd.DatetimeIndex, pd.TimedeltaIndex) and getattr(idx, "tz", None) is None:
+    tz = getattr(idx, "tz", None)
+    if t in (pd.Index, pd.DatetimeIndex, pd.TimedeltaIndex) and tz is None:
         values = idx.array
-        values = values.to_numpy() if not isinstance(values, (pd.arrays.StringArray, *_masked_types())) \
-            and not _arrow_strings(values) else values
+        pandas_array = isinstance(values, (pd.arrays.StringArray, *_masked_types())) \
+            or _arrow_strings(values)
         return {"~": "index", "kind": "base", "name": name,
-                "values": enc.encode(values, f"{path}.values")}
-    raise enc.unencodable(path, f"a {t.__name__}{' with a time zone' if getattr(idx, 'tz', None) else ''}")
+                "values": enc.encode(values if pandas_array else values.to_numpy(),
+                                     f"{path}.values")}
+    raise enc.unencodable(path, f"a {t.__name__}{' with a time zone' if tz is not None else ''}")
 
 
 # ------------------------------------------------------------------ reading
@@ -195,7 +199,8 @@ def _audit_objarray(reader, node, path):
     shape = node["shape"]
     _need(reader, isinstance(shape, list) and len(shape) <= 32
           and all(_is_int(d) and d >= 0 for d in shape), path, "has no valid shape")
-    _need(reader, isinstance(node["v"], list) and len(node["v"]) == int(np.prod(shape, dtype=object)),
+    _need(reader, isinstance(node["v"], list)
+          and len(node["v"]) == int(np.prod(shape, dtype=object)),
           path, "does not hold as many items as its shape")
     for i, v in enumerate(node["v"]):
         reader.audit(v, f"{path}[{i}]")

@@ -15,8 +15,9 @@ data defines ``file_state()`` and the classmethod ``from_file_state(state)`` ins
 design, :class:`fmstats.formula.DesignSpec`, stores formulaic's specification as data that
 way).  A class whose arrays compiled code indexes unchecked defines ``file_problem()``,
 called on each instance read from a file (the reason it is inconsistent, or None): the
-probabilistic label tree's descent, the randomized top-k rule.  :data:`FUNCTIONS` are the model functions a recorded call or a tuner's settings refer
-to; a file may name them, and nothing calls them while it is read.
+probabilistic label tree's descent, the randomized top-k rule.  :data:`FUNCTIONS` are the
+model functions a recorded call or a tuner's settings refer to; a file may name them, and
+nothing calls them while it is read.
 """
 from __future__ import annotations
 

@@ -12,7 +12,8 @@ else is a JSON object whose ``"~"`` names its type:
   ``slice`` (``"v"``: start, stop, step);
 * ``obj`` -- an fmstats object: ``"cls"``, the public name of its class
   (:mod:`fmstats.results._registry`), and ``"state"``, its state (a dict, for most: the
-  instance's fields); ``fn`` -- ``"name"``, the public name of a model function;
+  instance's fields; a named tuple's fields, rebuilt by its constructor); ``fn`` --
+  ``"name"``, the public name of a model function;
 * numpy, pandas and scipy data (:mod:`fmstats.results._frames`): arrays, numpy scalars,
   categoricals, nullable and text arrays, indexes, series, frames, sparse matrices, seed
   sequences.
@@ -26,10 +27,11 @@ text a results object evaluates later -- a dict's (a state's) ``formula``, ``sub
 ``offset`` and ``contrasts`` entries -- passes :func:`fmstats.formula.text_problem`, with the
 formula engine named beside it when there is one (a class with a ``from_file_state`` checks
 the text of its own state: a design's right- and left-hand sides, offsets and engine terms,
-by ``DesignSpec.from_file_state``, before the design exists).  The *build* then makes the objects bottom-up: containers,
-data through the libraries' public constructors after the checks those constructors would
-skip, fmstats objects by ``cls.__new__(cls)`` and their state (``__setstate__``, or the
-``__dict__`` filled with text keys), or by the class's ``from_file_state``.  No function
+by ``DesignSpec.from_file_state``, before the design exists).  The *build* then makes the
+objects bottom-up: containers, data through the libraries' public constructors after the
+checks those constructors would skip, fmstats objects by ``cls.__new__(cls)`` and their
+state (``__setstate__``, or the ``__dict__`` filled with text keys) -- then the class's
+``file_problem`` -- or by the class's ``from_file_state``.  No function
 named by the file is called and no formula engine runs.  Every refusal is a :class:`Refused`
 naming the field (``state.spec.rhs``).
 """
@@ -76,6 +78,8 @@ class Unencodable(Exception):
 
 
 def _state_of(obj) -> Any:
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):    # a named tuple: its fields
+        return obj._asdict()
     getstate = getattr(obj, "__getstate__", None)
     return getstate() if getstate is not None else dict(obj.__dict__)
 
@@ -153,12 +157,12 @@ class Encoder:
         if name is not None:
             return {"~": "fn", "name": name}
         name = _registry.name_of(t)
+        if name is None and _registry.is_function(obj):
+            raise Unencodable(field, f"the function {getattr(obj, '__module__', '?')}."
+                                     f"{getattr(obj, '__qualname__', repr(obj))}")
         if name is None:
-            what = "the function" if _registry.is_function(obj) else "a"
-            raise Unencodable(field, f"{what} {t.__module__}.{getattr(obj, '__qualname__', t.__qualname__)}"
-                              if what == "the function" else
-                              f"a {t.__module__}.{t.__qualname__}, which is not on the registry "
-                              "of results files")
+            raise Unencodable(field, f"a {t.__module__}.{t.__qualname__}, which is not on the "
+                                     "registry of results files")
         own = getattr(t, "from_file_state", None) is not None
         try:
             state = obj.file_state() if own else _state_of(obj)
@@ -410,6 +414,10 @@ class Reader:
                     type(k) is str and (not k.startswith("__") or k in _DUNDER_FIELDS)
                     for k in part)):
                 self.refuse(field, f"the state of a {node['cls']} is not a dict of field names")
+        if issubclass(cls, tuple):      # a named tuple: made by its constructor, from fields
+            if slots is not None or set(state or ()) != set(getattr(cls, "_fields", ())):
+                self.refuse(field, f"the state of a {node['cls']} is not its fields")
+            return cls(**state)
         obj = cls.__new__(cls)
         setstate = getattr(obj, "__setstate__", None)
         if setstate is not None and slots is None:
