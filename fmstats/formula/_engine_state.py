@@ -30,6 +30,8 @@ _KEYS = {"factors", "terms", "ordering", "structure", "materializer", "materiali
          "ensure_full_rank", "na_action", "output", "cluster_by", "transform_state",
          "encoder_state"}
 _PLAIN = (str, int, float, bool, type(None), np.generic, np.ndarray)
+_METHODS = ("python", "lookup", "literal")
+_KINDS = ("unknown", "constant", "numerical", "categorical")
 
 
 def _contrasts_classes() -> dict:
@@ -125,6 +127,9 @@ def engine_state_problem(state: Any) -> str | None:
     if not (isinstance(factors, list) and isinstance(terms, list)):
         return "the formulaic state's terms are not lists"
     n = len(factors)
+    if not all(isinstance(f, list) and len(f) == 3 and f[1] in _METHODS and f[2] in _KINDS
+               for f in factors):
+        return "a term of the formulaic state is not (expression, method, kind)"
     if not all(_index_list(t, n) for t in terms):
         return "a term refers to a factor the state does not have"
     structure = state["structure"]
@@ -148,7 +153,8 @@ def engine_state_problem(state: Any) -> str | None:
     if not (isinstance(encoders, dict) and isinstance(state["transform_state"], dict)):
         return "the formulaic state's encoders and transforms are not dicts"
     for expr, value in encoders.items():
-        if not (isinstance(value, list) and len(value) == 2 and isinstance(value[1], dict)):
+        if not (isinstance(value, list) and len(value) == 2 and value[0] in _KINDS
+                and isinstance(value[1], dict)):
             return f"the encoder state of {expr!r} is not (kind, state)"
         contrasts = value[1].get("contrasts")
         if contrasts is not None and not (
