@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-__all__ = ["write_npy", "NpyHeader", "read_npy_header", "npy_array", "dtype_problem",
+__all__ = ["npy_parts", "NpyHeader", "read_npy_header", "npy_array", "dtype_problem",
            "MAX_NPY_HEADER", "MAX_NDIM"]
 
 #: Longest ``.npy`` header read (numpy's own default limit).
@@ -50,14 +50,20 @@ def dtype_problem(dtype: np.dtype) -> str | None:
     return None
 
 
-def write_npy(arr: np.ndarray) -> bytes:
-    """The ``.npy`` bytes of ``arr`` (a plain dtype; raises ValueError otherwise)."""
+def npy_parts(arr: np.ndarray) -> tuple[bytes, np.ndarray]:
+    """The ``.npy`` file of ``arr`` (a plain dtype; raises ValueError otherwise) as its
+    header's bytes and its data as a flat byte array -- a view of ``arr`` when ``arr`` is
+    contiguous, so that writing a file copies no array."""
     why = dtype_problem(arr.dtype)
     if why is not None:
         raise ValueError(why)
-    buf = io.BytesIO()
-    np.lib.format.write_array(buf, np.asarray(arr), allow_pickle=False)
-    return buf.getvalue()
+    fortran = arr.flags.f_contiguous and not arr.flags.c_contiguous
+    if not (arr.flags.c_contiguous or fortran):
+        arr = np.ascontiguousarray(arr)
+    head = io.BytesIO()
+    np.lib.format.write_array_header_1_0(head, np.lib.format.header_data_from_array_1_0(arr))
+    flat = (arr.T if fortran else arr).reshape(-1)     # C order: a view
+    return head.getvalue(), flat.view(np.uint8)
 
 
 class NpyHeader:

@@ -181,11 +181,11 @@ class Persistable:
         except Unencodable as exc:
             return self._save_pickle(path, exc)
         offsets, start = [], 0
-        for blob in encoder.blobs:
-            offsets.append([start, len(blob)])
-            start += len(blob)
+        for head, data in encoder.blobs:
+            offsets.append([start, len(head) + data.nbytes])
+            start += offsets[-1][1]
         header = self._header(state["cls"], arrays=offsets, state=state)
-        _write(path, FORMAT_VERSION, header, encoder.blobs)
+        _write(path, FORMAT_VERSION, header, [p for parts in encoder.blobs for p in parts])
 
     def _header(self, name: str, **more) -> bytes:
         from .._version import __version__

@@ -43,7 +43,7 @@ import numpy as np
 
 from . import _registry
 from ._frames import HANDLERS, encode_data
-from ._npy import NpyHeader, npy_array, read_npy_header, write_npy
+from ._npy import NpyHeader, npy_array, npy_parts, read_npy_header
 
 __all__ = ["Encoder", "Reader", "Refused", "Unencodable", "CODE_KEYS", "MAX_NODES"]
 
@@ -94,7 +94,7 @@ class Encoder:
     """
 
     def __init__(self):
-        self.blobs: list[bytes] = []
+        self.blobs: list[tuple] = []      # per array: its .npy header and its data bytes
         self._arrays: dict[int, int] = {}
         self._keep: list = []             # arrays kept alive while their ids are keys
         self._active: set[int] = set()    # containers being written (a cycle is refused)
@@ -108,7 +108,7 @@ class Encoder:
         key = id(arr)
         if key not in self._arrays:
             try:
-                self.blobs.append(write_npy(arr))
+                self.blobs.append(npy_parts(arr))
             except ValueError as exc:
                 raise Unencodable(field, f"an array the file cannot hold ({exc})") from None
             self._arrays[key] = len(self.blobs) - 1
