@@ -431,6 +431,8 @@ def test_terms_beyond_the_vocabulary_are_refused(code, why):
     ("subset", "x1.to_csv('m') is None", "attribute '.to_csv'"),
     ("subset", "x1 > @limit", "'@'"),
     ("subset", "sqrt(x1) > 1 & g in ['a', 'b'] | ~(x2 < 0)", None),
+    ("subset", "a mask of 3 of 10 rows", None),           # how settings describe a mask
+    ("subset", "a mask of 3 of 10 rows or x1.to_csv('m')", "cannot be read"),
     ("offsets", ("np.__builtins__['eval']('1')",), "subscript"),
     ("offsets", ("np.log(np.__builtins__)",), "attribute '.__builtins__'"),
     ("offsets", ("log(w) + 0.5 * x1",), None),

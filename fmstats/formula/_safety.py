@@ -53,6 +53,8 @@ _PLACEHOLDER = "_fmstats_dot_"
 #: A response or column that is a name (R's ``Sepal.Length`` too): looked up, not evaluated
 #: (when it is not a column, evaluating it is checked then).
 _NAME = re.compile(r"^\s*`?[A-Za-z_.][\w.]*`?\s*$")
+#: How settings record a ``subset=`` mask (:func:`fmstats.formula.describe_subset`).
+_MASK = re.compile(r"a mask of \d+ of \d+ rows")
 _CONTRAST_NAMES = frozenset(a for key, spellings in CONTRASTS.items()
                             for a in (key, *spellings))
 
@@ -302,8 +304,8 @@ def _offset_column(value) -> str | None:
 
 
 def _subset(value) -> str | None:
-    if not isinstance(value, str):
-        return None      # a mask (data)
+    if not isinstance(value, str) or _MASK.fullmatch(value):
+        return None      # a mask (data), or how settings describe one (never evaluated)
     why = expression_problem(value, "pandas")
     return None if why is None else f"in the subset {value!r}: {why}"
 
