@@ -74,7 +74,9 @@ def _contrasts_data(state) -> dict:
 def engine_state(spec) -> dict | None:
     """formulaic's ``ModelSpec`` as plain data (see the module notes); None for patsy's.
 
-    Raises ``ValueError`` naming what is not plain data (a contrast of the user's own).
+    Raises ``ValueError`` naming what is not plain data (a contrast of the user's own), or
+    when this formulaic lays out its specification otherwise (``save()`` then writes a
+    pickle, with a warning).
     """
     from formulaic.model_spec import ModelSpec
 
@@ -111,6 +113,9 @@ def engine_state(spec) -> dict | None:
                 "encoder_state": encoders}
     except (_NotPlain, KeyError) as exc:
         raise ValueError(f"the formulaic design holds {exc}, which is not data") from None
+    except (AttributeError, TypeError) as exc:    # a formulaic laid out otherwise
+        raise ValueError(f"this formulaic's specification cannot be written as data "
+                         f"({type(exc).__name__}: {exc})") from None
 
 
 def _index_list(value, n) -> bool:
