@@ -113,8 +113,10 @@ class DataWarning(FmstatsWarning):
 
 
 class ResultsFileWarning(FmstatsWarning):
-    """A results file is read or written without the protections of the file format: an older
-    plain pickle opened with ``trusted=True``, or saved content that ``load()`` will refuse."""
+    """A results file is read or written without the protections of the data-only format: a
+    pickle (results file format 2, or an older plain pickle) opened with ``trusted=True``, or
+    results written as such a pickle because a data-only file cannot hold them (a function
+    of the user's)."""
 
 
 class FitFailedWarning(FmstatsWarning):

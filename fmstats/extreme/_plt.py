@@ -339,6 +339,21 @@ class PLTResults(Persistable):
     def n_labels(self) -> int:
         return self.tree.n_labels
 
+    def file_problem(self) -> str | None:
+        """Why these results, read from a results file, are not consistent, or None: the
+        compiled descent (:func:`~fmstats.extreme._nodes.expand_children`) indexes the
+        weights with the tree's arrays unchecked."""
+        tree, W, b = self.tree, self.weights, self.intercepts
+        if not isinstance(tree, LabelTree):
+            return "its tree is not a LabelTree"
+        why = tree.problem()
+        if why is not None:
+            return why
+        if not (sp.issparse(W) and W.format == "csr" and W.shape[0] == tree.n_nodes
+                and isinstance(b, np.ndarray) and b.shape == (tree.n_nodes,)):
+            return "its weights and intercepts do not have one row per node of its tree"
+        return None
+
     @property
     def n_features(self) -> int:
         return int(self.weights.shape[1])

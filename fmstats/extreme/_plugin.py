@@ -258,6 +258,18 @@ class RandomizedTopK(Persistable):
     utilities: np.ndarray
     metric: str
 
+    def file_problem(self) -> str | None:
+        """Why this rule, read from a results file, is not consistent, or None (``k`` sizes
+        the compiled top-k's buffers)."""
+        a, b, p = self.a, self.b, self.p
+        if not all(isinstance(v, np.ndarray) and v.dtype.kind == "f" for v in (a, b, p)):
+            return "its rules are not float arrays"
+        if not (a.ndim == 2 and b.shape == a.shape and p.shape == (a.shape[0],)):
+            return "its rules and their probabilities do not have matching shapes"
+        if not (type(self.k) is int and 1 <= self.k <= a.shape[1]):
+            return f"its k is not a number of labels in [1, {a.shape[1]}]"
+        return None
+
     def predict(self, spe: Any, random_state: Any = None, *,
                 n_jobs: int | None = None) -> TopK:
         """Every instance draws a rule and gets its top k labels (among stored estimates).

@@ -11,9 +11,10 @@ lazy model frame built partition by partition.  R's ``subset=``, ``na.action``, 
 from ._blocks import BLOCK_ROWS, BlockedFrame, blocked_model_frame
 from ._checks import check_column_kinds, check_design, check_extremes, check_flat_columns
 from ._dask import DaskModelFrame, dask_model_frame
-# whether formula text read from a results file could run code beyond the engines' vocabulary
-from ._safety import (code_problem, design_state_problem, engine_object_problem,
-                      formula_problem, lhs_problem)
+# whether text read from a results file may be evaluated (checked by its syntax tree)
+from ._safety import (TEXT_KINDS, code_problem, design_state_problem, formula_problem,
+                      lhs_problem, rhs_problem, text_problem)
+from ._vocabulary import expression_problem
 from ._frame import (DEFAULT_ENGINE, ENGINES, DesignSpec, ModelFrame, check_frame, expand_dot,
                      formula_names, is_dask_frame, model_frame, parse_response, split_formula,
                      stateful_transform)

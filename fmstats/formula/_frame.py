@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
@@ -40,6 +40,8 @@ from ._coerce import (
 from ._checks import (check_column_kinds, check_design, check_factor_levels, check_frame,
                       check_intercept_name)
 from ._contrasts import apply_contrasts
+from ._engine_state import (categorical_levels, categorical_states, engine_state,
+                            engine_state_problem, factor_column, rebuild_engine)
 from ._direct import (fill as fill_direct, sample_positions, sources as direct_sources,
                       stack as stack_columns)
 from ._missing import report_missing as _report_missing
@@ -51,6 +53,7 @@ from ._response import response as _response
 from ._rows import check_subset_classes, select_subset
 from ._subset import reused_rows
 from ._rsyntax import R_FUNCTIONS, r_power
+from ._safety import design_state_problem
 from ._splines import formulaic_splines, patsy_splines
 from .._utils.validation import check_choice
 from ..exceptions import (
@@ -105,6 +108,9 @@ class DesignSpec:
         Offset expressions: ``offset()`` terms, and an ``offset=`` column in back-quotes.
     offset_array : bool, default False
         Whether an ``offset=`` array was added (it belongs to the training rows).
+    engine_state : dict, optional
+        The engine's specification as data, when the design was read from a results file
+        (see :meth:`file_state`); it is rebuilt from them on first use.
     """
 
     engine: str
@@ -124,6 +130,8 @@ class DesignSpec:
     patsy_data: pd.DataFrame | None = field(default=None, repr=False, compare=False)
     offsets: tuple = field(default=(), repr=False)
     offset_array: bool = field(default=False, repr=False)
+    # the engine's specification as data, when read from a results file (file_state)
+    engine_state: Any = field(default=None, repr=False, compare=False)
 
     def offset_values(self, data: pd.DataFrame) -> np.ndarray | None:
         """The model's offset on the rows of ``data`` (None without one; an offset given as an
@@ -144,14 +152,61 @@ class DesignSpec:
     def __getstate__(self):
         state = dict(self.__dict__)
         if self.engine == "patsy":
-            state["engine_spec"] = None
+            state["engine_spec"] = None     # rebuilt from patsy_data on first use
         return state
 
     def __setstate__(self, state):
         for k, v in state.items():
             object.__setattr__(self, k, v)
-        if self.engine == "patsy" and self.engine_spec is None:
-            object.__setattr__(self, "engine_spec", _build("patsy", self.rhs, self.patsy_data)[2])
+
+    def engine_object(self):
+        """The engine's fitted specification (formulaic's ``ModelSpec``, patsy's
+        ``DesignInfo``), rebuilt on first use when the design was unpickled (patsy's, from
+        ``patsy_data``) or read from a results file (from :attr:`engine_state`, after the
+        design's text is checked again by :mod:`fmstats.formula._safety`)."""
+        spec = self.engine_spec
+        if spec is None:
+            spec = _rebuilt_engine(self)
+            object.__setattr__(self, "engine_spec", spec)
+        return spec
+
+    def file_state(self) -> dict:
+        """The design as data only, for results files: its fields, with the engine's
+        specification as :attr:`engine_state` (formulaic's as plain data,
+        :mod:`fmstats.formula._engine_state`; ``{}`` for patsy's, rebuilt from
+        ``patsy_data``).  Raises ``ValueError`` when the design holds something that is not
+        data (a contrast of the user's own)."""
+        state = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "engine_spec"}
+        if state["engine_state"] is None and self.engine in ENGINES:
+            formulaic = self.engine == "formulaic"
+            state["engine_state"] = engine_state(self.engine_object()) if formulaic else {}
+        return state
+
+    @classmethod
+    def from_file_state(cls, state: dict) -> "DesignSpec":
+        """The design of :meth:`file_state`'s data, checked first (no formula engine runs:
+        the engine's specification is rebuilt on first use).  Raises ``ValueError`` with the
+        reason when the data are not those of a design or hold text that is not safe."""
+        names = {f.name for f in fields(cls)} - {"engine_spec"}
+        if not isinstance(state, dict) or set(state) != names:
+            raise ValueError("it does not have the fields of a design")
+        why = cls._state_problem(state)
+        if why is not None:
+            raise ValueError(why)
+        obj = cls.__new__(cls)
+        for key in names:
+            object.__setattr__(obj, key, state[key])
+        object.__setattr__(obj, "engine_spec", None)
+        return obj
+
+    @staticmethod
+    def _state_problem(state: dict) -> str | None:
+        why = design_state_problem(state)
+        if why is None and state["engine"] == "formulaic":
+            why = engine_state_problem(state["engine_state"])
+        elif why is None and state["engine_state"] != {}:
+            why = "a patsy design's engine state must be empty (it is rebuilt from its data)"
+        return why
 
     def build(self, data: pd.DataFrame, *, missing: str = "raise", arg: str = "newdata",
               where: str = "") -> tuple[np.ndarray, pd.Index]:
@@ -212,11 +267,11 @@ class DesignSpec:
             if self.engine == "patsy":
                 import patsy
 
-                mat = patsy.build_design_matrices([self.engine_spec], data, NA_action="raise",
+                mat = patsy.build_design_matrices([self.engine_object()], data, NA_action="raise",
                                                   return_type="matrix")[0]
                 X, extremes = np.asarray(mat, dtype=float), None
             else:
-                mm = self.engine_spec.get_model_matrix(data, output="pandas", na_action="raise",
+                mm = self.engine_object().get_model_matrix(data, output="pandas", na_action="raise",
                                                        context=_formulaic_context())
                 X, extremes = _row_major(mm)
         except FmstatsError:
@@ -245,7 +300,7 @@ class DesignSpec:
         transform = stateful_transform(self.rhs)
         if transform is not None:
             return f"the formula uses the stateful transform {transform}()"
-        for expr in categorical_states(self.engine, self.engine_spec):
+        for expr in categorical_states(self.engine, self.engine_object()):
             if factor_column(expr) not in self.levels:
                 return f"the categorical term {expr!r} is not a column of the data"
         return None
@@ -257,7 +312,7 @@ class DesignSpec:
         (``"C(pclass):sex"``).  Used by :func:`fmstats.anova` for sequential tables.
         """
         out = []
-        for term, sl in self.engine_spec.term_slices.items():
+        for term, sl in self.engine_object().term_slices.items():
             label = term.name() if self.engine == "patsy" else str(term)
             out.append(("Intercept" if label in ("1", "Intercept") else label, sl))
         return out
@@ -445,6 +500,23 @@ _parse_response = parse_response   # the old private spelling
 
 # --------------------------------------------------------------------------- engines
 
+def _rebuilt_engine(spec: "DesignSpec"):
+    """The engine specification of a design unpickled or read from a file (checked first)."""
+    if spec.engine_state is not None:     # read from a results file
+        why = type(spec)._state_problem(spec.file_state())
+        if why is not None:
+            raise FormulaError(f"the stored design cannot be rebuilt: {why}.")
+    if spec.engine == "patsy":
+        return _build("patsy", spec.rhs, spec.patsy_data)[2]
+    if spec.engine_state is None:
+        raise FormulaError("the design holds no engine specification to rebuild.")
+    try:
+        return rebuild_engine(spec.engine_state)
+    except Exception as exc:   # formulaic's constructors raise many types
+        raise FormulaError(f"the stored design cannot be rebuilt by this formulaic "
+                           f"({type(exc).__name__}: {exc}).") from None
+
+
 def _row_major(frame: pd.DataFrame) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
     """The columns of the engine's output as one C-ordered float matrix, and each column's
     largest and smallest value for :func:`check_design` (:func:`fmstats.formula._direct.stack`).
@@ -501,46 +573,12 @@ def _build(engine: str, rhs: str, data: pd.DataFrame):
         ) from None
 
 
-_FACTOR_EXPR = re.compile(r"^(?:C|factor)\(\s*`?([A-Za-z_][\w.]*)`?\s*(?:,.*)?\)$", re.S)
-
-
-def categorical_states(engine: str, engine_spec) -> dict:
-    """The engine's categorical terms (expression -> levels)."""
-    if engine == "patsy":
-        return {f.code: info.categories for f, info in engine_spec.factor_infos.items()
-                if info.categories is not None}
-    return {name: st.get("categories") for name, (kind, st)
-            in engine_spec.encoder_state.items() if st.get("categories") is not None}
-
-
-def factor_column(expr: str) -> str:
-    """The data column behind a categorical term ``col``, ``C(col, ...)`` or ``factor(col)``."""
-    m = _FACTOR_EXPR.match(expr.strip())
-    return expr.strip().strip("`") if m is None else m.group(1)
-
-
-def _categorical_levels(engine: str, engine_spec, variables: list[str]) -> dict:
-    """Levels of each categorical data column, read from the engine's fitted state.
-
-    A factor ``col``, ``C(col)`` or ``factor(col)`` maps to the data column ``col``; the
-    engine has already found its levels, so no second pass over the data is needed.
-    """
-    levels: dict = {}
-    for expr, cats in categorical_states(engine, engine_spec).items():
-        col = factor_column(expr)
-        if col in variables:
-            known = set(levels.get(col, ()))
-            levels[col] = tuple(levels.get(col, ())) + tuple(
-                c.item() if hasattr(c, "item") else c for c in cats if c not in known)
-    return levels
-
-
 def design_and_spec(engine, rhs, lhs, frame, variables, response_levels):
     """Design matrix of ``frame``, the :class:`DesignSpec` that rebuilds it and the columns'
     (largest, smallest) values when the engine's path gathered them (else None), for
     :func:`check_design`."""
     X, names, engine_spec, extremes = _build(engine, rhs, frame)
-    levels = _categorical_levels(engine, engine_spec, variables)
+    levels = categorical_levels(engine, engine_spec, variables)
     check_factor_levels(levels, "data")
     spec = DesignSpec(engine=engine, rhs=rhs, column_names=names, variables=tuple(variables),
                       lhs=lhs, response_levels=response_levels,
@@ -576,7 +614,7 @@ def direct_design(spec: "DesignSpec", frame: pd.DataFrame, factors, X0: np.ndarr
     if spec.data_dependent() is not None:
         return None
     cats = {expr: (factor_column(expr), lv)
-            for expr, lv in categorical_states(spec.engine, spec.engine_spec).items()}
+            for expr, lv in categorical_states(spec.engine, spec.engine_object()).items()}
     # numbers taken as they are; booleans too (the engine makes them 0/1 numbers)
     plain = {c for c in spec.variables if c not in factors or frame[c].dtype == bool}
     srcs = direct_sources(frame, spec.column_names, plain, cats)

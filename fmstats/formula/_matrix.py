@@ -91,9 +91,16 @@ class MatrixSpec(DesignSpec):
         The names of the matrix's columns.
     lhs : str, default ""
         The response's name.
-    response_levels, levels, engine_spec, numeric, patsy_data, offsets, offset_array
+    response_levels, levels, engine_spec, numeric, patsy_data, offsets, offset_array, engine_state
         As in :class:`DesignSpec` (unused by a matrix design).
     """
+
+    @staticmethod
+    def _state_problem(state: dict) -> str | None:
+        # read from a results file: nothing of a matrix design is evaluated
+        if state.get("engine") != "matrix" or state.get("engine_state") is not None:
+            return "a matrix design's engine must be 'matrix', without an engine state"
+        return None
 
     def build(self, data, *, missing: str = "raise"):
         """The design of ``data`` (with its intercept column) and the index of its rows.

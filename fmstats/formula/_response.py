@@ -13,10 +13,12 @@ import numpy as np
 import pandas as pd
 
 from ._rsyntax import r_power
+from ._vocabulary import expression_problem
 from .._utils.validation import num, raise_if_any
 from ..exceptions import FormulaError, ResponseError, UnseenLevelError
 
-__all__ = ["Response", "binary_from_series", "eval_expr", "response"]
+__all__ = ["Response", "binary_from_series", "eval_expr", "response", "response_expression",
+           "FACTOR_RESPONSE"]
 
 
 @dataclass(frozen=True)
@@ -36,18 +38,32 @@ class Response:
     levels: tuple | None = None
 
 
-_FACTOR = re.compile(r"^(?:C|factor)\(\s*`?([^`,()]+?)`?\s*\)$")
+#: ``C(y)`` / ``factor(y)`` on the left of a formula: the classes of the column ``y``.
+FACTOR_RESPONSE = re.compile(r"^(?:C|factor)\(\s*`?([^`,()]+?)`?\s*\)$")
 
 
-def eval_expr(expr: str, data: pd.DataFrame) -> pd.Series:
-    m = _FACTOR.match(expr.strip())
-    if m is not None and m.group(1) in data.columns:   # C(y) / factor(y): the column's classes
-        return data[m.group(1)].astype("category")
+def response_expression(expr: str) -> str:
+    """The text ``DataFrame.eval`` evaluates for the response expression ``expr`` (``I(...)``
+    unwrapped; R's ``^`` is the power)."""
     inner = expr.strip()
     if inner.startswith("I(") and inner.endswith(")"):
         inner = inner[2:-1]
+    return r_power(inner)
+
+
+def eval_expr(expr: str, data: pd.DataFrame) -> pd.Series:
+    """The response expression ``expr`` evaluated on ``data`` (checked by its syntax tree
+    first: columns, constants, operators and pandas' math functions,
+    :mod:`fmstats.formula._vocabulary`)."""
+    m = FACTOR_RESPONSE.match(expr.strip())
+    if m is not None and m.group(1) in data.columns:   # C(y) / factor(y): the column's classes
+        return data[m.group(1)].astype("category")
+    inner = response_expression(expr)
+    why = expression_problem(inner, "pandas")
+    if why is not None:
+        raise FormulaError(f"cannot evaluate the response {expr!r}: {why}.")
     try:
-        out = data.eval(r_power(inner), engine="python")
+        out = data.eval(inner, engine="python")
     except Exception as exc:  # pandas raises many types
         raise FormulaError(f"cannot evaluate the response {expr!r}: {exc}") from None
     return pd.Series(out, index=data.index)

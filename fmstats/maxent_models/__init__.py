@@ -21,6 +21,9 @@ from ._interop import to_statsmodels
 from ._fitting import maxent, umaxent
 from ._maxent import COV_TYPES, MaxentResults
 from ._qresample import ResampledF, resample_f
+# what fitted models hold, under the public names results files give them
+from ._training import InMemoryTraining
+from ._outofcore import TrainingStats
 from ._stepwise import StepResults, TermTable, add1, drop1, extract_aic, step
 
 __all__ = ["maxent", "umaxent", "MaxentResults", "fmaxent", "FMaxentResults", "sweep", "anova",

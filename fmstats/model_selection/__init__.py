@@ -9,6 +9,7 @@
 from ._cv_tune import (CvTuneResults, EmptyFoldWarning, FitFailedWarning, ThresholdedResults,
                        cv_tune, tune_threshold, with_measure)
 from ._criterion import Criterion
+from ._folds import Folds   # held by tuners (the public name results files give it)
 from ._folds import FoldResponse
 from ._constrained import QUANTITIES, ConstraintWarning
 from ._fits import capturing, reemit

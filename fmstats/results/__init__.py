@@ -4,8 +4,11 @@
   ``save``/``load`` (:class:`Persistable`), and the score curves (:class:`ScoreCurves`:
   ``f_curve``, ``plot_pr``, ``plot_roc``); a family implements ``params``, ``cov_params``,
   ``predict``, ``confusion``, ``refit`` and ``summary``;
-* :class:`Summary` and :class:`Section` -- R-style text, HTML and LaTeX summaries.
+* :class:`Summary` and :class:`Section` -- R-style text, HTML and LaTeX summaries;
+* :class:`ModelCall` and :class:`Settings` -- the recorded call and settings every result
+  holds (``fit.call``, ``fit.settings``), named here in results files.
 """
+from .._utils.call import ModelCall, RowArgument, Settings   # what every result holds
 from ._curves import ScoreCurves
 from ._persist import FORMAT_VERSION, Persistable
 from ._protocol import ModelResults

@@ -217,7 +217,7 @@ def _wsvm_chunk(formula, design, train, test, fixed, costs) -> list:
             for v, e, w in _grid_counts(arrays, costs, fixed.get("tol", 1e-10))]
 
 
-class _WsvmGrid(with_measure):
+class WsvmGrid(with_measure):
     """``with_measure(wsvm, fm)`` that fits a whole (C_pos, C_neg) grid per fold.
 
     ``cv_tune`` calls :meth:`cv_counts` instead of one ``wsvm`` fit per (point, fold):
@@ -327,7 +327,7 @@ def tune_wsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measur
     _check_fit_args(wsvm, fit_args, _WSVM_RESERVED)
     rows = _svm_rows(formula, data, fit_args)
     points = _wsvm_points(grid, rows.y, n_values)
-    return cv_tune(_WsvmGrid(fm), formula, data, points, cv=cv, repeats=repeats,
+    return cv_tune(WsvmGrid(fm), formula, data, points, cv=cv, repeats=repeats,
                    pooling=pooling, refit=refit, on_error=on_error, n_jobs=n_jobs,
                    random_state=random_state, progress=progress, reuse_design=reuse_design,
                    **crit, **fit_args)
