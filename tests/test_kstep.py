@@ -228,6 +228,8 @@ def test_validate_on_kstep_replicates_equals_full_replicates():
     fit = fm.maxent("y ~ x1 + x2 + C(g)", d)
     a = fm.validate(fit, B=40, random_state=4, progress=False)
     b = fm.validate(fit, B=40, random_state=4, progress=False, fast=False, data=d)
+    assert (a.replicate_method, b.replicate_method) == ("kstep", "refit")
+    assert "kstep refits of the stored design" in str(a.summary())
     pd.testing.assert_frame_equal(a.table[["apparent", "optimism", "oob"]],
                                   b.table[["apparent", "optimism", "oob"]], rtol=1e-6)
 

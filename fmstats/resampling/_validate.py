@@ -221,8 +221,8 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
                  "cross-validation repeated over many splits.", OptimismWarning)
         reps[(name, "training")], reps[(name, "test")] = tr, te
     table = pd.DataFrame.from_dict(rows, orient="index").rename_axis("measure")
-    replicates = pd.DataFrame(reps, index=pd.Index(ok, name="replicate"))
-    return ValidateResults(table=table, replicates=replicates, method=method, B=int(B),
+    values = pd.DataFrame(reps, index=pd.Index(ok, name="replicate"))
+    return ValidateResults(table=table, replicates=values, method=method, B=int(B),
                            n=engine.n, n_failed=len(errors), n_never_out=int((~seen).sum()),
                            fast=is_fast, seeds=tuple(seeds), replicate_warnings=warned,
                            replicate_method=replicates if is_fast else "refit",
