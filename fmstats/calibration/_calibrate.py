@@ -338,7 +338,7 @@ class CalibratedResults(ModelResults):
 
         Brier = reliability - resolution + uncertainty + within-bin term (Murphy's
         decomposition over ``n_bins`` equal-width bins; the last term is what binning
-        leaves).  ECE = sum over bins of |mean label - mean probability| times the bin's
+        leaves).  ECE = sum over bins of ``|mean label - mean probability|`` times the bin's
         share, with a percentile bootstrap interval over rows.  F*/2: for calibrated
         probabilities the F-optimal threshold equals half the optimal F (Zhao et al.
         2013); the exact F-maximising threshold on these rows is printed against half the
