@@ -29,7 +29,7 @@ from . import (calibration, costsensitive, datasets, exceptions, extreme, formul
                plotting, prcurve, resampling, results, svm)
 from .calibration import CalibratedResults, calibrate
 from .costsensitive import CostSensitiveResults, costsens, costsens_variants
-from .exceptions import ConvergenceWarning, FmstatsError, SeparationWarning
+from .exceptions import ConvergenceWarning, FmstatsError, SeparationWarning, brief_warnings
 from .inference import (Comparison, MeasureInterval, compare, f_interval, precision_interval,
                         recall_interval)
 from .maxent_models import (AnovaTable, FMaxentResults, MaxentResults, StepResults, TermTable,
@@ -110,4 +110,5 @@ __all__ = [
     "FmstatsError",
     "ConvergenceWarning",
     "SeparationWarning",
+    "brief_warnings",
 ]
