@@ -37,6 +37,7 @@ __all__ = [
     "UnstableThresholdWarning",
     "IneffectiveParameterWarning",
     "ConstraintWarning",
+    "InappropriateTestWarning",
     "brief_warnings",
 ]
 
@@ -158,6 +159,12 @@ class IneffectiveParameterWarning(FmstatsWarning):
 class ConstraintWarning(FmstatsWarning):
     """No threshold meets the constraint of ``tune_threshold(constraint=)`` on the pooled
     held-out scores; the threshold that comes closest is used."""
+
+
+class InappropriateTestWarning(FmstatsWarning):
+    """A test whose reference distribution does not fit the model, as R warns: an F test of
+    a binomial fit (its dispersion is 1, not estimated) or with a dispersion fixed by the
+    caller; the message names the test that fits."""
 
 
 def brief_warnings(on: bool = True) -> None:

@@ -18,6 +18,7 @@ from .._utils.boundary import public
 from .._utils.validation import check_choice, check_scalar
 from ..exceptions import InvalidArgumentError, ModelComparisonError
 from ..glm.irls import binomial_deviance, deviance_scale, gram, irls_logit
+from ._termtable import r_anova_text, warn_f_test
 
 __all__ = ["anova", "AnovaTable", "link_se", "profile_conf_int", "TESTS", "likelihood_problem",
            "require_likelihood"]
@@ -127,36 +128,21 @@ class AnovaTable(pd.DataFrame):
     def _constructor(self):
         return pd.DataFrame          # slices and arithmetic give plain DataFrames
 
-    def __str__(self) -> str:
+    def _columns(self) -> dict:
+        """R's column labels and values, in R's order (sequential or nested layout)."""
         labels = {"df": "Df", "deviance": "Deviance", "resid_df": "Resid. Df",
                   "resid_dev": "Resid. Dev", "statistic": self.attrs.get("statistic", "stat"),
                   "p_value": self.attrs.get("p_label", "Pr(>Chi)")}
-        cols = [c for c in ("resid_df", "resid_dev", "df", "deviance", "statistic", "p_value")
-                if c in self.columns]
-        if self.attrs.get("sequential"):
-            cols = [c for c in ("df", "deviance", "resid_df", "resid_dev", "statistic",
-                                "p_value") if c in self.columns]
+        order = (("df", "deviance", "resid_df", "resid_dev") if self.attrs.get("sequential")
+                 else ("resid_df", "resid_dev", "df", "deviance"))
+        return {labels[c]: self[c].to_numpy(float) for c in order + ("statistic", "p_value")
+                if c in self.columns}
 
-        def fmt(c, v):
-            if not np.isfinite(v):
-                return ""
-            if c in ("df", "resid_df"):
-                return f"{v:.0f}"
-            if c == "p_value":
-                from ..results import format_pvalue, signif_stars
+    def __str__(self) -> str:
+        from ..results import anova_columns
 
-                return f"{format_pvalue(v)} {signif_stars(v)}".rstrip()
-            return f"{v:.4f}" if c != "statistic" else f"{v:.4g}"
-
-        body = pd.DataFrame({labels[c]: [fmt(c, v) for v in self[c].to_numpy(float)]
-                             for c in cols}, index=self.index)
-        out = list(getattr(self, "heading", None) or [])
-        out.append(body.to_string())
-        out.append("---")
-        from ..results import SIGNIF_LEGEND
-
-        out.append(SIGNIF_LEGEND)
-        return "\n".join(out)
+        return r_anova_text(getattr(self, "heading", None), anova_columns(self._columns()),
+                            self.index)
 
     def __repr__(self) -> str:
         return self.__str__()
@@ -305,6 +291,8 @@ def anova(*models, test: str | None = None, dispersion: float | None = None) -> 
     test = _default_test(models[0]) if test is None else check_choice("test", test, TESTS)
     if dispersion is not None:
         check_scalar("dispersion", dispersion, low=0, low_open=True)
+    warn_f_test("anova", test, family=max(models, key=lambda m: m.rank).family,
+                fixed_dispersion=dispersion is not None, terms=False)
     if len(models) == 1:
         return _sequential(models[0], test, dispersion)
     _same_rows(models)
@@ -379,7 +367,7 @@ def _sequential(m, test: str, dispersion) -> AnovaTable:
     heading = ["Analysis of Deviance Table", "",
                f"Model: {m.family}, link: logit", "",
                f"Response: {m.response_name}", "",
-               "Terms added sequentially (first to last)", ""]
+               "Terms added sequentially (first to last)", "", ""]
     return _table(rows, index, test, heading, True)
 
 

@@ -47,7 +47,7 @@ from ..exceptions import (DataError, FmstatsWarning, FormulaError, InvalidArgume
                           ModelComparisonError)
 from ..formula import is_sparse, model_frame, split_formula
 from ..glm.irls import independent_columns, irls_logit, rank_gram
-from ._termtable import StepResults, TermTable, f_note, term_table
+from ._termtable import StepResults, TermTable, term_table, warn_f_test
 
 __all__ = ["drop1", "add1", "step", "TermTable", "StepResults", "STEP_TESTS"]
 
@@ -260,13 +260,12 @@ def drop1(fit, scope=None, *, test: str | None = None, k: float = 2.0,
     <BLANKLINE>
     Model:
     survived ~ C(pclass) * sex + age + sibsp + parch
-    <BLANKLINE>
-                  Df Deviance     AIC     LRT      Pr(>Chi)
-    <none>             918.09  936.09
-    age            1   961.75  977.75  43.665   3.9e-11 ***
-    sibsp          1   931.95  947.95  13.865  0.000196 ***
-    parch          1   919.40  935.40  1.3066         0.253
-    C(pclass):sex  2   970.12  984.12   52.03  5.03e-12 ***
+                  Df Deviance    AIC    LRT  Pr(>Chi)
+    <none>             918.09 936.09
+    age            1   961.75 977.75 43.665 3.896e-11 ***
+    sibsp          1   931.95 947.95 13.865 0.0001965 ***
+    parch          1   919.40 935.40  1.307 0.2530133
+    C(pclass):sex  2   970.12 984.12 52.030 5.034e-12 ***
     ---
     Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1
 
@@ -277,6 +276,8 @@ def drop1(fit, scope=None, *, test: str | None = None, k: float = 2.0,
     test = _check_test(test)
     check_scalar("k", k, low=0)
     disp = _dispersion(fit, scale)
+    warn_f_test("drop1", test, family=fit.family, fixed_dispersion=scale is not None,
+                terms=True)
     terms = model_terms(fit.spec)[1]
     if scope is None:
         chosen = drop_candidates(terms)
@@ -309,7 +310,7 @@ def _drop_table(fit, chosen, test, k, disp) -> TermTable:
             scores.append(_score(fit.X, r, w))
     heading = ["Single term deletions", "", "Model:", fit.formula]
     return term_table(fit, [t.label for t in chosen], ranks, devs, test, k, disp,
-                  [""] + f_note(fit, test), heading, False, scores)
+                  [], heading, False, scores)
 
 
 # ----------------------------------------------------------------------------- add1
@@ -430,12 +431,11 @@ def add1(fit, scope, data: pd.DataFrame, *, test: str | None = None, k: float = 
     <BLANKLINE>
     Model:
     survived ~ sex
-    <BLANKLINE>
-              Df Deviance      AIC Rao score    Pr(>Chi)
-    <none>        1102.01  1106.01
-    C(pclass)  2  1013.80  1021.80    88.422  <2e-16 ***
-    age        1  1101.34  1107.34   0.66793       0.414
-    sibsp      1  1095.67  1101.67    5.9987    0.0143 *
+              Df Deviance    AIC Rao score Pr(>Chi)
+    <none>         1102.0 1106.0
+    C(pclass)  2   1013.8 1021.8    88.422  < 2e-16 ***
+    age        1   1101.3 1107.3     0.668  0.41378
+    sibsp      1   1095.7 1101.7     5.999  0.01432 *
     ---
     Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1
     """
@@ -443,6 +443,8 @@ def add1(fit, scope, data: pd.DataFrame, *, test: str | None = None, k: float = 
     test = _check_test(test)
     check_scalar("k", k, low=0)
     disp = _dispersion(fit, scale)
+    warn_f_test("add1", test, family=fit.family, fixed_dispersion=scale is not None,
+                terms=True)
     upper = _upper_formula(fit, scope, "add1")
     return _add_table(fit, upper, data, test, k, disp)
 
@@ -480,7 +482,7 @@ def _add_table(fit, upper, data, test, k, disp, candidates=None) -> TermTable:
             scores.append(_score(Xt, r, w))
     heading = ["Single term additions", "", "Model:", fit.formula]
     return term_table(fit, [t.label for t in candidates], ranks, devs, test, k, disp,
-                  [""] + f_note(fit, test), heading, True, scores)
+                  [], heading, True, scores)
 
 
 # ----------------------------------------------------------------------------- step
