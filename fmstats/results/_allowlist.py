@@ -31,6 +31,7 @@ __all__ = ["CLASSES", "CALLS", "NAMES", "WRAPPERS", "resolve", "listed"]
 _FMSTATS_CLASSES = {
     "fmstats._utils.call": ("ModelCall", "RowArgument", "Settings"),
     "fmstats.formula._frame": ("DesignSpec",),
+    "fmstats.formula._kept": ("KeptRows",),
     "fmstats.formula._matrix": ("MatrixSpec",),
     "fmstats.formula._response": ("Response",),
     "fmstats.measures._fmeasure": ("FMeasure", "Confusion"),
