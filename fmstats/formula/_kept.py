@@ -69,7 +69,13 @@ class KeptRows:
         return pd.RangeIndex(len(self))
 
     def take(self, positions) -> "KeptRows":
-        """The rows at ``positions`` (0-based, among these rows)."""
+        """The rows at ``positions`` among these rows.
+
+        Parameters
+        ----------
+        positions : array-like of int
+            Positions (0-based) among these rows.
+        """
         positions = np.asarray(positions, dtype=np.int64)
         return KeptRows(self.results, self.positions[positions],
                         None if self.y is None else self.y[positions], columns=self.columns,
@@ -88,8 +94,17 @@ class KeptRows:
 
 
 def take_rows(data, positions, *, reset_index: bool = False):
-    """The rows at ``positions`` of a training frame (a DataFrame; ``reset_index`` numbers
-    them 0..k-1) or of :class:`KeptRows` (numbered 0..k-1 anyway)."""
+    """The rows at ``positions`` of a training frame or of :class:`KeptRows`.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or KeptRows
+        The rows.
+    positions : array-like of int
+        Positions (0-based) among them.
+    reset_index : bool, default False
+        Number a DataFrame's rows 0..k-1 (kept rows are numbered so anyway).
+    """
     if isinstance(data, KeptRows):
         return data.take(positions)
     rows = data.iloc[positions]
