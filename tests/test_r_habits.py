@@ -638,8 +638,8 @@ def test_selection_refuses_f_maximisers_and_bad_scope(ti_cc):
         fm.step(m, 42, ti_cc)
     with pytest.raises(InvalidArgumentError, match="`scope` of drop1 names 'parch'"):
         fm.drop1(m, ["parch"])
-    with pytest.raises(InvalidArgumentError, match="needs `data=`"):
-        fm.step(m)
+    with pytest.raises(InvalidArgumentError, match="upper `scope` adds terms.*pass `data=`"):
+        fm.step(m, "~ . + sibsp")              # without data only backward (issue 38)
     q = fm.umaxent("q ~ sex + age", _read("inputs_titanic.csv").dropna(subset=["age"]))
     with pytest.raises(ModelComparisonError, match="AIC is not defined"):
         fm.step(q, data=ti_cc)
