@@ -91,6 +91,7 @@ STEP_CASES = {
     "offset array": "offset array",
     "subset": dict(subset="age > 10"),
     "sum contrasts": dict(contrasts={"sex": "sum"}),
+    "na exclude": dict(na_action="exclude"),
 }
 
 
@@ -105,11 +106,17 @@ def test_step_without_data_is_with_the_training_frame(ti, case):
     elif kw == "offset array":
         kw = dict(offset=ti["o"].to_numpy())
     offset = "" if case == "patsy" else " + offset(0.5 * o)"     # formulaic's offset() term
-    fit = fm.maxent(f"survived ~ C(pclass) * sex + age + sibsp + parch{offset}", ti, **kw)
+    data = ti
+    if case == "na exclude":                    # rows without an age: NaN in predict()
+        data = ti.assign(age=ti["age"].where(np.arange(len(ti)) % 9 != 0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fm.exceptions.MissingDataWarning)
+        fit = fm.maxent(f"survived ~ C(pclass) * sex + age + sibsp + parch{offset}", data,
+                        **kw)
     k = float(np.log(fit.nobs))                   # the BIC drops two terms here
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", fm.exceptions.FmstatsWarning)
-        a = fm.step(fit, data=ti, k=k)
+        a = fm.step(fit, data=data, k=k)
         b = fm.step(fit, k=k)
     assert len(b.path) >= 2 and b.model.formula == a.model.formula
     pd.testing.assert_frame_equal(b.path, a.path, check_exact=True)
@@ -117,6 +124,13 @@ def test_step_without_data_is_with_the_training_frame(ti, case):
     assert b.model.index.equals(a.model.index)
     new = None if case == "offset array" else ti.iloc[::7]    # an offset array: no new data
     np.testing.assert_array_equal(b.model.predict(new).to_numpy(), a.model.predict(new).to_numpy())
+    own = b.model.predict()
+    if case == "na exclude":
+        # padded to the fit's rows, as the fit itself and R's na.exclude (the data path refits
+        # on the rows used only, so it does not pad)
+        assert own.index.equals(fit.predict().index) and own.isna().sum() == fit.n_dropped
+        own = own.dropna()
+    pd.testing.assert_series_equal(own, a.model.predict(), check_exact=True)
     assert fm.anova(b.model, fit).loc["2", "df"] == a.path["df"].sum()
     again = pickle.loads(pickle.dumps(b.model))
     np.testing.assert_array_equal(again.predict(new).to_numpy(), a.model.predict(new).to_numpy())

@@ -46,7 +46,8 @@ class KeptRows:
     formula : str, optional
         The smaller model's formula.
     labels : pandas.Index, optional
-        Row labels of the refit's model frame (default 0..k-1; ``step`` keeps the fit's).
+        Row labels of the refit's model frame (default 0..k-1); ``step`` gives the fit's, for
+        all its rows in order, and the refit keeps the fit's ``na_action="exclude"`` padding.
     """
 
     def __init__(self, results: Any, positions, y: np.ndarray | None = None, *,
@@ -192,4 +193,7 @@ def kept_model_frame(rows: KeptRows, X: np.ndarray, *, trials=None, kind: str,
                       column_names=names, spec=spec,
                       index=pd.RangeIndex(n) if rows.labels is None else rows.labels,
                       rows=np.arange(n), n_input=n, n_dropped=0,
+                      # the fit's own rows in order (step): its na_action="exclude" padding
+                      input_index=None if rows.labels is None else getattr(fit, "na_index", None),
+                      input_rows=None if rows.labels is None else getattr(fit, "na_rows", None),
                       offset=None if offset is None else np.asarray(offset)[pos])
