@@ -191,7 +191,8 @@ class ModelCall:
         order = list(inspect.signature(self.function).parameters)
         for name in order:
             if name == self.data_arg:
-                parts.append(f"{name} = {self.data}")
+                if self.data != "None":        # not given: the rows the fit kept
+                    parts.append(f"{name} = {self.data}")
             elif name in self.arguments:
                 parts.append(f"{name} = {describe_value(self.arguments[name])}")
         parts += [f"{k} = {describe_value(v)}" for k, v in self.arguments.items()

@@ -17,8 +17,8 @@ from .._utils.call import Settings, records_call
 from .._utils.folds import stratified_folds
 from .._utils.validation import check_choice, check_random_state, check_scalar, describe
 from ..exceptions import InvalidArgumentError, ResponseError
-from ..formula import check_frame
-from ..model_selection import array_weights, training_frame
+from ..formula import check_frame, take_rows
+from ..model_selection import array_weights, kept_rows, training_frame
 from ..results import ModelResults, ScoreCurves, Section, Summary
 from ._diagnostics import calibration_stats, plot_calibration, stats_lines
 from ._maps import METHODS, fit_map
@@ -87,8 +87,10 @@ def calibrate(fit, data: pd.DataFrame | None = None, *, method: str = "platt", c
     fit : ModelResults
         A fitted binary model with scores (``maxent``, ``umaxent``, ``fmaxent``, ``wsvm``,
         ``fsvm``, a tuned threshold's base...).
-    data : DataFrame
-        The data ``fit`` was fitted on (checked as :func:`fmstats.bootstrap` checks it).
+    data : DataFrame, optional
+        The data ``fit`` was fitted on (checked as :func:`fmstats.bootstrap` checks it);
+        default the rows the fit kept, as every function that refits (user guide, *Refits
+        without data=*).
     method : {"platt", "isotonic", "beta"}, default "platt"
         The map: Platt's sigmoid (two parameters: the safe default for small data), isotonic
         (monotone, non-parametric: needs about a thousand rows to beat Platt) or beta
@@ -124,11 +126,10 @@ def calibrate(fit, data: pd.DataFrame | None = None, *, method: str = "platt", c
     if not callable(getattr(fit, "refit", None)):
         raise InvalidArgumentError(f"`fit`: {describe(fit)} has no refit(); cross-fitting "
                                    "refits the model on every training fold.")
-    if data is None:
-        raise InvalidArgumentError("calibrate() needs `data`, the DataFrame the model was "
-                                   "fitted on (the folds refit the model on its rows).")
-    frame = training_frame(fit, check_frame(data, "data"),
-                           what="calibrate()").reset_index(drop=True)
+    # without data: the rows the fit kept (the rule of every function that refits)
+    frame = (kept_rows(fit, "calibrate()") if data is None else
+             training_frame(fit, check_frame(data, "data"),
+                            what="calibrate()").reset_index(drop=True))
     y, w, _ = fit._truth_weights(None)        # the score-curve hook: labels, count weights
     y, w = np.asarray(y, dtype=float), np.asarray(w, dtype=float)
     if len(y) != len(frame):
@@ -146,10 +147,10 @@ def calibrate(fit, data: pd.DataFrame | None = None, *, method: str = "platt", c
         if np.unique(strata[tr]).size < 2:
             raise ResponseError(f"`cv`: training fold {k} holds one class only; every training "
                                 "fold needs both classes to refit the model.")
-        sub = frame.iloc[tr]
+        sub, held = take_rows(frame, tr), take_rows(frame, te)
         f_k = fit.refit(sub) if aw is None else fit.refit(sub, weights=aw[tr])
-        s = f_k.predict(frame.iloc[te], type=score_type)
-        s_oof[te] = s.reindex(frame.index[te]).to_numpy(dtype=float)
+        s = f_k.predict(held, type=score_type)
+        s_oof[te] = s.reindex(held.index).to_numpy(dtype=float)
         split[te] = k
     if not np.isfinite(s_oof).all():
         raise InvalidArgumentError("a fold refit could not score every held-out row (rows "
@@ -338,7 +339,7 @@ class CalibratedResults(ModelResults):
 
         Brier = reliability - resolution + uncertainty + within-bin term (Murphy's
         decomposition over ``n_bins`` equal-width bins; the last term is what binning
-        leaves).  ECE = sum over bins of |mean label - mean probability| times the bin's
+        leaves).  ECE = sum over bins of ``|mean label - mean probability|`` times the bin's
         share, with a percentile bootstrap interval over rows.  F*/2: for calibrated
         probabilities the F-optimal threshold equals half the optimal F (Zhao et al.
         2013); the exact F-maximising threshold on these rows is printed against half the

@@ -53,7 +53,7 @@ def brier_decomposition(p, y, w, n_bins: int = 10) -> dict:
 
 def ece(p, y, w, n_bins: int = 10) -> float:
     """Expected calibration error: sum over equal-width bins of the bin's weight share times
-    |mean label - mean probability|.
+    ``|mean label - mean probability|``.
 
     Parameters
     ----------

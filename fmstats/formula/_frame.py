@@ -292,6 +292,32 @@ class DesignSpec:
         return X, data.index
 
 
+    def subset(self, labels, rhs: str) -> "DesignSpec":
+        """The encoding of the terms ``labels`` of this design (labels as in
+        :meth:`term_slices`, in its order) under the right-hand side ``rhs``: the same columns
+        as this design gives them -- a model with terms dropped under R's marginality, as
+        :func:`fmstats.step` refits it from the rows a fit kept.
+
+        Parameters
+        ----------
+        labels : sequence of str
+            The terms kept (``"Intercept"`` for the intercept).
+        rhs : str
+            The right-hand side of the smaller model's formula.
+        """
+        if self.engine == "patsy":
+            engine_spec = self.engine_spec.subset(list(labels))
+        else:
+            engine_spec = self.engine_spec.subset(["1" if t == "Intercept" else t
+                                                   for t in labels])
+        text = " ".join(list(labels) + list(self.offsets))
+        variables = tuple(v for v in self.variables
+                          if re.search(rf"(?<![\w.]){re.escape(v)}(?!\w)", text))
+        return replace(self, rhs=rhs, engine_spec=engine_spec, variables=variables,
+                       column_names=tuple(engine_spec.column_names),
+                       levels={k: v for k, v in self.levels.items() if k in variables},
+                       numeric=tuple(v for v in self.numeric if v in variables))
+
     def data_dependent(self) -> str | None:
         """Why the design of a subset of rows may differ from those rows of this design
         (None when it cannot): a stateful transform (means, knots, norms learnt from the

@@ -94,12 +94,28 @@ def binary_from_series(s: pd.Series, name: str, levels=None) -> tuple[np.ndarray
     return s.to_numpy(dtype=float), None
 
 
+def _literal(value) -> str:
+    """A value as it is written in a formula: 2 (not 2.0) for a whole number, 'a' for text."""
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        return num(value)
+    return repr(value)
+
+
 def _classes_message(name: str, levels) -> str:
-    shown = ", ".join(map(repr, [v.item() if hasattr(v, "item") else v for v in levels[:10]]))
-    return (f"the model needs a binary response (two levels, 0/1 labels, probabilities in "
-            f"[0, 1] or cbind(yes, no) counts); the response '{name}' has {len(levels)} "
-            f"class{'es' if len(levels) != 1 else ''} ({shown}{', ...' if len(levels) > 10 else ''}). "
-            "Recode it into two, e.g. I(y == 'a') or I(y >= 3).")
+    values = [v.item() if hasattr(v, "item") else v for v in levels]
+    need = ("the model needs a binary response (two levels, 0/1 labels, probabilities in "
+            "[0, 1] or cbind(yes, no) counts)")
+    if len(values) == 2:          # two numeric codes other than 0/1, e.g. 1/2
+        lo, hi = (_literal(v) for v in values)
+        return (f"{need}; the response '{name}' is coded {lo} and {hi}, not 0/1. Say which code "
+                f"is the event (1, the class whose F is measured) in the formula: "
+                f'"I({name} == {hi}) ~ ..." (or recode the column to 0/1, or make it a factor '
+                f"with levels [{lo}, {hi}]: the second level is the event, as in R).")
+    shown = ", ".join(map(_literal, values[:10])) + (", ..." if len(values) > 10 else "")
+    return (f"{need}; the response '{name}' has {len(values)} "
+            f"class{'es' if len(values) != 1 else ''} ({shown}). Recode it into two in the "
+            f'formula, e.g. "I({name} == {_literal(values[-1])}) ~ ..." (one class against the '
+            "rest), or model every class with fm.multinom().")
 
 
 def response(kind: str, cols: list[str], expr: str | None, data: pd.DataFrame, lhs: str,

@@ -303,7 +303,7 @@ def stacked_covariance(X, q, c, theta, spec: Reweighting, pen=None, *, shrinkage
 
 
 def fixed_point_gap(result: StackedCov) -> np.ndarray:
-    """|Newton step to the fixed point| / standard error, per coefficient."""
+    """``|Newton step to the fixed point|`` / standard error, per coefficient."""
     se = result.se
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(se > 0, np.abs(result.step) / se, np.inf)

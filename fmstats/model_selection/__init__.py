@@ -14,7 +14,8 @@ from ._folds import FoldResponse
 from ._constrained import QUANTITIES, ConstraintWarning
 from ._fits import capturing, reemit
 from ._grid import grid_points
-from ._training import array_weights, training_design, training_frame
+from ._training import (array_weights, keeps_rows, kept_rows, training_design,
+                        training_frame)
 from ._grid_uncertainty import GridUncertainty
 from ._uncertainty import TuningUncertainty
 

@@ -22,7 +22,7 @@ from .._utils.validation import check_random_state, check_scalar, describe, warn
 from ..exceptions import (DataError, EmptyFoldWarning, FormulaError, InvalidArgumentError, ResponseError)
 from ..formula import nonfinite_mask
 from ..formula import response as response_of
-from ..formula import check_frame, parse_response, split_formula
+from ..formula import KeptRows, check_frame, parse_response, split_formula
 
 __all__ = ["FoldResponse", "fold_response", "Folds", "make_folds", "warn_empty_folds",
            "fixed_seed", "kept_cv", "reuse_cv"]
@@ -53,7 +53,11 @@ class FoldResponse:
 
 
 def fold_response(formula: Any, data: Any) -> FoldResponse:
-    """Evaluate only the left-hand side of ``formula`` on ``data`` (no design matrix)."""
+    """Evaluate only the left-hand side of ``formula`` on ``data`` (no design matrix);
+    :class:`~fmstats.formula.KeptRows` give the response the fit kept."""
+    if isinstance(data, KeptRows):
+        return FoldResponse(name=data.results.response_name, y=data.response(),
+                            w=data.trials())
     if not isinstance(formula, str):
         raise FormulaError(f"`formula` must be a string such as 'y ~ x1 + x2'; got "
                            f"{describe(formula)}.")

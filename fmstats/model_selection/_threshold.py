@@ -13,8 +13,8 @@ from ._criterion import Criterion
 from ._folds import fixed_seed, fold_response, kept_cv, make_folds, warn_empty_folds
 from .._utils.parallel import check_n_jobs
 from .._utils.progress import progress_enabled
-from ._training import (array_weights, kept_design_frame, prior_weights, training_design,
-                        training_frame)
+from ._training import (array_weights, kept_design_frame, kept_rows, prior_weights,
+                        training_design, training_frame)
 from ._search import (best_row, counts_at, cv_threshold, held_frame, midpoint, scores,
                       threshold_curve)
 from ._tuned import Tuned, check_protocol, fn_name
@@ -23,7 +23,7 @@ from ._constrained import check_constraint, constrained_best, constraint_probabi
 from .._utils.call import Settings, records_call
 from .._utils.validation import check_choice, describe
 from ..exceptions import FmstatsError, InvalidArgumentError
-from ..formula import check_frame
+from ..formula import KeptDesign, check_frame
 from ..inference import check_B, check_level, interval_of_rows
 from ..results import ModelResults, ScoreCurves
 from ..results import Section, Summary
@@ -112,7 +112,9 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     results : ModelResults
         A fitted model (the protocol's ``refit``, ``predict``), fitted on ``data``.
     data : DataFrame, optional
-        Its training data (default ``results.training_data`` where a model keeps it).
+        Its training data; default the rows the fit kept (its design, response and weights:
+        every in-memory fit keeps them unless ``keep_data=False``), as every function that
+        refits does (user guide, *Refits without data=*).
     cv : int, splitter or iterable of (train, test) positions, default 5
         The folds, as in :func:`cv_tune`.
     repeats : int, default 1
@@ -222,27 +224,32 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
             "constraint_probability() (how often the constraint holds on new data).")
     check_n_jobs(n_jobs)
     progress_enabled(progress)
-    if data is None:
-        data = getattr(results, "training_data", None)
-        if not isinstance(data, pd.DataFrame):
-            raise InvalidArgumentError(
-                "tune_threshold() needs the data the model was fitted on: pass `data=` "
-                f"({describe(results)} does not keep it).")
-    # the rows the model was fitted on, checked as bootstrap() and validate() check them,
-    # in the fit's order (so that the prior weights line up); positions index the predictions
     formula = getattr(results, "formula", None)
-    data = check_frame(data, "data")
     design = None      # the design of the training rows, built once (only when refitting)
-    # a maxent-family fit refits its folds on its own design (no design to build)
+    # a maxent-family fit refits its folds on its own design (its engine: no design built)
     refits = (results.row_refits() if refit_folds and reuse_design
               and isinstance(results, ModelResults) else None)
-    if refits is not None:
-        data = kept_design_frame(results, data, what="tune_threshold()")
-    elif refit_folds:
-        data, design = training_design(results, data, what="tune_threshold()",
-                                       reuse=reuse_design)
+    if data is None and not isinstance(getattr(results, "training_data", None), pd.DataFrame):
+        # without data: the rows the fit kept (the rule of every function that refits)
+        if not reuse_design:
+            raise InvalidArgumentError(
+                "`reuse_design`=False rebuilds every fold's design from the formula, which "
+                "needs `data=` (the DataFrame the model was fitted on).")
+        data = kept_rows(results, "tune_threshold()")
+        design = KeptDesign(results) if refit_folds and refits is None else None
+    elif refits is not None:
+        data = kept_design_frame(results, results.training_data if data is None else data,
+                                 what="tune_threshold()")
     else:
-        data = training_frame(results, data, what="tune_threshold()").reset_index(drop=True)
+        # the rows the model was fitted on, checked as bootstrap() and validate() check them,
+        # in the fit's order (so that the prior weights line up); positions index the
+        # predictions
+        data = results.training_data if data is None else check_frame(data, "data")
+        if refit_folds:
+            data, design = training_design(results, data, what="tune_threshold()",
+                                           reuse=reuse_design)
+        else:
+            data = training_frame(results, data, what="tune_threshold()").reset_index(drop=True)
     response = fold_response(formula, data)
     weights = _row_weights(results, len(data))
     score_type = _score_type(results, data, type)

@@ -102,8 +102,8 @@ def fit_multinom(X: np.ndarray, codes: np.ndarray, K: int, w: np.ndarray, *,
     w : ndarray of shape (n,)
         Non-negative prior weights.
     tol : float, default 1e-10
-        Convergence when the largest Newton decrement component |step| is below ``tol``
-        (relative to 1 + |coef|).
+        Convergence when the largest Newton decrement component ``|step|`` is below ``tol``
+        (relative to ``1 + |coef|``).
     max_iter : int, default 100
         The iteration cap.
     penalty : float, default 0

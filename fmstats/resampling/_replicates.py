@@ -24,7 +24,7 @@ from ..formula import DesignMatrix
 from .._utils.parallel import check_n_jobs, run_tasks
 from .._utils.progress import progress_enabled
 from ..resampling._separation import no_finite_mle, suspect
-from ..model_selection import array_weights, training_design, training_frame
+from ..model_selection import array_weights, keeps_rows, training_design, training_frame
 from ..results import ModelResults
 from .._utils.validation import check_choice, describe, warn
 from ..exceptions import DataError, InvalidArgumentError, ResamplingWarning, ResponseError
@@ -394,7 +394,7 @@ def make_engine(results, *, type_, data, statistic, fast, columns=None, reuse_de
     frame = design = None
     if use_fast:
         frame = None if data is None else training_frame(results, data)
-    elif data is None and _keeps_rows(results):
+    elif data is None and keeps_rows(results):
         pass                       # refits on the rows the model kept (KeptRows)
     else:
         frame, design = training_design(results, data, reuse=reuse_design)
@@ -424,13 +424,6 @@ def make_engine(results, *, type_, data, statistic, fast, columns=None, reuse_de
     return _RefitEngine(**base, results=results, se0=_model_se(src), frame=frame, weights=w,
                         statistic=statistic, columns=columns, response=cols,
                         design=design, row_offset=row_offset, row_args=row_args), False
-
-
-def _keeps_rows(results) -> bool:
-    """Whether ``results`` refits on the rows it kept (:class:`~fmstats.formula.KeptRows`):
-    maxent-family fits in memory with their design, and the SVMs."""
-    return (bool(getattr(results, "refits_kept_rows", False))
-            and getattr(results, "X", None) is not None)
 
 
 def _row_arguments(results, kept: bool):

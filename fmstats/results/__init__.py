@@ -12,7 +12,8 @@ from .._utils.call import ModelCall, RowArgument, Settings   # what every result
 from ._curves import ScoreCurves
 from ._persist import FORMAT_VERSION, Persistable
 from ._protocol import ModelResults
-from ._summary import (SIGNIF_LEGEND, Section, Summary, coef_columns, format_numbers,
-                       format_pvalue, format_pvalues, signif_stars)
+from ._summary import (SIGNIF_LEGEND, Section, Summary, anova_columns, coef_columns,
+                       format_numbers, format_pvalue, format_pvalues, r_matrix_text,
+                       signif_stars)
 
 __all__ = ["ModelResults", "ScoreCurves", "Persistable", "Summary", "Section"]

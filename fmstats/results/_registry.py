@@ -42,6 +42,7 @@ CLASSES = (
     "fmstats.results.ModelCall", "fmstats.results.RowArgument", "fmstats.results.Settings",
     "fmstats.FMeasure", "fmstats.Confusion", "fmstats.with_measure",
     "fmstats.formula.DesignSpec", "fmstats.formula.MatrixSpec", "fmstats.formula.Response",
+    "fmstats.formula.KeptRows",
     "fmstats.glm.irls.IrlsFit", "fmstats.glm.dask.DaskIrlsFit",
     "fmstats.maxent_models.InMemoryTraining", "fmstats.maxent_models.TrainingStats",
     "fmstats.svm.WsvmFit", "fmstats.svm.NloptRun", "fmstats.svm.WsvmGrid",

@@ -73,16 +73,9 @@ def expected_failed_checks(estimator) -> dict[str, str]:
     return dict(getattr(estimator, "EXPECTED_FAILED_CHECKS", {}))
 
 
-_SVM_REASON = (
-    "fmstats' SVMs need two rows with positive weight in each class (fmstats.svm "
-    "raises a ResponseError otherwise); the check's weighted data have a single negative row "
-    "(of weight > 1) where its repeated data have copies of it. With that rule relaxed to one "
-    "row the check passes (measured), and on data with two rows per class weights are "
-    "repeated rows (tests/test_sklearn.py).")
 #: the dense and sparse versions of scikit-learn's sample-weight check
 _WEIGHT_CHECKS = ("check_sample_weight_equivalence_on_dense_data",
                   "check_sample_weight_equivalence_on_sparse_data")
-_SVM_WEIGHT_CHECK = dict.fromkeys(_WEIGHT_CHECKS, _SVM_REASON)
 
 
 class FmstatsClassifier(ClassifierMixin, BaseEstimator):
@@ -537,7 +530,6 @@ class WsvmClassifier(FmstatsClassifier):
         self.C_neg = C_neg
         self.tol = tol
 
-    EXPECTED_FAILED_CHECKS = _SVM_WEIGHT_CHECK
     _formula_fn = staticmethod(wsvm)
 
     @staticmethod
@@ -642,7 +634,7 @@ class FsvmClassifier(FmstatsClassifier):
         self.constraint_tol = constraint_tol
         self.degenerate = degenerate
 
-    EXPECTED_FAILED_CHECKS = {**_SVM_WEIGHT_CHECK, "check_class_weight_classifiers": (
+    EXPECTED_FAILED_CHECKS = {"check_class_weight_classifiers": (
         "the check weights class 0 by 1000 and class 1 by 0.0001 and expects most test rows "
         "in class 0. The F-SVM's default C is the weighted number of positive rows (thesis "
         "ch. 8: C = m+), which those weights make 0.0026, so the regularised start is "

@@ -14,6 +14,7 @@ from .._utils.validation import check_choice, check_scalar
 from ..exceptions import (InvalidArgumentError,
                           ResponseError)
 from .._utils.call import ModelCall, Settings, refit_changes
+from ..formula import KeptRows
 from ..results import ModelResults
 from ..results import Section, Summary
 from ._data import SvmData
@@ -126,6 +127,8 @@ class SvmResults(ModelResults):
     def _design(self, newdata, missing="drop"):
         if newdata is None:
             return self.X, self.index
+        if isinstance(newdata, KeptRows):       # rows of a fit's design (tuning without data)
+            return np.take(newdata.results.X, newdata.positions, axis=0), newdata.index
         X, index = self.spec.build(newdata, missing=missing)
         return np.delete(X, self.intercept_pos, axis=1), index
 

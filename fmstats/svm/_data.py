@@ -85,11 +85,14 @@ def svm_data(formula, data, weights, missing, engine) -> SvmData:
     w = prior_weights(weights, data, frame.rows)
     y = resp.y.astype(float)
     for label, cls in (("positive", 1.0), ("negative", 0.0)):
+        # two rows, where a row of weight w >= 2 counts as w rows: frequency weights are
+        # repeated rows (one row of weight 2 is accepted as its two copies are)
         k = int(np.count_nonzero((y == cls) & (w > 0)))
-        if k < 2:
+        if k < 2 and not (k == 1 and float(w[y == cls].sum()) >= 2):
             raise ResponseError(
                 f"the {label} class of '{resp.name}' has {k} row(s) with positive weight; an "
-                "SVM needs at least 2 rows in each class.")
+                "SVM needs at least 2 rows in each class (a row of weight w >= 2 counts as w "
+                "rows).")
     X = np.ascontiguousarray(np.delete(frame.X, pos[0], axis=1))
     return SvmData(frame=frame, X=X, y=y, ypm=np.where(y == 1, 1.0, -1.0), weights=w,
                    term_names=names, intercept_pos=pos[0])
