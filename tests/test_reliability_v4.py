@@ -1,0 +1,194 @@
+"""Issue 42 (reliability, fourth wave): no stale designs, no argument without effect, no
+leaking folds, rows kept aligned.
+
+One section per mechanism of the issue.  Every case was silently wrong (or a raw or
+misattributed error) before the fix; each section's docstring names the hand mutation of the
+fix that makes its tests fail.  References are independent of the code path under test: the
+same fit on a plain DataFrame (which never carries a design), brute force over the rows,
+R's documented behaviour (``na.pass`` for new data), scikit-learn's fold checks.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fmstats as fm
+from fmstats.exceptions import FmstatsError, InvalidArgumentError
+from fmstats.formula import DesignMatrix
+
+FORMULA = "y ~ x1 + x2 + g"
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(42)
+    n = 160
+    d = pd.DataFrame({"x1": rng.normal(size=n), "x2": rng.normal(size=n),
+                      "g": rng.choice(["a", "b", "c"], n), "k": rng.integers(0, 5, n)})
+    eta = -0.3 + 1.1 * d.x1 - 0.7 * d.x2 + np.where(d.g == "b", 0.6, 0.0)
+    d["y"] = (rng.random(n) < 1 / (1 + np.exp(-eta))).astype(int)
+    d["cls"] = np.where(d.x1 > 0.4, "hi", np.where(d.x1 < -0.4, "lo", "mid"))
+    return d
+
+
+def quiet(fn, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args, **kwargs)
+
+
+def plain(frame: pd.DataFrame) -> pd.DataFrame:
+    """The same rows and values as a plain DataFrame, which carries no design."""
+    return pd.DataFrame({c: frame[c].to_numpy(copy=True) for c in frame.columns},
+                        index=frame.index.copy())
+
+
+def same_params(a, b):
+    pa, pb = a.params, b.params
+    assert list(pa.index) == list(pb.index)
+    # two code paths for one fit (the design's rows vs the engine's): equal to rounding
+    np.testing.assert_allclose(pa.to_numpy(), pb.to_numpy(), rtol=1e-10, atol=1e-12,
+                               equal_nan=True)
+
+
+# =================================================================== 1. stale designs
+# Mutations that fail this section: `DesignMatrix.holds` returning True (the old blind
+# trust); `Stamp.matches` ignoring the dtypes; `remembered` ignoring its stamp (a frame's
+# model frame remembered whatever its response); `stamp` hashing object columns with pandas'
+# str-based hash (1 and "1" agree).
+
+def _edit_reassign(sub):
+    sub["x1"] = sub["x1"] * 3
+
+
+def _edit_loc_constant(sub):
+    sub.loc[:, "x2"] = 1.0                    # a constant column: aliased with the intercept
+
+
+def _edit_one_cell(sub):
+    sub.iloc[5, sub.columns.get_loc("x1")] = 40.0
+
+
+def _edit_factor(sub):
+    sub["g"] = sub["g"].map({"a": "b", "b": "c", "c": "a"})
+
+
+def _edit_dtype_same_values(sub):
+    sub["k"] = sub["k"].astype(float) + 0.5
+
+
+@pytest.mark.parametrize("edit", [_edit_reassign, _edit_loc_constant, _edit_one_cell,
+                                  _edit_factor, _edit_dtype_same_values])
+def test_a_design_frame_changed_in_place_is_refitted_from_its_values(data, edit):
+    f = "y ~ x1 + x2 + g + k"
+    design = DesignMatrix(f, data)
+    rows = np.arange(20, 150)
+    sub = design.subset(rows)
+    first = quiet(fm.maxent, f, sub)           # before the change: the design's rows
+    same_params(first, quiet(fm.maxent, f, plain(data.iloc[rows])))
+    edit(sub)
+    got = quiet(fm.maxent, f, sub)
+    same_params(got, quiet(fm.maxent, f, plain(sub)))
+    assert not np.allclose(got.params.fillna(0), first.params.fillna(0))
+
+
+def test_the_constant_column_of_an_edited_frame_is_aliased_not_estimated(data):
+    design = DesignMatrix(FORMULA, data)
+    sub = design.subset(np.arange(120))
+    sub.loc[:, "x2"] = 1.0
+    fit = quiet(fm.maxent, FORMULA, sub)
+    assert np.isnan(fit.params["x2"])         # the issue's case: a coefficient of -0.85
+
+
+@pytest.mark.parametrize("change", ["reassign", "in_place"])
+def test_data_changed_after_the_design_was_built(data, change):
+    design = DesignMatrix(FORMULA, data)
+    if change == "reassign":
+        data["x1"] = data["x1"] * 2
+    else:
+        data.loc[data.index[:40], "x1"] = 0.0
+    rows = np.arange(10, 140)
+    got = quiet(fm.maxent, FORMULA, design.subset(rows))
+    same_params(got, quiet(fm.maxent, FORMULA, plain(data.iloc[rows])))
+
+
+def test_unchanged_frames_still_take_the_design(data):
+    design = DesignMatrix(FORMULA, data)
+    from fmstats.formula import model_frame
+
+    mf = quiet(model_frame, FORMULA, design.subset(np.arange(100)))
+    assert mf.spec is design.spec                 # reused, not rebuilt: the check is not vacuous
+    sub = design.subset(np.arange(100))
+    sub["x1"] = sub["x1"].to_numpy(copy=True)     # a new array, the same values: still current
+    assert quiet(model_frame, FORMULA, sub).spec is design.spec
+    sub["x1"] = sub["x1"] + 1
+    assert quiet(model_frame, FORMULA, sub).spec is not design.spec
+
+
+def test_a_remembered_model_frame_follows_its_response(data):
+    design = DesignMatrix(FORMULA, data)
+    sub = design.subset(np.arange(140))
+    a = quiet(fm.maxent, FORMULA, sub)             # remembered for the fold's grid points
+    sub["y"] = 1 - sub["y"]
+    b = quiet(fm.maxent, FORMULA, sub)
+    same_params(b, quiet(fm.maxent, FORMULA, plain(sub)))
+    np.testing.assert_allclose(b.params.to_numpy(), -a.params.to_numpy(), rtol=1e-8)
+    # another frame of the same rows shares the memo, but holds the original response
+    same_params(quiet(fm.maxent, FORMULA, design.subset(np.arange(140))), a)
+
+
+def test_predictions_and_counts_on_a_changed_held_out_frame(data):
+    design = DesignMatrix(FORMULA, data)
+    fit = quiet(fm.maxent, FORMULA, data)
+    held = design.subset(np.arange(60), reset_index=True)
+    before = fit.predict(held).to_numpy()
+    held["x1"] = 0.0
+    after = fit.predict(held).to_numpy()
+    np.testing.assert_allclose(after, fit.predict(plain(held)).to_numpy(), rtol=1e-12)
+    assert np.abs(after - before).max() > 0.05
+    held = design.subset(np.arange(60), reset_index=True)
+    c0 = fit.confusion(held)
+    held["y"] = 1 - held["y"]
+    c1 = fit.confusion(held)
+    assert c1 == fit.confusion(plain(held))       # counts of 0/1 rows: exact
+    assert (c1.tp, c1.fn) == (c0.fp, c0.tn)
+
+
+def test_a_modified_copy_with_other_design_values_is_not_given_the_design(data):
+    design = DesignMatrix(FORMULA, data)
+    rows = np.arange(130)
+    copy = data.iloc[rows].copy()
+    copy["x2"] = copy["x2"] ** 2
+    got = quiet(fm.maxent, FORMULA, design.subset(rows, frame=copy))
+    same_params(got, quiet(fm.maxent, FORMULA, plain(copy)))
+
+
+def test_the_stamp_tells_numbers_from_their_text_in_object_columns():
+    from fmstats.formula._subset import stamp
+
+    a = pd.DataFrame({"v": pd.Series([1, 2, "a"], dtype=object)})
+    b = pd.DataFrame({"v": pd.Series(["1", 2, "a"], dtype=object)})
+    assert pd.util.hash_pandas_object(a.v, index=False)[0] == \
+        pd.util.hash_pandas_object(b.v, index=False)[0]       # why pandas' hash is not enough
+    assert not stamp(a, ["v"]).matches(stamp(b, ["v"]))
+    assert stamp(a, ["v"]).matches(stamp(a.copy(), ["v"]))
+    c = pd.DataFrame({"v": pd.Categorical(["x", "y", "x"], categories=["x", "y"])})
+    d = c.assign(v=c.v.cat.reorder_categories(["y", "x"]))    # same values, other levels
+    assert not stamp(c, ["v"]).matches(stamp(d, ["v"]))
+    assert stamp(c, ["v"]).matches(stamp(c, ["v"]), np.arange(3))
+    assert stamp(c, ["missing column"]) is None
+
+
+def test_cv_tune_on_a_frame_changed_between_calls_is_current(data):
+    # the tuners build their design per call: a second call on changed data sees the change
+    grid = {"penalty": [0.0, 1.0]}
+    a = quiet(fm.cv_tune, fm.maxent, FORMULA, data, grid, cv=4, random_state=1)
+    data["x1"] = data["x1"] * 0.5
+    b = quiet(fm.cv_tune, fm.maxent, FORMULA, data, grid, cv=4, random_state=1)
+    c = quiet(fm.cv_tune, fm.maxent, FORMULA, plain(data), grid, cv=4, random_state=1,
+              reuse_design=False)
+    np.testing.assert_allclose(b.best_model.params, c.best_model.params, rtol=1e-10)
+    assert not np.allclose(a.best_model.params, b.best_model.params)
