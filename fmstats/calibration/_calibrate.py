@@ -22,6 +22,7 @@ from ..model_selection import array_weights, training_frame
 from ..results import ModelResults, ScoreCurves, Section, Summary
 from ._diagnostics import calibration_stats, plot_calibration, stats_lines
 from ._maps import METHODS, fit_map
+from .._utils.boundary import public
 
 __all__ = ["calibrate", "CalibratedResults"]
 
@@ -311,6 +312,7 @@ class CalibratedResults(ModelResults):
         y, p, w = self._scored(check_frame(newdata, "newdata"), None)
         return p, y, w
 
+    @public
     def calibration_stats(self, newdata=None, *, n_bins: int = 10, level: float = 0.95,
                           B: int = 500, random_state=0) -> dict:
         """Brier score and decomposition, ECE with a bootstrap interval, and the F*/2
@@ -364,6 +366,7 @@ class CalibratedResults(ModelResults):
                                               ("Evaluated on", where)]),
                                  Section("Scores:", stats_lines(st, self.fmeasure))])
 
+    @public
     def plot_calibration(self, newdata=None, n_bins: int = 10, level: float = 0.95,
                          ax=None):
         """Reliability curve (binned mean label against mean probability, with a Wilson

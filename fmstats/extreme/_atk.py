@@ -30,6 +30,7 @@ from .._utils.validation import check_scalar, describe, num
 from ..exceptions import DataError, InvalidArgumentError
 from ..measures import FMeasure, as_fmeasure, check_zero_division, ratio
 from ._spe import check_label_matrix
+from .._utils.boundary import public
 
 __all__ = ["TopK", "precision_at_k", "recall_at_k", "ndcg_at_k", "inverse_propensities",
            "psprecision_at_k", "psndcg_at_k", "macro_f_at_k", "macro_precision_at_k",
@@ -301,6 +302,7 @@ def _normalise(got: np.ndarray, best: np.ndarray, normalize: bool) -> float:
     return float(got.mean())
 
 
+@public
 @_documented
 def psprecision_at_k(Y: Any, topk: Any, inv_propensities: Any, k: Any = (1, 3, 5), *,
                      normalize: bool = True) -> float | dict[int, float]:
@@ -332,6 +334,7 @@ def psprecision_at_k(Y: Any, topk: Any, inv_propensities: Any, k: Any = (1, 3, 5
                     for kk in ks}, k)
 
 
+@public
 @_documented
 def psndcg_at_k(Y: Any, topk: Any, inv_propensities: Any, k: Any = (1, 3, 5), *,
                 normalize: bool = True, zero_division: float = 0.0

@@ -222,6 +222,9 @@ class DesignSpec:
         except FmstatsError:
             raise
         except Exception as exc:  # the engines raise many types
+            own = _own_error(exc)
+            if own is not None:
+                raise own from None
             msg = str(exc).strip().splitlines()
             raise DataError(
                 f"`{arg}`{where} cannot be encoded with the design of the fitted model ('{self.rhs}'): "
@@ -484,6 +487,18 @@ def _row_major(frame: pd.DataFrame) -> tuple[np.ndarray, tuple[np.ndarray, np.nd
                           for c in cols], frame.shape[0])
 
 
+def _own_error(exc: BaseException) -> FmstatsError | None:
+    """The FmstatsError an engine wrapped in its own exception (raised by one of fmstats'
+    functions in a formula: ``poly``, ``ns``), or None."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, FmstatsError):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
 def _formulaic_context():
     from formulaic.transforms import C as fC
 
@@ -522,6 +537,9 @@ def _build(engine: str, rhs: str, data: pd.DataFrame):
     except FmstatsError:
         raise
     except Exception as exc:
+        own = _own_error(exc)
+        if own is not None:     # fmstats' check inside a transform (poly, ns): its message
+            raise own from None
         msg = str(exc).strip().splitlines()
         raise FormulaError(
             f"the formula engine '{engine}' could not build the design for '{rhs}': "

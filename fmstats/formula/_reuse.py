@@ -48,6 +48,7 @@ import pandas as pd
 from ..exceptions import FmstatsError
 from ._frame import DEFAULT_ENGINE, model_frame, split_formula, stateful_transform
 from ._subset import DesignRows, stamp
+from .._utils.boundary import public
 
 __all__ = ["DesignMatrix", "model_engine", "refit_rows", "predict_rows", "REUSED", "REBUILT"]
 
@@ -123,6 +124,7 @@ class DesignMatrix:
         return None
 
     # ------------------------------------------------------------------ subsets
+    @public
     def subset(self, positions, *, reset_index: bool = False,
                frame: pd.DataFrame | None = None) -> pd.DataFrame:
         """The rows ``positions`` of the data, as a frame that carries this design.

@@ -14,6 +14,7 @@ from ..exceptions import InvalidArgumentError, ModelComparisonError
 from ._finterval import DEFAULT_PRIOR, check_prior, mc_interval, units_of
 from ._interval import MeasureInterval, check_B, check_level, check_method
 from ._units import binary_units
+from .._utils.boundary import public
 
 __all__ = ["compare", "Comparison", "COMPARE_METHODS"]
 
@@ -133,6 +134,7 @@ def _rows_of_models(a, b, newdata):
     return ya, pa, pb, wa
 
 
+@public
 def compare(a: Any, b: Any, newdata: pd.DataFrame | None = None, *, y_true: Any = None,
             beta: float | None = None, alpha: float | None = None, measure=None,
             method: str = "paired-bootstrap", level: float = 0.95, B: int | None = None,

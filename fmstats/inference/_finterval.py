@@ -15,6 +15,7 @@ from .._utils.validation import (check_binary, check_choice, check_random_state,
 from ..exceptions import DataError, IntervalWarning, InvalidArgumentError
 from ._interval import MeasureInterval, check_B, check_level, check_method
 from ._units import Units, binary_units, matrix_units
+from .._utils.boundary import public
 
 __all__ = ["f_interval", "precision_interval", "recall_interval", "interval_of_rows",
            "F_METHODS", "PROPORTION_METHODS", "DEFAULT_PRIOR", "units_of", "check_prior",
@@ -130,6 +131,7 @@ def _interval(units: Units, fm, method: str, level: float, B, random_state, prio
                            note=note, draws=d)
 
 
+@public
 def f_interval(y_true: Any, y_pred: Any, *, beta: float | None = None,
                alpha: float | None = None, measure=None, average: str = "binary",
                method: str = "delta", level: float = 0.95, sample_weight: Any = None,

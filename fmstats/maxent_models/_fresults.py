@@ -105,7 +105,8 @@ class FMaxentResults(MaxentResults):
         # never nest
         base = copy.copy(self)
         base.__dict__.update(settings=s.replace(cov_type="HC0"), cov_type="HC0",
-                             call=self.call.replace(cov_type="HC0"), _bootstrap=None)
+                             call=self.call.without("B").replace(cov_type="HC0"),
+                             _bootstrap=None)
         for k in [k for k in base.__dict__ if isinstance(getattr(type(self), k, None),
                                                            cached_property)]:
             del base.__dict__[k]     # cached covariances and tables of the other cov_type
@@ -445,7 +446,10 @@ class FMaxentResults(MaxentResults):
             changes["cov_type"] = cov_type
         elif self.settings["cov_type"] == "bootstrap":
             changes["cov_type"] = "HC0"
-        return self.call.refit(data, **changes)
+        call = self.call
+        if changes.get("cov_type", "bootstrap") != "bootstrap" and "B" not in changes:
+            call = call.without("B")     # the replicates of a bootstrap the refit does not run
+        return call.refit(data, **changes)
 
     # ------------------------------------------------------------------ reporting
     def iteration_lines(self) -> list[str]:

@@ -48,6 +48,7 @@ from ..exceptions import (DataError, FmstatsWarning, FormulaError, InvalidArgume
 from ..formula import is_sparse, model_frame, split_formula
 from ..glm.irls import independent_columns, irls_logit, rank_gram
 from ._termtable import StepResults, TermTable, f_note, term_table
+from .._utils.boundary import public
 
 __all__ = ["drop1", "add1", "step", "TermTable", "StepResults", "STEP_TESTS"]
 
@@ -501,6 +502,7 @@ def _scope_sets(fit, scope, data):
     return frozenset(), _upper_formula(fit, scope, "step")
 
 
+@public
 def step(fit, scope=None, data: pd.DataFrame | None = None, *, direction: str = "both",
          k: float = 2.0, steps: int = 1000, scale: float | None = None) -> StepResults:
     """Choose a model by AIC in a stepwise algorithm, as R's ``step`` / ``MASS::stepAIC``.

@@ -46,12 +46,13 @@ from .._utils.validation import check_choice, check_scalar, describe, warn
 from ..exceptions import (DataError, EmptyFoldWarning, FitFailedWarning,
                           IneffectiveParameterWarning, InvalidArgumentError)
 from ._tuned import Tuned, fn_name
-from .._utils.call import Settings, records_call
+from .._utils.call import Settings, records_call, refuse_unused
 from ..formula import check_frame
 from ..results import Section, Summary
 from ._threshold import ThresholdedResults, tune_threshold
 from ._grid_uncertainty import grid_uncertainty, point_intervals
 from ..inference import check_level
+from .._utils.boundary import public
 
 __all__ = ["cv_tune", "CvTuneResults", "tune_threshold", "ThresholdedResults", "with_measure",
            "FitFailedWarning", "EmptyFoldWarning"]
@@ -226,9 +227,10 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
         (``selected``); ``f_corrected`` and ``f_corrected_ci`` are the F of the whole
         selection on new rows by nested cross-validation.  Costs ``B`` grid searches.
     B : int, default 100
-        Bootstrap replicates of the whole selection (with ``ci``); at least 20.
+        Bootstrap replicates of the whole selection (with ``ci``; refused without it); at
+        least 20.
     level : float, default 0.95
-        The level of the intervals (with ``ci``).
+        The level of the intervals (with ``ci``; refused without it).
     **fixed
         Further arguments passed to every fit.  Prior ``weights`` (a column name,
         or one value per row of ``data``, which each fold fit gets its share of) also
@@ -276,6 +278,9 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
                                    f"got {describe(model_fn)}.")
     crit = Criterion(measure, beta, alpha, pooling)
     check_choice("on_error", on_error, ("record", "raise"))
+    if not ci:
+        refuse_unused(_call, ["B", "level"], "without ci=True (they set its intervals)",
+                      "set ci=True")
     if ci:
         level = check_level(level)
         check_scalar("B", B, low=20, integer=True)
@@ -555,6 +560,7 @@ class CvTuneResults(Tuned):
         return self._rerun(data, "cv_tune", n_jobs=n_jobs, progress=progress)
 
     # ------------------------------------------------------------------ reporting
+    @public
     def summary(self, top: int = 10) -> Summary:
         """The criterion, the folds, the best point and the ``top`` grid points.
 

@@ -30,6 +30,7 @@ from ._criterion import Criterion
 from ._fits import capturing
 from ._folds import FoldResponse, fold_response, make_folds
 from ._uncertainty import OUTER_FOLDS, stratified_draw
+from .._utils.boundary import public
 
 __all__ = ["GridUncertainty", "grid_uncertainty", "point_intervals"]
 
@@ -64,6 +65,7 @@ class GridUncertainty:
     outer_folds: int = OUTER_FOLDS
     outer_pairs: tuple = field(default=(), repr=False)
 
+    @public
     def frequency(self, n_points: int) -> np.ndarray:
         """Share of the successful replicates that chose each of the ``n_points`` points.
 

@@ -19,13 +19,14 @@ from ._search import (best_row, counts_at, cv_threshold, held_frame, midpoint, s
 from ._tuned import Tuned, check_protocol, fn_name
 from ._uncertainty import tuning_uncertainty, warn_trivial
 from ._constrained import check_constraint, constrained_best, constraint_probability
-from .._utils.call import Settings, records_call
+from .._utils.call import Settings, records_call, refuse_unused
 from .._utils.validation import check_choice, describe
 from ..exceptions import FmstatsError, InvalidArgumentError
 from ..formula import check_frame
 from ..inference import check_B, check_level, interval_of_rows
 from ..results import ScoreCurves
 from ..results import Section, Summary
+from .._utils.boundary import public
 
 __all__ = ["tune_threshold", "ThresholdedResults"]
 
@@ -148,10 +149,10 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
         threshold was up to 0.11 too high) -- with ``f_corrected_ci``, and a band on the CV F curve
         (``plot()``).
     B : int, default 200
-        Bootstrap replicates of the whole tuning (with ``ci``); at least 100, and at least 5
-        in each tail of the threshold's interval (200 at ``level`` 0.95).
+        Bootstrap replicates of the whole tuning (with ``ci``; refused without it); at least
+        100, and at least 5 in each tail of the threshold's interval (200 at ``level`` 0.95).
     level : float, default 0.95
-        The level of the intervals (with ``ci``).
+        The level of the intervals (with ``ci``; refused without it).
     constraint : tuple (quantity, op, value), optional
         A constrained threshold: ``("precision", ">=", 0.9)`` keeps only the cuts whose
         pooled held-out precision is at least 0.9 (quantities ``"precision"``, ``"recall"``,
@@ -198,6 +199,9 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     """
     check_protocol(results, "predict", *(("refit",) if refit_folds else ()))
     crit = Criterion(measure, beta, alpha, pooling)
+    if not ci:
+        refuse_unused(_call, ["B", "level"], "without ci=True (they set its intervals)",
+                      "set ci=True")
     if ci:
         level = check_level(level)
         check_B(B, level)
@@ -513,6 +517,7 @@ class ThresholdedResults(Tuned, ScoreCurves):
         return self._rerun(data, "tune_threshold", results=base, n_jobs=n_jobs,
                            progress=progress)
 
+    @public
     def constraint_probability(self, B: int = 200, *, random_state=None,
                                level: float = 0.95) -> dict:
         """How often the constraint holds on new data: the model refitted on ``B`` bootstrap

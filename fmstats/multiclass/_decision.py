@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .. import measures as _m
-from .._utils.call import Settings, records_call
+from .._utils.call import Settings, records_call, refuse_unused
 from .._utils.folds import stratified_folds
 from .._utils.validation import check_choice, check_random_state, check_scalar, describe
 from ..exceptions import InvalidArgumentError, ResponseError
@@ -100,10 +100,11 @@ def multiclass_decision(fit, data: pd.DataFrame | None = None, *, rule: str = "m
         The default class of ``"micro_f"`` (default: the model's ``default_class``, else
         the most frequent class).
     cost : array-like or DataFrame of shape (K, K), optional
-        For ``"cost"``: the cost of predicting class j (column) when the truth is class i
-        (row), classes in the model's order (or a DataFrame labelled by them).
+        For ``"cost"`` (refused with the other rules, where it would have no effect): the
+        cost of predicting class j (column) when the truth is class i (row), classes in the
+        model's order (or a DataFrame labelled by them).
     measure, beta, alpha : FMeasure or float, optional
-        The F-measure (default F1).
+        The F-measure of the F rules (default F1; refused with ``"cost"``).
     wrong_class : {"fn", "fn_fp"}, default "fn"
         How a confusion between two non-default classes counts in the micro-F: ``"fn"``
         (seed 001 and :func:`fmstats.costsens`) or ``"fn_fp"`` (scikit-learn's micro
@@ -111,7 +112,7 @@ def multiclass_decision(fit, data: pd.DataFrame | None = None, *, rule: str = "m
     cv : int or iterable of (train, test) positions, default 5
         Stratified folds (by class) or the folds themselves.
     iterations : int, default 50
-        Frank-Wolfe iterations (``"macro_f"``).
+        Frank-Wolfe iterations (``"macro_f"``; refused with the other rules).
     random_state : int or numpy.random.Generator, optional
         Seeds the folds of an integer ``cv``.
 
@@ -130,6 +131,11 @@ def multiclass_decision(fit, data: pd.DataFrame | None = None, *, rule: str = "m
     <MulticlassDecision micro_f on MultinomResults: CV 0.5103 (most probable class 0.4106)>
     """
     check_choice("rule", rule, RULES)
+    for names, rules in ((["cost"], ("cost",)), (["iterations"], ("macro_f",)),
+                         (["measure", "beta", "alpha"], ("micro_f", "macro_f"))):
+        if rule not in rules:
+            refuse_unused(_call, names, f"with rule={rule!r}",
+                          f"use rule={rules[0]!r}" if len(rules) == 1 else "")
     check_choice("wrong_class", wrong_class, ("fn", "fn_fp"))
     check_scalar("iterations", iterations, low=1, integer=True)
     if not (callable(getattr(fit, "refit", None)) and hasattr(fit, "levels")):

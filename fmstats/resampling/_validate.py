@@ -285,6 +285,7 @@ class ValidateResults(Persistable):
     def optimism(self) -> pd.Series:
         return self.table["optimism"]
 
+    @public
     def counts(self, replicate: int) -> np.ndarray:
         """How often each training row appears in bootstrap sample ``replicate``.
 

@@ -7,6 +7,7 @@ import pandas as pd
 from scipy import sparse
 from sklearn.utils.validation import check_is_fitted
 
+from .._utils.validation import check_scalar
 from ..calibration import calibrate
 from ..maxent_models import maxent
 from ..multiclass import multinom
@@ -170,7 +171,8 @@ class CalibratedMaxentClassifier(FmstatsClassifier):
     method : {"platt", "isotonic", "beta"}, default "platt"
         The calibration map (see :func:`fmstats.calibrate`).
     cv : int, default 5
-        Folds of the cross-fitting.
+        Folds of the cross-fitting: an integer of at least 2 (fewer when the rarer class has
+        fewer rows, but at least 2).
     penalty : float, default 0
         Ridge penalty of the maxent fit.
     threshold : float, default 0.5
@@ -238,7 +240,10 @@ class CalibratedMaxentClassifier(FmstatsClassifier):
 
     @staticmethod
     def _formula_fn(formula, frame, w, *, method, cv, penalty, threshold, random_state):
+        check_scalar("cv", cv, low=2, integer=True)     # 0, -3 or 2.7 are not a number of folds
         base = maxent(formula, frame, w, penalty=penalty)
+        # fewer folds than cv when the rarer class has fewer rows (scikit-learn's checks fit
+        # tiny data sets); never fewer than 2
         folds = min(int(cv), int(np.bincount(frame["y"].to_numpy()).min()))
         return calibrate(base, frame, method=method, cv=max(folds, 2), threshold=threshold,
                          random_state=random_state)
