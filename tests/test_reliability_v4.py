@@ -377,3 +377,86 @@ def test_calibrated_classifier_takes_its_folds(data):
     a = CalibratedMaxentClassifier(cv=2, random_state=0).fit(X, y).predict_proba(X)
     b = CalibratedMaxentClassifier(cv=4, random_state=0).fit(X, y).predict_proba(X)
     assert np.abs(a - b).max() > 1e-6          # cv is used, not replaced by 2
+
+
+# =================================================================== 3. model comparisons
+# Mutations that fail this section: `check_comparable` skipping the offsets (or the nesting
+# loop); `_same_data` returning at once (add1 and step on other data); multinom's lr_table
+# without `check_comparable`.
+
+from fmstats.exceptions import ModelComparisonError  # noqa: E402
+
+
+@pytest.mark.parametrize("small,big,why", [
+    ("y ~ x1", "y ~ x1 + x2 + offset(k)", r"different offsets \(one has an offset"),
+    ("y ~ x1 + offset(k)", "y ~ x1 + x2 + offset(x2)", "different offsets"),
+    ("y ~ x1 + offset(0.5 * k)", "y ~ x1 + x2 + offset(k)", "different offsets"),
+    ("y ~ x1", "y ~ x2", "not nested"),
+    ("y ~ x1 + g", "y ~ x1 + x2", "not nested"),
+])
+def test_anova_refuses_fits_it_cannot_compare(data, small, big, why):
+    a, b = quiet(fm.maxent, small, data), quiet(fm.maxent, big, data)
+    with pytest.raises(ModelComparisonError, match=rf"^anova: .*{why}"):
+        fm.anova(a, b)
+
+
+def test_anova_of_nested_fits_with_the_same_offset_is_the_deviance_difference(data):
+    a = quiet(fm.maxent, "y ~ x1 + offset(0.3 * k)", data)
+    b = quiet(fm.maxent, "y ~ x1 + x2 + g + offset(0.3 * k)", data)
+    tab = fm.anova(a, b)
+    # brute force: the deviance difference of the two fits, 3 more coefficients
+    assert tab["df"].iloc[1] == 3
+    np.testing.assert_allclose(tab["deviance"].iloc[1], a.deviance - b.deviance, rtol=1e-12)
+
+
+def test_anova_refuses_other_rows_and_responses(data):
+    a = quiet(fm.maxent, "y ~ x1", data)
+    with pytest.raises(ModelComparisonError, match="different rows"):
+        fm.anova(a, quiet(fm.maxent, "y ~ x1 + x2", data.iloc[5:]))
+    flipped = data.assign(y=1 - data["y"])
+    with pytest.raises(ModelComparisonError, match="different responses"):
+        fm.anova(a, quiet(fm.maxent, "y ~ x1 + x2", flipped))
+
+
+@pytest.mark.parametrize("other", ["cls ~ x2", "cls ~ k + g"])
+def test_multinom_anova_refuses_fits_that_are_not_nested(data, other):
+    a = quiet(fm.multinom, "cls ~ x1", data)
+    b = quiet(fm.multinom, other, data)
+    with pytest.raises(ModelComparisonError, match="not nested"):
+        fm.anova(a, b)
+
+
+def test_multinom_anova_of_nested_fits(data):
+    a = quiet(fm.multinom, "cls ~ x2", data)
+    b = quiet(fm.multinom, "cls ~ x2 + g", data)
+    tab = fm.anova(b, a)
+    # two more columns (g's dummies) for each of the two non-reference classes
+    assert tab["df"].iloc[1] == 4
+    np.testing.assert_allclose(tab["lr_stat"].iloc[1], a.deviance - b.deviance, rtol=1e-12)
+    assert tab["lr_stat"].iloc[1] >= 0
+    with pytest.raises(ModelComparisonError, match="different rows"):
+        fm.anova(a, quiet(fm.multinom, "cls ~ x2 + g", data.iloc[3:]))
+
+
+@pytest.mark.parametrize("change,why", [
+    (lambda d: d.assign(x1=d["x1"] + 1.0), "design of the model's terms differs"),
+    (lambda d: d.assign(y=1 - d["y"]), "response differs"),
+    (lambda d: d.assign(k=d["k"] * 2), "offset differs"),
+])
+@pytest.mark.parametrize("entry", ["add1", "step"])
+def test_add1_and_step_refuse_other_data_under_the_same_labels(data, change, why, entry):
+    fit = quiet(fm.maxent, "y ~ x1 + offset(0.2 * k)", data)
+    other = change(data)
+    with pytest.raises(ModelComparisonError, match=rf"`data` is not the data.*{why}"):
+        if entry == "add1":
+            fm.add1(fit, "~ . + x2", other)
+        else:
+            quiet(fm.step, fit, "~ . + x2 + g", other)
+
+
+def test_add1_on_the_training_data_matches_refits(data):
+    fit = quiet(fm.maxent, "y ~ x1", data)
+    tab = fm.add1(fit, "~ . + x2 + g", data)
+    np.testing.assert_allclose(tab.loc["x2", "deviance"],
+                               quiet(fm.maxent, "y ~ x1 + x2", data).deviance, rtol=1e-9)
+    np.testing.assert_allclose(tab.loc["<none>", "deviance"], fit.deviance, rtol=1e-9)

@@ -13,7 +13,7 @@ from .._utils.call import refit_changes
 from .._utils.validation import check_choice, describe
 from ..exceptions import InvalidArgumentError, ModelComparisonError, ResponseError
 from ..formula import check_frame
-from ..results import ModelResults, Section, Summary, format_numbers
+from ..results import ModelResults, Section, Summary, check_comparable, format_numbers
 from ._mncore import class_probabilities
 
 __all__ = ["MultinomResults", "lr_table"]
@@ -320,13 +320,18 @@ def lr_table(*fits) -> pd.DataFrame:
                                        "fit.")
     first = fits[0]
     for i, f in enumerate(fits[1:], 2):
-        if f.nobs != first.nobs or not f.index.equals(first.index) or \
-                f.response_name != first.response_name or f.levels != first.levels or \
-                not np.allclose(f.prior_weights, first.prior_weights):
+        if f.response_name != first.response_name or f.levels != first.levels:
             raise ModelComparisonError(
-                f"anova(): fit {i} was not fitted on the same rows, response and weights as fit "
-                "1; likelihood-ratio tests compare fits of the same data.")
+                f"anova(): fit {i} has another response than fit 1 ({f.response_name!r} with "
+                f"classes {describe(list(f.levels))} against {first.response_name!r} with "
+                f"{describe(list(first.levels))}); likelihood-ratio tests compare fits of the "
+                "same data.")
     order = sorted(fits, key=lambda f: -f.df_resid)
+    # the same rows, classes and weights, and each fit nested in the next (R's anova.multinom
+    # only orders the fits: non-nested ones gave df 0 and a negative statistic)
+    check_comparable(order, "anova()", index=lambda f: f.index, response=lambda f: f.codes,
+                     weights=lambda f: f.prior_weights, offset=lambda f: None,
+                     design=lambda f: f.X, size=lambda f: f.edf)
     rows = []
     for i, f in enumerate(order):
         rhs = f.formula.split("~", 1)[1].strip()

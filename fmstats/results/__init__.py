@@ -4,12 +4,15 @@
   ``save``/``load`` (:class:`Persistable`), and the score curves (:class:`ScoreCurves`:
   ``f_curve``, ``plot_pr``, ``plot_roc``); a family implements ``params``, ``cov_params``,
   ``predict``, ``confusion``, ``refit`` and ``summary``;
-* :class:`Summary` and :class:`Section` -- R-style text, HTML and LaTeX summaries.
+* :class:`Summary` and :class:`Section` -- R-style text, HTML and LaTeX summaries;
+* :func:`check_comparable` -- what a nested comparison of fits (``anova``) checks.
 """
+from ._comparison import check_comparable, nested_columns
 from ._curves import ScoreCurves
 from ._persist import FORMAT_VERSION, Persistable
 from ._protocol import ModelResults
 from ._summary import (SIGNIF_LEGEND, Section, Summary, coef_columns, format_numbers,
                        format_pvalue, format_pvalues, signif_stars)
 
-__all__ = ["ModelResults", "ScoreCurves", "Persistable", "Summary", "Section"]
+__all__ = ["ModelResults", "ScoreCurves", "Persistable", "Summary", "Section",
+           "check_comparable", "nested_columns"]
