@@ -460,3 +460,126 @@ def test_add1_on_the_training_data_matches_refits(data):
     np.testing.assert_allclose(tab.loc["x2", "deviance"],
                                quiet(fm.maxent, "y ~ x1 + x2", data).deviance, rtol=1e-9)
     np.testing.assert_allclose(tab.loc["<none>", "deviance"], fit.deviance, rtol=1e-9)
+
+
+# =================================================================== 4. user folds
+# Mutations that fail this section: `check_folds` without its disjointness test, without its
+# range test, or with partition ignored; calibrate's or multiclass_decision's folds taken
+# without `check_folds` (the old code).
+
+def _entry(name, data):
+    """A function of ``cv`` running the entry point ``name`` on ``data``."""
+    if name == "calibrate":
+        fit = quiet(fm.maxent, "y ~ x1 + x2", data)
+        return lambda cv: quiet(fm.calibrate, fit, data, cv=cv)
+    if name == "multiclass_decision":
+        mn = quiet(fm.multinom, "cls ~ x1 + x2", data)
+        return lambda cv: quiet(fm.multiclass_decision, mn, data, cv=cv)
+    if name == "tune_threshold":
+        fit = quiet(fm.maxent, "y ~ x1 + x2", data)
+        return lambda cv: quiet(fm.tune_threshold, fit, data, cv=cv)
+    if name == "cv_tune":
+        return lambda cv: quiet(fm.cv_tune, fm.maxent, "y ~ x1 + x2", data,
+                                {"penalty": [0.0]}, cv=cv)
+    raise AssertionError(name)
+
+
+ALL = ["calibrate", "multiclass_decision", "tune_threshold", "cv_tune"]
+CROSS_FIT = ["calibrate", "multiclass_decision"]
+N = 160
+
+
+def _halves():
+    a, b = np.arange(N // 2), np.arange(N // 2, N)
+    return [(b, a), (a, b)]
+
+
+@pytest.mark.parametrize("entry", ALL)
+@pytest.mark.parametrize("folds,why", [
+    ([(np.arange(N), np.arange(N // 2, N)), (np.arange(N // 2), np.arange(N // 2))],
+     r"split 0 of `cv` uses 80 row\(s\) both for training and for testing"),
+    ([(np.arange(80), np.arange(80, N + 40)), (np.arange(80, N), np.arange(80))],
+     r"test rows of split 0 of `cv` holds positions outside \[0, 159\]"),
+    ([(np.arange(-3, 80), np.arange(80, N)), (np.arange(80, N), np.arange(80))],
+     r"training rows of split 0 of `cv` holds positions outside"),
+    ([(np.arange(80), np.arange(80, N).astype(float)), (np.arange(80, N), np.arange(80))],
+     r"test rows of split 0 of `cv` must be a 1-d array of integer"),
+    ([(np.arange(80),), (np.arange(80, N), np.arange(80))],
+     r"split 0 of `cv` \(explicit splits\) must be a \(train, test\) pair"),
+    (2.5, r"`cv` must be an integer number of folds, a splitter"),
+    ("5", r"`cv` must be an integer number of folds, a splitter"),
+])
+def test_every_entry_point_checks_the_folds_it_is_given(data, entry, folds, why):
+    with pytest.raises(InvalidArgumentError, match=why):
+        _entry(entry, data)(folds)
+
+
+@pytest.mark.parametrize("entry", CROSS_FIT)
+@pytest.mark.parametrize("folds,why", [
+    ([(np.arange(80, N), np.arange(40)), (np.arange(80), np.arange(80, 120))],
+     r"80 row\(s\) are in no test fold \(e.g. position 40\)"),
+    ([(np.arange(90, N), np.arange(90)), (np.arange(80), np.arange(80, N))],
+     r"10 row\(s\) are in more than one test fold \(e.g. position 80\)"),
+    ([(np.arange(80), np.arange(80, N))], r"80 row\(s\) are in no test fold \(e.g. position 0\)"),
+])
+def test_cross_fitting_needs_every_row_scored_exactly_once(data, entry, folds, why):
+    with pytest.raises(InvalidArgumentError, match=rf"`cv` \(explicit splits\): every one of "
+                                                   rf"the 160 rows.*{why}"):
+        _entry(entry, data)(folds)
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_masks_splitters_and_pairs_give_the_same_result(data, entry):
+    from sklearn.model_selection import KFold
+
+    run = _entry(entry, data)
+    pairs = list(KFold(4).split(np.zeros((N, 1))))
+    masks = [(np.isin(np.arange(N), tr), np.isin(np.arange(N), te)) for tr, te in pairs]
+    by_pairs, by_masks, by_splitter = run(pairs), run(masks), run(KFold(4))
+    for other in (by_masks, by_splitter):
+        # the same folds, the same fits: identical numbers
+        if entry == "calibrate":
+            np.testing.assert_array_equal(other.oof["calibrated"], by_pairs.oof["calibrated"])
+        elif entry == "multiclass_decision":
+            assert other.cv_score == by_pairs.cv_score
+        elif entry == "tune_threshold":
+            assert other.threshold == by_pairs.threshold
+        else:
+            assert other.best_score == by_pairs.best_score
+
+
+def test_rows_training_on_their_own_test_fold_were_a_leak(data):
+    # the issue's case: calibrate accepted training folds holding the test rows; the
+    # cross-fitted scores must come from fits that did not see the row (a leak makes them
+    # better than honest out-of-fold scores), so such folds are now refused (above) and the
+    # honest folds give scores of fits without the row: checked here by brute force
+    fit = quiet(fm.maxent, "y ~ x1 + x2", data)
+    cal = quiet(fm.calibrate, fit, data, cv=_halves())
+    for tr, te in _halves():
+        refit = quiet(fm.maxent, "y ~ x1 + x2", data.iloc[tr])
+        np.testing.assert_allclose(cal.oof["score"].to_numpy()[te],
+                                   refit.predict(data.iloc[te], type="link").to_numpy(),
+                                   rtol=1e-9)
+
+
+def test_multilabel_splitter_folds_are_checked(data):
+    class Leaky:
+        def split(self, X, y):
+            n = len(y)
+            yield np.arange(n), np.arange(n // 2)
+            yield np.arange(n // 2, n), np.arange(n // 2)
+
+    d = data.assign(l1=(data.x1 > 0).astype(int), l2=(data.x2 > 0).astype(int))
+    with pytest.raises(InvalidArgumentError, match=r"split 0 of `cv` uses"):
+        quiet(fm.multilabel.br, d, ["l1", "l2"], ["x1", "x2"], cv=Leaky())
+
+
+def test_tiny_data_do_not_advise_an_impossible_number_of_folds():
+    d = pd.DataFrame({"x1": np.linspace(-1, 1, 12), "y": [1] + [0] * 11})
+    with pytest.raises(InvalidArgumentError) as err:
+        quiet(fm.cv_tune, fm.maxent, "y ~ x1", d, {"penalty": [0.0]}, cv=2)
+    assert "cv <= 1" not in str(err.value)
+    assert "at least 2 rows of each class" in str(err.value)
+    d2 = pd.DataFrame({"x1": np.linspace(-1, 1, 12), "y": [1, 1, 1] + [0] * 9})
+    with pytest.raises(InvalidArgumentError, match=r"Use cv <= 3\."):
+        quiet(fm.cv_tune, fm.maxent, "y ~ x1", d2, {"penalty": [0.0]}, cv=4)

@@ -14,7 +14,7 @@ import pandas as pd
 
 from .. import measures as _m
 from .._utils.call import Settings, records_call
-from .._utils.folds import stratified_folds
+from .._utils.folds import check_folds, stratified_folds
 from .._utils.validation import check_choice, check_random_state, check_scalar, describe
 from ..exceptions import InvalidArgumentError, ResponseError
 from ..formula import check_frame
@@ -55,19 +55,8 @@ def _folds(cv, strata: np.ndarray, random_state) -> list:
                 f"`cv`={cv}: the response has {counts.min()} row(s) of its rarer class, fewer "
                 "than the folds; every training fold needs both classes (lower `cv`).")
         return stratified_folds(strata, int(cv), check_random_state(random_state))
-    try:
-        pairs = [(np.asarray(tr, dtype=np.int64), np.asarray(te, dtype=np.int64))
-                 for tr, te in cv]
-    except (TypeError, ValueError) as exc:
-        raise InvalidArgumentError(f"`cv` must be an integer >= 2 or an iterable of (train, "
-                                   f"test) positions; got {describe(cv)}.") from exc
-    held = np.concatenate([te for _, te in pairs]) if pairs else np.zeros(0, np.int64)
-    if len(pairs) < 2 or held.min(initial=0) < 0 or held.max(initial=0) >= n or \
-            np.bincount(held, minlength=n).max(initial=0) != 1 or len(held) != n:
-        raise InvalidArgumentError(
-            f"`cv`: the (train, test) pairs must hold every one of the {n} rows in exactly one "
-            "test fold (cross-fitting scores every row once), with at least two folds.")
-    return pairs
+    # cross-fitting scores every row once, by a fit that did not see it
+    return check_folds(cv, n, strata=strata, partition=True)
 
 
 @records_call(rows=("cv",))
@@ -95,9 +84,10 @@ def calibrate(fit, data: pd.DataFrame | None = None, *, method: str = "platt", c
         (monotone, non-parametric: needs about a thousand rows to beat Platt) or beta
         (Kull et al. 2017: three parameters, also fixes the sigmoid's symmetric shape;
         probabilities only).
-    cv : int or iterable of (train, test) positions, default 5
-        Stratified folds (integer) or the folds themselves (positions of the fit's rows;
-        each row in exactly one test fold).
+    cv : int, splitter or iterable of (train, test) positions, default 5
+        Stratified folds (integer), a splitter (``split(X, y)``, stratified on the classes)
+        or the folds themselves (positions of the fit's rows; training and test rows
+        disjoint, each row in exactly one test fold: otherwise an error naming ``cv``).
     threshold : float, default 0.5
         The calibrated probability at or above which ``predict(type="class")`` is 1.
     random_state : int or numpy.random.Generator, optional

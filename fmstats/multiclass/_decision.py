@@ -14,7 +14,7 @@ import pandas as pd
 
 from .. import measures as _m
 from .._utils.call import Settings, records_call, refuse_unused
-from .._utils.folds import stratified_folds
+from .._utils.folds import check_folds, stratified_folds
 from .._utils.validation import check_choice, check_random_state, check_scalar, describe
 from ..exceptions import InvalidArgumentError, ResponseError
 from ..formula import check_frame
@@ -109,8 +109,10 @@ def multiclass_decision(fit, data: pd.DataFrame | None = None, *, rule: str = "m
         How a confusion between two non-default classes counts in the micro-F: ``"fn"``
         (seed 001 and :func:`fmstats.costsens`) or ``"fn_fp"`` (scikit-learn's micro
         average over the non-default labels); see :func:`fmstats.measures.multiclass_micro_f`.
-    cv : int or iterable of (train, test) positions, default 5
-        Stratified folds (by class) or the folds themselves.
+    cv : int, splitter or iterable of (train, test) positions, default 5
+        Stratified folds (by class), a splitter (``split(X, y)``, on the class codes) or the
+        folds themselves (training and test rows disjoint, each row in exactly one test
+        fold: otherwise an error naming ``cv``).
     iterations : int, default 50
         Frank-Wolfe iterations (``"macro_f"``; refused with the other rules).
     random_state : int or numpy.random.Generator, optional
@@ -160,7 +162,8 @@ def multiclass_decision(fit, data: pd.DataFrame | None = None, *, rule: str = "m
         check_scalar("cv", int(cv), low=2, integer=True)
         folds = stratified_folds(codes, int(cv), check_random_state(random_state))
     else:
-        folds = [(np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)) for a, b in cv]
+        # every row gets one out-of-fold probability, from a fit that did not see it
+        folds = check_folds(cv, len(codes), strata=codes, partition=True)
     P, split = _oof(fit, frame, codes, K, folds)
     di = levels.index(d)
     rule_params = {}
