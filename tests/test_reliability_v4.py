@@ -583,3 +583,76 @@ def test_tiny_data_do_not_advise_an_impossible_number_of_folds():
     d2 = pd.DataFrame({"x1": np.linspace(-1, 1, 12), "y": [1, 1, 1] + [0] * 9})
     with pytest.raises(InvalidArgumentError, match=r"Use cv <= 3\."):
         quiet(fm.cv_tune, fm.maxent, "y ~ x1", d2, {"penalty": [0.0]}, cv=4)
+
+
+# =================================================================== 5. measures at k
+# Mutations that fail this section: the repeated-label check of `_prepare` removed (R@k 1.31,
+# nDCG@k 1.11 come back); `_at` indexing without its empty guard (the raw IndexError).
+
+import scipy.sparse as sp  # noqa: E402
+
+import fmstats.extreme as fx  # noqa: E402
+
+
+def _measure_calls():
+    inv = np.ones(6)
+    return {"P": lambda Y, t: fx.precision_at_k(Y, t, 3),
+            "R": lambda Y, t: fx.recall_at_k(Y, t, 3),
+            "nDCG": lambda Y, t: fx.ndcg_at_k(Y, t, 3),
+            "PSP": lambda Y, t: fx.psprecision_at_k(Y, t, inv, 3),
+            "PSnDCG": lambda Y, t: fx.psndcg_at_k(Y, t, inv, 3),
+            "macro-F": lambda Y, t: fx.macro_f_at_k(Y, t, 3),
+            "macro-P": lambda Y, t: fx.macro_precision_at_k(Y, t, 3),
+            "macro-R": lambda Y, t: fx.macro_recall_at_k(Y, t, 3),
+            "coverage": lambda Y, t: fx.coverage_at_k(Y, t, 3),
+            "all": lambda Y, t: fx.measures_at_k(Y, t, 3)}
+
+
+Y6 = sp.csr_array(np.array([[1, 0, 1, 0, 0, 0], [0, 1, 0, 0, 1, 0], [0, 0, 0, 1, 0, 1]]))
+
+
+@pytest.mark.parametrize("measure", list(_measure_calls()))
+@pytest.mark.parametrize("topk,row,label", [
+    (np.array([[0, 0, 2], [1, 4, 3], [3, 5, 0]]), 0, 0),       # adjacent
+    (np.array([[0, 2, 1], [4, 1, 4], [3, 5, 0]]), 1, 4),       # apart
+    (np.array([[0, 2, 1], [4, 1, 3], [5, 5, 5]]), 2, 5),       # a whole row
+    (fx.TopK(np.array([[2, 0, 2], [1, 4, 3], [3, 5, 0]]), np.ones((3, 3))), 0, 2),
+])
+def test_a_label_repeated_in_a_top_k_row_is_refused(measure, topk, row, label):
+    with pytest.raises(InvalidArgumentError,
+                       match=rf"`topk` must list each label at most once per row; row {row} "
+                             rf"lists label {label} more than once"):
+        _measure_calls()[measure](Y6, topk)
+
+
+def test_padding_may_repeat_and_recall_stays_a_fraction():
+    topk = np.array([[0, -1, -1], [4, 1, -1], [-1, -1, -1]])
+    # brute force: hits over true labels (rows without a hit in range count 0)
+    assert fx.recall_at_k(Y6, topk, 3) == pytest.approx((1 / 2 + 2 / 2 + 0) / 3, rel=1e-12)
+    assert fx.precision_at_k(Y6, topk, 3) == pytest.approx((1 + 2 + 0) / 9, rel=1e-12)
+    assert fx.ndcg_at_k(Y6, topk, 3) <= 1.0
+
+
+def _rows_top_k(M: np.ndarray, k: int) -> np.ndarray:
+    """Brute force: the k largest stored entries of each row (ties: smaller label), -1 pad."""
+    out = np.full((M.shape[0], k), -1)
+    for i, row in enumerate(M):
+        labels = [j for j in np.argsort(-row, kind="stable") if row[j] > 0][:k]
+        out[i, :len(labels)] = labels
+    return out
+
+
+@pytest.mark.parametrize("rows", ["none", "some"])
+def test_estimate_matrices_that_store_nothing_predict_nothing(rows):
+    M = np.zeros((4, 6))
+    if rows == "some":
+        M[1, [2, 4]] = [0.3, 0.8]
+        M[3, 0] = 0.5
+    top = fx.spe_top_k(sp.csr_array(M), 3)
+    np.testing.assert_array_equal(top.labels, _rows_top_k(M, 3))
+    assert np.all(top.scores[top.labels < 0] == 0.0)
+    bca = fx.bca_macro_at_k(sp.csr_array(M), 2)
+    assert bca.labels.shape == (4, 2) and np.all(bca.labels[M.sum(axis=1) == 0] == -1)
+    Y = sp.csr_array((M > 0.4).astype(int) + np.eye(4, 6, dtype=int))
+    table = fx.measures_at_k(Y, top, 1)
+    assert np.all((table.to_numpy() >= 0) & (table.to_numpy() <= 1))
