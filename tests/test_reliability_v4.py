@@ -656,3 +656,93 @@ def test_estimate_matrices_that_store_nothing_predict_nothing(rows):
     Y = sp.csr_array((M > 0.4).astype(int) + np.eye(4, 6, dtype=int))
     table = fx.measures_at_k(Y, top, 1)
     assert np.all((table.to_numpy() >= 0) & (table.to_numpy() <= 1))
+
+
+# =================================================================== 6. names and classes
+# Mutations that fail this section: `_frame_names` returning x0, x1, ... (the old names);
+# `_response_name` returning "y" whatever the features (a feature called y overwritten by the
+# labels); `known_classes` returning at once (an unknown class counted as a miss).
+
+from fmstats.exceptions import ResponseError  # noqa: E402
+
+
+@pytest.fixture
+def named():
+    rng = np.random.default_rng(6)
+    X = pd.DataFrame(rng.normal(size=(240, 3)), columns=["width", "y", "Intercept"])
+    scores = X.to_numpy() @ np.array([[1.0, -0.5, 0.0], [0.0, 1.2, -0.8], [0.5, 0.0, 0.7]])
+    classes = np.array(["u", "v", "w"])[np.argmax(scores + rng.gumbel(size=(240, 3)), 1)]
+    binary = (X["width"] - 0.7 * X["y"] + rng.logistic(size=240) > 0).astype(int)
+    return X, classes, binary
+
+
+def test_multinom_classifier_names_its_terms_by_the_frame_columns(named):
+    from fmstats.sklearn import MaxentClassifier, MultinomClassifier
+
+    X, classes, binary = named
+    clf = MultinomClassifier().fit(X, classes)
+    terms = list(clf.result_.coefficients().columns)
+    reference = list(MaxentClassifier().fit(X, binary).result_.params.index)
+    assert terms == reference == ["Intercept", "width", "y", "Intercept_"]
+    # the same coefficients as the fit on the bare array (positional names): nothing shifted,
+    # and the feature called "y" is a feature, not the labels
+    plain_fit = MultinomClassifier().fit(X.to_numpy(), classes)
+    np.testing.assert_allclose(clf.coef_, plain_fit.coef_, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(clf.result_.coefficients().to_numpy(),
+                               plain_fit.result_.coefficients().to_numpy(), rtol=1e-10)
+    np.testing.assert_allclose(clf.predict_proba(X), plain_fit.predict_proba(X.to_numpy()),
+                               rtol=1e-10)
+
+
+def test_multinom_classifier_equals_multinom_on_the_frame(named):
+    from fmstats.sklearn import MultinomClassifier
+
+    X, classes, _ = named
+    clf = MultinomClassifier().fit(X, classes)
+    d = X.rename(columns={"y": "yy", "Intercept": "icpt"}).assign(cls=classes)
+    direct = quiet(fm.multinom, "cls ~ width + yy + icpt", d)
+    # coef_ column j is feature j; rows are the classes (the reference class 0)
+    np.testing.assert_allclose(clf.coef_[1:], direct.coefficients().to_numpy()[:, 1:],
+                               rtol=1e-8)
+
+
+def test_calibrated_classifier_names_its_terms_by_the_frame_columns(named):
+    from fmstats.sklearn import CalibratedMaxentClassifier
+
+    X, _, binary = named
+    clf = CalibratedMaxentClassifier(random_state=0).fit(X, binary)
+    assert list(clf.result_.base.params.index) == ["Intercept", "width", "y", "Intercept_"]
+    plain_fit = CalibratedMaxentClassifier(random_state=0).fit(X.to_numpy(), binary)
+    np.testing.assert_allclose(clf.result_.base.params.to_numpy(),
+                               plain_fit.result_.base.params.to_numpy(), rtol=1e-10)
+    np.testing.assert_allclose(clf.predict_proba(X), plain_fit.predict_proba(X.to_numpy()),
+                               rtol=1e-10)
+
+
+@pytest.mark.parametrize("call", [
+    lambda mn, dec, nd: mn.measure(nd),
+    lambda mn, dec, nd: mn.confusion(nd),
+    lambda mn, dec, nd: dec.measure(nd),
+    lambda mn, dec, nd: dec.confusion(nd),
+], ids=["multinom.measure", "multinom.confusion", "decision.measure", "decision.confusion"])
+def test_an_unknown_class_in_new_data_is_refused(data, call):
+    mn = quiet(fm.multinom, "cls ~ x1 + x2", data)
+    dec = quiet(fm.multiclass_decision, mn, data, random_state=0)
+    nd = data.assign(cls=np.where(np.arange(len(data)) < 4, "zzz", data["cls"]))
+    with pytest.raises(ResponseError, match=r"4 row\(s\) of class\(es\) \['zzz'\], which the "
+                                            r"model was not fitted on"):
+        call(mn, dec, nd)
+
+
+def test_known_classes_and_missing_responses_are_still_counted(data):
+    mn = quiet(fm.multinom, "cls ~ x1 + x2", data)
+    nd = data.assign(cls=np.where(np.arange(len(data)) < 4, None, data["cls"]))
+    c = mn.confusion(nd)
+    pred = mn.predict(nd, type="class").to_numpy()[4:]
+    truth = nd["cls"].to_numpy()[4:]
+    d = mn.default_class
+    # brute force of seed 001's counts (missing responses left out): exact integer counts
+    assert c.tp == np.sum((pred == truth) & (truth != d))
+    assert c.tn == np.sum((truth == d) & (pred == d))
+    with pytest.raises(InvalidArgumentError, match="`default_class` must be one of"):
+        mn.confusion(nd, default_class="zzz")

@@ -20,7 +20,7 @@ from ..exceptions import InvalidArgumentError, ResponseError
 from ..formula import check_frame
 from ..model_selection import array_weights, training_frame
 from ..results import Persistable, Section, Summary
-from ._mnresults import multiclass_confusion
+from ._mnresults import known_classes, multiclass_confusion
 from ._rules import (cost_decision, frank_wolfe, macro_f, micro_curve, micro_scores,
                      weighted_argmax)
 
@@ -297,11 +297,7 @@ class MulticlassDecision(Persistable):
         pred = self.predict(newdata)
         truth = newdata[name].loc[pred.index]
         keep = truth.notna().to_numpy()
-        known = truth.isin(self.levels).to_numpy()
-        if (keep & ~known).any():
-            bad = truth[keep & ~known].iloc[0]
-            raise ResponseError(f"`newdata`: the response holds the class {bad!r}, which the "
-                                f"model was not fitted on (classes {describe(list(self.levels))}).")
+        known_classes(truth[keep], self.levels)
         lv = {c: i for i, c in enumerate(self.levels)}
         codes = np.array([lv[v] for v in truth[keep]], dtype=np.int64)
         pcodes = np.array([lv[v] for v in pred[keep]], dtype=np.int64)

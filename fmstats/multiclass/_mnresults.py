@@ -206,11 +206,15 @@ class MultinomResults(ModelResults):
         d = kwargs.pop("default_class", self.default_class)
         if kwargs:
             raise InvalidArgumentError(f"confusion() got unexpected arguments {list(kwargs)}.")
+        if d not in self.levels:
+            raise InvalidArgumentError(f"`default_class` must be one of the classes "
+                                       f"{describe(list(self.levels))}; got {describe(d)}.")
         truth, w, frame = self._truth(newdata)
         pred = self.predict(frame, type="class")
         if frame is not None:
             truth = truth.loc[pred.index]
             keep = truth.notna().to_numpy()
+            known_classes(truth[keep], self.levels)
             truth, pred = truth.to_numpy(dtype=object)[keep], pred.to_numpy()[keep]
             w = np.ones(len(truth))
         else:
@@ -269,6 +273,19 @@ class MultinomResults(ModelResults):
     def __repr__(self) -> str:
         return (f"<MultinomResults {self.formula!r}: {len(self.levels)} classes, n = "
                 f"{self.nobs}, deviance = {self.deviance:.4g}>")
+
+
+def known_classes(truth: pd.Series, levels) -> None:
+    """Refuse true classes of ``newdata`` that the model was not fitted on: such a row can
+    never be predicted right, and counting it as a miss would make the measure quietly
+    worse (an unknown class is a different problem, not an error of the model)."""
+    unknown = ~truth.isin(list(levels)).to_numpy()
+    if unknown.any():
+        bad = pd.unique(truth[unknown].to_numpy())
+        raise ResponseError(
+            f"`newdata`: the response holds {int(unknown.sum())} row(s) of class(es) "
+            f"{describe(list(bad[:5]))}, which the model was not fitted on (classes "
+            f"{describe(list(levels))}); drop those rows or refit with them.")
 
 
 def multiclass_confusion(truth, pred, default_class, w=None) -> _m.Confusion:

@@ -11,19 +11,38 @@ from .._utils.validation import check_scalar
 from ..calibration import calibrate
 from ..maxent_models import maxent
 from ..multiclass import multinom
-from ._estimators import INTERCEPT_NAMES, FmstatsClassifier
+from ._estimators import INTERCEPT_NAMES, FmstatsClassifier, _term_names
 
 __all__ = ["MultinomClassifier", "CalibratedMaxentClassifier"]
 
 
+def _frame_names(est, p: int) -> list[str]:
+    """The columns (and term names) of the frame of ``X``: ``feature_names_in_`` when ``X``
+    was a DataFrame with string column names (as the other estimators' coefficients), else
+    ``x0, x1, ...``; positional names too when a name cannot be quoted in a formula."""
+    names = _term_names(est, p)
+    return [f"x{j}" for j in range(p)] if any("`" in n for n in names) else names
+
+
+def _response_name(names) -> str:
+    """A name for the label column that no feature has."""
+    name = "y"
+    while name in names:
+        name = f"{name}_"
+    return name
+
+
 def _fit_on_frame(est, X, y, sample_weight):
-    """Fit ``est``'s formula function on a DataFrame of ``X`` (columns x0, x1, ...) and the
-    label codes ``y``: the model functions behind these estimators take DataFrames only."""
+    """Fit ``est``'s formula function on a DataFrame of ``X`` (columns named as
+    :func:`_frame_names`, each term quoted in the formula) and the label codes ``y``: the
+    model functions behind these estimators take DataFrames only."""
     X, _, y01, w = est._fit_input(X, y, sample_weight)
     X = X.toarray() if sparse.issparse(X) else X
-    names = [f"x{j}" for j in range(X.shape[1])]
-    frame = pd.DataFrame(X, columns=names, copy=False).assign(y=y01)
-    res = type(est)._formula_fn("y ~ " + " + ".join(names), frame, w, **est.get_params())
+    names = _frame_names(est, X.shape[1])
+    resp = _response_name(names)
+    frame = pd.DataFrame(X, columns=names, copy=False).assign(**{resp: y01})
+    formula = f"{resp} ~ " + " + ".join(f"`{n}`" for n in names)
+    res = type(est)._formula_fn(formula, frame, w, **est.get_params())
     return est._fitted(res, X.shape[1])
 
 
@@ -110,8 +129,9 @@ class MultinomClassifier(FmstatsClassifier):
     def _store_coef(self, res, p: int) -> None:
         coef = np.zeros((len(self.classes_), p + 1))
         B = res.coefficients().fillna(0.0)      # aliased columns: 0, as MaxentClassifier
+        position = {n: j for j, n in enumerate(_frame_names(self, p))}
         for name in B.columns:
-            col = 0 if name in INTERCEPT_NAMES else 1 + int(str(name)[1:])   # x0, x1, ...
+            col = 0 if name in INTERCEPT_NAMES else 1 + position[str(name)]
             coef[[int(c) for c in B.index], col] = B[name].to_numpy()
         self.intercept_, self.coef_ = coef[:, 0], coef[:, 1:]
 
@@ -244,7 +264,8 @@ class CalibratedMaxentClassifier(FmstatsClassifier):
         base = maxent(formula, frame, w, penalty=penalty)
         # fewer folds than cv when the rarer class has fewer rows (scikit-learn's checks fit
         # tiny data sets); never fewer than 2
-        folds = min(int(cv), int(np.bincount(frame["y"].to_numpy()).min()))
+        labels = frame[formula.split("~", 1)[0].strip()].to_numpy()
+        folds = min(int(cv), int(np.bincount(labels).min()))
         return calibrate(base, frame, method=method, cv=max(folds, 2), threshold=threshold,
                          random_state=random_state)
 
@@ -259,7 +280,7 @@ class CalibratedMaxentClassifier(FmstatsClassifier):
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
         X = X.toarray() if sparse.issparse(X) else X
-        return pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])], copy=False)
+        return pd.DataFrame(X, columns=_frame_names(self, X.shape[1]), copy=False)
 
     def predict_proba(self, X) -> np.ndarray:
         """Calibrated probabilities of ``classes_[0]`` and ``classes_[1]``.
