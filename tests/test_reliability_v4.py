@@ -746,3 +746,148 @@ def test_known_classes_and_missing_responses_are_still_counted(data):
     assert c.tn == np.sum((truth == d) & (pred == d))
     with pytest.raises(InvalidArgumentError, match="`default_class` must be one of"):
         mn.confusion(nd, default_class="zzz")
+
+
+# =================================================================== 7. rows stay aligned
+# Mutations that fail this section: `keeps_rows` returning `predict` unwrapped (rows dropped,
+# 3 in, 2 out); `_padded` placing the kept rows in order without their positions; an inner
+# `predict_kept` of a wrapper (tune_threshold's, calibrate's, the multiclass decision's)
+# replaced by a plain `predict` (NaN scores turned into classes).
+
+from fmstats.exceptions import MissingDataError, MissingDataWarning  # noqa: E402
+
+
+def _fits(d):
+    f = "y ~ x1 + x2 + g"
+    maxent = quiet(fm.maxent, f, d)
+    mn = quiet(fm.multinom, "cls ~ x2 + g", d)
+    return {
+        "maxent": (maxent, {}),
+        "maxent-class": (maxent, {"type": "class"}),
+        "fmaxent": (quiet(fm.fmaxent, f, d, cov_type="HC0"), {}),
+        "wsvm": (quiet(fm.wsvm, f, d), {}),
+        "wsvm-decision": (quiet(fm.wsvm, f, d), {"type": "decision"}),
+        "multinom": (mn, {}),
+        "multinom-class": (mn, {"type": "class"}),
+        "costsens": (quiet(fm.costsens, f, d), {}),
+        "calibrate": (quiet(fm.calibrate, maxent, d, cv=3, random_state=0), {}),
+        "tune_threshold": (quiet(fm.tune_threshold, maxent, d, cv=3, random_state=0),
+                           {"type": "class"}),
+        "cv_tune": (quiet(fm.cv_tune, fm.maxent, f, d, {"penalty": [0.0, 1.0]}, cv=3,
+                          random_state=0), {}),
+        "multiclass_decision": (quiet(fm.multiclass_decision, mn, d, random_state=0), {}),
+    }
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    rng = np.random.default_rng(42)
+    n = 160
+    d = pd.DataFrame({"x1": rng.normal(size=n), "x2": rng.normal(size=n),
+                      "g": rng.choice(["a", "b", "c"], n)})
+    d["y"] = (rng.random(n) < 1 / (1 + np.exp(-(1.1 * d.x1 - 0.7 * d.x2)))).astype(int)
+    d["cls"] = np.where(d.x1 > 0.4, "hi", np.where(d.x1 < -0.4, "lo", "mid"))
+    return d, _fits(d)
+
+
+def _newdata(d):
+    nd = d.iloc[10:22].copy()
+    nd.index = [f"r{i}" for i in range(len(nd))]
+    nd.loc["r1", "x2"] = np.nan
+    nd.loc["r7", "g"] = None
+    return nd
+
+
+@pytest.mark.parametrize("name", ["maxent", "maxent-class", "fmaxent", "wsvm", "wsvm-decision",
+                                  "multinom", "multinom-class", "costsens", "calibrate",
+                                  "tune_threshold", "cv_tune", "multiclass_decision"])
+def test_predict_returns_one_row_per_row_of_newdata(fitted, name):
+    d, fits = fitted
+    fit, kw = fits[name]
+    nd = _newdata(d)
+    with pytest.warns(MissingDataWarning, match=r"2 of 12 rows of `newdata` have missing "
+                                                r"values.*first at index label 'r1'"):
+        got = fit.predict(nd, **kw)
+    assert list(got.index) == list(nd.index)
+    missing = got.isna() if got.ndim == 1 else got.isna().all(axis=1)
+    assert list(got.index[missing.to_numpy()]) == ["r1", "r7"]
+    # the other rows: the predictions of the complete rows, in place (reference: the rows
+    # predicted on their own)
+    complete = nd.drop(index=["r1", "r7"])
+    ref = fit.predict(complete, **kw)
+    kept = got.drop(index=["r1", "r7"])
+    if got.ndim == 1 and pd.api.types.is_numeric_dtype(kept.dtype):
+        np.testing.assert_allclose(kept.to_numpy(dtype=float), ref.to_numpy(dtype=float),
+                                   rtol=1e-12)
+    elif got.ndim == 1:
+        assert list(kept) == list(ref)        # class labels: copied, not computed
+    else:
+        np.testing.assert_allclose(kept.to_numpy(dtype=float), ref.to_numpy(dtype=float),
+                                   rtol=1e-12)
+
+
+def test_assigning_predictions_back_lines_up_with_duplicated_labels(fitted):
+    d, fits = fitted
+    fit = fits["maxent"][0]
+    nd = d.iloc[:9].copy()
+    nd.index = [0, 0, 1, 1, 2, 2, 3, 3, 4]          # duplicated labels: by position only
+    nd.iloc[3, nd.columns.get_loc("x1")] = np.nan
+    with pytest.warns(MissingDataWarning):
+        nd["p"] = fit.predict(nd).to_numpy()
+    for i in range(9):
+        row = nd.iloc[[i]].drop(columns="p")
+        if i == 3:
+            assert np.isnan(nd["p"].iloc[i])
+        else:
+            assert nd["p"].iloc[i] == pytest.approx(float(fit.predict(row).iloc[0]), rel=1e-12)
+
+
+def test_classes_of_missing_rows_are_na_not_a_class(fitted):
+    d, fits = fitted
+    for name in ("maxent-class", "wsvm", "tune_threshold"):
+        fit, kw = fits[name]
+        got = quiet(fit.predict, _newdata(d), **kw)
+        assert str(got.dtype) == "Int64" and got.isna().sum() == 2
+
+
+@pytest.mark.parametrize("name", ["maxent", "wsvm", "multinom", "calibrate"])
+def test_na_action_gives_the_other_choices(fitted, name):
+    d, fits = fitted
+    fit, kw = fits[name]
+    nd = _newdata(d)
+    with pytest.warns(MissingDataWarning):
+        dropped = fit.predict(nd, na_action="omit", **kw)
+    assert list(dropped.index) == [f"r{i}" for i in range(12) if i not in (1, 7)]
+    with pytest.raises(MissingDataError, match=r"2 of 12 row\(s\).*'r1'.*na_action='fail'"):
+        fit.predict(nd, na_action="fail", **kw)
+    with pytest.warns(MissingDataWarning):
+        excluded = fit.predict(nd, na_action="exclude", **kw)
+    assert len(excluded) == 12
+    with pytest.raises(InvalidArgumentError, match="`na_action` must be one of"):
+        fit.predict(nd, na_action="drop", **kw)
+    complete = nd.drop(index=["r1", "r7"])
+    assert len(fit.predict(complete, na_action="fail", **kw)) == 10
+
+
+@pytest.mark.parametrize("name", ["maxent", "wsvm"])
+def test_the_older_missing_argument_still_means_drop_or_raise(fitted, name):
+    d, fits = fitted
+    fit, _ = fits[name]
+    nd = _newdata(d)
+    with pytest.warns(MissingDataWarning):
+        assert len(fit.predict(nd, missing="drop")) == 10
+    with pytest.raises(MissingDataError):
+        fit.predict(nd, missing="raise")
+    with pytest.raises(InvalidArgumentError, match="contradicts"):
+        fit.predict(nd, missing="raise", na_action="pass")
+
+
+def test_counts_on_new_data_still_leave_out_rows_without_predictions(fitted):
+    d, fits = fitted
+    nd = _newdata(d)
+    complete = nd.drop(index=["r1", "r7"])
+    for name in ("maxent", "wsvm", "multinom", "tune_threshold", "calibrate"):
+        fit, _ = fits[name]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MissingDataWarning)
+            assert fit.confusion(nd) == fit.confusion(complete)    # integer counts: exact

@@ -19,7 +19,7 @@ from .._utils.validation import check_choice, check_random_state, check_scalar, 
 from ..exceptions import InvalidArgumentError, ResponseError
 from ..formula import check_frame
 from ..model_selection import array_weights, training_frame
-from ..results import ModelResults, ScoreCurves, Section, Summary
+from ..results import ModelResults, ScoreCurves, Section, Summary, predict_kept
 from ._diagnostics import calibration_stats, plot_calibration, stats_lines
 from ._maps import METHODS, fit_map
 from .._utils.boundary import public
@@ -139,7 +139,7 @@ def calibrate(fit, data: pd.DataFrame | None = None, *, method: str = "platt", c
                                 "fold needs both classes to refit the model.")
         sub = frame.iloc[tr]
         f_k = fit.refit(sub) if aw is None else fit.refit(sub, weights=aw[tr])
-        s = f_k.predict(frame.iloc[te], type=score_type)
+        s = predict_kept(f_k, frame.iloc[te], type=score_type)
         s_oof[te] = s.reindex(frame.index[te]).to_numpy(dtype=float)
         split[te] = k
     if not np.isfinite(s_oof).all():
@@ -243,9 +243,15 @@ class CalibratedResults(ModelResults):
             (default ``threshold`` of the calibration).
         **kwargs
             Further arguments of the base model's ``predict``.
+        na_action : {"pass", "omit", "exclude", "fail"}, optional
+            Rows of ``newdata`` with a missing value in a column the model uses: ``"pass"``
+            (the default, R's ``na.pass`` for new data) predicts NaN (``<NA>`` for classes) for
+            them in their place, with a warning, so the result has one row per row of
+            ``newdata`` in its order; ``"omit"`` drops them; ``"fail"`` raises; ``"exclude"`` is
+            ``"pass"``.
         """
         check_choice("type", type, ("response", "link", "class"))
-        s = self.base.predict(newdata, type=self.score_type, **kwargs)
+        s = predict_kept(self.base, newdata, type=self.score_type, **kwargs)
         p = self.cmap(s.to_numpy(dtype=float))
         if type == "response":
             return pd.Series(p, index=s.index, name="response")

@@ -149,6 +149,12 @@ class CostSensitiveResults(ModelResults):
             matrix (with the fit's columns) for a fit of ``costsens_arrays``.
         type : {"class", "link", "response"}, default "class"
             What to predict (see above).
+        na_action : {"pass", "omit", "exclude", "fail"}, optional
+            Rows of ``newdata`` with a missing value in a column the model uses: ``"pass"``
+            (the default, R's ``na.pass`` for new data) predicts NaN (``<NA>`` for classes) for
+            them in their place, with a warning, so the result has one row per row of
+            ``newdata`` in its order; ``"omit"`` drops them; ``"fail"`` raises; ``"exclude"`` is
+            ``"pass"``.
 
         Returns
         -------

@@ -277,5 +277,9 @@ def refit_rows(design: DesignMatrix, results, positions, **kwargs):
 
 
 def predict_rows(design: DesignMatrix, results, positions, **kwargs) -> pd.Series:
-    """``results.predict`` on the rows ``positions`` (numbered 0..k-1) of the design's data."""
+    """``results.predict`` on the rows ``positions`` (numbered 0..k-1) of the design's data;
+    rows the model cannot predict are left out (``na_action="omit"`` where the results class
+    takes it: the callers count predictions against the rows' responses)."""
+    if getattr(getattr(results, "predict", None), "__fmstats_newdata_rows__", False):
+        kwargs.setdefault("na_action", "omit")
     return results.predict(design.subset(positions, reset_index=True), **kwargs)

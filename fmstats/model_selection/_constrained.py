@@ -22,6 +22,7 @@ import pandas as pd
 from .. import measures as _m
 from .._utils.validation import check_choice, check_random_state, check_scalar, describe, warn
 from ..exceptions import ConstraintWarning, InvalidArgumentError
+from ..results import predict_kept
 from ._fits import capturing, reemit
 
 __all__ = ["QUANTITIES", "ConstraintWarning", "check_constraint", "constrained_best",
@@ -147,7 +148,7 @@ def constraint_probability(results, *, B: int = 200, random_state=None, level: f
         caught += ws
         if err is not None:          # a resample the model cannot be fitted to: left out
             continue
-        s = fit.predict(data.iloc[out], type=results.score_type)
+        s = predict_kept(fit, data.iloc[out], type=results.score_type)
         rows = out[np.isin(data.index[out], s.index)]
         yy = y[rows]
         keep = ~np.isnan(yy)

@@ -48,7 +48,7 @@ from ..exceptions import (DataError, EmptyFoldWarning, FitFailedWarning,
 from ._tuned import Tuned, fn_name
 from .._utils.call import Settings, records_call, refuse_unused
 from ..formula import check_frame
-from ..results import Section, Summary
+from ..results import Section, Summary, keeps_rows, predict_kept
 from ._threshold import ThresholdedResults, tune_threshold
 from ._grid_uncertainty import grid_uncertainty, point_intervals
 from ..inference import check_level
@@ -83,7 +83,7 @@ def _weighted_counts(fit, formula, test: pd.DataFrame, w: np.ndarray) -> np.ndar
     """tp, fp, fn, tn of ``fit``'s classes on ``test`` (numbered 0..k-1), rows weighted by
     ``w`` (times trials)."""
     response = fold_response(formula, test)
-    cls = fit.predict(test, type="class")
+    cls = predict_kept(fit, test, type="class")
     rows = cls.index.to_numpy()
     keep = response.observed[rows]
     c = _m.noisy_confusion(response.y[rows][keep], cls.to_numpy(dtype=float)[keep],
@@ -497,6 +497,7 @@ class CvTuneResults(Tuned):
                 "rerun cv_tune(..., refit=True) or fit the model with best_params.")
         return self.best_model
 
+    @keeps_rows
     def predict(self, newdata=None, type: str = "response", **kwargs):
         """Predictions of ``best_model`` (see its ``predict``).
 
@@ -508,8 +509,14 @@ class CvTuneResults(Tuned):
             The kind of prediction, as ``best_model.predict`` takes it.
         **kwargs
             Further arguments of ``best_model.predict``.
+        na_action : {"pass", "omit", "exclude", "fail"}, optional
+            Rows of ``newdata`` with a missing value in a column the model uses: ``"pass"``
+            (the default, R's ``na.pass`` for new data) predicts NaN (``<NA>`` for classes) for
+            them in their place, with a warning, so the result has one row per row of
+            ``newdata`` in its order; ``"omit"`` drops them; ``"fail"`` raises; ``"exclude"`` is
+            ``"pass"``.
         """
-        return self._model().predict(newdata, type=type, **kwargs)
+        return predict_kept(self._model(), newdata, type=type, **kwargs)
 
     def _class_rows(self, newdata=None, **kwargs):
         """The rows ``best_model`` counts (the hook of :func:`fmstats.compare`)."""

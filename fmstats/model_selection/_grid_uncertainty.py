@@ -26,6 +26,7 @@ from .._utils.parallel import run_tasks
 from .._utils.validation import warn
 from ..exceptions import InvalidArgumentError, ResamplingWarning
 from ..inference import interval_of_rows
+from ..results import predict_kept
 from ._criterion import Criterion
 from ._fits import capturing
 from ._folds import FoldResponse, fold_response, make_folds
@@ -123,7 +124,7 @@ def _select(worker, model_fn, formula, design, response, points, fixed, prior, m
         return best, None
     fit = model_fn(formula, design.subset(rows), **points[best], **{**fixed, "weights": w[rows]})
     test = design.subset(eval_pos, reset_index=True)
-    cls = fit.predict(test, type="class")
+    cls = predict_kept(fit, test, type="class")
     return best, (eval_pos[cls.index.to_numpy()], cls.to_numpy(dtype=float))
 
 

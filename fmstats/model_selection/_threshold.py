@@ -25,7 +25,7 @@ from ..exceptions import FmstatsError, InvalidArgumentError
 from ..formula import check_frame
 from ..inference import check_B, check_level, interval_of_rows
 from ..results import ScoreCurves
-from ..results import Section, Summary
+from ..results import Section, Summary, predict_kept
 from .._utils.boundary import public
 
 __all__ = ["tune_threshold", "ThresholdedResults"]
@@ -427,9 +427,15 @@ class ThresholdedResults(Tuned, ScoreCurves):
         **kwargs
             Further arguments of the base model's ``predict`` (types other than
             ``"class"``).
+        na_action : {"pass", "omit", "exclude", "fail"}, optional
+            Rows of ``newdata`` with a missing value in a column the model uses: ``"pass"``
+            (the default, R's ``na.pass`` for new data) predicts NaN (``<NA>`` for classes) for
+            them in their place, with a warning, so the result has one row per row of
+            ``newdata`` in its order; ``"omit"`` drops them; ``"fail"`` raises; ``"exclude"`` is
+            ``"pass"``.
         """
         if type != "class":
-            return self.base.predict(newdata, type=type, **kwargs)
+            return predict_kept(self.base, newdata, type=type, **kwargs)
         s = scores(self.base, newdata, self.score_type)
         return pd.Series((s.to_numpy() >= self.threshold).astype(np.int64), index=s.index,
                          name="class")
@@ -451,7 +457,7 @@ class ThresholdedResults(Tuned, ScoreCurves):
                 else check_frame(newdata, "newdata").reset_index(drop=True))
         response = fold_response(self.formula, data)
         w = response.w * self._prior() if newdata is None else response.w
-        cls = self.predict(data, type="class")
+        cls = predict_kept(self, data, type="class")
         rows = cls.index.to_numpy()
         keep = response.observed[rows]
         return _m.noisy_confusion(response.y[rows][keep], cls.to_numpy()[keep],

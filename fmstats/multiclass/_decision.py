@@ -19,7 +19,7 @@ from .._utils.validation import check_choice, check_random_state, check_scalar, 
 from ..exceptions import InvalidArgumentError, ResponseError
 from ..formula import check_frame
 from ..model_selection import array_weights, training_frame
-from ..results import Persistable, Section, Summary
+from ..results import Persistable, Section, Summary, keeps_rows, predict_kept
 from ._mnresults import known_classes, multiclass_confusion
 from ._rules import (cost_decision, frank_wolfe, macro_f, micro_curve, micro_scores,
                      weighted_argmax)
@@ -72,7 +72,7 @@ def _oof(fit, frame, codes, K, folds):
                 "class (lower `cv`, or merge rare classes).")
         sub = frame.iloc[tr]
         f_j = fit.refit(sub) if aw is None else fit.refit(sub, weights=aw[tr])
-        pr = f_j.predict(frame.iloc[te], type="probs").reindex(frame.index[te])
+        pr = predict_kept(f_j, frame.iloc[te], type="probs").reindex(frame.index[te])
         P[te] = pr[list(fit.levels)].to_numpy(dtype=float)
         split[te] = j
     return P, split
@@ -268,6 +268,7 @@ class MulticlassDecision(Persistable):
             return weighted_argmax(P, self.rule_params["scale"], self.rule_params["shift"])
         return cost_decision(P, self.rule_params["cost"])
 
+    @keeps_rows
     def predict(self, newdata=None, type: str = "class"):
         """The decided classes (``"class"``) or the base model's probabilities (``"probs"``).
 
@@ -277,9 +278,15 @@ class MulticlassDecision(Persistable):
             Rows to predict (default: the training rows).
         type : {"class", "probs"}, default "class"
             What to return.
+        na_action : {"pass", "omit", "exclude", "fail"}, optional
+            Rows of ``newdata`` with a missing value in a column the model uses: ``"pass"``
+            (the default, R's ``na.pass`` for new data) predicts NaN (``<NA>`` for classes) for
+            them in their place, with a warning, so the result has one row per row of
+            ``newdata`` in its order; ``"omit"`` drops them; ``"fail"`` raises; ``"exclude"`` is
+            ``"pass"``.
         """
         check_choice("type", type, ("class", "probs"))
-        pr = self.base.predict(newdata, type="probs")
+        pr = predict_kept(self.base, newdata, type="probs")
         if type == "probs":
             return pr
         codes = self.decide(pr[list(self.levels)].to_numpy())
@@ -294,7 +301,7 @@ class MulticlassDecision(Persistable):
         name = self.base.response_name
         if name not in newdata.columns:
             raise ResponseError(f"`newdata` lacks the response column {name!r}.")
-        pred = self.predict(newdata)
+        pred = predict_kept(self, newdata)
         truth = newdata[name].loc[pred.index]
         keep = truth.notna().to_numpy()
         known_classes(truth[keep], self.levels)

@@ -13,7 +13,8 @@ from .._utils.call import refit_changes
 from .._utils.validation import check_choice, describe
 from ..exceptions import InvalidArgumentError, ModelComparisonError, ResponseError
 from ..formula import check_frame
-from ..results import ModelResults, Section, Summary, check_comparable, format_numbers
+from ..results import (ModelResults, Section, Summary, check_comparable, format_numbers,
+                       predict_kept)
 from ._mncore import class_probabilities
 
 __all__ = ["MultinomResults", "lr_table"]
@@ -170,6 +171,12 @@ class MultinomResults(ModelResults):
         type : {"probs", "class"}, default "probs"
             ``"probs"``: a DataFrame with one column per class; ``"class"``: the most
             probable class (ties: the first level).
+        na_action : {"pass", "omit", "exclude", "fail"}, optional
+            Rows of ``newdata`` with a missing value in a column the model uses: ``"pass"``
+            (the default, R's ``na.pass`` for new data) predicts NaN (``<NA>`` for classes) for
+            them in their place, with a warning, so the result has one row per row of
+            ``newdata`` in its order; ``"omit"`` drops them; ``"fail"`` raises; ``"exclude"`` is
+            ``"pass"``.
         """
         check_choice("type", type, ("probs", "class"))
         X, index = self._design(newdata)
@@ -210,7 +217,7 @@ class MultinomResults(ModelResults):
             raise InvalidArgumentError(f"`default_class` must be one of the classes "
                                        f"{describe(list(self.levels))}; got {describe(d)}.")
         truth, w, frame = self._truth(newdata)
-        pred = self.predict(frame, type="class")
+        pred = predict_kept(self, frame, type="class")
         if frame is not None:
             truth = truth.loc[pred.index]
             keep = truth.notna().to_numpy()

@@ -29,6 +29,7 @@ from ..resampling._separation import no_finite_mle, suspect
 from ..model_selection import array_weights, training_design, training_frame
 from .._utils.validation import check_choice, describe, warn
 from ..exceptions import DataError, InvalidArgumentError, ResamplingWarning, ResponseError
+from ..results import predict_kept
 
 __all__ = ["TYPES", "Draws", "run", "collect", "report", "make_engine", "default_statistic",
            "as_series", "fmeasure_of"]
@@ -342,7 +343,7 @@ class _RefitEngine(Draws):
             raise InvalidArgumentError("validate() needs `data=`, the DataFrame the model was "
                                        "fitted on, to class its rows with each replicate.")
         rows = self.design.subset(np.arange(self.n), frame=self.frame)
-        return fit.predict(rows, type="class").to_numpy(dtype=float)
+        return predict_kept(fit, rows, type="class").to_numpy(dtype=float)
 
     def flags(self, fit) -> tuple:
         """(no finite MLE, converged) of a refitted model (of its base model for tuned ones)."""

@@ -11,7 +11,7 @@ from .._utils.validation import check_scalar
 from ..calibration import calibrate
 from ..maxent_models import maxent
 from ..multiclass import multinom
-from ._estimators import INTERCEPT_NAMES, FmstatsClassifier, _term_names
+from ._estimators import INTERCEPT_NAMES, FmstatsClassifier, term_names
 
 __all__ = ["MultinomClassifier", "CalibratedMaxentClassifier"]
 
@@ -20,7 +20,7 @@ def _frame_names(est, p: int) -> list[str]:
     """The columns (and term names) of the frame of ``X``: ``feature_names_in_`` when ``X``
     was a DataFrame with string column names (as the other estimators' coefficients), else
     ``x0, x1, ...``; positional names too when a name cannot be quoted in a formula."""
-    names = _term_names(est, p)
+    names = term_names(est, p)
     return [f"x{j}" for j in range(p)] if any("`" in n for n in names) else names
 
 
