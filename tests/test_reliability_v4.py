@@ -499,9 +499,9 @@ def _halves():
     ([(np.arange(N), np.arange(N // 2, N)), (np.arange(N // 2), np.arange(N // 2))],
      r"split 0 of `cv` uses 80 row\(s\) both for training and for testing"),
     ([(np.arange(80), np.arange(80, N + 40)), (np.arange(80, N), np.arange(80))],
-     r"test rows of split 0 of `cv` holds positions outside \[0, 159\]"),
+     r"test rows of split 0 of `cv` has positions outside \[0, 159\]"),
     ([(np.arange(-3, 80), np.arange(80, N)), (np.arange(80, N), np.arange(80))],
-     r"training rows of split 0 of `cv` holds positions outside"),
+     r"training rows of split 0 of `cv` has positions outside"),
     ([(np.arange(80), np.arange(80, N).astype(float)), (np.arange(80, N), np.arange(80))],
      r"test rows of split 0 of `cv` must be a 1-d array of integer"),
     ([(np.arange(80),), (np.arange(80, N), np.arange(80))],
@@ -891,3 +891,71 @@ def test_counts_on_new_data_still_leave_out_rows_without_predictions(fitted):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MissingDataWarning)
             assert fit.confusion(nd) == fit.confusion(complete)    # integer counts: exact
+
+
+# =================================================================== 8. errors name the argument
+# Mutations that fail this section: `check_method` naming `method` whatever `name` says;
+# the `public` decorators of MulticlassDecision removed (a raw TypeError); the `try` around
+# `np.asarray(cost)` removed (numpy's ValueError blamed on `data`); StepResults'
+# `__getattr__` removed (a raw AttributeError for save/predict); MultinomClassifier without
+# class_weight (a raw TypeError).
+
+@pytest.mark.parametrize("cost", ["abc", [["a", "b", "c"]] * 3, {"x": 1}])
+def test_a_cost_that_is_not_numbers_is_blamed_on_cost(data, cost):
+    mn = quiet(fm.multinom, "cls ~ x1 + x2", data)
+    with pytest.raises(InvalidArgumentError, match=r"^`cost` must be a 3 x 3 matrix"):
+        fm.multiclass_decision(mn, data, rule="cost", cost=cost)
+
+
+@pytest.mark.parametrize("ci", [True, "yes", 1])
+def test_measure_ci_names_ci(data, ci):
+    fit = quiet(fm.maxent, FORMULA, data)
+    tuned = quiet(fm.tune_threshold, fit, data, cv=3, random_state=0)
+    for obj in (fit, tuned):
+        with pytest.raises(InvalidArgumentError, match=r"^`ci` must be one of 'delta', "
+                                                       r"'bayes', 'bootstrap'"):
+            obj.measure(data, ci=ci)
+    with pytest.raises(InvalidArgumentError, match=r"^`method` must be one of"):
+        fm.f_interval(data["y"], data["y"], method=True)
+
+
+def test_multiclass_decision_methods_name_what_they_do_not_take(data):
+    mn = quiet(fm.multinom, "cls ~ x1 + x2", data)
+    dec = quiet(fm.multiclass_decision, mn, data, random_state=0)
+    with pytest.raises(InvalidArgumentError, match=r"`ci` is not an argument of "
+                                                   r"MulticlassDecision.measure\(\)"):
+        dec.measure(data, ci=True)
+    with pytest.raises(InvalidArgumentError, match=r"`weight` is not an argument of "
+                                                   r"MulticlassDecision.refit\(\).*`weights`"):
+        dec.refit(data, weight="w")
+
+
+def test_step_results_are_the_selected_model_too(data, tmp_path):
+    import pickle
+
+    fit = quiet(fm.maxent, "y ~ x1 + x2 + g", data)
+    s = quiet(fm.step, fit, data=data)
+    np.testing.assert_allclose(s.predict(data), s.model.predict(data), rtol=0)  # same object
+    assert s.params.equals(s.model.params)
+    s.save(tmp_path / "step.fmr")
+    back = type(s.model).load(tmp_path / "step.fmr")
+    np.testing.assert_allclose(back.params, s.model.params, rtol=0)       # a round trip
+    again = pickle.loads(pickle.dumps(s))
+    assert str(again) == str(s)
+    with pytest.raises(AttributeError, match=r"'StepResults' object has no attribute "
+                                             r"'nothing', nor has its selected model"):
+        s.nothing
+
+
+def test_multinom_classifier_takes_class_weight_as_its_sample_weights(data):
+    from fmstats.sklearn import MultinomClassifier
+
+    X, y = data[["x2", "k"]], data["cls"].to_numpy()      # not separable
+    balanced = MultinomClassifier(class_weight="balanced").fit(X, y)
+    # scikit-learn's rule, by hand: n / (K n_class) per row
+    classes, counts = np.unique(y, return_counts=True)
+    w = (len(y) / (len(classes) * counts))[np.searchsorted(classes, y)]
+    by_hand = MultinomClassifier().fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(balanced.coef_, by_hand.coef_, rtol=1e-10, atol=1e-12)
+    with pytest.raises(InvalidArgumentError, match=r"`class_weight` names class 'zz'"):
+        MultinomClassifier(class_weight={"zz": 2.0}).fit(X, y)

@@ -63,7 +63,7 @@ def _positions(name: str, idx: Any, n: int) -> np.ndarray:
         raise InvalidArgumentError(f"{name} is empty; every split needs training and test rows.")
     if arr.min() < 0 or arr.max() >= n:
         raise InvalidArgumentError(
-            f"{name} holds positions outside [0, {n - 1}] (the rows of the data); got min "
+            f"{name} has positions outside [0, {n - 1}] (the rows of the data); got min "
             f"{arr.min()} and max {arr.max()}.")
     return arr
 

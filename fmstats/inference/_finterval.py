@@ -213,10 +213,12 @@ def f_interval(y_true: Any, y_pred: Any, *, beta: float | None = None,
 
 
 def interval_of_rows(y, yhat, w, fm, method: str, level: float = 0.95, B=None,
-                     random_state=None, prior: float = DEFAULT_PRIOR) -> MeasureInterval:
+                     random_state=None, prior: float = DEFAULT_PRIOR,
+                     name: str = "method") -> MeasureInterval:
     """The interval of binary rows: labels ``y`` in [0, 1] (probabilistic labels count
-    fractionally), classes ``yhat``, count weights ``w``.  What ``measure(ci=)`` calls."""
-    check_method(method, F_METHODS)
+    fractionally), classes ``yhat``, count weights ``w``.  What ``measure(ci=)`` calls
+    (``name``: the argument that chose the method, in messages)."""
+    check_method(method, F_METHODS, name)
     level = check_level(level)
     prior = check_prior(prior)
     y, yhat, w = (np.asarray(v, dtype=float) for v in (y, yhat, w))

@@ -38,10 +38,12 @@ def check_B(B, level: float, name: str = "B") -> int:
     return B
 
 
-def check_method(method, methods: tuple) -> str:
+def check_method(method, methods: tuple, name: str = "method") -> str:
     if method not in methods:
+        what = " (the method of the interval)" if name != "method" else ""
         raise InvalidArgumentError(
-            f"`method` must be one of {', '.join(map(repr, methods))}; got {describe(method)}.")
+            f"`{name}` must be one of {', '.join(map(repr, methods))}{what}; got "
+            f"{describe(method)}.")
     return method
 
 

@@ -493,7 +493,7 @@ class ThresholdedResults(Tuned, ScoreCurves):
         if ci is None:
             return float(self.confusion(newdata).f(fm))
         y, yhat, w, _ = self._class_rows(newdata)
-        return interval_of_rows(y, yhat, w, fm, ci, level, B, random_state)
+        return interval_of_rows(y, yhat, w, fm, ci, level, B, random_state, name="ci")
 
     def refit(self, data: pd.DataFrame, *, retune: bool = True, n_jobs=1, progress=False,
               **kwargs) -> "ThresholdedResults":

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .. import measures as _m
+from .._utils.boundary import public
 from .._utils.call import Settings, records_call, refuse_unused
 from .._utils.folds import check_folds, stratified_folds
 from .._utils.validation import check_choice, check_random_state, check_scalar, describe
@@ -49,7 +50,11 @@ def _check_cost(cost, levels) -> np.ndarray:
         except KeyError as exc:
             raise InvalidArgumentError(f"`cost`: a DataFrame must be labelled by the classes "
                                        f"{describe(list(levels))} on both axes.") from exc
-    c = np.asarray(cost, dtype=float)
+    try:
+        c = np.asarray(cost, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(f"`cost` must be a {K} x {K} matrix of numbers (true class by "
+                                   f"row, predicted by column); got {describe(cost)}.") from None
     if c.shape != (K, K):
         raise InvalidArgumentError(f"`cost` must be a {K} x {K} matrix (true class by row, "
                                    f"predicted by column, classes {describe(list(levels))}); "
@@ -251,6 +256,7 @@ class MulticlassDecision(Persistable):
         self.default_class = settings["default_class"]
         self.fmeasure = settings["measure"]
 
+    @public
     def decide(self, P: np.ndarray) -> np.ndarray:
         """The class codes the tuned rule gives probabilities ``P`` (n, K).
 
@@ -268,6 +274,7 @@ class MulticlassDecision(Persistable):
             return weighted_argmax(P, self.rule_params["scale"], self.rule_params["shift"])
         return cost_decision(P, self.rule_params["cost"])
 
+    @public
     @keeps_rows
     def predict(self, newdata=None, type: str = "class"):
         """The decided classes (``"class"``) or the base model's probabilities (``"probs"``).
@@ -310,6 +317,7 @@ class MulticlassDecision(Persistable):
         pcodes = np.array([lv[v] for v in pred[keep]], dtype=np.int64)
         return codes, pcodes, np.ones(len(codes))
 
+    @public
     def confusion(self, newdata=None) -> _m.Confusion:
         """Micro-F counts of the decided classes (seed 001's, with the default class).
 
@@ -322,6 +330,7 @@ class MulticlassDecision(Persistable):
         return micro_confusion(y, pred, self.levels.index(self.default_class), w,
                                self.settings["wrong_class"])
 
+    @public
     def measure(self, newdata=None) -> float:
         """The tuned criterion on ``newdata``: micro-F, macro-F, or the mean cost.
 
@@ -337,6 +346,7 @@ class MulticlassDecision(Persistable):
             return macro_f(pred, y, w, len(self.levels), self.fmeasure.alpha)
         return float(w @ self.rule_params["cost"][y, pred] / w.sum())
 
+    @public
     def refit(self, data: pd.DataFrame, weights=None) -> "MulticlassDecision":
         """Refit the base model on ``data`` and tune the rule again.
 
@@ -368,6 +378,7 @@ class MulticlassDecision(Persistable):
             extra.update({f"shift:{c}": v for c, v in zip(self.levels, self.rule_params["shift"])})
         return pd.concat([self.base.params, pd.Series(extra, dtype=float)])
 
+    @public
     def summary(self) -> Summary:
         """The rule, its pooled held-out criterion and that of the most probable class."""
         crit = {"micro_f": f"micro-{self.fmeasure.name} (default class "

@@ -36,13 +36,17 @@ def _fit_on_frame(est, X, y, sample_weight):
     """Fit ``est``'s formula function on a DataFrame of ``X`` (columns named as
     :func:`_frame_names`, each term quoted in the formula) and the label codes ``y``: the
     model functions behind these estimators take DataFrames only."""
-    X, _, y01, w = est._fit_input(X, y, sample_weight)
+    X, y, y01, w = est._fit_input(X, y, sample_weight)
+    if getattr(est, "class_weight", None) is not None:
+        w = est._class_weights(y, y01, w)
+        est._check_weights(w, X.shape[0], y01)
     X = X.toarray() if sparse.issparse(X) else X
     names = _frame_names(est, X.shape[1])
     resp = _response_name(names)
     frame = pd.DataFrame(X, columns=names, copy=False).assign(**{resp: y01})
     formula = f"{resp} ~ " + " + ".join(f"`{n}`" for n in names)
-    res = type(est)._formula_fn(formula, frame, w, **est.get_params())
+    params = {k: v for k, v in est.get_params().items() if k != "class_weight"}
+    res = type(est)._formula_fn(formula, frame, w, **params)
     return est._fitted(res, X.shape[1])
 
 
@@ -57,6 +61,9 @@ class MultinomClassifier(FmstatsClassifier):
         Newton convergence tolerance.
     max_iter : int, default 100
         Newton iteration cap.
+    class_weight : dict, "balanced" or None, default None
+        Weights of the classes, multiplying ``sample_weight`` (scikit-learn's rule:
+        ``"balanced"`` gives n / (K n_class)).
 
     Attributes
     ----------
@@ -84,10 +91,12 @@ class MultinomClassifier(FmstatsClassifier):
     (['a', 'b', 'c'], (2, 3))
     """
 
-    def __init__(self, penalty: float = 0.0, tol: float = 1e-10, max_iter: int = 100):
+    def __init__(self, penalty: float = 0.0, tol: float = 1e-10, max_iter: int = 100,
+                 class_weight=None):
         self.penalty = penalty
         self.tol = tol
         self.max_iter = max_iter
+        self.class_weight = class_weight
 
     EXPECTED_FAILED_CHECKS = {
         "check_sample_weight_equivalence_on_dense_data":
