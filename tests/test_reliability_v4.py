@@ -959,3 +959,60 @@ def test_multinom_classifier_takes_class_weight_as_its_sample_weights(data):
     np.testing.assert_allclose(balanced.coef_, by_hand.coef_, rtol=1e-10, atol=1e-12)
     with pytest.raises(InvalidArgumentError, match=r"`class_weight` names class 'zz'"):
         MultinomClassifier(class_weight={"zz": 2.0}).fit(X, y)
+
+
+# =================================================================== 9. intervals that exclude
+# Mutations that fail this section: `excluded` returning "" at once (the Bayes interval at
+# F = 1 or TP = 0 silent again); `excluded` warning only when `why` is given (compare's
+# difference, which has none).
+
+from fmstats.exceptions import IntervalWarning  # noqa: E402
+
+Y_TRUE = np.array([1, 0, 1, 1, 0, 0, 1, 0, 1, 0] * 12)
+
+
+@pytest.mark.parametrize("pred,estimate,why", [
+    (Y_TRUE, 1.0, "FP = FN = 0, F = 1"),                 # perfect predictions
+    (1 - Y_TRUE, 0.0, "TP = 0"),                         # no correct positive
+    (np.zeros_like(Y_TRUE), 0.0, "TP = 0"),              # no positive predicted
+])
+@pytest.mark.parametrize("beta", [1.0, 2.0])
+def test_a_bayes_interval_that_excludes_its_estimate_warns(pred, estimate, why, beta):
+    with pytest.warns(IntervalWarning, match=rf"credible interval \[.*\] excludes the estimate "
+                                             rf"F.* = {estimate:g} \({why}"):
+        iv = fm.f_interval(Y_TRUE, pred, method="bayes", beta=beta, random_state=0)
+    assert iv.estimate == estimate                  # exact: 0/den or tp/tp
+    assert not (iv.low <= iv.estimate <= iv.high)   # the situation the warning reports
+    assert "excludes the estimate" in iv.note
+    with pytest.warns(IntervalWarning, match="width 0"):
+        fm.f_interval(Y_TRUE, pred, method="delta", beta=beta)
+
+
+def test_intervals_that_hold_their_estimate_stay_quiet():
+    pred = Y_TRUE.copy()
+    pred[:5] = 1 - pred[:5]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IntervalWarning)
+        for method in ("bayes", "bootstrap", "delta"):
+            iv = fm.f_interval(Y_TRUE, pred, method=method, random_state=0)
+            assert iv.low <= iv.estimate <= iv.high
+        fm.f_interval(Y_TRUE, Y_TRUE, method="bootstrap", random_state=0)   # [1, 1] holds 1
+
+
+def test_measure_ci_bayes_on_perfect_predictions_warns(data):
+    fit = quiet(fm.maxent, "y ~ x1", data)
+    perfect = data.assign(y=fit.predict(data, type="class"))
+    with pytest.warns(IntervalWarning, match="excludes the estimate F1 = 1"):
+        fit.measure(perfect, ci="bayes", random_state=0)
+
+
+def test_a_comparison_interval_that_excludes_its_difference_warns():
+    from fmstats.inference import excluded
+
+    with pytest.warns(IntervalWarning, match=r"^compare: the 90% interval \[0.1, 0.2\] "
+                                             r"excludes the estimate d = 0.3\.$"):
+        note = excluded("d", 0.3, 0.1, 0.2, "bootstrap", 0.9, where="compare")
+    assert note.startswith("the 90% interval")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IntervalWarning)
+        assert excluded("d", 0.15, 0.1, 0.2, "bayes", 0.9) == ""
