@@ -179,7 +179,23 @@ def test_the_stamp_tells_numbers_from_their_text_in_object_columns():
     d = c.assign(v=c.v.cat.reorder_categories(["y", "x"]))    # same values, other levels
     assert not stamp(c, ["v"]).matches(stamp(d, ["v"]))
     assert stamp(c, ["v"]).matches(stamp(c, ["v"]), np.arange(3))
+    # the same codes, other values: only the categories (in the dtype) tell them apart
+    e = pd.DataFrame({"v": pd.Categorical(["x", "y", "x"], categories=["y", "x"])})
+    f = pd.DataFrame({"v": pd.Categorical(["y", "x", "y"], categories=["x", "y"])})
+    np.testing.assert_array_equal(e.v.cat.codes, f.v.cat.codes)
+    assert not stamp(e, ["v"]).matches(stamp(f, ["v"]))
     assert stamp(c, ["missing column"]) is None
+
+
+def test_a_categorical_design_column_edited_in_place(data):
+    d = data.assign(g=pd.Categorical(data["g"], categories=["a", "b", "c"]))
+    design = DesignMatrix(FORMULA, d)
+    sub = design.subset(np.arange(150))
+    first = quiet(fm.maxent, FORMULA, sub)
+    sub.loc[sub.index[:60], "g"] = "c"
+    got = quiet(fm.maxent, FORMULA, sub)
+    same_params(got, quiet(fm.maxent, FORMULA, plain(sub)))
+    assert not np.allclose(got.params, first.params)
 
 
 def test_cv_tune_on_a_frame_changed_between_calls_is_current(data):
