@@ -405,11 +405,9 @@ class MaxentResults(SummaryHooks, ModelResults):
         level : float, default 0.95
             The confidence level of ``interval``.
         na_action : {"pass", "omit", "exclude", "fail"}, optional
-            Rows of ``newdata`` with a missing value in a column the model uses: ``"pass"``
-            (the default, R's ``na.pass`` for new data) predicts NaN (``<NA>`` for classes) for
-            them in their place, with a warning, so the result has one row per row of
-            ``newdata`` in its order; ``"omit"`` drops them; ``"fail"`` raises; ``"exclude"`` is
-            ``"pass"``.
+            A row of ``newdata`` with a missing value in the model's columns gets NaN in its
+            place with a warning (``"pass"``, the default, R's ``na.pass``; ``"exclude"``
+            too), is dropped (``"omit"``) or refused (``"fail"``).
         """
         se_fit = check_bool("se_fit", se_fit)
         lazy = self.training.lazy_predict(self, newdata, type, threshold, missing, se_fit,
