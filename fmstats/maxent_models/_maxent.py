@@ -405,9 +405,8 @@ class MaxentResults(SummaryHooks, ModelResults):
         level : float, default 0.95
             The confidence level of ``interval``.
         na_action : {"pass", "omit", "exclude", "fail"}, optional
-            A row of ``newdata`` with a missing value in the model's columns gets NaN in its
-            place with a warning (``"pass"``, the default, R's ``na.pass``; ``"exclude"``
-            too), is dropped (``"omit"``) or refused (``"fail"``).
+            A row with a missing value in the model's columns: NaN in its place (default, R's
+            ``na.pass``), dropped or refused (:func:`fmstats.results.keeps_rows`).
         """
         se_fit = check_bool("se_fit", se_fit)
         lazy = self.training.lazy_predict(self, newdata, type, threshold, missing, se_fit,

@@ -286,11 +286,8 @@ class MulticlassDecision(Persistable):
         type : {"class", "probs"}, default "class"
             What to return.
         na_action : {"pass", "omit", "exclude", "fail"}, optional
-            Rows of ``newdata`` with a missing value in a column the model uses: ``"pass"``
-            (the default, R's ``na.pass`` for new data) predicts NaN (``<NA>`` for classes) for
-            them in their place, with a warning, so the result has one row per row of
-            ``newdata`` in its order; ``"omit"`` drops them; ``"fail"`` raises; ``"exclude"`` is
-            ``"pass"``.
+            A row with a missing value in the model's columns: NaN in its place (default, R's
+            ``na.pass``), dropped or refused (:func:`fmstats.results.keeps_rows`).
         """
         check_choice("type", type, ("class", "probs"))
         pr = predict_kept(self.base, newdata, type="probs")

@@ -78,7 +78,14 @@ def _resolve(na_action, kwargs) -> str:
 
 def keeps_rows(predict: Callable) -> Callable:
     """Wrap a results class's ``predict(newdata, ...)`` so that it returns one row per row of
-    ``newdata`` (see the module docstring) and takes ``na_action``.
+    ``newdata`` and takes ``na_action``.
+
+    ``na_action="pass"`` (the default, R's ``na.pass`` for new data): a row of ``newdata``
+    with a missing value in a column the model uses gets NaN (``<NA>`` for integer classes)
+    in its place, with a :class:`~fmstats.exceptions.MissingDataWarning`, whatever
+    ``newdata``'s index (duplicated labels included); ``"exclude"`` is the same; ``"omit"``
+    drops such rows (with the warning); ``"fail"`` refuses them
+    (:class:`~fmstats.exceptions.MissingDataError`).
 
     Parameters
     ----------
