@@ -296,6 +296,12 @@ def test_poly_refuses_degrees_and_raw_flags_r_refuses(data, term, arg):
         quiet(fm.maxent, f"y ~ {term}", data)
 
 
+def test_poly_checks_every_call_not_the_first(data):
+    quiet(fm.maxent, "y ~ poly(x1, 2, raw=True)", data)     # raw=True == 1 for a cache
+    with pytest.raises(FmstatsError, match=r"^poly\(\): `raw` must be True or False; got 1"):
+        quiet(fm.maxent, "y ~ poly(x1, 2, raw=1)", data)
+
+
 def test_poly_still_fits_and_predicts(data):
     fit = quiet(fm.maxent, "y ~ poly(x1, 2)", data)
     raw = quiet(fm.maxent, "y ~ poly(x1, 2, raw=True)", data)
@@ -355,8 +361,9 @@ def test_every_flag_and_count_of_the_api_is_checked_at_its_boundary():
             continue
         for name, _, kind, _ in typed:
             bad = "yes" if kind == "bool" else 2.5
-            with pytest.raises(InvalidArgumentError, match=rf"^`{name}` must be "
-                                                           rf"(True or False|an integer)"):
+            with pytest.raises(InvalidArgumentError,
+                               match=rf"^`{name}` must be (True or False|True, False or None"
+                                     rf"|an integer)"):
                 fn(**{name: bad})
             checked += 1
     assert checked > 80
@@ -374,7 +381,8 @@ def test_every_flag_and_count_of_the_api_is_checked_at_its_boundary():
 ])
 def test_flags_and_counts_of_the_issue(data, call):
     m = quiet(fm.maxent, FORMULA, data)
-    with pytest.raises(InvalidArgumentError, match=r"must be (True or False|an integer)"):
+    with pytest.raises(InvalidArgumentError,
+                       match=r"must be (True or False|True, False or None|an integer)"):
         call(m, data)
 
 

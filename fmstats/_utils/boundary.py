@@ -176,8 +176,8 @@ def check_typed(typed: tuple, args: tuple, kwargs: dict) -> None:
         is_bool = isinstance(value, (bool, np.bool_))
         if kind == "bool" and not is_bool:
             raise InvalidArgumentError(
-                f"`{name}` must be True or False{' (or None)' if none_ok else ''}; got "
-                f"{describe(value)}.")
+                f"`{name}` must be {'True, False or None' if none_ok else 'True or False'}; "
+                f"got {describe(value)}.")
         if kind == "int" and (is_bool or not isinstance(value, numbers.Integral)):
             raise InvalidArgumentError(
                 f"`{name}` must be an integer{' (or None)' if none_ok else ''}; got "

@@ -114,6 +114,7 @@ def _prepare(Y: Any, topk: Any, k: Any):
             f"`topk` must hold label indices in [0, {m}) or -1 for none; got "
             f"{int(bad.sum())} other value(s), the first {int(pred[i, j])} at row {i}, "
             f"rank {j}.")
+    ks = _ks(k, pred.shape[1])
     ordered = np.sort(pred, axis=1)         # a label twice in a row would count twice
     dup = (ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] >= 0)
     if dup.any():
@@ -123,7 +124,6 @@ def _prepare(Y: Any, topk: Any, k: Any):
             f"`topk` must list each label at most once per row; row {i} lists label {label} "
             f"more than once ({int(dup.any(axis=1).sum())} row(s) repeat a label), which would "
             "count its hit more than once (recall@k and nDCG@k above 1).")
-    ks = _ks(k, pred.shape[1])
     return Y, pred, hits(Y, pred), ks
 
 

@@ -214,7 +214,6 @@ def _patsy_ns():
     return patsy.stateful_transform(_PatsyNS)
 
 
-@functools.lru_cache(maxsize=1)
 def _check_poly(degree, raw) -> None:
     """R's rules for ``poly(x, degree, raw)``: a positive integer degree (0 would leave an
     intercept-only model without a word) and a logical ``raw`` (a string such as ``"no"``
@@ -244,6 +243,7 @@ def _formulaic_poly():
     return poly
 
 
+@functools.lru_cache(maxsize=1)
 def formulaic_splines() -> dict:
     """The basis functions given to formulaic: ``ns``, ``bs`` with R's extrapolation, and
     ``poly`` with R's argument checks."""

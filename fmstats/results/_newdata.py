@@ -27,6 +27,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from .._utils.boundary import argument_error
 from .._utils.validation import check_choice, warn
 from ..exceptions import InvalidArgumentError, MissingDataError, MissingDataWarning
 
@@ -101,8 +102,15 @@ def keeps_rows(predict: Callable) -> Callable:
     if getattr(predict, "__fmstats_newdata_rows__", False):
         return predict
 
+    sig = inspect.signature(predict)
+
     @functools.wraps(predict)
     def wrapper(self, newdata=None, *args, na_action: str | None = None, **kwargs):
+        try:                  # an argument the family's predict does not take: say so here
+            sig.bind(self, newdata, *args, **kwargs)
+        except TypeError as exc:
+            raise argument_error(predict, predict.__qualname__, exc,
+                                 wrapper.__signature__) from None
         action = _resolve(na_action, kwargs)
         if action == "omit" or not isinstance(newdata, pd.DataFrame):
             return predict(self, newdata, *args, **kwargs)
@@ -136,7 +144,6 @@ def keeps_rows(predict: Callable) -> Callable:
              "them.", MissingDataWarning)
         return _padded(out, positions, n, newdata.index)
 
-    sig = inspect.signature(predict)
     params = list(sig.parameters.values())
     extra = inspect.Parameter("na_action", inspect.Parameter.KEYWORD_ONLY, default=None)
     at = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD), len(params))
