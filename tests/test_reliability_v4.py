@@ -1040,3 +1040,12 @@ def test_a_comparison_interval_that_excludes_its_difference_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error", IntervalWarning)
         assert excluded("d", 0.15, 0.1, 0.2, "bayes", 0.9) == ""
+
+
+@pytest.mark.parametrize("name", ["wsvm", "costsens", "multinom", "multiclass_decision"])
+def test_predict_names_an_argument_it_does_not_take(fitted, name):
+    d, fits = fitted
+    fit, _ = fits[name]
+    with pytest.raises(InvalidArgumentError, match=r"`se_fit` is not an argument of "
+                                                   r"\w+\.predict\(\); it takes newdata"):
+        fit.predict(d, se_fit=True)
