@@ -371,7 +371,8 @@ def test_given_tree_is_used(data):
 @pytest.mark.parametrize("arity", [1, 0, -2, 2.5, True, "2"])
 def test_arity_below_two_raises(data, arity):
     X, Y = data
-    with pytest.raises(InvalidArgumentError, match="`arity`.*>= 2"):
+    # 2.5, True and "2" are refused at the boundary, as any non-integer count (issue 42)
+    with pytest.raises(InvalidArgumentError, match="`arity`.*(>= 2|must be an integer)"):
         probabilistic_label_tree(X, Y, arity=arity)
 
 

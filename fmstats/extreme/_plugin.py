@@ -92,7 +92,13 @@ def _topk_of_gains(mat: sp.csr_array, gains: np.ndarray, k: int, n_jobs=None) ->
     """(n, k) labels of the k largest ``gains`` (one per stored entry) of every row, -1 where
     a row stores fewer; ties to the smaller label index."""
     pos = _topk_entries(mat, gains, k, n_jobs)
-    return np.where(pos >= 0, mat.indices[pos], -1).astype(np.int64)
+    return _at(mat.indices, pos, -1).astype(np.int64)
+
+
+def _at(values: np.ndarray, pos: np.ndarray, fill) -> np.ndarray:
+    """``values[pos]``, and ``fill`` where ``pos`` is -1 -- also when ``values`` is empty (an
+    estimate matrix that stores no estimate: every position is -1)."""
+    return np.where(pos >= 0, values[pos] if values.size else fill, fill)
 
 
 def _check(metric, k, beta, epsilon):
@@ -130,9 +136,7 @@ def spe_top_k(spe: Any, k: int, *, n_jobs: int | None = None) -> TopK:
 
 def _labels_and_scores(mat: sp.csr_array, pos: np.ndarray) -> TopK:
     """The labels and estimates of the stored entries at ``pos`` (-1: none)."""
-    valid = pos >= 0
-    return TopK(np.where(valid, mat.indices[pos], -1).astype(np.int64),
-                np.where(valid, mat.data[pos], 0.0))
+    return TopK(_at(mat.indices, pos, -1).astype(np.int64), _at(mat.data, pos, 0.0))
 
 
 def bca_macro_at_k(spe: Any, k: int, *, metric: str = "f", beta: float = 1.0,

@@ -26,6 +26,7 @@ from ._rows import MISSING_OF, NA_ACTIONS, describe_subset, resolve_na_action
 from ._splines import ns_basis, ns_knots
 from ._kept import KeptDesign, KeptRows, kept_model_frame, take_rows
 from ._matrix import MatrixData, MatrixSpec, is_sparse, matrix_model_frame
+from ._offset import refuse_offsets
 
 __all__ = ["model_frame", "ModelFrame", "DesignSpec", "DesignMatrix", "ENGINES", "NA_ACTIONS",
            "resolve_na_action", "CONTRASTS", "ns_basis", "ns_knots", "KeptRows", "KeptDesign", "take_rows", "MatrixData", "MatrixSpec"]

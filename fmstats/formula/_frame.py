@@ -51,7 +51,7 @@ from ._offset import evaluate_offsets, offset_argument, offset_names, split_offs
 from ._response import Response
 from ._response import response as _response
 from ._rows import check_subset_classes, select_subset
-from ._subset import reused_rows
+from ._subset import reused_rows, stamp
 from ._rsyntax import R_FUNCTIONS, r_power
 from ._safety import design_state_problem
 from ._splines import formulaic_splines, patsy_splines
@@ -277,6 +277,9 @@ class DesignSpec:
         except FmstatsError:
             raise
         except Exception as exc:  # the engines raise many types
+            own = _own_error(exc)
+            if own is not None:
+                raise own from None
             msg = str(exc).strip().splitlines()
             raise DataError(
                 f"`{arg}`{where} cannot be encoded with the design of the fitted model ('{self.rhs}'): "
@@ -372,7 +375,8 @@ class DesignSpec:
         hit = reused_rows(data)
         if hit is not None and self is hit.owner.spec:   # the same rows, the same answer
             return remembered(hit.memo, ("response", missing),
-                              lambda: self._with_response(data, missing, hit, arg))
+                              lambda: self._with_response(data, missing, hit, arg),
+                              frame=data, columns=_memo_columns(hit, data, lhs=self.lhs))
         return self._with_response(data, missing, hit, arg)
 
     def _with_response(self, data, missing, hit, arg="newdata"):
@@ -464,18 +468,45 @@ class ModelFrame:
         return remembered(self.memo, key, build)
 
 
-def remembered(memo: dict, key, build):
+def remembered(memo: dict, key, build, *, frame: pd.DataFrame | None = None, columns=()):
     """``build()`` once per ``key`` of ``memo``: later calls return its value and emit the
-    warnings it emitted again (so that every caller warns as a fresh computation would)."""
+    warnings it emitted again (so that every caller warns as a fresh computation would).
+
+    With ``frame``, the value is used again only while the ``columns`` of ``frame`` it was
+    built from (a sequence, or a function of the value giving them) hold the same values
+    (:class:`fmstats.formula._subset.Stamp`): a frame changed in place gets a new answer."""
     got = memo.get(key)
+    if got is not None and frame is not None and not (got[2] is not None
+                                                      and got[2].holds(frame)):
+        got = None
     if got is None:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             value = build()
-        got = memo[key] = (value, [(w.message, w.category) for w in caught])
+        mark = None if frame is None else stamp(frame, columns(value) if callable(columns)
+                                                else columns)
+        got = memo[key] = (value, [(w.message, w.category) for w in caught], mark)
     for message, category in got[1]:
         warnings.warn(message, category, stacklevel=3)
     return got[0]
+
+
+def _memo_columns(hit, data: pd.DataFrame, *, lhs: str | None = None, formula: str = ""):
+    """The columns a model frame (or response) remembered from rows of a design built once
+    depends on beyond the design's own columns (which :func:`reused_rows` checks): those of
+    the response and of any other variable (offsets)."""
+    try:
+        lhs = split_formula(formula)[0] if lhs is None else lhs
+        resp = list(_parse_response(lhs, data)[1])
+    except FmstatsError:           # the build raises it
+        resp = []
+    own = set(hit.owner.stamp.columns)
+
+    def columns(value) -> list:
+        spec = value.spec if isinstance(value, ModelFrame) else None
+        more = list(spec.variables) if spec is not None else []
+        return [c for c in dict.fromkeys(resp + more) if c not in own]
+    return columns
 
 
 # --------------------------------------------------------------------------- parsing
@@ -554,6 +585,18 @@ def _row_major(frame: pd.DataFrame) -> tuple[np.ndarray, tuple[np.ndarray, np.nd
                           for c in cols], frame.shape[0])
 
 
+def _own_error(exc: BaseException) -> FmstatsError | None:
+    """The FmstatsError an engine wrapped in its own exception (raised by one of fmstats'
+    functions in a formula: ``poly``, ``ns``), or None."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, FmstatsError):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
 def _formulaic_context():
     from formulaic.transforms import C as fC
 
@@ -592,6 +635,9 @@ def _build(engine: str, rhs: str, data: pd.DataFrame):
     except FmstatsError:
         raise
     except Exception as exc:
+        own = _own_error(exc)
+        if own is not None:     # fmstats' check inside a transform (poly, ns): its message
+            raise own from None
         msg = str(exc).strip().splitlines()
         raise FormulaError(
             f"the formula engine '{engine}' could not build the design for '{rhs}': "
@@ -710,7 +756,8 @@ def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
     if hit is not None and subset is offset is contrasts is None:
         # rows of a design built once: the same frame gives the same answer
         return remembered(hit.memo, ("model_frame", formula, missing, engine),
-                          lambda: _model_frame(formula, data, missing, engine, hit))
+                          lambda: _model_frame(formula, data, missing, engine, hit),
+                          frame=data, columns=_memo_columns(hit, data, formula=formula))
     return _model_frame(formula, data, missing, engine, hit, **extras)
 
 

@@ -34,7 +34,7 @@ from .._utils.validation import describe
 from ..exceptions import DataError, FormulaError, InvalidArgumentError
 
 __all__ = ["split_offsets", "offset_names", "evaluate_offsets", "offset_argument",
-           "ARRAY_OFFSET"]
+           "ARRAY_OFFSET", "refuse_offsets"]
 
 #: How a spec records an offset given as an array (it belongs to the training rows).
 ARRAY_OFFSET = "<array>"
@@ -205,3 +205,25 @@ def offset_argument(offset, data: pd.DataFrame) -> tuple[str | None, np.ndarray 
         raise DataError(f"`offset` must be finite; position {i} holds {values[i]} "
                         f"({int(bad.sum())} value(s) not finite).")
     return None, values
+
+
+def refuse_offsets(frame, model: str) -> None:
+    """Refuse the offsets of a model frame for a model that has no offset (the SVMs, multinom,
+    the cost-sensitive reductions): fitted without them, its fit would equal the fit
+    without the terms, and an argument without effect is refused, not ignored.
+
+    Parameters
+    ----------
+    frame : ModelFrame
+        The model frame (its ``spec.offsets`` and ``offset``).
+    model : str
+        The model function, as the message names it (``"wsvm"``).
+    """
+    exprs = tuple(getattr(frame.spec, "offsets", ()) or ())
+    if not exprs and getattr(frame, "offset", None) is None:
+        return
+    shown = ", ".join(f"offset({e})" for e in exprs) or "the offset"
+    raise FormulaError(
+        f"`formula`: {model}() has no offset (a known part of the linear predictor), so "
+        f"{shown} would be ignored and the fit would equal the one without it; remove the "
+        "term, or use a model that takes offsets (maxent, umaxent).")

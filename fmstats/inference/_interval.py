@@ -66,10 +66,12 @@ def quantile_mc_error(x, prob: float) -> float:
     return float(x[hi] - x[lo]) / 2.0
 
 
-def check_method(method, methods: tuple) -> str:
+def check_method(method, methods: tuple, name: str = "method") -> str:
     if method not in methods:
+        what = " (the method of the interval)" if name != "method" else ""
         raise InvalidArgumentError(
-            f"`method` must be one of {', '.join(map(repr, methods))}; got {describe(method)}.")
+            f"`{name}` must be one of {', '.join(map(repr, methods))}{what}; got "
+            f"{describe(method)}.")
     return method
 
 

@@ -40,7 +40,7 @@ from .. import measures as _m
 from .._utils.validation import check_choice, check_scalar, warn
 from ..exceptions import (ConvergenceWarning, InvalidArgumentError, ResponseError,
                          SeparationWarning)
-from .._utils.call import records_call
+from .._utils.call import records_call, refuse_unused
 from ._fitdata import is_out_of_core, prepare
 from ..glm.fweights import (expected_f_weights, noisy_f_weights, smoothed_noisy_counts,
                            standardised_ridge)
@@ -226,7 +226,8 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
     B : int, default 200
         The bootstrap of ``cov_type="bootstrap"`` (also the default one): its most
         replicates, at least 20 (fewer run once every standard error's Monte-Carlo error is
-        below 5 % of it); unused otherwise.
+        below 5 % of it).  Refused with another ``cov_type`` given explicitly (it would have no
+        effect).
     random_state : int or numpy.random.Generator, optional
         The bootstrap of ``cov_type="bootstrap"``: its seed (the default bootstrap uses 0
         when it is not given); unused otherwise.
@@ -293,6 +294,9 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
     check_choice("cov_type", cov_type, COV_TYPES_F)
     check_choice("replicates", replicates, ("kstep", "full"))
     bootstrap_cov = cov_type == "bootstrap"
+    if not (auto_cov or bootstrap_cov):
+        refuse_unused(_call, ["B", "replicates"], f"with cov_type={cov_type!r} (they set the "
+                      "bootstrap covariance's replicates)", "use cov_type='bootstrap'")
     if bootstrap_cov or (auto_cov and not out_of_core):
         check_scalar("B", B, low=MIN_BOOT_B, integer=True)
     if cov_type in ("bootstrap", "reweighted") and out_of_core:

@@ -290,7 +290,10 @@ class FMaxentResults(MaxentResults):
             changes["cov_type"] = cov_type
         elif self.settings["cov_type"] == "bootstrap":
             changes["cov_type"] = "HC0"
-        return self.call.refit(data, **changes)
+        call = self.call
+        if changes.get("cov_type", "bootstrap") != "bootstrap" and "B" not in changes:
+            call = call.without("B")     # the replicates of a bootstrap the refit does not run
+        return call.refit(data, **changes)
 
     # ------------------------------------------------------------------ reporting
     def iteration_lines(self) -> list[str]:

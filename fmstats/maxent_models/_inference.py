@@ -19,6 +19,7 @@ from .._utils.validation import check_choice, check_scalar
 from ..exceptions import InvalidArgumentError, ModelComparisonError
 from ..glm.irls import binomial_deviance, deviance_scale, gram, irls_logit
 from ._termtable import r_anova_text, warn_f_test
+from ..results import check_comparable
 
 __all__ = ["anova", "AnovaTable", "confint", "link_se", "profile_conf_int", "TESTS",
            "likelihood_problem",
@@ -219,28 +220,16 @@ def _p_and_stat(test, dev, df, dispersion, df_resid_big, rao=None, estimated=Tru
 
 
 def _same_rows(models) -> None:
+    """One family, then the conditions of every nested test (:func:`check_comparable`)."""
     m0 = models[0]
     for i, m in enumerate(models[1:], start=2):
         if m.estimates_dispersion != m0.estimates_dispersion:
             raise ModelComparisonError(
                 f"anova: model {i} is {m.family} and model 1 {m0.family}; compare fits of one "
                 "family.")
-        if (m.nobs != m0.nobs or not m.index.equals(m0.index)
-                or not np.array_equal(m.y, m0.y)
-                or not np.allclose(_weights(m), _weights(m0), rtol=1e-12, atol=0)):
-            raise ModelComparisonError(
-                f"anova: model {i} was fitted on different rows or responses than model 1 "
-                f"(n = {m.nobs} vs {m0.nobs}); nested tests need the same rows, weights and "
-                "response. Drop missing values from the data before fitting both.")
-
-
-def _nested(small, big) -> bool:
-    """Whether the column space of ``small.X`` lies in that of ``big.X`` (same rows)."""
-    A, B = small.X, big.X
-    coef = np.linalg.lstsq(B, A, rcond=None)[0]
-    resid = A - B @ coef
-    scale = np.maximum(np.linalg.norm(A, axis=0), 1e-300)
-    return bool(np.all(np.linalg.norm(resid, axis=0) <= 1e-7 * scale))
+    check_comparable(models, "anova", index=lambda m: m.index, response=lambda m: m.y,
+                     weights=_weights, offset=lambda m: m.training.offset,
+                     design=lambda m: m.X, size=lambda m: m.rank)
 
 
 @public
@@ -297,13 +286,6 @@ def anova(*models, test: str | None = None, dispersion: float | None = None) -> 
     if len(models) == 1:
         return _sequential(models[0], test, dispersion)
     _same_rows(models)
-    for i in range(1, len(models)):
-        a, b = models[i - 1], models[i]
-        small, big = (a, b) if a.rank <= b.rank else (b, a)
-        if not _nested(small, big):
-            raise ModelComparisonError(
-                f"anova: models {i} and {i + 1} are not nested (the columns of the smaller "
-                f"design, {small.formula!r}, are not in the space of {big.formula!r}).")
     biggest = max(models, key=lambda m: m.rank)
     disp = biggest.dispersion if dispersion is None else float(dispersion)
     rows = []

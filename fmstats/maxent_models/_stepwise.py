@@ -49,6 +49,7 @@ from ..exceptions import (DataError, FmstatsWarning, FormulaError, InvalidArgume
 from ..formula import is_sparse, model_frame, split_formula
 from ..glm.irls import independent_columns, irls_logit, rank_gram
 from ._termtable import StepResults, TermTable, term_table, warn_f_test
+from .._utils.boundary import public
 
 __all__ = ["drop1", "add1", "step", "TermTable", "StepResults", "STEP_TESTS"]
 
@@ -369,9 +370,35 @@ def training_rows(fit, data, what: str) -> pd.DataFrame:
     return data.loc[fit.index]
 
 
+def _same_data(fit, rows, what) -> None:
+    """Refuse rows of ``data`` that are not the fit's (the same index labels, other values):
+    add1 and step set the fit's deviance beside refits on them, so the rows must give the
+    fit's response, design and offset again (a :class:`ModelComparisonError` saying which
+    differs)."""
+    resp, X, _ = fit.spec.build_with_response(rows, missing="raise", arg="data")
+    X = X[:, ~np.asarray(fit.aliased)]
+    own = fit.X.toarray() if is_sparse(fit.X) else np.asarray(fit.X)
+    problem = None
+    if resp.y.shape != fit.y.shape or not np.allclose(resp.y, fit.y, rtol=1e-10, atol=1e-12):
+        problem = "its response differs"
+    elif X.shape != own.shape or not np.allclose(X, own, rtol=1e-10, atol=1e-12):
+        problem = "the design of the model's terms differs"
+    elif fit.spec.offsets and not fit.spec.offset_array:
+        off = fit.spec.offset_values(rows)
+        if not np.allclose(off, fit.training.offset, rtol=1e-10, atol=1e-12):
+            problem = "its offset differs"
+    if problem is not None:
+        raise ModelComparisonError(
+            f"{what}: `data` is not the data the model was fitted on ({problem} on the rows the "
+            "model used), so the model's deviance cannot be compared with refits on it; pass "
+            "the training DataFrame.")
+
+
 def _frame_of(fit, formula, data, what):
-    """The model frame of ``formula`` on the rows ``fit`` used (same options)."""
+    """The model frame of ``formula`` on the rows ``fit`` used (same options), after checking
+    that they are the fit's rows (:func:`_same_data`)."""
     rows = training_rows(fit, data, what)
+    _same_data(fit, rows, what)
     s = fit.settings
     try:
         mf = model_frame(formula, rows, missing="raise", engine=s["engine"],
@@ -504,6 +531,7 @@ def _scope_sets(fit, scope, data):
     return frozenset(), _upper_formula(fit, scope, "step")
 
 
+@public
 def step(fit, scope=None, data: pd.DataFrame | None = None, *, direction: str = "both",
          k: float = 2.0, steps: int = 1000, scale: float | None = None) -> StepResults:
     """Choose a model by AIC in a stepwise algorithm, as R's ``step`` / ``MASS::stepAIC``.

@@ -154,6 +154,11 @@ def warn_f_test(what: str, test: str, *, family: str, fixed_dispersion: bool,
 class StepResults:
     """The outcome of :func:`step`: the selected model and the path that led to it.
 
+    As R's ``step()`` returns the selected model, the selected model's attributes and methods
+    are the result's too: ``result.predict(newdata)``, ``result.params``,
+    ``result.summary()``, ``result.save(path)`` (which saves the selected model:
+    ``load`` gives it back as a model, without the path).
+
     Attributes
     ----------
     model : MaxentResults
@@ -184,6 +189,20 @@ class StepResults:
 
     def __init__(self, model, path: pd.DataFrame, tables: list, start: str, k: float):
         self.model, self.path, self.tables, self.start, self.k = model, path, tables, start, k
+
+    def __getattr__(self, name: str):
+        # R's step() returns the selected model (with the path as its $anova): the model's
+        # own attributes and methods are the result's (predict, summary, params, save...)
+        model = self.__dict__.get("model")
+        if name.startswith("_") or model is None:
+            raise AttributeError(name)
+        try:
+            return getattr(model, name)
+        except AttributeError:
+            raise AttributeError(
+                f"'StepResults' object has no attribute {name!r}, nor has its selected model "
+                f"({type(model).__name__}); StepResults holds `model`, `path`, `tables`, "
+                "`start`, `k`.") from None
 
     @property
     def formula(self) -> str:

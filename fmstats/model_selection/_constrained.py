@@ -23,6 +23,7 @@ from .. import measures as _m
 from .._utils.validation import check_choice, check_random_state, check_scalar, describe, warn
 from ..exceptions import ConstraintWarning, InvalidArgumentError
 from ..formula import take_rows
+from ..results import predict_kept
 from ._fits import capturing, reemit
 
 __all__ = ["QUANTITIES", "ConstraintWarning", "check_constraint", "constrained_best",
@@ -149,7 +150,7 @@ def constraint_probability(results, *, B: int = 200, random_state=None, level: f
         if err is not None:          # a resample the model cannot be fitted to: left out
             continue
         held = take_rows(data, out)
-        s = fit.predict(held, type=results.score_type)
+        s = predict_kept(fit, held, type=results.score_type)
         scored = held.index.get_indexer(s.index)      # positions in `out` of the scored rows
         rows = out[scored]
         yy = y[rows]

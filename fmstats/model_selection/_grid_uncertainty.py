@@ -26,10 +26,12 @@ from .._utils.parallel import run_tasks
 from .._utils.validation import warn
 from ..exceptions import FmstatsError, InvalidArgumentError, ResamplingWarning
 from ..inference import interval_of_rows
+from ..results import predict_kept
 from ._criterion import Criterion
 from ._fits import capturing
 from ._folds import FoldResponse, fold_response, make_folds
 from ._uncertainty import CHUNK_ENTRIES, OUTER_FOLDS, stratified_draw
+from .._utils.boundary import public
 
 __all__ = ["GridUncertainty", "grid_uncertainty", "point_intervals"]
 
@@ -64,6 +66,7 @@ class GridUncertainty:
     outer_folds: int = OUTER_FOLDS
     outer_pairs: tuple = field(default=(), repr=False)
 
+    @public
     def frequency(self, n_points: int) -> np.ndarray:
         """Share of the successful replicates that chose each of the ``n_points`` points.
 
@@ -121,7 +124,7 @@ def _select(worker, model_fn, formula, design, response, points, fixed, prior, m
         return best, None
     fit = model_fn(formula, design.subset(rows), **points[best], **{**fixed, "weights": w[rows]})
     test = design.subset(eval_pos, reset_index=True)
-    cls = fit.predict(test, type="class")
+    cls = predict_kept(fit, test, type="class")
     return best, (eval_pos[cls.index.to_numpy()], cls.to_numpy(dtype=float))
 
 

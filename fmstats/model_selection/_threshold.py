@@ -20,13 +20,14 @@ from ._search import (best_row, counts_at, cv_threshold, held_frame, midpoint, s
 from ._tuned import Tuned, check_protocol, fn_name
 from ._uncertainty import tuning_uncertainty, warn_trivial
 from ._constrained import check_constraint, constrained_best, constraint_probability
-from .._utils.call import Settings, records_call
+from .._utils.call import Settings, records_call, refuse_unused
 from .._utils.validation import check_choice, describe
 from ..exceptions import FmstatsError, InvalidArgumentError
 from ..formula import KeptDesign, check_frame
 from ..inference import check_B, check_level, interval_of_rows
 from ..results import ModelResults, ScoreCurves
-from ..results import Section, Summary
+from ..results import Section, Summary, predict_kept
+from .._utils.boundary import public
 
 __all__ = ["tune_threshold", "ThresholdedResults"]
 
@@ -154,10 +155,10 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
         threshold was up to 0.11 too high) -- with ``f_corrected_ci``, and a band on the CV F curve
         (``plot()``).
     B : int, default 200
-        Bootstrap replicates of the whole tuning (with ``ci``); at least 100, and at least 5
-        in each tail of the threshold's interval (200 at ``level`` 0.95).
+        Bootstrap replicates of the whole tuning (with ``ci``; refused without it); at least
+        100, and at least 5 in each tail of the threshold's interval (200 at ``level`` 0.95).
     level : float, default 0.95
-        The level of the intervals (with ``ci``).
+        The level of the intervals (with ``ci``; refused without it).
     constraint : tuple (quantity, op, value), optional
         A constrained threshold: ``("precision", ">=", 0.9)`` keeps only the cuts whose
         pooled held-out precision is at least 0.9 (quantities ``"precision"``, ``"recall"``,
@@ -210,6 +211,9 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     """
     check_protocol(results, "predict", *(("refit",) if refit_folds else ()))
     crit = Criterion(measure, beta, alpha, pooling)
+    if not ci:
+        refuse_unused(_call, ["B", "level"], "without ci=True (they set its intervals)",
+                      "set ci=True")
     if ci:
         level = check_level(level)
         check_B(B, level)
@@ -448,9 +452,12 @@ class ThresholdedResults(Tuned, ScoreCurves):
         **kwargs
             Further arguments of the base model's ``predict`` (types other than
             ``"class"``).
+        na_action : {"pass", "omit", "exclude", "fail"}, optional
+            A row with a missing value in the model's columns: NaN in its place (default, R's
+            ``na.pass``), dropped or refused (:func:`fmstats.results.keeps_rows`).
         """
         if type != "class":
-            return self.base.predict(newdata, type=type, **kwargs)
+            return predict_kept(self.base, newdata, type=type, **kwargs)
         s = scores(self.base, newdata, self.score_type)
         return pd.Series((s.to_numpy() >= self.threshold).astype(np.int64), index=s.index,
                          name="class")
@@ -472,7 +479,7 @@ class ThresholdedResults(Tuned, ScoreCurves):
                 else check_frame(newdata, "newdata").reset_index(drop=True))
         response = fold_response(self.formula, data)
         w = response.w * self._prior() if newdata is None else response.w
-        cls = self.predict(data, type="class")
+        cls = predict_kept(self, data, type="class")
         rows = cls.index.to_numpy()
         keep = response.observed[rows]
         return _m.noisy_confusion(response.y[rows][keep], cls.to_numpy()[keep],
@@ -508,7 +515,7 @@ class ThresholdedResults(Tuned, ScoreCurves):
         if ci is None:
             return float(self.confusion(newdata).f(fm))
         y, yhat, w, _ = self._class_rows(newdata)
-        return interval_of_rows(y, yhat, w, fm, ci, level, B, random_state)
+        return interval_of_rows(y, yhat, w, fm, ci, level, B, random_state, name="ci")
 
     def refit(self, data: pd.DataFrame, *, retune: bool = True, n_jobs=1, progress=False,
               **kwargs) -> "ThresholdedResults":
@@ -538,6 +545,7 @@ class ThresholdedResults(Tuned, ScoreCurves):
         return self._rerun(data, "tune_threshold", results=base, n_jobs=n_jobs,
                            progress=progress)
 
+    @public
     def constraint_probability(self, B: int = 200, *, random_state=None,
                                level: float = 0.95) -> dict:
         """How often the constraint holds on new data: the model refitted on ``B`` bootstrap

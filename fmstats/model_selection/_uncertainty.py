@@ -37,6 +37,7 @@ from ..exceptions import (FmstatsError, InvalidArgumentError, ResamplingWarning,
 from ..formula import predict_rows, refit_rows
 from ..inference import (delta_band, estimate_632plus, interval_of_rows, quantile_mc_error,
                          no_information_counts)
+from ..results import predict_kept
 from .._utils.folds import stratified_folds
 from .._utils.parallel import run_tasks
 from .._utils.validation import warn
@@ -124,7 +125,7 @@ def warn_trivial(results, data, score_type, threshold) -> None:
     try:       # the model's own training rows (the rows of `data`): no design to rebuild
         s = results.predict(None, type=score_type).to_numpy(dtype=float)
     except (FmstatsError, TypeError, AttributeError):
-        s = results.predict(data, type=score_type).to_numpy(dtype=float)
+        s = predict_kept(results, data, type=score_type).to_numpy(dtype=float)
     pos = int(np.count_nonzero(s >= threshold))
     if pos in (0, s.size):
         what = "positive" if pos else "negative"

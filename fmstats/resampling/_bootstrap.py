@@ -460,6 +460,7 @@ class BootstrapResults(Persistable):
         check_scalar("replicate", replicate, low=0, high=self.B - 1, integer=True)
         return self.seeds[replicate]
 
+    @public
     def counts(self, replicate: int) -> np.ndarray:
         """How often each training row appears in resample ``replicate`` (case, stratified).
 
@@ -472,6 +473,7 @@ class BootstrapResults(Persistable):
             raise InvalidArgumentError("type='labels_from_q' keeps the rows; see labels().")
         return self.draws.counts(self._item(replicate))
 
+    @public
     def labels(self, replicate: int) -> np.ndarray:
         """The labels drawn for replicate ``replicate`` (type='labels_from_q').
 

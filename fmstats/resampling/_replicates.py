@@ -28,6 +28,7 @@ from ..model_selection import array_weights, keeps_rows, training_design, traini
 from ..results import ModelResults
 from .._utils.validation import check_choice, describe, warn
 from ..exceptions import DataError, InvalidArgumentError, ResamplingWarning, ResponseError
+from ..results import predict_kept
 
 __all__ = ["TYPES", "Draws", "run", "collect", "report", "make_engine", "default_statistic",
            "as_series", "fmeasure_of", "unpack", "RowsEngine", "REPLICATE_BLOCK"]
@@ -273,7 +274,7 @@ class _RefitEngine(Draws):
             raise InvalidArgumentError("validate() needs `data=`, the DataFrame the model was "
                                        "fitted on, to class its rows with each replicate.")
         rows = self.design.subset(np.arange(self.n), frame=self.frame)
-        return fit.predict(rows, type="class").to_numpy(dtype=float)
+        return predict_kept(fit, rows, type="class").to_numpy(dtype=float)
 
     def flags(self, fit) -> tuple:
         """(no finite MLE, converged) of a refitted model (of its base model for tuned ones)."""

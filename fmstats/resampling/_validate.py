@@ -46,7 +46,7 @@ import pandas as pd
 from .._utils.boundary import public
 from .. import measures as _m
 from .._utils.parallel import spawn_seeds
-from ..results import Persistable
+from ..results import Persistable, predict_kept
 from ._replicates import Draws, collect, make_engine, report, run
 from .._utils.validation import check_choice, check_scalar, describe, warn
 from ..exceptions import InvalidArgumentError, ResamplingWarning
@@ -170,7 +170,7 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
         w = resp.trials
     if w is None:
         w = np.ones(len(q))
-    pred0 = results.predict(frame, type="class").to_numpy(dtype=float)
+    pred0 = predict_kept(results, frame, type="class").to_numpy(dtype=float)
     seeds = spawn_seeds(random_state, int(B))
     raw = run(engine, "classes", seeds, n_jobs, progress, "validate")
     preds, errors, warned = collect(raw, engine.n)
@@ -296,6 +296,7 @@ class ValidateResults(Persistable):
     def optimism(self) -> pd.Series:
         return self.table["optimism"]
 
+    @public
     def counts(self, replicate: int) -> np.ndarray:
         """How often each training row appears in bootstrap sample ``replicate``.
 

@@ -34,7 +34,7 @@ FORMULA = "y ~ ."
 SPARSE_FORMATS = ("csr", "csc")
 
 
-def _term_names(est, p: int) -> list[str]:
+def term_names(est, p: int) -> list[str]:
     """The coefficients' names: ``feature_names_in_`` when ``X`` was a DataFrame with string
     column names (made unique against the intercept), else ``x0, x1, ...``."""
     names = getattr(est, "feature_names_in_", None)
@@ -195,7 +195,7 @@ class FmstatsClassifier(ClassifierMixin, BaseEstimator):
         w = self._class_weights(y, y01, w)
         if w is not None and self.class_weight is not None:
             self._check_weights(w, X.shape[0], y01)
-        data = MatrixData(X, y01, _term_names(self, X.shape[1]))
+        data = MatrixData(X, y01, term_names(self, X.shape[1]))
         params = {k: v for k, v in self.get_params().items() if k != "class_weight"}
         res, caught = _recording(lambda: type(self)._formula_fn(FORMULA, data, w, **params))
         self._report(caught)

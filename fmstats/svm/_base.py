@@ -139,6 +139,19 @@ class SvmResults(ModelResults):
         ``type="class"`` gives 0/1 labels (1 where x'w + b > 0); ``"response"`` is the
         same (an SVM has no probabilities: as kernlab's ``predict``, its response is the
         class); ``"decision"`` (alias ``"link"``) gives the decision value x'w + b.
+
+        Parameters
+        ----------
+        newdata : DataFrame, optional
+            The rows to predict (default: the training rows).
+        type : {"class", "response", "decision", "link"}, default "class"
+            The classes or the decision values.
+        missing : {"drop", "raise"}, default "drop"
+            The older spelling of ``na_action``: ``"drop"`` is ``"omit"``, ``"raise"``
+            ``"fail"``.
+        na_action : {"pass", "omit", "exclude", "fail"}, optional
+            A row with a missing value in the model's columns: NaN in its place (default, R's
+            ``na.pass``), dropped or refused (:func:`fmstats.results.keeps_rows`).
         """
         check_choice("type", type, _PREDICT_TYPES)
         check_choice("missing", missing, ("drop", "raise"))

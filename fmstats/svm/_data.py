@@ -13,7 +13,7 @@ import numpy as np
 from .._utils.validation import prior_weights
 from ..exceptions import InvalidArgumentError, ResponseError
 from ..formula import (KeptRows, MatrixData, is_sparse, kept_model_frame, matrix_model_frame,
-                       model_frame)
+                       model_frame, refuse_offsets)
 
 __all__ = ["SvmData", "svm_data", "INTERCEPT_NAMES"]
 
@@ -49,8 +49,9 @@ def _kept_frame(rows: KeptRows):
     return kept_model_frame(rows, X, kind="binary")
 
 
-def svm_data(formula, data, weights, missing, engine) -> SvmData:
-    """The checked model frame of an SVM: a binary response, an intercept, two rows a class.
+def svm_data(formula, data, weights, missing, engine, model: str = "wsvm") -> SvmData:
+    """The checked model frame of an SVM (``model``, as messages name it): a binary response,
+    an intercept, two rows a class, no offset (the SVMs have none).
     ``data`` may be :class:`~fmstats.formula.KeptRows` of an SVM fit (a refit without the
     DataFrame) or a :class:`~fmstats.formula.MatrixData` (a sparse one is densified: the
     QP and NLopt cores work on dense arrays)."""
@@ -67,6 +68,7 @@ def svm_data(formula, data, weights, missing, engine) -> SvmData:
             frame = replace(frame, X=frame.X.toarray())
     else:
         frame = model_frame(formula, data, missing=missing, engine=engine)
+        refuse_offsets(frame, model)
     resp = frame.response
     if resp.kind != "binary":
         raise ResponseError(
