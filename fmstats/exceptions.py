@@ -192,6 +192,8 @@ def brief_warnings(on: bool = True) -> None:
     'MissingDataWarning: dropped 3 rows\\n'
     >>> fm.brief_warnings(False)
     """
+    if not isinstance(on, bool):
+        raise InvalidArgumentError(f"`on` must be True or False; got {on!r:.60}.")
     if on:
         warnings.formatwarning = _brief_format
     elif warnings.formatwarning is _brief_format:

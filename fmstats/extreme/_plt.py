@@ -37,6 +37,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit
 
+from .._utils.boundary import public
 from .._utils.parallel import check_n_jobs, row_block, run_tasks
 from ..results import Persistable
 from .._utils.call import Settings, records_call
@@ -458,6 +459,7 @@ class PLTResults(Persistable):
         return out
 
     # -- threshold pruning (Algorithm 4) -------------------------------------------------
+    @public
     def predict_proba_sparse(self, X: Any, threshold: Any, *, n_jobs: int | None = None,
                              progress: Any = None) -> SPE:
         """Sparse probability estimates by threshold pruning (Algorithm 4).

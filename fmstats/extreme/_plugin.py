@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .._utils.boundary import public
 from .._utils.parallel import check_n_jobs, row_block, run_tasks
 from .._utils.progress import progress_bar, progress_enabled
 from .._utils.validation import check_choice, check_random_state, check_scalar
@@ -274,6 +275,7 @@ class RandomizedTopK(Persistable):
             return f"its k is not a number of labels in [1, {a.shape[1]}]"
         return None
 
+    @public
     def predict(self, spe: Any, random_state: Any = None, *,
                 n_jobs: int | None = None) -> TopK:
         """Every instance draws a rule and gets its top k labels (among stored estimates).

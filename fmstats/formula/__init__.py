@@ -15,9 +15,10 @@ from ._dask import DaskModelFrame, dask_model_frame
 from ._safety import (TEXT_KINDS, code_problem, design_state_problem, formula_problem,
                       lhs_problem, rhs_problem, text_problem)
 from ._vocabulary import expression_problem
-from ._frame import (DEFAULT_ENGINE, ENGINES, DesignSpec, ModelFrame, check_frame, expand_dot,
-                     formula_names, is_dask_frame, model_frame, parse_response, split_formula,
+from ._frame import (DEFAULT_ENGINE, ENGINES, DesignSpec, check_frame, expand_dot,
+                     formula_names, is_dask_frame, parse_response, split_formula,
                      stateful_transform)
+from ._modelframe import ModelFrame, model_frame
 from ._contrasts import CONTRASTS
 from ._missing import nonfinite_mask
 from ._response import Response, response

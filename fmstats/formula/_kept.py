@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._frame import ModelFrame
+from ._modelframe import ModelFrame
 from ._response import Response
 
 __all__ = ["KeptRows", "KeptDesign", "kept_model_frame", "take_rows"]

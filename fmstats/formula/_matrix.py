@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._frame import DesignSpec, ModelFrame
+from ._frame import DesignSpec
+from ._modelframe import ModelFrame
 from ._response import Response
 from .._utils.validation import describe
 from ..exceptions import DataError

@@ -46,7 +46,8 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import FmstatsError
-from ._frame import DEFAULT_ENGINE, model_frame, split_formula, stateful_transform
+from ._frame import DEFAULT_ENGINE, split_formula, stateful_transform
+from ._modelframe import model_frame
 from ._subset import DesignRows, stamp
 from .._utils.boundary import public
 

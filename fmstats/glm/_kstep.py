@@ -35,6 +35,8 @@ import numpy as np
 
 from scipy.special import expit
 
+from .._utils.boundary import public
+
 from .fweights import noisy_f_weights
 
 __all__ = ["BlockFit", "OuterFit", "newton_block", "fmaxent_block", "column_products",
@@ -52,6 +54,7 @@ PRODUCTS_ELEMENTS = 2 ** 23
 _EPS = np.finfo(float).eps
 
 
+@public
 def block_size(n: int, m: int) -> int:
     """Columns per block so that an n x block array has about :data:`BLOCK_ELEMENTS` entries.
 
@@ -188,6 +191,7 @@ def _probabilities(E: np.ndarray) -> np.ndarray:
     return np.clip(E, _EPS, 1 - _EPS, out=E)
 
 
+@public
 def newton_block(X: np.ndarray, y: np.ndarray, W: np.ndarray, start: np.ndarray,
                  penalty: np.ndarray, *, k: int = DEFAULT_K,
                  step_tol: float = DEFAULT_STEP_TOL, offset: np.ndarray | None = None,
@@ -341,6 +345,7 @@ def _weighted_f_weights(q, P, W, f, tp, alpha, method, epsilon, bounds, positive
     return fw
 
 
+@public
 def fmaxent_block(X, q, W, path, *, alpha, method, epsilon, bounds, inner, max_outer,
                   patience, min_improvement, rel_improvement, select, threshold, prior_penalty,
                   shrinkage, k: int = DEFAULT_K, step_tol: float = DEFAULT_STEP_TOL,

@@ -292,8 +292,9 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
             refits=refits, replicates=replicates)
     settings = Settings(cv=kept_cv(cv), repeats=repeats, measure=crit, refit_folds=refit_folds,
                         type=type, random_state=seed,
-                        design_note=KEPT_DESIGN if refits is not None else
-                        (None if design is None else design.note), ci=bool(ci),
+                        design_note=(KEPT_DESIGN if refits is not None and isinstance(
+                            data, pd.DataFrame) else KeptDesign.note if refits is not None
+                            else None if design is None else design.note), ci=bool(ci),
                         constraint=constraint, maximize=maximize)
     return ThresholdedResults(base=results, data=data, formula=formula, score_type=score_type,
                               threshold=threshold, curve=curve, best_index=best,
