@@ -60,7 +60,7 @@ from ..results import Persistable
 from ._mcerror import (check_mc_tol, covariance as mc_covariance, enough, linear_covariance,
                        next_round, quantile_mc_error, reported_errors, se_mc_error)
 from ._replicates import (TYPES, Draws, RowsEngine, as_series, collect, default_statistic,
-                          make_engine, report, run, unpack)
+                          make_engine, replicate_block, report, run, unpack)
 from ..resampling._separation import (DegenerateReplicateWarning, degenerate_replicates, split_flags,
                           warn_all_nan)
 from .._utils.validation import check_choice, check_scalar, describe
@@ -245,7 +245,7 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
     coef_cols = np.flatnonzero(t0.index.isin(_coefficient_names(results)))
     raw = []
     while True:
-        todo = next_round(len(raw), int(B), mc_tol)
+        todo = next_round(len(raw), int(B), mc_tol, replicate_block(engine.n))
         raw += run(engine, "stat", seeds[len(raw):len(raw) + todo], n_jobs, progress,
                    "bootstrap")
         if len(raw) >= B or mc_tol is None:

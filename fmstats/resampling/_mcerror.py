@@ -47,8 +47,6 @@ JACKKNIFE_GROUPS = 20
 MIN_CHECK = 40
 #: ``mc_tol="auto"``: stop once every Monte-Carlo error is at most this share of its SE.
 AUTO_MC_TOL = 0.05
-#: Rounds add multiples of this many replicates (the replicate engines' block).
-ROUND = 20
 
 
 def linear_covariance(psi: np.ndarray, strata: np.ndarray | None = None) -> np.ndarray:
@@ -133,13 +131,13 @@ def check_mc_tol(mc_tol, B: int, level: float, ci) -> float | None:
     return tol
 
 
-def next_round(done: int, B: int, mc_tol) -> int:
+def next_round(done: int, B: int, mc_tol, block: int = 20) -> int:
     """How many replicates the next round adds: all B without a stop rule; else MIN_CHECK,
-    then a quarter more each round, in multiples of :data:`ROUND` (the engines' block)."""
+    then a quarter more each round, in whole ``block`` s of replicates (the engines')."""
     if mc_tol is None:
         return B - done
     step = MIN_CHECK if done == 0 else max(MIN_CHECK // 2, done // 4)
-    return min(B - done, -(-step // ROUND) * ROUND)        # whole blocks of replicates
+    return min(B - done, -(-step // block) * block)
 
 
 def reported_errors(values, lin_vals, sigma_L, coef_cols, ci, level):

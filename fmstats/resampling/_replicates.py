@@ -31,12 +31,21 @@ from ..exceptions import DataError, InvalidArgumentError, ResamplingWarning, Res
 from ..results import predict_kept
 
 __all__ = ["TYPES", "Draws", "run", "collect", "report", "make_engine", "default_statistic",
-           "as_series", "fmeasure_of", "unpack", "RowsEngine", "REPLICATE_BLOCK"]
+           "as_series", "fmeasure_of", "unpack", "RowsEngine", "replicate_block"]
 
 TYPES = ("case", "stratified", "labels_from_q")
-#: Replicates refitted together on the fit's own design (a block); runs of replicates start
-#: at multiples of it, so blocks do not depend on ``n_jobs`` or on the stop rule's rounds.
-REPLICATE_BLOCK = 20
+#: Entries (rows x replicates) of a block of replicates refitted together on the fit's own
+#: design: blocks of n rows hold ``replicate_block(n)`` replicates (at least 20, at most 500),
+#: and runs of replicates start at multiples of it, so blocks do not depend on ``n_jobs`` or on
+#: the stop rule's rounds.
+BLOCK_ENTRIES = 2 ** 18
+
+
+def replicate_block(n: int) -> int:
+    """Replicates per block for a design of ``n`` rows (see :data:`BLOCK_ENTRIES`): many at
+    once where rows are few (the per-call overhead of a block is then most of its cost), 20
+    where they are many."""
+    return int(min(500, max(20, BLOCK_ENTRIES // max(n, 1))))
 
 
 def _guarded(fn: Callable, *args):
@@ -92,11 +101,11 @@ def run(engine, job: str, items: list, n_jobs, progress, desc: str) -> list:
     jobs = max(1, effective_n_jobs(check_n_jobs(n_jobs)))
     rows = isinstance(engine, RowsEngine)
     if rows:
-        # refits on the fit's own design: blocks of REPLICATE_BLOCK replicates, the same
+        # refits on the fit's own design: blocks of replicate_block(n) replicates, the same
         # blocks whatever n_jobs (a replicate's numbers may depend on its block's width in the
         # last bit), side by side in threads (their matrix products and element-wise passes
         # release the GIL, and threads share the design instead of copying it)
-        bounds = np.r_[np.arange(0, len(items), REPLICATE_BLOCK), len(items)]
+        bounds = np.r_[np.arange(0, len(items), replicate_block(engine.n)), len(items)]
     else:
         # in one process chunks only feed the progress bar
         n_chunks = min(len(items), (50 if progress_enabled(progress) else 1) if jobs == 1
