@@ -1,31 +1,36 @@
 """Single-byte flips of saved results files: how many load, and with which numbers (issue 31,
-"Saved results", and issue 33).
+"Saved results", and issues 33 and 39).
 
 Six results files are written from fits to the bundled Titanic data (maxent with its design
 and fitted values, fmaxent, wsvm, a 20-replicate bootstrap, cv_tune, tune_threshold), each in
-two layouts:
+three layouts:
 
 * **format 1** -- the layout ``save()`` wrote before issue 33: a pickle of the dict
   ``{"fmstats_results": 1, "class": ..., "fmstats_version": ..., "results": obj}``, read the
   way ``load()`` read it then (``pickle.load``, the envelope and type checks; unpickling
   errors became ``DataError``);
-* **format 2** -- the current file (magic, format line, SHA-256 checksum, JSON header, the
-  content), read by ``type(obj).load(path)``.
+* **format 3** -- the current file (magic, format line, SHA-256 checksum, a JSON header
+  holding the state as a tree of data, ``.npy`` arrays), read by ``type(obj).load(path)``;
+* **format 3, checksum recomputed** -- the same flips with the checksum line rewritten to
+  match (what anyone crafting a file can do): the reader's own checks without the checksum's
+  help; a flip inside a number loads that number, but nothing may escape as another
+  exception or crash the reader.
 
 Each trial flips one byte (XOR with a random non-zero byte) at a position drawn uniformly over
 all bytes of all six files of the layout (fixed seed), writes the file, reads it, and
 classifies the outcome:
 
-* ``refused`` -- an fmstats error (``DataError``; ``ResultsFileError`` for format 2);
+* ``refused`` -- an fmstats error (``DataError``; ``ResultsFileError`` for format 3);
 * ``other exception`` -- any other exception escaped the reader;
 * ``crashed`` -- the reading process died (each flip is read in a forked worker whose
   address space is capped, ``--memory-gib`` above its size, so that a corrupted length
   cannot exhaust the machine's memory);
-* ``loaded, same`` -- the object loaded and is the saved one: it pickles again to the same
-  bytes (the flip hit a byte pickle ignores), and every number compared is equal;
-* ``loaded, different`` -- the object loaded but holds something else (its pickle differs:
-  a coefficient, the design matrix, a fitted value, a setting), the silent corruption the
-  checksum exists to prevent; ``of which numbers shown differ`` counts those whose params,
+* ``loaded, same`` -- the object loaded and is the saved one: it pickles (format 1) or saves
+  (format 3) again to the same bytes (the flip hit a byte the reader ignores), and every
+  number compared is equal;
+* ``loaded, different`` -- the object loaded but holds something else (its pickle or file
+  differs: a coefficient, the design matrix, a fitted value, a setting), the silent
+  corruption the checksum exists to prevent; ``of which numbers shown differ`` counts those whose params,
   covariance, fitted values, predictions on the training data or summary text differ (or
   raise).
 
@@ -140,7 +145,18 @@ def format1_load(blob: bytes, cls):
     return obj
 
 
-def classify(read, data, want) -> str:
+def recompute_checksum(blob: bytes) -> bytes:
+    """``blob`` with its checksum line made to match (when its first lines are intact)."""
+    import hashlib
+
+    parts = blob.split(b"\n", 3)
+    if len(parts) < 4 or not parts[2].startswith(b"sha256 "):
+        return blob
+    digest = hashlib.sha256(parts[1] + b"\n" + parts[3]).hexdigest().encode()
+    return b"\n".join([parts[0], parts[1], b"sha256 " + digest, parts[3]])
+
+
+def classify(read, data, want, format3: bool) -> str:
     from fmstats.exceptions import FmstatsError
 
     try:
@@ -160,10 +176,20 @@ def classify(read, data, want) -> str:
     if not shown:
         return "of which numbers shown differ"
     try:
-        again = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        again = resaved(obj) if format3 else pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:                       # noqa: BLE001
         again = None
-    return "loaded, same" if again == want[1] else "loaded, different"
+    return "loaded, same" if again == want[2 if format3 else 1] else "loaded, different"
+
+
+def resaved(obj) -> bytes:
+    """The content (all but the version and checksum lines) of ``obj`` saved again."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "again.fmr"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            obj.save(path)
+        return path.read_bytes().split(b"\n", 3)[3]
 
 
 _STATE: dict = {}     # set before the worker process forks: files, data, wanted evidence
@@ -190,11 +216,13 @@ def _trial(layout: str, name: str, pos: int, xor: int, path: str) -> str:
         def read():
             return format1_load(bad, cls)
     else:
+        if layout.endswith("recomputed"):
+            bad = recompute_checksum(bad)
         Path(path).write_bytes(bad)
 
         def read():
             return cls.load(path)
-    return classify(read, _STATE["data"], _STATE["wants"][name])
+    return classify(read, _STATE["data"], _STATE["wants"][name], layout != "format 1")
 
 
 def run(layout: str, positions, rng, tmp: Path, extra_gib: float) -> dict:
@@ -209,7 +237,7 @@ def run(layout: str, positions, rng, tmp: Path, extra_gib: float) -> dict:
                                    initializer=_limit_memory, initargs=(extra_gib,))
 
     counts = {name: dict.fromkeys(OUTCOMES, 0) for name in _STATE["layouts"][layout]}
-    path = str(tmp / f"flip-{layout.replace(' ', '')}.fmr")
+    path = str(tmp / f"flip-{layout.replace(' ', '').replace(',', '')}.fmr")
     ex = pool()
     try:
         for name, pos in positions:
@@ -275,15 +303,14 @@ def timing(objs: dict, big_n: int, repeat: int, tmp: Path) -> None:
         s_save = timed(lambda o=obj: o.save(path), repeat)[0]
         s_peer = timed(dump_peer, repeat)[0]
         l_load = timed(lambda c=type(obj): c.load(path), repeat)[0]
-        l_trusted = timed(lambda c=type(obj): c.load(path, trusted=True), repeat)[0]
         l_peer = timed(load_peer, repeat)[0]
-        rows.append([name, f"{path.stat().st_size / 1e6:.2f}",
+        rows.append([name, f"{path.stat().st_size / 1e6:.2f}", f"{peer.stat().st_size / 1e6:.2f}",
                      f"{s_save * 1e3:.1f}", f"{s_peer * 1e3:.1f}", f"{s_save / s_peer:.1f}",
-                     f"{l_load * 1e3:.1f}", f"{l_trusted * 1e3:.1f}", f"{l_peer * 1e3:.1f}",
+                     f"{l_load * 1e3:.1f}", f"{l_peer * 1e3:.1f}",
                      f"{l_load / l_peer:.1f}"])
     print(f"save()/load() against pickle.dump/pickle.load of the same object (median of "
           f"{repeat}, ms)")
-    print(format_table(["file", "MB", "save", "pickle.dump", "ratio", "load", "load trusted",
+    print(format_table(["file", "MB", "MB pickle", "save", "pickle.dump", "ratio", "load",
                         "pickle.load", "ratio"], rows))
     print()
 
@@ -305,9 +332,9 @@ def main(argv=None) -> int:
 
     import datetime
 
-    sources = ["fmstats/results/_persist.py", "fmstats/results/_safeload.py",
-               "fmstats/results/_allowlist.py"]
-    print("Single-byte flips of saved results files: format 1 (before) and format 2")
+    sources = ["fmstats/results/_persist.py", "fmstats/results/_tree.py",
+               "fmstats/results/_frames.py", "fmstats/results/_npy.py"]
+    print("Single-byte flips of saved results files: format 1 (before) and format 3")
     print(f"date:     {datetime.datetime.now().astimezone().isoformat(timespec='seconds')}")
     print(f"machine:  {cpu_model()}, {n_cores()} usable cores")
     print("versions: " + ", ".join(f"{k} {v}" for k, v in
@@ -318,18 +345,19 @@ def main(argv=None) -> int:
     print()
     t0 = time.perf_counter()
     data, objs = build()
-    wants = {name: (evidence(obj, data), pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
-             for name, obj in objs.items()}
+    wants = {name: (evidence(obj, data), pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL),
+                    resaved(obj)) for name, obj in objs.items()}
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
         layouts = {"format 1": {n: (format1_bytes(o), type(o)) for n, o in objs.items()}}
-        v2 = {}
+        v3 = {}
         for name, obj in objs.items():
             obj.save(tmp / f"{name}.fmr")
-            v2[name] = ((tmp / f"{name}.fmr").read_bytes(), type(obj))
-        layouts["format 2"] = v2
-        print(f"built and saved in {time.perf_counter() - t0:.1f} s; file sizes (format 1 / 2): "
-              + ", ".join(f"{n} {len(layouts['format 1'][n][0]):,} / {len(v2[n][0]):,} B"
+            v3[name] = ((tmp / f"{name}.fmr").read_bytes(), type(obj))
+        layouts["format 3"] = v3
+        layouts["format 3, checksum recomputed"] = v3
+        print(f"built and saved in {time.perf_counter() - t0:.1f} s; file sizes (format 1 / 3): "
+              + ", ".join(f"{n} {len(layouts['format 1'][n][0]):,} / {len(v3[n][0]):,} B"
                           for n in objs))
         print()
         if not args.no_timing:

@@ -59,6 +59,7 @@ from fmstats.maxent_models import MIN_CLASS_REWEIGHTED
 
 Z = 1.959963984540054
 RESULTS = Path(__file__).with_name("results")
+RESULTS.mkdir(parents=True, exist_ok=True)   # benchmarks/results/ is not in git
 FORMULA = {"logistic": "y ~ x1 + x2 + x3 + C(g)", "misspecified": "y ~ x1 + x2 + x3 + C(g)",
            "thesisA": "q ~ x1 + x2", "thesisB": "q ~ x1 + x2"}
 # intercepts giving prevalence 0.1 / 0.3 (solved numerically on 400,000 draws)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import inspect
 import os
 import sys
-import warnings
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -26,8 +25,6 @@ sys.path.insert(0, str(HERE))
 os.environ["FMSTATS_PROGRESS"] = "0"
 if os.environ.get("MPLBACKEND", "").lower() == "agg":
     del os.environ["MPLBACKEND"]
-# the vignettes' cells carry no ids (nbformat < 4.5 files); nbformat adds them on reading
-warnings.filterwarnings("ignore", message="Cell is missing an id field")
 
 import fmstats  # noqa: E402
 import apigen  # noqa: E402

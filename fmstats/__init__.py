@@ -9,6 +9,7 @@ The R-style public API:
 * ``wsvm(formula, data, C_pos=, C_neg=)`` and ``fsvm(formula, data, alpha=)`` — the
   weighted and F-measure SVMs (:mod:`fmstats.svm`, NLopt COBYLA);
 * ``drop1()``, ``add1()``, ``step()`` -- R's model selection by terms (maxent/umaxent);
+  ``anova()`` and ``confint()`` (profile-likelihood intervals, as MASS);
 * ``cv_tune()``, ``tune_threshold()``, ``bootstrap()``, ``validate()`` — tuning and
   resampling diagnostics for every model;
 * ``calibrate(fit, method=)`` — cross-fitted Platt, isotonic or beta calibration;
@@ -29,12 +30,12 @@ from . import (calibration, costsensitive, datasets, exceptions, extreme, formul
                plotting, prcurve, resampling, results, svm)
 from .calibration import CalibratedResults, calibrate
 from .costsensitive import CostSensitiveResults, costsens, costsens_variants
-from .exceptions import ConvergenceWarning, FmstatsError, SeparationWarning
+from .exceptions import ConvergenceWarning, FmstatsError, SeparationWarning, brief_warnings
 from .inference import (Comparison, MeasureInterval, compare, f_interval, precision_interval,
                         recall_interval)
 from .maxent_models import (AnovaTable, FMaxentResults, MaxentResults, StepResults, TermTable,
-                            add1, anova, drop1, fmaxent, resample_f, step, sweep, to_statsmodels,
-                            umaxent)
+                            add1, anova, confint, drop1, fmaxent, resample_f, step, sweep,
+                            to_statsmodels, umaxent)
 from .maxent_models import maxent  # noqa: E402  (the function; the family is maxent_models)
 from .measures import Confusion, FMeasure, f_score, noisy_f
 from .model_selection import (CvTuneResults, ThresholdedResults, cv_tune, tune_threshold,
@@ -52,6 +53,7 @@ __all__ = [
     "MaxentResults",
     "anova",
     "AnovaTable",
+    "confint",
     "drop1",
     "add1",
     "step",
@@ -110,4 +112,5 @@ __all__ = [
     "FmstatsError",
     "ConvergenceWarning",
     "SeparationWarning",
+    "brief_warnings",
 ]

@@ -6,6 +6,8 @@ warning is a subclass of :class:`FmstatsWarning` carrying advice.
 """
 from __future__ import annotations
 
+import warnings
+
 __all__ = [
     "FmstatsError",
     "InvalidArgumentError",
@@ -35,6 +37,8 @@ __all__ = [
     "UnstableThresholdWarning",
     "IneffectiveParameterWarning",
     "ConstraintWarning",
+    "InappropriateTestWarning",
+    "brief_warnings",
 ]
 
 
@@ -113,8 +117,10 @@ class DataWarning(FmstatsWarning):
 
 
 class ResultsFileWarning(FmstatsWarning):
-    """A results file is read or written without the protections of the file format: an older
-    plain pickle opened with ``trusted=True``, or saved content that ``load()`` will refuse."""
+    """A results file is read or written without the protections of the data-only format: a
+    pickle (results file format 2, or an older plain pickle) opened with ``trusted=True``, or
+    results written as such a pickle because a data-only file cannot hold them (a function
+    of the user's)."""
 
 
 class FitFailedWarning(FmstatsWarning):
@@ -155,3 +161,47 @@ class IneffectiveParameterWarning(FmstatsWarning):
 class ConstraintWarning(FmstatsWarning):
     """No threshold meets the constraint of ``tune_threshold(constraint=)`` on the pooled
     held-out scores; the threshold that comes closest is used."""
+
+
+class InappropriateTestWarning(FmstatsWarning):
+    """A test whose reference distribution does not fit the model, as R warns: an F test of
+    a binomial fit (its dispersion is 1, not estimated) or with a dispersion fixed by the
+    caller; the message names the test that fits."""
+
+
+def brief_warnings(on: bool = True) -> None:
+    """Print warnings as one line, ``Category: message``.
+
+    Python prints a warning as ``path/to/file.py:49: Category: message`` followed by the
+    source line that emitted it; in a notebook the path is a temporary file of the kernel
+    and the line is code you already see.  This sets :func:`warnings.formatwarning` (for
+    every warning, fmstats' and others') to the category and the message alone, as the
+    vignettes do in their first cell.  Which warnings are shown is not changed.
+
+    Parameters
+    ----------
+    on : bool, default True
+        ``False`` restores Python's format.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import fmstats as fm
+    >>> fm.brief_warnings()
+    >>> warnings.formatwarning("dropped 3 rows", fm.exceptions.MissingDataWarning, "x.py", 1)
+    'MissingDataWarning: dropped 3 rows\\n'
+    >>> fm.brief_warnings(False)
+    """
+    if not isinstance(on, bool):
+        raise InvalidArgumentError(f"`on` must be True or False; got {on!r:.60}.")
+    if on:
+        warnings.formatwarning = _brief_format
+    elif warnings.formatwarning is _brief_format:
+        warnings.formatwarning = _PYTHON_FORMAT
+
+
+def _brief_format(message, category, filename, lineno, line=None) -> str:
+    return f"{category.__name__}: {message}\n"
+
+
+_PYTHON_FORMAT = warnings.formatwarning

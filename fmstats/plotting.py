@@ -21,6 +21,7 @@ import pandas as pd
 
 from . import prcurve as _pr
 from .exceptions import InvalidArgumentError
+from ._utils.boundary import public
 
 __all__ = ["plot_history", "plot_sweep", "plot_pr", "plot_roc", "pyplot", "new_axes",
            "format_tick", "tick_labels", "readable_ticks", "scale_label", "alpha_to_beta",
@@ -269,6 +270,7 @@ def beta_to_alpha(beta):
     return 1.0 / (1.0 + b * b)
 
 
+@public
 def plot_history(history: pd.DataFrame, best: int | None = None, target_label: str = "target",
                  ax=None):
     """Learning curve of an F-maximiser: target and training F per outer iteration.
@@ -366,6 +368,7 @@ def _fmt_t(t: float) -> str:
     return f"{t:.3g}"
 
 
+@public
 def plot_pr(curve: pd.DataFrame, measure, *, best: int, own: int | None, own_label: str,
             iso_f=(0.2, 0.4, 0.6, 0.8), score_name: str = "score",
             data_label: str = "", ax=None, band: dict | None = None):
@@ -459,6 +462,7 @@ def plot_pr(curve: pd.DataFrame, measure, *, best: int, own: int | None, own_lab
     return finish_figure(fig)
 
 
+@public
 def plot_roc(curve: pd.DataFrame, measure, *, best: int, own: int | None, own_label: str,
              score_name: str = "score", data_label: str = "", ax=None):
     """ROC curve of an :func:`fmstats.prcurve.f_curve` table with its AUC in the legend.

@@ -162,6 +162,7 @@ def best_row(curve: pd.DataFrame) -> int:
     return _m.best_position(curve["f"].to_numpy())
 
 
+@public
 def operating_row(curve: pd.DataFrame, threshold: float, strict: bool = False) -> int | None:
     """Position of the row of ``curve`` giving the classes of the rule ``score >= threshold``
     (``score > threshold`` with ``strict=True``); ``None`` when that rule classes nothing

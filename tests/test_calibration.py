@@ -188,8 +188,8 @@ def test_bad_input(synth):
         fm.calibrate(svm, synth, method="beta")
     with pytest.raises(InvalidArgumentError, match="`cv`"):
         fm.calibrate(fit, synth, cv=[(np.arange(10), np.arange(10, 20))] * 2)
-    with pytest.raises(InvalidArgumentError, match="`data`"):
-        fm.calibrate(fit)
+    with pytest.raises(InvalidArgumentError, match="pass `data=`"):   # no kept rows
+        fm.calibrate(fm.maxent("y ~ x1 + x2", synth, keep_data=False))
     tiny = synth.iloc[:40].copy()
     tiny["y"] = 0
     tiny.loc[tiny.index[:3], "y"] = 1

@@ -16,6 +16,7 @@ import pytest
 
 import fmstats as fm
 from fmstats.formula import _frame as formula_module
+from fmstats.formula import _modelframe as modelframe_module
 from fmstats.formula import REBUILT, REUSED, DesignMatrix
 
 TOL = 1e-12
@@ -80,8 +81,8 @@ def test_design_rows_equal_the_engine_on_subsets(adult):
     rows = np.sort(np.random.default_rng(1).choice(len(adult), 1000, replace=False))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ref = formula_module.model_frame(FORMULA, adult.iloc[rows])
-        got = formula_module.model_frame(FORMULA, d.subset(rows))
+        ref = modelframe_module.model_frame(FORMULA, adult.iloc[rows])
+        got = modelframe_module.model_frame(FORMULA, d.subset(rows))
     assert got.spec is d.spec                       # taken from the design, not rebuilt
     assert got.column_names == ref.column_names
     # bit for bit: the columns are the data's values, 0/1 dummies and 1s, copied not computed

@@ -14,6 +14,7 @@ import pytest
 
 import fmstats as fm
 import fmstats.formula._frame as frame_mod
+import fmstats.formula._modelframe as modelframe_mod
 from fmstats.exceptions import MissingDataWarning
 from fmstats.formula import blocked_model_frame, model_frame
 
@@ -53,12 +54,12 @@ def _frames(monkeypatch, formula, d, engine="formulaic"):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(frame_mod, "fill_direct", counted)
-    monkeypatch.setattr(frame_mod, "DIRECT_MIN_ROWS", 10 ** 12)
+    monkeypatch.setattr(modelframe_mod, "DIRECT_MIN_ROWS", 10 ** 12)
     with warnings.catch_warnings(record=True) as ref_warned:
         warnings.simplefilter("always", MissingDataWarning)
         ref = model_frame(formula, d, engine=engine)
     assert not calls
-    monkeypatch.setattr(frame_mod, "DIRECT_MIN_ROWS", 0)
+    monkeypatch.setattr(modelframe_mod, "DIRECT_MIN_ROWS", 0)
     with warnings.catch_warnings(record=True) as got_warned:
         warnings.simplefilter("always", MissingDataWarning)
         got = model_frame(formula, d, engine=engine)
@@ -133,9 +134,9 @@ def test_blocked_frame_fills_factor_dummies(data, engine):
 def test_fits_agree_on_both_paths(monkeypatch, data):
     """A maxent fit on the filled design is the engine-built fit (coefficients to 1e-12)."""
     d = data.dropna()
-    monkeypatch.setattr(frame_mod, "DIRECT_MIN_ROWS", 10 ** 12)
+    monkeypatch.setattr(modelframe_mod, "DIRECT_MIN_ROWS", 10 ** 12)
     ref = fm.maxent("y ~ x1 + x2 + g + s", d)
-    monkeypatch.setattr(frame_mod, "DIRECT_MIN_ROWS", 0)
+    monkeypatch.setattr(modelframe_mod, "DIRECT_MIN_ROWS", 0)
     got = fm.maxent("y ~ x1 + x2 + g + s", d)
     np.testing.assert_allclose(got.params.to_numpy(), ref.params.to_numpy(), rtol=0, atol=1e-12)
 
@@ -154,11 +155,11 @@ def test_tuple_levels_and_values_outside_levels(monkeypatch):
         _assert_same_frame(ref, got, d[d.s != "w"].iloc[:30])
     with warnings.catch_warnings(record=True) as ref_w:
         warnings.simplefilter("always")
-        monkeypatch.setattr(frame_mod, "DIRECT_MIN_ROWS", 10 ** 12)
+        monkeypatch.setattr(modelframe_mod, "DIRECT_MIN_ROWS", 10 ** 12)
         model_frame("y ~ C(s, levels=['u', 'v'])", d)
     with warnings.catch_warnings(record=True) as got_w:
         warnings.simplefilter("always")
-        monkeypatch.setattr(frame_mod, "DIRECT_MIN_ROWS", 0)
+        monkeypatch.setattr(modelframe_mod, "DIRECT_MIN_ROWS", 0)
         model_frame("y ~ C(s, levels=['u', 'v'])", d)
     assert sorted(type(w.message).__name__ for w in got_w) == \
         sorted(type(w.message).__name__ for w in ref_w)

@@ -166,3 +166,28 @@ def test_influence_equals_r(fits, ref, model):
                                atol=1e-10)
     np.testing.assert_allclose(inf["student_resid"], r["rstudent"], rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(inf["cooks_distance"], r["cooks_distance"], rtol=1e-8, atol=1e-14)
+
+
+@pytest.mark.parametrize("model", R17)
+@pytest.mark.parametrize("level", [0.95, 0.90])
+def test_confint_is_rs_confint(fits, ref, model, level):
+    """``fm.confint(fit)`` is R's ``confint(fit)`` (MASS's profile intervals): the exact
+    roots to 1e-4 standard errors, R's spline-interpolated bounds to 4e-4 (issue 38).
+    Mutant: confint giving the Wald intervals misses them by up to 0.1 standard errors."""
+    fit = fits[model]
+    r = ref["confint"]
+    r = r[(r["model"] == model) & np.isclose(r["level"], level)].copy()
+    r["term"] = r["term"].map(r_term)
+    r = r.set_index("term")
+    ci = fm.confint(fit, level=level)
+    assert ci.attrs["method"] == "profile"
+    ci = ci.loc[r.index]
+    se = fit.tidy(cov_type="nonrobust").set_index("term")["std_error"].loc[r.index]
+    for ours, exact, mass in (("conf_low", "exact_lower", "lower"),
+                              ("conf_high", "exact_upper", "upper")):
+        assert np.all(np.abs(ci[ours] - r[exact]) <= 1e-4 * se)
+        assert np.all(np.abs(ci[ours] - r[mass]) <= 4e-4 * se)
+    one = r.index[-1]
+    sub = fm.confint(fit, one, level=level)
+    assert list(sub.index) == [one]
+    np.testing.assert_allclose(sub.loc[one], ci.loc[one], rtol=1e-9)

@@ -185,32 +185,40 @@ def test_bootstrap_refuses_bad_replicate_arguments(kw, word):
 
 
 # ----------------------------------------------------------------------------- tuning
-def test_tune_threshold_ci_on_the_engine_equals_the_refit_path():
-    """reuse_design=False refits every fold through the model (the old path); the engine
+@pytest.mark.parametrize("n, cv", [(150, 3), pytest.param(500, 5, marks=pytest.mark.slow)])
+def test_tune_threshold_ci_on_the_engine_equals_the_refit_path(n, cv, monkeypatch):
+    """Without the model's engine every fold is refitted through the model (the old path,
+    on the design built once); the engine
     path (k-step from the fit, many at once) gives the same replicate thresholds to 1e-4
     (a threshold is a midpoint between two held-out scores: where two scores are within
     1e-5, the fits' convergence tolerances alone can swap them), the same interval to 1e-4
     and the same nested-CV F."""
-    d = _data(500, seed=13)
+    d = _data(n, seed=13)
     fit = fm.maxent("y ~ x1 + x2 + C(g)", d)
-    a = fm.tune_threshold(fit, d, beta=2, random_state=3, ci=True)
-    b = fm.tune_threshold(fit, d, beta=2, random_state=3, ci=True, reuse_design=False)
+    a = fm.tune_threshold(fit, d, beta=2, random_state=3, ci=True, cv=cv)
+    full = fm.tune_threshold(fit, d, beta=2, random_state=3, ci=True, cv=cv, replicates="full")
+    with monkeypatch.context() as m:
+        m.setattr(type(fit), "row_refits", lambda self, data=None: None)
+        b = fm.tune_threshold(fit, d, beta=2, random_state=3, ci=True, cv=cv)
+    assert a.uncertainty.replicates == "kstep" and b.uncertainty.replicates == "refit"
     assert a.threshold == pytest.approx(b.threshold, rel=1e-9)
     np.testing.assert_allclose(a.uncertainty.thresholds, b.uncertainty.thresholds, atol=1e-4)
     np.testing.assert_allclose(a.threshold_ci, b.threshold_ci, atol=1e-4)
     assert a.uncertainty.f_corrected == pytest.approx(b.uncertainty.f_corrected, rel=1e-12)
+    assert full.uncertainty.replicates == "full"
+    np.testing.assert_allclose(full.uncertainty.thresholds, b.uncertainty.thresholds, atol=1e-6)
 
 
 def test_cv_tune_ci_on_the_engines_equals_the_refit_path(monkeypatch):
     import fmstats.model_selection._grid_uncertainty as G
 
-    d = _data(400, seed=14)
+    d = _data(200, seed=14)
     grid = {"penalty": [0.0, 2.0, 20.0]}
     a = fm.cv_tune(fm.maxent, "y ~ x1 + x2 + C(g)", d, grid, beta=2, random_state=1,
-                   ci=True, B=30)
+                   ci=True, B=20, cv=3)
     monkeypatch.setattr(G, "_grid_engines", lambda *args: None)
     b = fm.cv_tune(fm.maxent, "y ~ x1 + x2 + C(g)", d, grid, beta=2, random_state=1,
-                   ci=True, B=30)
+                   ci=True, B=20, cv=3)
     np.testing.assert_array_equal(a.uncertainty.chosen, b.uncertainty.chosen)
     assert a.uncertainty.f_corrected == pytest.approx(b.uncertainty.f_corrected, rel=1e-12)
 
@@ -220,6 +228,8 @@ def test_validate_on_kstep_replicates_equals_full_replicates():
     fit = fm.maxent("y ~ x1 + x2 + C(g)", d)
     a = fm.validate(fit, B=40, random_state=4, progress=False)
     b = fm.validate(fit, B=40, random_state=4, progress=False, fast=False, data=d)
+    assert (a.replicate_method, b.replicate_method) == ("kstep", "refit")
+    assert "kstep refits of the stored design" in str(a.summary())
     pd.testing.assert_frame_equal(a.table[["apparent", "optimism", "oob"]],
                                   b.table[["apparent", "optimism", "oob"]], rtol=1e-6)
 

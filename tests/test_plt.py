@@ -79,9 +79,9 @@ def test_node_classifiers_equal_sklearn_on_the_filtered_examples(data, monkeypat
     in groups of one or two siblings when their per-row state is capped)."""
     from sklearn.linear_model import LogisticRegression
 
-    import fmstats.extreme._plt as plt_module
+    import fmstats.extreme._training as training
 
-    monkeypatch.setattr(plt_module, "_SIBLING_BYTES", sibling_bytes)
+    monkeypatch.setattr(training, "_SIBLING_BYTES", sibling_bytes)
     X, Y = data
     res = probabilistic_label_tree(X, Y, arity=2, tree="random", C=2.0, tol=TOL, random_state=5,
                                    max_leaves=max_leaves, progress=False)
@@ -111,15 +111,15 @@ def test_siblings_side_by_side_or_one_by_one_give_the_same_model(data, monkeypat
     """The children of a parent share one row order, so training them side by side (every
     pair too, or in groups of one or two rows' worth of state) or one by one gives the same
     model to the last bit."""
-    import fmstats.extreme._plt as plt_module
+    import fmstats.extreme._training as training
 
     X, Y = data
     kw = dict(tree=tree, max_leaves=max_leaves, C=2.0, tol=1e-3, random_state=2,
               progress=False)
     ref = probabilistic_label_tree(X, Y, **kw)
     for pair_nnz, sibling_bytes in ((0, 1 << 28), (0, 17 * 300), (1 << 40, 1 << 28)):
-        monkeypatch.setattr(plt_module, "_SIBLING_PAIR_NNZ", pair_nnz)
-        monkeypatch.setattr(plt_module, "_SIBLING_BYTES", sibling_bytes)
+        monkeypatch.setattr(training, "_SIBLING_PAIR_NNZ", pair_nnz)
+        monkeypatch.setattr(training, "_SIBLING_BYTES", sibling_bytes)
         got = probabilistic_label_tree(X, Y, **kw)
         assert (got.weights != ref.weights).nnz == 0
         assert np.array_equal(got.intercepts, ref.intercepts)
@@ -371,7 +371,8 @@ def test_given_tree_is_used(data):
 @pytest.mark.parametrize("arity", [1, 0, -2, 2.5, True, "2"])
 def test_arity_below_two_raises(data, arity):
     X, Y = data
-    with pytest.raises(InvalidArgumentError, match="`arity`.*>= 2"):
+    # 2.5, True and "2" are refused at the boundary, as any non-integer count (issue 42)
+    with pytest.raises(InvalidArgumentError, match="`arity`.*(>= 2|must be an integer)"):
         probabilistic_label_tree(X, Y, arity=arity)
 
 

@@ -8,49 +8,65 @@ kernel (``OPENBLAS_CORETYPE`` is read when OpenBLAS loads).  Decisions must be i
 continuous values (coefficients, the tuned threshold) may differ by rounding only (1e-9
 relative: last-bit differences of BLAS sums, amplified at most by the conditioning of the fits).
 
-Kernels the CPU cannot run are skipped (OpenBLAS falls back and reports another name).  On the
-machine these were written on (an AVX-512 CPU whose default is SkylakeX), Haswell and
-SkylakeX gave three different results before issue 32 (a polish flag, the F-SVM's fold
-counts, a 1-ulp threshold).
+The kernels are chosen from the instruction sets the CPU has (``tests/blas_kernels.py``:
+SkylakeX needs AVX-512, Haswell AVX2 and FMA, Sandybridge AVX; none on ARM).  A kernel the CPU
+cannot run is "unavailable", never an error: a battery that dies with SIGILL (OpenBLAS does not
+refuse a forced kernel the CPU lacks; its first matrix product executes an illegal instruction)
+or whose OpenBLAS reports another kernel (it fell back).  With fewer than two kernels available
+the comparison is skipped, with the reasons.  On the machine these were written on (an AVX-512
+CPU whose default is SkylakeX), Haswell and SkylakeX gave three different results before issue
+32 (a polish flag, the F-SVM's fold counts, a 1-ulp threshold).
 """
 from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from blas_kernels import (KERNELS, cpu_features, openblas_default, run_with_kernel,
+                          runnable_kernels)
+
 pytestmark = pytest.mark.numerics
 
-BATTERY = Path(__file__).with_name("portability_battery.py")
-KERNELS = ("SkylakeX", "Haswell", "Sandybridge")
+BATTERY = [sys.executable, str(Path(__file__).with_name("portability_battery.py"))]
 CONTINUOUS = ("qp_all_w", "qp_half_w", "threshold", "fmaxent_params", "fsvm_params")
 
 
-def _run(kernel: str) -> dict:
-    env = {**os.environ, "OPENBLAS_CORETYPE": kernel, "OPENBLAS_NUM_THREADS": "1",
-           "OPENBLAS_VERBOSE": "0"}
+def kernel_runs(kernels, battery=BATTERY, why=None) -> dict:
+    """{kernel: the battery's output} for each of ``kernels`` that runs (a fresh process per
+    kernel); a kernel whose battery dies with SIGILL, or whose OpenBLAS falls back to
+    another kernel, is unavailable.  Fewer than two available: a skip naming each reason
+    (``why`` holds reasons found before, e.g. the instruction sets the CPU lacks)."""
+    env = dict(os.environ)
     root = str(Path(__file__).resolve().parent.parent)
     env["PYTHONPATH"] = os.pathsep.join([root, env.get("PYTHONPATH", "")])
-    out = subprocess.run([sys.executable, str(BATTERY)], env=env, capture_output=True,
-                         text=True, timeout=300, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    got, why = {}, dict(why or {})
+    for k in kernels:
+        out, reason = run_with_kernel(k, battery, env=env)
+        if out is None:
+            why[k] = reason
+            continue
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        if r["kernel"] == k:
+            got[k] = r
+        else:
+            why[k] = f"OpenBLAS ran {r['kernel']!r} instead (it fell back)"
+    if len(got) < 2:
+        pytest.skip(f"fewer than two OpenBLAS kernels available (ran: {sorted(got) or 'none'}); "
+                    + "; ".join(f"{k}: {v}" for k, v in why.items()))
+    return got
 
 
 @pytest.fixture(scope="module")
 def runs() -> dict:
-    got = {}
-    for k in KERNELS:
-        r = _run(k)
-        if r["kernel"] == k:          # the CPU runs this kernel (else OpenBLAS fell back)
-            got[k] = r
-    if len(got) < 2:
-        pytest.skip(f"this CPU runs fewer than two of the kernels {KERNELS}: {list(got)}")
-    return got
+    if openblas_default() is None:
+        pytest.skip("numpy's BLAS is not OpenBLAS: there is no second kernel to force")
+    kernels, why = runnable_kernels(cpu_features())
+    return kernel_runs(kernels, why=why)
 
 
 def test_decisions_identical_under_every_kernel(runs):

@@ -31,7 +31,7 @@ def d80():
 
 @pytest.mark.parametrize("cut", [0, 0.5])
 def test_load_of_a_truncated_pickle_is_an_fmstats_error(d80, tmp_path, cut):
-    # a plain pickle is read only with trusted=True since results file format 2 (issue 33)
+    # a plain pickle is read only with trusted=True (issues 33 and 39)
     fit = fm.maxent("y ~ x", d80)
     blob = pickle.dumps(fit, protocol=pickle.HIGHEST_PROTOCOL)
     path = tmp_path / "fit.pkl"

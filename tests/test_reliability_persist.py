@@ -258,8 +258,10 @@ def test_save_stores_a_format_version(built, kind, tmp_path):
     obj.save(path)
     magic, version, _, header = path.read_bytes().split(b"\n", 4)[:4]
     assert magic == b"fmstats-results"
-    assert version == b"format 2" and _persist.FORMAT_VERSION == 2
-    assert json.loads(header)["class"].endswith(type(obj).__qualname__)
+    assert version == b"format 3" and _persist.FORMAT_VERSION == 3
+    # the public name of the class (issue 39): fmstats.MaxentResults, fmstats.extreme.SPE
+    name = json.loads(header)["class"]
+    assert name.endswith("." + type(obj).__qualname__) and "._" not in name
 
 
 @pytest.mark.parametrize("saved, loader", [
@@ -298,8 +300,8 @@ def test_load_refuses_a_pickle_of_something_else(payload, found, tmp_path):
 def test_load_refuses_a_newer_format(maxent_fit, tmp_path):
     path = tmp_path / "new.pkl"
     maxent_fit.save(path)
-    path.write_bytes(path.read_bytes().replace(b"format 2\n", b"format 99\n", 1))
-    with pytest.raises(DataError, match=r"format 99; this fmstats reads format 2: upgrade"):
+    path.write_bytes(path.read_bytes().replace(b"format 3\n", b"format 99\n", 1))
+    with pytest.raises(DataError, match=r"format 99; this fmstats reads format 3: upgrade"):
         fm.MaxentResults.load(path)
 
 

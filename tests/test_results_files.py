@@ -1,27 +1,27 @@
-"""Issue 33 (and the "Saved results" part of issue 31): results files that cannot run code when
-opened and cannot be silently corrupted.
+"""Issues 33 and 39 (and the "Saved results" part of issue 31): results files that cannot run
+code when opened and cannot be silently corrupted.
 
-* every results type (31 variants of the 19 classes) saves and loads with the same params,
+* every results type (40 variants of the 20 classes) saves and loads with the same params,
   covariance, fitted values, predictions, tables and summary text; ``pickle.dumps``/``loads``
   of the objects themselves keeps working;
-* files crafted to call ``os.system``, ``subprocess.Popen``, ``eval``, ``exec``, to import a
-  module, or to reach code through objects fmstats does allow (a model function called with a
-  formula, a design whose formula patsy rebuilds when read, a formula term evaluated at
-  predict, a recorded call's formula run by refit) are refused, and the test checks that the
-  side effect (a marker file) did not happen; the same file read with ``trusted=True`` does
-  create the marker, which shows each payload is live;
-* the layout (magic, format, SHA-256 of the content, JSON header) is re-read here
-  independently; single-byte flips in a fixed-seed sample (every region of the file) never
-  load; a missing path is a ``ResultsFileError``.
+* the layout of format 3 (magic, format, SHA-256, a JSON header holding the state as a tree
+  of data, ``.npy`` arrays) is re-read here independently, with json and ``np.load(...,
+  allow_pickle=False)``: no pickle anywhere, public class names only;
+* single-byte flips in a fixed-seed sample (every region of the file) never load; damaged
+  files say what is wrong; a missing path is a ``ResultsFileError``;
+* format 2 (a pickle) and older plain pickles open only with ``trusted=True``, with a
+  ``ResultsFileWarning``; results holding a function of the user's are written as format 2;
+* the formula check: what people write passes, terms beyond the vocabulary are refused.
+
+The files built by hand for each attack of issue 39 are in tests/test_results_attacks.py.
 """
 from __future__ import annotations
 
-import builtins
 import hashlib
+import io
 import json
 import os
 import pickle
-import subprocess
 import sys
 import warnings
 
@@ -35,7 +35,6 @@ from fmstats.exceptions import InvalidArgumentError, ResultsFileError, ResultsFi
 from fmstats.extreme import SPE, probabilistic_label_tree
 from fmstats.formula import code_problem, formula_problem
 from fmstats.results import FORMAT_VERSION, Persistable
-from fmstats.results import _allowlist
 
 from conftest import make_synth
 from test_reliability_persist import _multilabel_frame, _xmlc as _spe_and_labels
@@ -116,8 +115,13 @@ def _build_all() -> dict:
         except ImportError:   # pragma: no cover - dask is in the test extra
             pass
         else:
-            out["maxent_dask"] = (fm.maxent("y ~ x1 + x2 + C(g)",
-                                            dd.from_pandas(d, npartitions=3)), d)
+            ddf = dd.from_pandas(d, npartitions=3)
+            out["maxent_dask"] = (fm.maxent("y ~ x1 + x2 + C(g)", ddf), d)
+            # out of core: a threshold tuned on the row blocks, a Poisson bootstrap
+            out["tune_threshold_dask"] = (fm.tune_threshold(out["maxent_dask"][0], ddf, cv=3,
+                                                            random_state=0), d)
+            out["bootstrap_dask"] = (fm.bootstrap(out["maxent_dask"][0], B=20, data=ddf,
+                                                  random_state=0), d)
     return out
 
 
@@ -133,7 +137,7 @@ KINDS = ["maxent", "maxent_patsy", "maxent_transforms", "maxent_array_weights",
          "cv_tune_with_measure", "tune_threshold", "tune_threshold_ci", "cv_tune_ci",
          "tune_wsvm", "bootstrap", "validate",
          "resample_f", "br", "pcc", "spe", "sto", "fta", "ofo", "plt", "frank_wolfe", "maxent_dask",
-         "calibrate", "multinom", "multiclass_decision"]
+         "tune_threshold_dask", "bootstrap_dask", "calibrate", "multinom", "multiclass_decision"]
 
 
 def _evidence(obj, data) -> dict:
@@ -201,9 +205,14 @@ def test_every_results_type_round_trips_through_a_file(built, kind, tmp_path):
     want, got = _evidence(obj, data), _evidence(back, data)
     if isinstance(obj, fm.results.ModelResults):   # what the issue names, for model fits
         assert {"params", "cov_params", "summary", "predict"} <= set(want)
-    if kind.startswith(("maxent", "umaxent", "fmaxent")) and kind != "maxent_dask":
+    if kind.startswith(("maxent", "umaxent", "fmaxent")) and not kind.endswith("_dask"):
         assert isinstance(want["fitted_values"], pd.Series)
     _assert_same(want, got)
+    # loaded again, and saved before any use (which caches what is computed on first use,
+    # as fmaxent's default bootstrap): the very same file, nothing lost, nothing added
+    again = tmp_path / f"{kind}-again.fmr"
+    type(obj).load(path).save(again)
+    assert again.read_bytes() == path.read_bytes()
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -249,26 +258,108 @@ def test_every_results_class_is_covered(built):
         sorted(c.__qualname__ for c in concrete - seen)
 
 
-def test_every_listed_name_exists():
-    for table in (_allowlist.CLASSES, _allowlist.CALLS, _allowlist.NAMES):
-        for module, names in table.items():
-            for name in names:
-                assert _allowlist.resolve(module, name) is not None
-    with pytest.raises(LookupError):
-        _allowlist.resolve("os", "system")
+def test_every_registered_name_is_public_and_resolves():
+    """The registry names classes and functions by public paths (no ``_module`` part), each
+    resolving to the object whose name a file gives it; anything else is refused."""
+    from fmstats.results import _registry
+
+    for kind, names in (("class", _registry.CLASSES), ("function", _registry.FUNCTIONS)):
+        for name in names:
+            assert not any(part.startswith("_") for part in name.split(".")), name
+            try:
+                obj = _registry.resolve(name, kind)
+            except ImportError:     # pragma: no cover - the Dask fit's class without dask
+                continue
+            assert _registry.name_of(obj) == name
+    for name in ("os.system", "builtins.eval", "fmstats.formula._frame._build",
+                 "fmstats.maxent_models._maxent.MaxentResults", "fmstats.results._persist"):
+        with pytest.raises(LookupError):
+            _registry.resolve(name, "class")
+        with pytest.raises(LookupError):
+            _registry.resolve(name, "function")
+
+
+def test_saved_files_name_public_classes_only(built, tmp_path):
+    """Issue 43's rule, kept by the format: every class a file names is a public path."""
+    for kind in ("maxent", "cv_tune_with_measure", "tune_wsvm", "bootstrap", "plt"):
+        obj = built[kind][0]
+        path = tmp_path / "f.fmr"
+        obj.save(path)
+        header, _ = _read_independently(path.read_bytes())
+        names = _names_in(header["state"])
+        assert names and all("._" not in n and n.startswith("fmstats.") for n in names), names
+
+
+def _names_in(node) -> set:
+    out = set()
+    if isinstance(node, dict):
+        if node.get("~") in ("obj", "fn"):
+            out.add(node.get("cls") or node.get("name"))
+        for v in node.values():
+            out |= _names_in(v)
+    elif isinstance(node, list):
+        for v in node:
+            out |= _names_in(v)
+    return out
 
 
 # ---------------------------------------------------------------------------
-# crafted files
+# results a data-only file cannot hold, and format 2
 # ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def small():
+    return make_synth(200)
+
+
+def my_model(formula, data, **kw):
+    """A model function of the user's (a module-level function: it pickles by name)."""
+    return fm.maxent(formula, data, **kw)
+
+
+def test_results_holding_a_users_function_are_written_as_format_2(small, tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tuned = fm.cv_tune(my_model, "y ~ x1", small, {"penalty": [0.0, 1.0]}, cv=2,
+                           random_state=0)
+        method = fm.maxent("y ~ x1.abs() + x2", small)
+    for obj, what in ((tuned, r"the function .*my_model"),
+                      (method, r"the attribute '\.abs' is not allowed")):
+        path = tmp_path / "w.fmr"
+        with pytest.warns(ResultsFileWarning, match="written as a pickle .*format 2.*" + what):
+            obj.save(path)
+        assert path.read_bytes().split(b"\n")[1] == b"format 2"
+        with pytest.raises(ResultsFileError, match="format 2.*pickle.*trusted=True"):
+            type(obj).load(path)
+        with pytest.warns(ResultsFileWarning, match="read with pickle itself"):
+            back = type(obj).load(path, trusted=True)
+        assert repr(back) == repr(obj)
+
+
 def _write_format2(path, content: bytes, cls="fmstats.maxent_models._maxent.MaxentResults"):
-    """A file in results format 2 written by hand (what an attacker can do): the checksum is
-    right, so only the restricted reading stands between the content and the interpreter."""
+    """A file in results format 2 (as fmstats wrote before format 3), the checksum right."""
     header = json.dumps({"class": cls, "content_bytes": len(content)}).encode() + b"\n"
     version = b"format 2\n"
     digest = hashlib.sha256(version + header + content).hexdigest()
     path.write_bytes(b"fmstats-results\n" + version + f"sha256 {digest}\n".encode() + header
                      + content)
+
+
+def test_format_2_files_open_only_when_trusted(small, tmp_path):
+    """A format-2 file holding a payload: refused without reading its content; read (and
+    the payload runs) only with trusted=True, with the warning."""
+    marker = tmp_path / "marker"
+    fit = fm.maxent("y ~ x1 + x2", small)
+    clone = pickle.loads(pickle.dumps(fit))
+    clone.__dict__["note"] = _Call(os.system, (f"touch {marker}",))
+    path = tmp_path / "old.fmr"
+    _write_format2(path, pickle.dumps(clone, protocol=5))
+    with pytest.raises(ResultsFileError, match=r"format 2, whose content is a pickle, which can "
+                                               r"run code .*load\(path, trusted=True\)"):
+        fm.MaxentResults.load(path)
+    assert not marker.exists()
+    with pytest.warns(ResultsFileWarning, match="format 2.*read with pickle itself"):
+        back = fm.MaxentResults.load(path, trusted=True)
+    assert marker.exists() and back.params.equals(fit.params)
 
 
 class _Call:
@@ -279,228 +370,6 @@ class _Call:
 
     def __reduce__(self):
         return self.function, self.args
-
-
-@pytest.fixture(scope="module")
-def small():
-    return make_synth(200)
-
-
-@pytest.fixture(scope="module")
-def plain_fit(small):
-    return fm.maxent("y ~ x1 + I(x2)", small)
-
-
-def _with_extra(fit, extra) -> bytes:
-    """A maxent fit with one more attribute holding ``extra``, pickled."""
-    clone = pickle.loads(pickle.dumps(fit))
-    clone.__dict__["note"] = extra
-    return pickle.dumps(clone, protocol=5)
-
-
-def _touch_code(marker) -> str:
-    return f"open({str(marker)!r}, 'w').close()"
-
-
-def _payloads(marker, data):
-    """name -> (pickled content, how a user would use the loaded object)."""
-    evil_term = f"0 * len(str(__import__('os').system('touch {marker}')))"
-    return {
-        "os.system": (_Call(os.system, (f"touch {marker}",)), None),
-        "subprocess.Popen": (_Call(subprocess.Popen, (["touch", str(marker)],)), None),
-        "eval": (_Call(builtins.eval, (_touch_code(marker),)), None),
-        "builtins.exec": (_Call(builtins.exec, (_touch_code(marker),)), None),
-        # allowed names, reached differently: calling a model function with a formula
-        "call of fm.maxent": (_Call(fm.maxent, (f"y ~ I(x1 + {evil_term})", data)), None),
-        "call of a with_measure": (_Call(fm.with_measure(fm.maxent, beta=1),
-                                         (f"y ~ I(x1 + {evil_term})", data)), None),
-    }
-
-
-@pytest.mark.parametrize("name", ["os.system", "subprocess.Popen", "eval", "builtins.exec",
-                                  "call of fm.maxent", "call of a with_measure"])
-def test_a_crafted_payload_is_refused_without_running(name, plain_fit, small, tmp_path):
-    marker = tmp_path / "marker"
-    payload, _ = _payloads(marker, small)[name]
-    path = tmp_path / "crafted.fmr"
-    _write_format2(path, _with_extra(plain_fit, payload))
-    with pytest.raises(ResultsFileError, match="refused without running anything") as err:
-        fm.MaxentResults.load(path)
-    assert not marker.exists()
-    assert "`path`" in str(err.value) and "trusted=True" in str(err.value)
-    # the payload is live: read with pickle itself, it runs
-    fm.MaxentResults.load(path, trusted=True)
-    if name == "subprocess.Popen":
-        _wait_for(marker)
-    assert marker.exists()
-
-
-def _wait_for(marker, seconds=10.0):
-    import time
-
-    end = time.monotonic() + seconds
-    while not marker.exists() and time.monotonic() < end:
-        time.sleep(0.02)
-
-
-def test_a_payload_naming_a_module_does_not_import_it(plain_fit, tmp_path, monkeypatch):
-    marker = tmp_path / "marker"
-    (tmp_path / "h33_payload_module.py").write_text(_touch_code(marker) + "\nvalue = 1\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    path = tmp_path / "crafted.fmr"
-    _write_format2(path, b"ch33_payload_module\nvalue\n.")
-    with pytest.raises(ResultsFileError, match=r"names h33_payload_module\.value, which is not "
-                                               r"on the allow-list"):
-        fm.MaxentResults.load(path)
-    assert not marker.exists() and "h33_payload_module" not in sys.modules
-    with pytest.raises(ResultsFileError):    # trusted: imported (the marker), then not results
-        fm.MaxentResults.load(path, trusted=True)
-    assert marker.exists()
-    monkeypatch.delitem(sys.modules, "h33_payload_module")
-
-
-@pytest.mark.parametrize("module, name", [
-    ("fmstats.formula._frame", "_build"),                 # evaluates a formula
-    ("fmstats.formula._frame", "DesignSpec.__init__"),    # an attribute path below a class
-    ("fmstats.__main__", "main"),
-    ("importlib", "import_module"),
-    ("pickle", "loads"),
-    ("copyreg", "_reconstructor"),
-    ("numpy", "load"),
-    ("pandas", "read_pickle"),
-])
-def test_names_beside_the_allow_list_are_refused(module, name, tmp_path):
-    path = tmp_path / "crafted.fmr"
-    _write_format2(path, f"c{module}\n{name}\n.".encode())
-    with pytest.raises(ResultsFileError, match="not on the allow-list"):
-        fm.MaxentResults.load(path)
-
-
-def _set_factor_expr(fit, expr):
-    for term in fit.spec.engine_spec.formula:
-        for factor in term.factors:
-            if factor.expr.startswith("I("):
-                factor.expr = expr
-
-
-@pytest.mark.parametrize("vector", ["patsy design rebuilt when read", "formulaic term at predict",
-                                    "recorded call at refit"])
-def test_allowed_objects_cannot_smuggle_a_formula(vector, small, tmp_path):
-    """Formulas are code to the engines: a file may not hold one beyond their vocabulary."""
-    marker = tmp_path / "marker"
-    evil = f"I(x2 + 0 * len(str(__import__('os').system('touch {marker}'))))"
-    engine = "patsy" if vector.startswith("patsy") else "formulaic"
-    fit = pickle.loads(pickle.dumps(fm.maxent("y ~ x1 + I(x2)", small, engine=engine)))
-    if vector.startswith("patsy"):
-        object.__setattr__(fit.spec, "rhs", f"x1 + {evil}")
-        use = lambda r: None                                       # noqa: E731
-    elif vector.startswith("formulaic"):
-        _set_factor_expr(fit, evil)
-        use = lambda r: r.predict(small)                           # noqa: E731
-    else:
-        object.__setattr__(fit.call, "arguments",
-                           {**fit.call.arguments, "formula": f"y ~ x1 + {evil}"})
-        use = lambda r: r.refit(small)                             # noqa: E731
-    path = tmp_path / "crafted.fmr"
-    _write_format2(path, pickle.dumps(fit, protocol=5))
-    with pytest.raises(ResultsFileError, match=r"not safe: in the term .*'__import__' is not "
-                                               r"allowed"):
-        fm.MaxentResults.load(path)
-    assert not marker.exists()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            use(fm.MaxentResults.load(path, trusted=True))
-        except fm.FmstatsError:     # the term ran, then its columns did not fit the design
-            pass
-    assert marker.exists()
-
-
-def test_a_crafted_response_is_refused(small, tmp_path):
-    fit = pickle.loads(pickle.dumps(fm.maxent("I(y > 0) ~ x1", small)))
-    object.__setattr__(fit.spec, "lhs", "I(y + 0 * __import__('os').getpid() > 0)")
-    path = tmp_path / "crafted.fmr"
-    _write_format2(path, pickle.dumps(fit, protocol=5))
-    with pytest.raises(ResultsFileError, match=r"in the response .*'__import__'"):
-        fm.MaxentResults.load(path)
-
-
-def test_a_file_cannot_fill_a_class_it_did_not_create(tmp_path):
-    # BUILD on the class object would set class attributes (monkeypatching fmstats)
-    path = tmp_path / "crafted.fmr"
-    from fmstats.glm.irls import IrlsFit     # a listed class without __setstate__
-
-    _write_format2(path, b"cfmstats.glm.irls\nIrlsFit\n(N(S'h33_attr'\nI1\ndtb.")
-    with pytest.raises(ResultsFileError, match="did not create"):
-        fm.MaxentResults.load(path)
-    assert not hasattr(IrlsFit, "h33_attr")
-
-
-def test_a_file_cannot_create_a_class_with_arguments_or_call_a_class(tmp_path):
-    path = tmp_path / "crafted.fmr"
-    # NEWOBJ of DesignSpec with arguments, then REDUCE on DataFrame (listed to create only)
-    _write_format2(path, b"\x80\x04cfmstats.formula._frame\nDesignSpec\nX\x05\x00\x00\x00patsy"
-                         b"\x85\x81.")
-    with pytest.raises(ResultsFileError, match="constructor arguments"):
-        fm.MaxentResults.load(path)
-    _write_format2(path, b"cpandas\nDataFrame\n)R.")
-    with pytest.raises(ResultsFileError, match="may not call"):
-        fm.MaxentResults.load(path)
-
-
-@pytest.mark.parametrize("content, match", [
-    # an ndarray of 10**12 float64 (numpy pickles an empty array, then fills it)
-    (pickle.dumps(_Call(np.ndarray.__reduce__(np.empty(0))[0], (np.ndarray, (10**12,), b"d")),
-                  protocol=5), "empty ndarray"),
-    # a byte array declared 2**40 bytes long in a file of a few bytes
-    (b"\x80\x05\x96\x00\x00\x00\x00\x00\x01\x00\x00.", "declares a byte array"),
-], ids=["huge-array", "huge-bytearray"])
-def test_declared_sizes_beyond_the_file_are_refused(content, match, tmp_path):
-    path = tmp_path / "crafted.fmr"
-    _write_format2(path, content)
-    with pytest.raises(ResultsFileError, match=match):
-        fm.MaxentResults.load(path)
-
-
-def test_inconsistent_sparse_indices_are_refused(tmp_path):
-    spe = SPE(sp.csr_array(np.array([[0.3, 0.8], [0.0, 0.6]])))
-    clone = pickle.loads(pickle.dumps(spe))
-    clone.matrix.indices[0] = 7          # a column beyond the shape: scipy's C++ trusts it
-    path = tmp_path / "crafted.fmr"
-    _write_format2(path, pickle.dumps(clone, protocol=5), cls="fmstats.extreme._spe.SPE")
-    with pytest.raises(ResultsFileError, match="sparse matrix whose indices"):
-        SPE.load(path)
-
-
-def test_categorical_codes_beyond_the_categories_are_refused(plain_fit, tmp_path):
-    cat = pd.Categorical(["a", "b", "a"])
-    cat._ndarray[1] = 5
-    path = tmp_path / "crafted.fmr"
-    _write_format2(path, _with_extra(plain_fit, cat))
-    with pytest.raises(ResultsFileError, match="categorical whose codes"):
-        fm.MaxentResults.load(path)
-
-
-def my_model(formula, data, **kw):
-    """A model function of the user's (a module-level function: it pickles by name)."""
-    return fm.maxent(formula, data, **kw)
-
-
-def test_save_warns_when_load_would_refuse(small, tmp_path):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        tuned = fm.cv_tune(my_model, "y ~ x1", small, {"penalty": [0.0, 1.0]}, cv=2,
-                           random_state=0)
-        method = fm.maxent("y ~ x1.abs() + x2", small)
-    for obj, what in ((tuned, "my_model is not on the allow-list"),
-                      (method, "the attribute '.abs' is not allowed")):
-        path = tmp_path / "w.fmr"
-        with pytest.warns(ResultsFileWarning, match=what):
-            obj.save(path)
-        with pytest.raises(ResultsFileError, match="refused"):
-            type(obj).load(path)
-        back = type(obj).load(path, trusted=True)
-        assert repr(back) == repr(obj)
 
 
 # ---------------------------------------------------------------------------
@@ -516,6 +385,7 @@ def test_save_warns_when_load_would_refuse(small, tmp_path):
     ("I(y > 0) ~ x1 + bs(x2, df=4) + np.where(x1 > 0, x1, 0)", None),
     ("y1 + y2 + y3 ~ x1 + x2", None),
     ("y ~ ns(x1, df=3) + C(g, sum) + cr(x2, df=4) + offset(log(w))", None),
+    ("y ~ (x1 + x2 + g)^2 - x1:x2 + x1 %in% g + C(g, contr.sum)", None),
     ("~ x1 + x2", None),
     ("I(g == 'a~b') ~ x1", None),
 ])
@@ -524,52 +394,119 @@ def test_formulas_people_write_pass(formula, engine):
 
 
 @pytest.mark.parametrize("code, why", [
-    ("__import__('os').system('x')", "'__import__'"),
+    ("__import__('os').system('x')", "attribute '.system'"),
+    ("len(__import__('os'))", "'__import__'"),
     ("x.abs()", "attribute '.abs'"),
-    ("().__class__.__bases__", "attribute '.__class__'"),
+    ("().__class__.__bases__", "attribute '.__bases__'"),
+    ("(x) . query('a > 0')", "attribute '.query'"),
     ("C(g, __builtins__)", "'__builtins__'"),
     ("np.load('x.npy', allow_pickle=True)", "attribute '.load'"),
+    ("np.__builtins__", "attribute '.__builtins__'"),
+    ("np.f2py.os.system('x')", "attribute '.system'"),
     ("eval('1')", "'eval'"),
     ("C(g, breakpoint)", "'breakpoint'"),        # patsy calls a callable contrast
     ("C(g, input)", "'input'"),
     ("np.log(x, out=x)", "'out='"),
-    ("x[0]", "subscripts"),
+    ("bs(x, df=3, hash_func=print)", "'hash_func='"),
+    ("x[0]", "subscript"),
     ("(lambda: 1)()", "'lambda'"),
-    ("[c for c in x]", "'for'"),
+    ("[c for c in x]", "comprehension"),
     ("f'{x}'", "f-string"),
     ("`eval`('1')", "back-quoted name"),
-    ("hashed(x, 10, hash_func=print)", "'hashed'"),    # calls the function it is given
+    ("hashed(x, 10)", "'hashed'"),               # calls the function it is given
     ("open('f')", "'open'"),
     ("np", "np.<function>"),
-    ("x := 1", "':='"),
+    ("(x := 1)", "':='"),
     ("@x", "'@'"),
+    ("C(*g)", "'*'"),
+    ("C(g, **k)", "'**'"),
+    ("{'a': 1}", "a dict"),
+    ("9 ** 9 ** 9", "a power inside an exponent"),
+    ("x ** 1000", "too large"),
+    ("'a' * 10 ** 9", "repeating text"),
+    ("I(g == 'a\\\\' )", "backslash"),
+    ("C(g, Treatment('\"'))", "quote"),
 ])
 def test_terms_beyond_the_vocabulary_are_refused(code, why):
     problem = code_problem(code)
-    assert problem is not None and why in problem
+    assert problem is not None and why in problem, problem
+
+
+@pytest.mark.parametrize("kind, text, why", [
+    ("subset", "x1.to_csv('m') is None", "attribute '.to_csv'"),
+    ("subset", "x1 > @limit", "'@'"),
+    ("subset", "sqrt(x1) > 1 & g in ['a', 'b'] | ~(x2 < 0)", None),
+    ("subset", "a mask of 3 of 10 rows", None),           # how settings describe a mask
+    ("subset", "a mask of 3 of 10 rows or x1.to_csv('m')", "cannot be read"),
+    ("offsets", ("np.__builtins__['eval']('1')",), "subscript"),
+    ("offsets", ("np.log(np.__builtins__)",), "attribute '.__builtins__'"),
+    ("offsets", ("log(w) + 0.5 * x1",), None),
+    ("offset", "w`) + (np.__builtins__", "back-quote"),
+    ("contrasts", {"g": "sum", "h": "contr.helmert"}, None),
+    ("contrasts", {"g": "print"}, "not a known contrast"),
+    ("contrasts", {"C(g)": "sum"}, "not a name"),
+    ("lhs", "Sepal.Length", None),
+    ("lhs", "I(y.to_csv('m') is None)", "attribute '.to_csv'"),
+    ("lhs", "cbind(yes, no.x)", None),
+    ("lhs", "cbind(yes, f(no))", "two column names"),
+    ("rhs", "x1 + I((np) . f2py . os . system('m'))", "attribute '.system'"),
+    # R's "." of a formula as typed stands for the data's columns: the check reads
+    # "I((np)(_fmstats_dot_)f2py...)", the engine "I((np)(a + b)f2py...)" at refit: no
+    # Python, nothing evaluated
+    ("formula", "y ~ x1 + I((np) . f2py . os . system('m'))", None),
+    ("formula", "y ~ x1 + I(np.f2py.os.system('m'))", "attribute '.system'"),
+    ("formula", ["y ~ x1", "y ~ x1 + I(x1.to_csv('m'))"], "attribute '.to_csv'"),
+])
+def test_every_kind_of_stored_text_is_checked_in_one_place(kind, text, why):
+    from fmstats.formula import text_problem
+
+    problem = text_problem(kind, text)
+    assert (problem is None) if why is None else (problem is not None and why in problem), \
+        problem
+
+
+def test_a_formula_whose_engine_is_named_is_read_as_that_engine_reads_it():
+    from fmstats.formula import text_problem
+
+    spaced = "y ~ x1 + I((np) . f2py . os . system('m'))"
+    assert "cannot be parsed by formulaic" in text_problem("formula", spaced, "formulaic")
+    # patsy reads R's %in% as Python: refused for patsy, a nesting for formulaic
+    assert text_problem("rhs", "x1 %in% g", "formulaic") is None
+    assert "cannot be read" in text_problem("rhs", "x1 %in% g", "patsy")
 
 
 # ---------------------------------------------------------------------------
 # the layout, damage and missing files
 # ---------------------------------------------------------------------------
 def _read_independently(blob: bytes):
-    magic, version, sha, header, content = blob.split(b"\n", 4)
+    """Format 3 re-read with json and numpy alone: (header, arrays)."""
+    magic, version, sha, rest = blob.split(b"\n", 3)
     assert magic == b"fmstats-results" and version == f"format {FORMAT_VERSION}".encode()
-    want = hashlib.sha256(version + b"\n" + header + b"\n" + content).hexdigest()
+    want = hashlib.sha256(version + b"\n" + rest).hexdigest()
     assert sha == f"sha256 {want}".encode()
-    return json.loads(header), content
+    header_line, section = rest.split(b"\n", 1)
+    header = json.loads(header_line)
+    arrays = []
+    for start, length in header["arrays"]:
+        arrays.append(np.load(io.BytesIO(section[start:start + length]), allow_pickle=False))
+    assert sum(n for _, n in header["arrays"]) == len(section)
+    return header, arrays
 
 
 def test_the_layout_is_as_documented(built, tmp_path):
     obj, data = built["maxent"]
     path = tmp_path / "m.fmr"
     obj.save(path)
-    header, content = _read_independently(path.read_bytes())
-    assert header["class"] == "fmstats.maxent_models._maxent.MaxentResults"
+    blob = path.read_bytes()
+    header, arrays = _read_independently(blob)
+    assert set(header) == {"arrays", "class", "fmstats_version", "libraries", "python", "state"}
+    assert header["class"] == "fmstats.MaxentResults"
     assert header["fmstats_version"] == fm.__version__
-    assert header["content_bytes"] == len(content) and header["pickle_protocol"] == 5
-    assert content[:2] == b"\x80\x05"     # protocol 5
-    _assert_same(_evidence(pickle.loads(content), data), _evidence(obj, data))
+    assert header["state"]["~"] == "obj" and header["state"]["cls"] == "fmstats.MaxentResults"
+    assert all(a.dtype != object for a in arrays)
+    # the coefficients are an array of the file, bit for bit
+    coef = obj.params.to_numpy()
+    assert any(a.shape == coef.shape and np.array_equal(a, coef) for a in arrays)
 
 
 def _regions(blob: bytes) -> list[int]:
@@ -580,7 +517,7 @@ def _regions(blob: bytes) -> list[int]:
 @pytest.mark.parametrize("kind", ["maxent", "fmaxent", "bootstrap", "cv_tune", "sto", "plt"])
 def test_single_byte_flips_never_load(built, kind, tmp_path):
     """A fixed-seed sample of flips in every region (magic, format, checksum, header,
-    content): each is a ResultsFileError, never a load or another exception.  The full
+    arrays): each is a ResultsFileError, never a load or another exception.  The full
     experiment is benchmarks/bench_byteflip.py."""
     obj = built[kind][0]
     path = tmp_path / "f.fmr"
@@ -591,7 +528,7 @@ def test_single_byte_flips_never_load(built, kind, tmp_path):
     positions = set()
     for lo, hi in zip(starts, starts[1:] + [len(blob)]):
         positions |= set(rng.integers(lo, hi, size=min(8, hi - lo)).tolist())
-    positions |= set(rng.integers(starts[-1], len(blob), size=120).tolist())
+    positions |= set(rng.integers(starts[3], len(blob), size=120).tolist())
     for pos in sorted(positions):
         bad = bytearray(blob)
         bad[pos] ^= int(rng.integers(1, 256))
@@ -600,15 +537,42 @@ def test_single_byte_flips_never_load(built, kind, tmp_path):
             type(obj).load(path)
 
 
+@pytest.mark.parametrize("kind", ["bootstrap", "validate", "plt", "maxent_patsy_ns"])
+def test_flips_with_the_checksum_recomputed_are_refused_or_read(built, kind, tmp_path):
+    """Without its checksum (recomputed after each flip, as an attacker would), the reader
+    still meets nothing but ResultsFileError or a loaded object: never another exception.
+    Flips in the header (the JSON tree and the .npy headers' kind of text) and anywhere."""
+    obj = built[kind][0]
+    path = tmp_path / "f.fmr"
+    obj.save(path)
+    magic, version, _, rest = path.read_bytes().split(b"\n", 3)
+    head = rest.index(b"\n") + 1
+    rng = np.random.default_rng(39)
+    loaded = 0
+    for pos in np.r_[rng.integers(0, head, 60), rng.integers(0, len(rest), 30)]:
+        bad = bytearray(rest)
+        bad[pos] ^= int(rng.integers(1, 256))
+        digest = hashlib.sha256(version + b"\n" + bytes(bad)).hexdigest().encode()
+        path.write_bytes(b"\n".join([magic, version, b"sha256 " + digest, bytes(bad)]))
+        try:
+            type(obj).load(path)
+            loaded += 1
+        except ResultsFileError:
+            pass
+    assert loaded < 90     # most flips of the header break its JSON or its checks
+
+
 @pytest.mark.parametrize("edit, match", [
     (lambda b: b[:-1], "checksum does not match"),
     (lambda b: b + b"\x00", "checksum does not match"),
     (lambda b: b[:40], "ends inside its header|checksum"),
     (lambda b: b"", "is empty"),
-    (lambda b: b.replace(b"format 2", b"format 3", 1), "format 3; this fmstats reads format 2"),
-    (lambda b: b.replace(b"format 2", b"format x", 1), "format line"),
-    (lambda b: b"fmstats-results\nformat 2\n", "ends inside its header"),
-], ids=["cut-one", "appended", "cut-header", "empty", "newer", "bad-version", "no-body"])
+    (lambda b: b.replace(b"format 3", b"format 4", 1), "format 4; this fmstats reads format 3"),
+    (lambda b: b.replace(b"format 3", b"format 1", 1), "format 1; .*which no fmstats wrote"),
+    (lambda b: b.replace(b"format 3", b"format x", 1), "format line"),
+    (lambda b: b"fmstats-results\nformat 3\n", "ends inside its header"),
+], ids=["cut-one", "appended", "cut-header", "empty", "newer", "older", "bad-version",
+        "no-body"])
 def test_damaged_files_say_what_is_wrong(built, tmp_path, edit, match):
     obj = built["wsvm"][0]
     path = tmp_path / "w.fmr"
@@ -616,13 +580,6 @@ def test_damaged_files_say_what_is_wrong(built, tmp_path, edit, match):
     path.write_bytes(edit(path.read_bytes()))
     with pytest.raises(ResultsFileError, match=match):
         fm.WsvmResults.load(path)
-
-
-def test_a_header_naming_something_else_is_refused_before_reading(plain_fit, tmp_path):
-    path = tmp_path / "h.fmr"
-    _write_format2(path, pickle.dumps(plain_fit, protocol=5), cls="posix.system")
-    with pytest.raises(ResultsFileError, match="not an fmstats results type"):
-        fm.MaxentResults.load(path)
 
 
 def test_missing_and_unwritable_paths_are_results_file_errors(built, tmp_path):
@@ -643,7 +600,7 @@ def test_missing_and_unwritable_paths_are_results_file_errors(built, tmp_path):
 def test_older_plain_pickles_open_only_when_trusted(built, tmp_path):
     obj, data = built["maxent"]
     path = tmp_path / "old.pkl"
-    # format 1: a pickled dict envelope, as save() wrote before this issue
+    # format 1: a pickled dict envelope, as save() wrote before issue 33
     path.write_bytes(pickle.dumps({"fmstats_results": 1, "fmstats_version": "0.1.0",
                                    "class": "fmstats.maxent_models._maxent.MaxentResults",
                                    "results": obj}))
@@ -652,3 +609,69 @@ def test_older_plain_pickles_open_only_when_trusted(built, tmp_path):
     with pytest.warns(ResultsFileWarning, match="plain pickle.*save\\(\\) it again"):
         back = fm.MaxentResults.load(path, trusted=True)
     _assert_same(_evidence(back, data), _evidence(obj, data))
+
+
+# ---------------------------------------------------------------------------
+# the tree is generic: new fields and registered classes need no format work
+# ---------------------------------------------------------------------------
+def test_new_fields_of_any_data_need_no_format_work(built, tmp_path):
+    """A results object with fields added later (issue 40's Monte-Carlo errors, settings)
+    round-trips whatever data they hold: arrays of any plain dtype, numpy scalars, dicts
+    with number and tuple keys, tuples, sets, complex numbers, slices, frames with a
+    MultiIndex, categoricals, nullable and text arrays, and registered objects."""
+    fit = pickle.loads(pickle.dumps(built["maxent"][0]))
+    extra = {
+        "mc_error": np.array([[0.1, 0.2], [0.3, 0.4]], dtype=np.float32),
+        "flags": np.array([True, False]), "when": np.array(["2024-01-02"], "datetime64[D]"),
+        "count": np.int64(7), "scale": np.float16(0.5), "label": np.str_("a"),
+        "by_key": {1: "one", (2, "b"): [1.5, None], None: frozenset({3})},
+        "settings": fm.results.Settings(replicates=200, ci={"level": 0.9}),
+        "z": 1 - 2j, "window": slice(1, None, 2), "kinds": {"a", "b"},
+        "table": pd.DataFrame({"x": pd.array([1, None], dtype="Int64"),
+                               "g": pd.Categorical(["u", "v"], ordered=True),
+                               "s": pd.array(["p", None], dtype="string"),
+                               "o": np.array([1, "a"], dtype=object)},
+                              index=pd.MultiIndex.from_tuples([("a", 1), ("b", 2)],
+                                                              names=["k", "n"])),
+        "measure": fm.FMeasure(alpha=0.3, beta=None),
+    }
+    fit.__dict__.update(extra)
+    path = tmp_path / "f.fmr"
+    fit.save(path)
+    back = fm.MaxentResults.load(path)
+    for key, value in extra.items():
+        got = back.__dict__[key]
+        assert type(got) is type(value), key
+        if isinstance(value, np.ndarray):
+            assert got.dtype == value.dtype and np.array_equal(got, value), key
+        elif isinstance(value, pd.DataFrame):
+            pd.testing.assert_frame_equal(got, value, check_exact=True)
+        elif isinstance(value, fm.results.Settings):
+            assert dict(got) == dict(value)
+        else:
+            assert got == value and repr(got) == repr(value), key
+
+
+def test_a_registered_named_tuple_is_rebuilt_by_its_constructor(monkeypatch, tmp_path):
+    from typing import NamedTuple
+
+    from fmstats.results import _registry
+
+    class Interval(NamedTuple):
+        low: float
+        high: float
+
+    monkeypatch.setattr(fm.results, "Interval", Interval, raising=False)
+    monkeypatch.setattr(_registry, "CLASSES", _registry.CLASSES + ("fmstats.results.Interval",))
+    for cached in (_registry._lookup, _registry._names):
+        cached.cache_clear()
+    try:
+        obj = fm.extreme.SPE(sp.csr_array(np.eye(2) * 0.5))
+        object.__setattr__(obj, "ci", Interval(0.1, 0.9))
+        path = tmp_path / "t.fmr"
+        obj.save(path)
+        back = fm.extreme.SPE.load(path)
+        assert type(back.ci) is Interval and back.ci == (0.1, 0.9)
+    finally:
+        for cached in (_registry._lookup, _registry._names):
+            cached.cache_clear()

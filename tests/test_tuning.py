@@ -468,8 +468,8 @@ def test_thresholded_results_protocol_pickle_refit(synth, tmp_path):
 
 def test_threshold_bad_input(synth):
     fit = fm.maxent(FORMULA, synth)
-    with pytest.raises(InvalidArgumentError, match="pass `data=`"):
-        tune_threshold(fit)
+    with pytest.raises(InvalidArgumentError, match="pass `data=`"):   # no kept rows
+        tune_threshold(fm.maxent(FORMULA, synth, keep_data=False))
     with pytest.raises(InvalidArgumentError, match="predict"):
         tune_threshold(object(), synth)
     with pytest.raises(InvalidArgumentError, match="`type`"):

@@ -8,7 +8,10 @@ becomes an :class:`~fmstats.exceptions.FmstatsError` naming the entry point and,
 be told, the argument (a missing column is looked up in the call's DataFrame arguments), with
 the original chained as its cause.  A call with an argument the entry point does not take
 (``predict(se_fit=True)`` on an SVM) is an :class:`~fmstats.exceptions.InvalidArgumentError`
-listing the arguments it takes.  An exception out of a C function that fmstats' own code calls
+listing the arguments it takes.  A flag is a flag and a count a count: an argument annotated
+``bool`` (or ``bool | None``) takes only True or False (``"yes"``, ``"no"`` or 1 are refused:
+Python would take any of them as true), one annotated ``int`` (or ``int | None``) only an
+integer (``2.7`` or ``True`` are refused, not truncated); the function still checks ranges.  An exception out of a C function that fmstats' own code calls
 (numpy's ``asarray`` on text) is foreign too.  Exceptions that fmstats' code raises itself
 (internal invariants) and those of the user's callbacks pass through unchanged.
 
@@ -23,11 +26,15 @@ import difflib
 import dis
 import functools
 import inspect
+import numbers
 from typing import Any, Callable
 
-from ..exceptions import DataError, FmstatsError, FormulaError, InvalidArgumentError
+import numpy as np
 
-__all__ = ["public", "translate", "FOREIGN", "argument_error"]
+from ..exceptions import DataError, FmstatsError, FormulaError, InvalidArgumentError
+from .validation import describe
+
+__all__ = ["public", "translate", "FOREIGN", "argument_error", "typed_arguments", "check_typed"]
 
 #: Top-level packages whose exceptions are translated.
 FOREIGN = frozenset({"pandas", "numpy", "scipy", "sklearn", "statsmodels", "dask", "distributed",
@@ -123,17 +130,74 @@ def translate(exc: BaseException, fn: Callable, label: str, args: tuple,
     return error(f"{label}(): {lib} raised {type(exc).__name__}: {message}{named}.")
 
 
+#: Annotations whose arguments are checked at the boundary: the kind and whether None is allowed.
+_TYPED = {"bool": ("bool", False), "bool | None": ("bool", True),
+          "Optional[bool]": ("bool", True), "int": ("int", False),
+          "int | None": ("int", True), "Optional[int]": ("int", True)}
+
+
+def _annotation(p: inspect.Parameter) -> str:
+    a = p.annotation
+    if isinstance(a, str):
+        return a.replace("None | ", "").strip() + (" | None" if "None | " in a else "")
+    return getattr(a, "__name__", None) if isinstance(a, type) else str(a).replace(
+        "typing.", "")
+
+
+def typed_arguments(f: Callable) -> tuple:
+    """``(name, position, kind, none_ok)`` of ``f``'s arguments annotated ``bool`` or
+    ``int`` (optionally ``| None``); ``position`` is None for keyword-only arguments."""
+    try:
+        params = list(inspect.signature(f).parameters.values())
+    except (TypeError, ValueError):
+        return ()
+    out = []
+    for i, p in enumerate(params):
+        kind = _TYPED.get(_annotation(p))
+        if kind is None or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        pos = i if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) else None
+        out.append((p.name, pos, kind[0], kind[1] or p.default is None))
+    return tuple(out)
+
+
+def check_typed(typed: tuple, args: tuple, kwargs: dict) -> None:
+    """Refuse a non-boolean for a ``bool`` argument and a non-integer for an ``int`` one
+    (:func:`typed_arguments`), naming the argument."""
+    for name, pos, kind, none_ok in typed:
+        if name in kwargs:
+            value = kwargs[name]
+        elif pos is not None and pos < len(args):
+            value = args[pos]
+        else:
+            continue
+        if value is None and none_ok:
+            continue
+        is_bool = isinstance(value, (bool, np.bool_))
+        if kind == "bool" and not is_bool:
+            raise InvalidArgumentError(
+                f"`{name}` must be {'True, False or None' if none_ok else 'True or False'}; "
+                f"got {describe(value)}.")
+        if kind == "int" and (is_bool or not isinstance(value, numbers.Integral)):
+            raise InvalidArgumentError(
+                f"`{name}` must be an integer{' (or None)' if none_ok else ''}; got "
+                f"{describe(value)}.")
+
+
 def public(fn: Callable | None = None, *, name: str | None = None) -> Callable:
     """Decorate a public entry point so that foreign exceptions leave it as FmstatsErrors
-    (see the module docstring); ``name`` labels it in messages (default: its qualified
-    name)."""
+    and its ``bool``/``int`` arguments are checked (see the module docstring); ``name``
+    labels it in messages (default: its qualified name)."""
     def wrap(f: Callable) -> Callable:
         if getattr(f, "__fmstats_public__", False):
             return f
         label = name or f.__qualname__
+        typed = typed_arguments(f)
 
         @functools.wraps(f)
         def wrapper(*args: Any, **kwargs: Any):
+            if typed:
+                check_typed(typed, args, kwargs)
             try:
                 return f(*args, **kwargs)
             except FmstatsError:

@@ -29,11 +29,11 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from .boundary import argument_error
+from .boundary import argument_error, check_typed, typed_arguments
 from .boundary import public as boundary
 
 __all__ = ["ModelCall", "Settings", "records_call", "describe_value", "ARRAY_WEIGHTS",
-           "weights_label", "refit_changes"]
+           "weights_label", "refit_changes", "refuse_unused"]
 
 #: How settings record prior weights that were given as an array (they belong to the rows).
 ARRAY_WEIGHTS = "<array>"
@@ -166,6 +166,12 @@ class ModelCall:
         return ModelCall(function=self.function, arguments={**self.arguments, **changes},
                          data=self.data, data_arg=self.data_arg)
 
+    def without(self, *names: str) -> "ModelCall":
+        """The same call without the arguments ``names`` (their defaults apply again)."""
+        return ModelCall(function=self.function,
+                         arguments={k: v for k, v in self.arguments.items() if k not in names},
+                         data=self.data, data_arg=self.data_arg)
+
     def refit(self, data: Any, **changes) -> Any:
         """Call the function again on ``data`` with the recorded arguments and ``changes``.
 
@@ -191,7 +197,8 @@ class ModelCall:
         order = list(inspect.signature(self.function).parameters)
         for name in order:
             if name == self.data_arg:
-                parts.append(f"{name} = {self.data}")
+                if self.data != "None":        # not given: the rows the fit kept
+                    parts.append(f"{name} = {self.data}")
             elif name in self.arguments:
                 parts.append(f"{name} = {describe_value(self.arguments[name])}")
         parts += [f"{k} = {describe_value(v)}" for k, v in self.arguments.items()
@@ -263,8 +270,11 @@ def records_call(fn: Callable | None = None, *, data: str = "data",
         public = sig.replace(parameters=[p for p in sig.parameters.values()
                                          if p.name != "_call"])
 
+        typed = typed_arguments(f)
+
         @functools.wraps(f)
         def wrapper(*args, **kwargs):
+            check_typed(typed, args, kwargs)      # flags are booleans, counts integers
             try:
                 call = ModelCall.bind(wrapper, public, args, kwargs, data_arg=data, rows=rows)
             except TypeError as exc:   # arguments the function does not take: say which
@@ -274,6 +284,7 @@ def records_call(fn: Callable | None = None, *, data: str = "data",
         guarded = boundary(f, name=f.__name__)   # foreign exceptions leave as FmstatsErrors
 
         wrapper.__signature__ = public
+        wrapper.__fmstats_public__ = True     # the boundary is ``guarded``
         wrapper.data_arg = data
         wrapper.row_args = tuple(rows)
         return wrapper
@@ -291,3 +302,45 @@ def refit_changes(call: ModelCall, weights: Any = None) -> dict:
     if given (weights recorded by column name are looked up in the new data; weights recorded
     per row must be given again, :meth:`ModelCall.refit` says so)."""
     return {} if weights is None else {"weights": weights}
+
+
+def refuse_unused(call: ModelCall | None, names, when: str, advice: str = "") -> None:
+    """Refuse the arguments among ``names`` that the user typed (the recorded ``call`` knows)
+    with a value other than their default, but that have no effect ``when`` (``"with
+    cov_type='HC0'"``): an argument without effect is refused, not ignored.  (A default
+    typed out, as refits pass their settings, changes nothing and passes.)
+
+    Parameters
+    ----------
+    call : ModelCall or None
+        The recorded call (None: nothing is refused).
+    names : iterable of str
+        The arguments that have no effect in this call.
+    when : str
+        The setting that makes them so, as the message says it.
+    advice : str, optional
+        What to do instead (appended to the message).
+    """
+    from ..exceptions import InvalidArgumentError
+
+    if call is None:
+        return
+    params = inspect.signature(call.function).parameters
+    for name in names:
+        default = params[name].default if name in params else inspect.Parameter.empty
+        if call.given(name) and _differs(call.arguments[name], default):
+            raise InvalidArgumentError(
+                f"`{name}` has no effect {when}, so it would be ignored; remove it"
+                f"{'' if not advice else ', or ' + advice}.")
+
+
+def _differs(value: Any, default: Any) -> bool:
+    """Whether a typed value differs from the parameter's default (arrays always do)."""
+    if value is default:
+        return False
+    if isinstance(value, (np.ndarray, pd.Series, pd.DataFrame, RowArgument)):
+        return True
+    try:
+        return not bool(value == default)
+    except (TypeError, ValueError):
+        return True

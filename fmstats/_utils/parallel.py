@@ -18,7 +18,7 @@ from .progress import progress_bar, progress_enabled
 from .validation import check_choice, check_random_state, check_scalar
 from ..exceptions import WorkerError
 
-__all__ = ["spawn_seeds", "check_n_jobs", "run_tasks"]
+__all__ = ["spawn_seeds", "check_n_jobs", "run_tasks", "row_block", "ROW_BLOCKS"]
 
 
 def spawn_seeds(random_state: Any, n: int) -> list[np.random.SeedSequence]:
@@ -37,6 +37,18 @@ def check_n_jobs(n_jobs: Any) -> int | None:
     if n_jobs is None or n_jobs == -1:
         return n_jobs
     return int(check_scalar("n_jobs", n_jobs, low=1, integer=True))
+
+
+#: Row-parallel work is cut into at least this many blocks when it has enough rows: the
+#: threads of a pool finish together (one block more on one thread is 1/16 of the work).
+ROW_BLOCKS = 16
+
+
+def row_block(n: int, largest: int) -> int:
+    """Rows per block for ``n`` independent rows: at most ``largest`` (bounded temporaries),
+    and small enough for :data:`ROW_BLOCKS` blocks.  Depends on ``n`` only, not on the
+    number of threads."""
+    return max(1, min(int(largest), -(-int(n) // ROW_BLOCKS)))
 
 
 #: The BLAS limit set in this worker process (by pid: a forked child starts afresh).

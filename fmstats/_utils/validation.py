@@ -27,7 +27,7 @@ def warn(message: str, category: type[Warning]) -> None:
     import sys
     import warnings
 
-    pkg = os.path.dirname(os.path.abspath(__file__))
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # fmstats/, not _utils/
     frame, level = sys._getframe(1), 2
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(pkg):
         frame, level = frame.f_back, level + 1

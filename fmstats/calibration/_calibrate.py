@@ -14,14 +14,15 @@ import pandas as pd
 
 from .. import measures as _m
 from .._utils.call import Settings, records_call
-from .._utils.folds import stratified_folds
+from .._utils.folds import check_folds, stratified_folds
 from .._utils.validation import check_choice, check_random_state, check_scalar, describe
 from ..exceptions import InvalidArgumentError, ResponseError
-from ..formula import check_frame
-from ..model_selection import array_weights, training_frame
-from ..results import ModelResults, ScoreCurves, Section, Summary
+from ..formula import check_frame, take_rows
+from ..model_selection import array_weights, kept_rows, training_frame
+from ..results import ModelResults, ScoreCurves, Section, Summary, predict_kept
 from ._diagnostics import calibration_stats, plot_calibration, stats_lines
 from ._maps import METHODS, fit_map
+from .._utils.boundary import public
 
 __all__ = ["calibrate", "CalibratedResults"]
 
@@ -54,19 +55,8 @@ def _folds(cv, strata: np.ndarray, random_state) -> list:
                 f"`cv`={cv}: the response has {counts.min()} row(s) of its rarer class, fewer "
                 "than the folds; every training fold needs both classes (lower `cv`).")
         return stratified_folds(strata, int(cv), check_random_state(random_state))
-    try:
-        pairs = [(np.asarray(tr, dtype=np.int64), np.asarray(te, dtype=np.int64))
-                 for tr, te in cv]
-    except (TypeError, ValueError) as exc:
-        raise InvalidArgumentError(f"`cv` must be an integer >= 2 or an iterable of (train, "
-                                   f"test) positions; got {describe(cv)}.") from exc
-    held = np.concatenate([te for _, te in pairs]) if pairs else np.zeros(0, np.int64)
-    if len(pairs) < 2 or held.min(initial=0) < 0 or held.max(initial=0) >= n or \
-            np.bincount(held, minlength=n).max(initial=0) != 1 or len(held) != n:
-        raise InvalidArgumentError(
-            f"`cv`: the (train, test) pairs must hold every one of the {n} rows in exactly one "
-            "test fold (cross-fitting scores every row once), with at least two folds.")
-    return pairs
+    # cross-fitting scores every row once, by a fit that did not see it
+    return check_folds(cv, n, strata=strata, partition=True)
 
 
 @records_call(rows=("cv",))
@@ -87,16 +77,19 @@ def calibrate(fit, data: pd.DataFrame | None = None, *, method: str = "platt", c
     fit : ModelResults
         A fitted binary model with scores (``maxent``, ``umaxent``, ``fmaxent``, ``wsvm``,
         ``fsvm``, a tuned threshold's base...).
-    data : DataFrame
-        The data ``fit`` was fitted on (checked as :func:`fmstats.bootstrap` checks it).
+    data : DataFrame, optional
+        The data ``fit`` was fitted on (checked as :func:`fmstats.bootstrap` checks it);
+        default the rows the fit kept, as every function that refits (user guide, *Refits
+        without data=*).
     method : {"platt", "isotonic", "beta"}, default "platt"
         The map: Platt's sigmoid (two parameters: the safe default for small data), isotonic
         (monotone, non-parametric: needs about a thousand rows to beat Platt) or beta
         (Kull et al. 2017: three parameters, also fixes the sigmoid's symmetric shape;
         probabilities only).
-    cv : int or iterable of (train, test) positions, default 5
-        Stratified folds (integer) or the folds themselves (positions of the fit's rows;
-        each row in exactly one test fold).
+    cv : int, splitter or iterable of (train, test) positions, default 5
+        Stratified folds (integer), a splitter (``split(X, y)``, stratified on the classes)
+        or the folds themselves (positions of the fit's rows; training and test rows
+        disjoint, each row in exactly one test fold: otherwise an error naming ``cv``).
     threshold : float, default 0.5
         The calibrated probability at or above which ``predict(type="class")`` is 1.
     random_state : int or numpy.random.Generator, optional
@@ -124,11 +117,10 @@ def calibrate(fit, data: pd.DataFrame | None = None, *, method: str = "platt", c
     if not callable(getattr(fit, "refit", None)):
         raise InvalidArgumentError(f"`fit`: {describe(fit)} has no refit(); cross-fitting "
                                    "refits the model on every training fold.")
-    if data is None:
-        raise InvalidArgumentError("calibrate() needs `data`, the DataFrame the model was "
-                                   "fitted on (the folds refit the model on its rows).")
-    frame = training_frame(fit, check_frame(data, "data"),
-                           what="calibrate()").reset_index(drop=True)
+    # without data: the rows the fit kept (the rule of every function that refits)
+    frame = (kept_rows(fit, "calibrate()") if data is None else
+             training_frame(fit, check_frame(data, "data"),
+                            what="calibrate()").reset_index(drop=True))
     y, w, _ = fit._truth_weights(None)        # the score-curve hook: labels, count weights
     y, w = np.asarray(y, dtype=float), np.asarray(w, dtype=float)
     if len(y) != len(frame):
@@ -146,10 +138,10 @@ def calibrate(fit, data: pd.DataFrame | None = None, *, method: str = "platt", c
         if np.unique(strata[tr]).size < 2:
             raise ResponseError(f"`cv`: training fold {k} holds one class only; every training "
                                 "fold needs both classes to refit the model.")
-        sub = frame.iloc[tr]
+        sub, held = take_rows(frame, tr), take_rows(frame, te)
         f_k = fit.refit(sub) if aw is None else fit.refit(sub, weights=aw[tr])
-        s = f_k.predict(frame.iloc[te], type=score_type)
-        s_oof[te] = s.reindex(frame.index[te]).to_numpy(dtype=float)
+        s = predict_kept(f_k, held, type=score_type)
+        s_oof[te] = s.reindex(held.index).to_numpy(dtype=float)
         split[te] = k
     if not np.isfinite(s_oof).all():
         raise InvalidArgumentError("a fold refit could not score every held-out row (rows "
@@ -252,9 +244,12 @@ class CalibratedResults(ModelResults):
             (default ``threshold`` of the calibration).
         **kwargs
             Further arguments of the base model's ``predict``.
+        na_action : {"pass", "omit", "exclude", "fail"}, optional
+            A row with a missing value in the model's columns: NaN in its place (default, R's
+            ``na.pass``), dropped or refused (:func:`fmstats.results.keeps_rows`).
         """
         check_choice("type", type, ("response", "link", "class"))
-        s = self.base.predict(newdata, type=self.score_type, **kwargs)
+        s = predict_kept(self.base, newdata, type=self.score_type, **kwargs)
         p = self.cmap(s.to_numpy(dtype=float))
         if type == "response":
             return pd.Series(p, index=s.index, name="response")
@@ -311,6 +306,7 @@ class CalibratedResults(ModelResults):
         y, p, w = self._scored(check_frame(newdata, "newdata"), None)
         return p, y, w
 
+    @public
     def calibration_stats(self, newdata=None, *, n_bins: int = 10, level: float = 0.95,
                           B: int = 500, random_state=0) -> dict:
         """Brier score and decomposition, ECE with a bootstrap interval, and the F*/2
@@ -338,7 +334,7 @@ class CalibratedResults(ModelResults):
 
         Brier = reliability - resolution + uncertainty + within-bin term (Murphy's
         decomposition over ``n_bins`` equal-width bins; the last term is what binning
-        leaves).  ECE = sum over bins of |mean label - mean probability| times the bin's
+        leaves).  ECE = sum over bins of ``|mean label - mean probability|`` times the bin's
         share, with a percentile bootstrap interval over rows.  F*/2: for calibrated
         probabilities the F-optimal threshold equals half the optimal F (Zhao et al.
         2013); the exact F-maximising threshold on these rows is printed against half the
@@ -364,6 +360,7 @@ class CalibratedResults(ModelResults):
                                               ("Evaluated on", where)]),
                                  Section("Scores:", stats_lines(st, self.fmeasure))])
 
+    @public
     def plot_calibration(self, newdata=None, n_bins: int = 10, level: float = 0.95,
                          ax=None):
         """Reliability curve (binned mean label against mean probability, with a Wilson

@@ -7,6 +7,7 @@ from scipy import stats
 
 from .. import measures as _m
 from .._utils.validation import check_random_state, check_scalar
+from .._utils.boundary import public
 
 __all__ = ["calibration_stats", "stats_lines", "plot_calibration", "brier_decomposition",
            "ece", "f_optimal_threshold"]
@@ -25,6 +26,7 @@ def _binned(p, y, w, n_bins: int):
             np.bincount(b, weights=w * y, minlength=n_bins)[ok] / nb[ok])
 
 
+@public
 def brier_decomposition(p, y, w, n_bins: int = 10) -> dict:
     """Brier score = reliability - resolution + uncertainty + within-bin term.
 
@@ -51,9 +53,10 @@ def brier_decomposition(p, y, w, n_bins: int = 10) -> dict:
             "within_bin": brier - rel + res - unc}
 
 
+@public
 def ece(p, y, w, n_bins: int = 10) -> float:
     """Expected calibration error: sum over equal-width bins of the bin's weight share times
-    |mean label - mean probability|.
+    ``|mean label - mean probability|``.
 
     Parameters
     ----------
@@ -93,6 +96,7 @@ def f_optimal_threshold(p, y, w, measure) -> tuple[float, float]:
     return float(t[j]), float(f[j])
 
 
+@public
 def calibration_stats(p, y, w, *, n_bins: int = 10, level: float = 0.95, B: int = 500,
                       random_state=None, measure=None) -> dict:
     """Brier decomposition, ECE with its percentile bootstrap interval, and the F*/2 check

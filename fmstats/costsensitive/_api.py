@@ -15,7 +15,7 @@ from .._utils.call import ModelCall, Settings, records_call
 from .._utils.validation import check_binary, check_choice, describe, warn
 from ..exceptions import (DataError, FormulaError, InvalidArgumentError, MissingDataError,
                           MissingDataWarning, ResponseError)
-from ..formula import expand_dot, formula_names, model_frame, split_formula
+from ..formula import expand_dot, formula_names, model_frame, refuse_offsets, split_formula
 from ..measures import FMeasure, as_fmeasure
 from ._fitting import VARIANTS, Fitting
 from ._results import CostSensitiveResults
@@ -157,6 +157,7 @@ def _formula_problem(formula, data, measure, beta, alpha, labels, default_class,
     outputs, default_index, strata = None, None, None
     if kind == "binary":
         mf = model_frame(f"{lhs} ~ {rhs}", data, missing=missing, engine=engine)
+        refuse_offsets(mf, "costsens")
         if mf.response.kind != "binary":
             raise ResponseError(
                 f"costsens needs 0/1 labels; the response of {formula!r} is {mf.response.kind!r}.")
@@ -167,6 +168,7 @@ def _formula_problem(formula, data, measure, beta, alpha, labels, default_class,
         sub = data.iloc[keep]
         mf = model_frame(f"{_DUMMY} ~ {rhs}", sub.assign(**{_DUMMY: 0}), missing=missing,
                          engine=engine)
+        refuse_offsets(mf, "costsens")
         rows = keep[np.asarray(mf.rows)]
         frame = sub.iloc[np.asarray(mf.rows)]
         if kind == "multilabel":

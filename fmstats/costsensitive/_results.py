@@ -149,6 +149,9 @@ class CostSensitiveResults(ModelResults):
             matrix (with the fit's columns) for a fit of ``costsens_arrays``.
         type : {"class", "link", "response"}, default "class"
             What to predict (see above).
+        na_action : {"pass", "omit", "exclude", "fail"}, optional
+            A row with a missing value in the model's columns: NaN in its place (default, R's
+            ``na.pass``), dropped or refused (:func:`fmstats.results.keeps_rows`).
 
         Returns
         -------

@@ -16,6 +16,7 @@ import pandas as pd
 from ._catalog import format_catalog, list_datasets
 from .._utils.validation import check_choice, check_probabilities, check_scalar, describe
 from ..exceptions import DataError, InvalidArgumentError
+from .._utils.boundary import public
 
 __all__ = [
     "list_datasets",
@@ -715,6 +716,7 @@ def thesis_label_noise(y: Any, random_state: Any = None) -> np.ndarray:
     return _beta_flips(labels == 1, _check_random_state(random_state))
 
 
+@public
 def make_votes(q: Any, n_annotators: int = 5, random_state: Any = None) -> pd.DataFrame:
     """Votes of a panel of annotators: ``yes ~ Binomial(n_annotators, q)``.
 

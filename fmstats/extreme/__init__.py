@@ -4,12 +4,14 @@
   container and builders from any dense scorer (:func:`spe_from_scorer`, :func:`iter_spe`);
 * :mod:`~fmstats.extreme._thresholds` — per-label thresholds for the macro F-measure:
   :func:`sto`, :func:`fta`, :func:`ofo`, the bounds (5) (:func:`threshold_bounds`) and
-  :func:`macro_f_at_thresholds`;
+  :func:`macro_f_at_thresholds`; their compiled kernels (OFO's pass, per-label counts)
+  are in :mod:`~fmstats.extreme._counting`;
 * :mod:`~fmstats.extreme._synthetic` — :func:`make_extreme_spe`, a calibrated synthetic
   extreme problem;
 * :mod:`~fmstats.extreme._plt` — probabilistic label trees: :func:`probabilistic_label_tree` (training),
   :class:`PLTResults` (sparse estimates, top-k); the compiled node trainer is
-  :mod:`~fmstats.extreme._nodes` (numba);
+  :mod:`~fmstats.extreme._nodes` (numba), its work units are scheduled on threads by
+  :mod:`~fmstats.extreme._training`;
 * :mod:`~fmstats.extreme._atk` — measures at k on top-k predictions: :func:`precision_at_k`,
   :func:`recall_at_k`, :func:`ndcg_at_k`, the propensity-scored :func:`psprecision_at_k`,
   :func:`psndcg_at_k` (:func:`inverse_propensities`), :func:`macro_f_at_k`,

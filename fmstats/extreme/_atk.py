@@ -30,6 +30,7 @@ from .._utils.validation import check_scalar, describe, num
 from ..exceptions import DataError, InvalidArgumentError
 from ..measures import FMeasure, as_fmeasure, check_zero_division, ratio
 from ._spe import check_label_matrix
+from .._utils.boundary import public
 
 __all__ = ["TopK", "precision_at_k", "recall_at_k", "ndcg_at_k", "inverse_propensities",
            "psprecision_at_k", "psndcg_at_k", "macro_f_at_k", "macro_precision_at_k",
@@ -114,6 +115,15 @@ def _prepare(Y: Any, topk: Any, k: Any):
             f"{int(bad.sum())} other value(s), the first {int(pred[i, j])} at row {i}, "
             f"rank {j}.")
     ks = _ks(k, pred.shape[1])
+    ordered = np.sort(pred, axis=1)         # a label twice in a row would count twice
+    dup = (ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] >= 0)
+    if dup.any():
+        i = int(np.flatnonzero(dup.any(axis=1))[0])
+        label = int(ordered[i, 1:][dup[i]][0])
+        raise InvalidArgumentError(
+            f"`topk` must list each label at most once per row; row {i} lists label {label} "
+            f"more than once ({int(dup.any(axis=1).sum())} row(s) repeat a label), which would "
+            "count its hit more than once (recall@k and nDCG@k above 1).")
     return Y, pred, hits(Y, pred), ks
 
 
@@ -301,6 +311,7 @@ def _normalise(got: np.ndarray, best: np.ndarray, normalize: bool) -> float:
     return float(got.mean())
 
 
+@public
 @_documented
 def psprecision_at_k(Y: Any, topk: Any, inv_propensities: Any, k: Any = (1, 3, 5), *,
                      normalize: bool = True) -> float | dict[int, float]:
@@ -332,6 +343,7 @@ def psprecision_at_k(Y: Any, topk: Any, inv_propensities: Any, k: Any = (1, 3, 5
                     for kk in ks}, k)
 
 
+@public
 @_documented
 def psndcg_at_k(Y: Any, topk: Any, inv_propensities: Any, k: Any = (1, 3, 5), *,
                 normalize: bool = True, zero_division: float = 0.0

@@ -1,6 +1,6 @@
 """The compiled node trainer of probabilistic label trees (numba).
 
-Used by :mod:`fmstats.extreme._plt` only (imported lazily, so ``import fmstats`` does not
+Used by :mod:`fmstats.extreme._training` and :mod:`~fmstats.extreme._plt` (imported lazily, so ``import fmstats`` does not
 load numba).  Every node of a label tree is an L2-regularised logistic regression in
 liblinear's form (napkinXC's node model), the bias a feature of value 1 penalised like the
 weights:
@@ -14,19 +14,19 @@ of each row by a few Newton steps and keeps w = sum_i alpha_i s_i x_i up to date
 when the largest absolute dual gradient of an epoch is below ``tol`` (see
 :func:`fmstats.extreme._plt.logistic_l2`).
 
-:func:`train_parents` trains the children of a list of parents in one compiled call: for
-each parent it gathers the rows positive at the parent (all rows for the root) into a
+:func:`gather_rows` gathers the rows positive at a parent (all rows for the root) into a
 local CSR matrix over the columns they use (numbered in order of first appearance, so the
-frequent columns' weights sit together in cache; int32 indices, the input's float dtype),
-derives every child's 0/1 target from the sparse node-membership matrix Z (rows x nodes,
-CSC), fits the children and keeps their weights above ``weight_threshold`` (in increasing
-column order).  All children of a parent visit the rows in one seeded order.  Siblings
-with 3 or more children to fit (pre-leaves), and pairs on rows beyond the caches, are
-trained side by side by :func:`fit_siblings`: one pass over a row serves all of them
-(weights stored p x siblings, Newton steps in lockstep), each problem with liblinear's own
-stopping rule, so the model is the same as one by one.  Everything after the argument
-checks runs in compiled code with the GIL released, so threads train disjoint parents side
-by side.
+frequent columns' weights sit together in cache; int32 indices, the input's float dtype);
+:func:`fit_unit` derives the 0/1 targets of some of its children from the sparse
+node-membership matrix Z (rows x nodes, CSC) and fits them; :func:`sparse_weights` keeps
+their weights above ``weight_threshold`` (in increasing column order).  All children of a
+parent visit the rows in one seeded order.  Siblings with 3 or more children to fit
+(pre-leaves), and pairs on rows beyond the caches, are trained side by side by
+:func:`fit_siblings`: one pass over a row serves all of them (weights stored p x
+siblings, Newton steps in lockstep), each problem with liblinear's own stopping rule, so
+the model is the same as one by one.  Everything runs in compiled code with the GIL
+released, so threads train disjoint units side by side
+(:mod:`~fmstats.extreme._training` schedules them).
 
 :func:`expand_children` is the compiled step of pruned prediction (Algorithm 4): the
 children of a node are scored for all the rows that reach it with one pass over each
@@ -50,11 +50,15 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["fit_logistic", "fit_siblings", "train_parents", "scatter_rows", "expand_children"]
+__all__ = ["fit_logistic", "fit_siblings", "gather_rows", "fit_unit", "sparse_weights",
+           "scatter_rows", "expand_children", "rows_csr"]
 
 
 
 _AHEAD = 4       # rows ahead whose data the trainers prefetch (the order is random)
+# nodes with at least this many children score the features most of them use from dense
+# rows of weights (pre-leaves; a binary node gains nothing)
+_DENSE_MIN_CHILDREN = 8
 
 
 @intrinsic
@@ -372,156 +376,128 @@ def _grow(a, need):
 
 
 @njit(cache=True, nogil=True)
-def train_parents(x_indptr, x_indices, x_data, n_features, z_indptr, z_indices, parents,
-                  child_start, n_children, C, tol, max_iter, weight_threshold, sibling_bytes,
-                  pair_nnz):
-    """Train the children of ``parents`` (-1: the root as the only child of a virtual parent).
+def gather_rows(x_indptr, x_indices, x_data, n_features, rows):
+    """The CSR rows ``rows`` of X (a parent's training rows) over the columns they use.
+
+    Local columns are numbered in order of first appearance (frequent columns early: the
+    node's weights stay close in cache); int32 indices, the input's float dtype.  Returns
+    (indptr, indices, data, srt, by_col): ``srt`` the used global columns in increasing
+    order, ``by_col[j]`` the local number of ``srt[j]`` (every node's weights come out
+    sorted by :func:`sparse_weights`).
+    """
+    nr = rows.shape[0]
+    col_map = np.full(n_features, -1, dtype=np.int32)
+    nnz = 0
+    for a in range(nr):
+        nnz += x_indptr[rows[a] + 1] - x_indptr[rows[a]]
+    loc_indptr = np.empty(nr + 1, dtype=np.int64)
+    loc_indices = np.empty(nnz, dtype=np.int32)
+    loc_data = np.empty(nnz, dtype=x_data.dtype)
+    cols = np.empty(min(nnz, n_features), dtype=np.int32)
+    p = 0
+    pos = 0
+    loc_indptr[0] = 0
+    for a in range(nr):
+        i = rows[a]
+        for k in range(x_indptr[i], x_indptr[i + 1]):
+            c = x_indices[k]
+            j = col_map[c]
+            if j < 0:
+                j = p
+                col_map[c] = p
+                cols[p] = c
+                p += 1
+            loc_indices[pos] = j
+            loc_data[pos] = x_data[k]
+            pos += 1
+        loc_indptr[a + 1] = pos
+    # the columns in increasing global order: a scan of the column map when the node uses
+    # many columns, else a sort
+    if 64 * p >= n_features:
+        srt = np.empty(p, dtype=np.int32)
+        q = 0
+        for c in range(n_features):
+            if col_map[c] >= 0:
+                srt[q] = c
+                q += 1
+    else:
+        srt = np.sort(cols[:p])
+    by_col = np.empty(p, dtype=np.int32)
+    for j in range(p):
+        by_col[j] = col_map[srt[j]]
+    return loc_indptr, loc_indices, loc_data, srt, by_col
+
+
+@njit(cache=True, nogil=True)
+def _local_positions(rows, sub, out):
+    """``out[t]``: the position in ``rows`` of ``sub[t]`` (both increasing, sub within rows;
+    a merge)."""
+    a = 0
+    for t in range(sub.shape[0]):
+        while rows[a] != sub[t]:
+            a += 1
+        out[t] = a
+
+
+@njit(cache=True, nogil=True)
+def fit_unit(loc_indptr, loc_indices, loc_data, p, rows, z_indptr, z_indices, nodes,
+             side_by_side, C, tol, max_iter, seed):
+    """Fit the children ``nodes`` of one parent on its gathered rows (:func:`gather_rows`
+    of ``rows``, increasing row numbers; ``p`` local columns): side by side by
+    :func:`fit_siblings`, or one by one by :func:`fit_logistic`; the same model either way.
 
     ``z_indptr``/``z_indices``: the CSC pattern of Z (rows x nodes), Z[i, t] = 1 when some
-    label below node t is positive for row i.  Returns, per trained node in order, (node,
-    weight pointer, weight columns, weight values, intercept, Newton iterations, converged).
+    label below node t is positive for row i (increasing row numbers per node); a child's
+    positive rows are a subset of its parent's.  ``seed``: the parent's row order (all its
+    children visit the rows in one order).  Returns (W (len(nodes), p + 1), the bias weights
+    last; epochs; converged).
     """
-    n = x_indptr.shape[0] - 1
-    row_pos = np.full(n, -1, dtype=np.int64)
-    col_map = np.full(n_features, -1, dtype=np.int32)
-    n_nodes = 0
-    for u in range(parents.shape[0]):
-        n_nodes += 1 if parents[u] < 0 else n_children[parents[u]]
-    nodes = np.empty(n_nodes, dtype=np.int64)
-    bias = np.empty(n_nodes)
-    iters = np.zeros(n_nodes, dtype=np.int64)
-    conv = np.ones(n_nodes, dtype=np.bool_)
-    w_ptr = np.zeros(n_nodes + 1, dtype=np.int64)
-    w_cols = np.empty(1024, dtype=np.int32)
-    w_vals = np.empty(1024)
-    k_out = 0
-    for u in range(parents.shape[0]):
-        par = parents[u]
-        if par < 0:
-            rows = np.arange(n)
-            first, count = 0, 1
-        else:
-            rows = z_indices[z_indptr[par]:z_indptr[par + 1]].astype(np.int64)
-            first, count = child_start[par], n_children[par]
-        nr = rows.shape[0]
-        # the rows' local CSR over the columns they use, numbered in order of first
-        # appearance (frequent columns early: the node's weights stay close in cache)
-        nnz = 0
-        for a in range(nr):
-            row_pos[rows[a]] = a
-            nnz += x_indptr[rows[a] + 1] - x_indptr[rows[a]]
-        loc_indptr = np.empty(nr + 1, dtype=np.int64)
-        loc_indices = np.empty(nnz, dtype=np.int32)
-        loc_data = np.empty(nnz, dtype=x_data.dtype)
-        cols = np.empty(min(nnz, n_features), dtype=np.int32)
-        p = 0
-        pos = 0
-        loc_indptr[0] = 0
-        for a in range(nr):
-            i = rows[a]
-            for k in range(x_indptr[i], x_indptr[i + 1]):
-                c = x_indices[k]
-                j = col_map[c]
-                if j < 0:
-                    j = p
-                    col_map[c] = p
-                    cols[p] = c
-                    p += 1
-                loc_indices[pos] = j
-                loc_data[pos] = x_data[k]
-                pos += 1
-            loc_indptr[a + 1] = pos
-        # the columns in increasing global order (every node's weights come out sorted):
-        # a scan of the column map when the node uses many columns, else a sort
-        if 64 * p >= n_features:
-            srt = np.empty(p, dtype=np.int32)
-            q = 0
-            for c in range(n_features):
-                if col_map[c] >= 0:
-                    srt[q] = c
-                    q += 1
-        else:
-            srt = np.sort(cols[:p])
-        by_col = np.empty(p, dtype=np.int32)
+    nr = rows.shape[0]
+    g = nodes.shape[0]
+    pos = np.empty(nr, dtype=np.int64)
+    if side_by_side:
+        zb = np.zeros((nr, g), dtype=np.int8)
+        for c in range(g):
+            sub = z_indices[z_indptr[nodes[c]]:z_indptr[nodes[c] + 1]]
+            _local_positions(rows, sub, pos)
+            for t in range(sub.shape[0]):
+                zb[pos[t], c] = 1
+        return fit_siblings(loc_indptr, loc_indices, loc_data, p, zb, C, tol, max_iter, seed)
+    W = np.empty((g, p + 1))
+    it = np.zeros(g, dtype=np.int64)
+    ok = np.zeros(g, dtype=np.bool_)
+    z = np.empty(nr)
+    for c in range(g):
+        sub = z_indices[z_indptr[nodes[c]]:z_indptr[nodes[c] + 1]]
+        _local_positions(rows, sub, pos)
+        z[:] = 0.0
+        for t in range(sub.shape[0]):
+            z[pos[t]] = 1.0
+        W[c], it[c], ok[c] = fit_logistic(loc_indptr, loc_indices, loc_data, p, z, C, tol,
+                                          max_iter, seed)
+    return W, it, ok
+
+
+@njit(cache=True, nogil=True)
+def sparse_weights(W, srt, by_col, weight_threshold):
+    """The weights of the rows of ``W`` (g, p + 1; local columns, bias last) as CSR over the
+    global columns ``srt`` (increasing), keeping ``|w| > weight_threshold`` (all non-zero
+    weights when it is 0).  Returns (pointer, columns, values)."""
+    g, p = W.shape[0], W.shape[1] - 1
+    ptr = np.zeros(g + 1, dtype=np.int64)
+    cols = np.empty(g * p, dtype=np.int32)
+    vals = np.empty(g * p)
+    q = 0
+    for c in range(g):
         for j in range(p):
-            by_col[j] = col_map[srt[j]]
-        # the children's targets: which of the parent's rows are positive at each child
-        npos = np.zeros(count, dtype=np.int64)
-        for c in range(count):
-            for k in range(z_indptr[first + c], z_indptr[first + c + 1]):
-                if row_pos[z_indices[k]] >= 0:
-                    npos[c] += 1
-        fit = np.empty(count, dtype=np.int64)
-        n_fit = 0
-        for c in range(count):
-            if 0 < npos[c] < nr:
-                fit[n_fit] = c
-                n_fit += 1
-        w_fit = np.empty((n_fit, p + 1))
-        it_fit = np.zeros(n_fit, dtype=np.int64)
-        ok_fit = np.zeros(n_fit, dtype=np.bool_)
-        # every child of a parent visits the rows in the same order (seeded by the first
-        # child fitted), so training siblings side by side or one by one gives the same model
-        seed = first + fit[0] if n_fit > 0 else 0
-        if n_fit >= 3 or (n_fit == 2 and pos >= pair_nnz):
-            # siblings side by side, in groups whose per-row state (17 bytes per row and
-            # sibling) stays below sibling_bytes
-            width = max(1, min(n_fit, sibling_bytes // (17 * nr)))
-            for b0 in range(0, n_fit, width):
-                b1 = min(n_fit, b0 + width)
-                zb = np.zeros((nr, b1 - b0), dtype=np.int8)
-                for c in range(b0, b1):
-                    node = first + fit[c]
-                    for k in range(z_indptr[node], z_indptr[node + 1]):
-                        a = row_pos[z_indices[k]]
-                        if a >= 0:
-                            zb[a, c - b0] = 1
-                w_b, it_b, ok_b = fit_siblings(loc_indptr, loc_indices, loc_data, p, zb, C,
-                                               tol, max_iter, seed)
-                w_fit[b0:b1] = w_b
-                it_fit[b0:b1] = it_b
-                ok_fit[b0:b1] = ok_b
-        else:
-            z = np.empty(nr)
-            for c in range(n_fit):
-                node = first + fit[c]
-                z[:] = 0.0
-                for k in range(z_indptr[node], z_indptr[node + 1]):
-                    a = row_pos[z_indices[k]]
-                    if a >= 0:
-                        z[a] = 1.0
-                w_fit[c], it_fit[c], ok_fit[c] = fit_logistic(loc_indptr, loc_indices, loc_data,
-                                                              p, z, C, tol, max_iter, seed)
-        q = 0
-        for c in range(count):
-            nodes[k_out] = first + c
-            kept = 0
-            if npos[c] == 0 or npos[c] == nr:
-                bias[k_out] = math.inf if (npos[c] == nr and nr > 0) else -math.inf
-            else:
-                w = w_fit[q]
-                bias[k_out] = w[p]
-                iters[k_out] = it_fit[q]
-                conv[k_out] = ok_fit[q]
+            v = W[c, by_col[j]]
+            if (weight_threshold > 0.0 and abs(v) > weight_threshold) or \
+                    (weight_threshold <= 0.0 and v != 0.0):
+                cols[q] = srt[j]
+                vals[q] = v
                 q += 1
-                start = w_ptr[k_out]
-                w_cols = _grow(w_cols, start + p)
-                w_vals = _grow(w_vals, start + p)
-                for j in range(p):
-                    v = w[by_col[j]]
-                    if (weight_threshold > 0.0 and abs(v) > weight_threshold) or \
-                            (weight_threshold <= 0.0 and v != 0.0):
-                        w_cols[start + kept] = srt[j]
-                        w_vals[start + kept] = v
-                        kept += 1
-            w_ptr[k_out + 1] = w_ptr[k_out] + kept
-            k_out += 1
-        for a in range(nr):
-            row_pos[rows[a]] = -1
-        for j in range(p):
-            col_map[cols[j]] = -1
-    total = w_ptr[n_nodes]
-    return nodes, w_ptr, w_cols[:total].copy(), w_vals[:total].copy(), bias, iters, conv
+        ptr[c + 1] = q
+    return ptr, cols[:q].copy(), vals[:q].copy()
 
 
 @njit(cache=True, nogil=True)
@@ -546,13 +522,20 @@ def expand_children(x_indptr, x_indices, x_data, w_indptr, w_indices, w_data, bi
 
     Per node, the children's weights (rows of W, CSR) are regrouped by feature (a counting
     sort over the features they use), so that a row's score for all children costs one
-    pass over the row's entries.  A child is kept when its path probability
-    ``prob[i] * sigmoid(x w_c + b_c)`` exceeds ``node_tau[c]`` and ``row_tau[i]``.
-    Returns (pair i, child, path probability) of the kept children.
+    pass over the row's entries.  Of a node with at least :data:`_DENSE_MIN_CHILDREN`
+    children, the features that half of them or more use get a dense row of weights (0
+    for the others): a row's entry adds to all children in one vectorised loop.  The
+    scores are summed in the row's entry order either way (an added 0 changes no sum but
+    the sign of a zero, which no probability sees), so they do not depend on the layout.
+    A child is kept when its path probability ``prob[i] * sigmoid(x w_c + b_c)`` exceeds
+    ``node_tau[c]`` and ``row_tau[i]``.  Returns (pair i, child, path probability) of the
+    kept children.
     """
     n_pairs = order.shape[0]
     cnt = np.zeros(n_features, dtype=np.int32)
     beg = np.empty(n_features, dtype=np.int32)
+    dense_at = np.full(n_features, -1, dtype=np.int64)
+    dw = np.empty(1024)
     touched = np.empty(1024, dtype=np.int32)
     ent_c = np.empty(1024, dtype=np.int32)
     ent_w = np.empty(1024)
@@ -595,6 +578,23 @@ def expand_children(x_indptr, x_indices, x_data, w_indptr, w_indices, w_data, bi
         for t in range(n_t):
             f = touched[t]
             beg[f] -= cnt[f]
+        # features used by half of the children or more: dense rows of weights
+        n_dense = 0
+        if nc >= _DENSE_MIN_CHILDREN:
+            for t in range(n_t):
+                f = touched[t]
+                if 2 * cnt[f] >= nc:
+                    dense_at[f] = n_dense * nc
+                    n_dense += 1
+            dw = _grow(dw, n_dense * nc)
+            dw[:n_dense * nc] = 0.0
+            if n_dense > 0:
+                for t in range(n_t):
+                    f = touched[t]
+                    d = dense_at[f]
+                    if d >= 0:
+                        for q in range(beg[f], beg[f] + cnt[f]):
+                            dw[d + ent_c[q]] = ent_w[q]
         need = n_out + (g1 - g0) * nc
         if need > out_i.shape[0]:
             out_i = _grow(out_i, need)
@@ -606,10 +606,17 @@ def expand_children(x_indptr, x_indices, x_data, w_indptr, w_indices, w_data, bi
             for c in range(nc):
                 acc[c] = 0.0
             for k in range(x_indptr[r], x_indptr[r + 1]):
-                cf = cnt[x_indices[k]]
+                f = x_indices[k]
+                d = dense_at[f]
+                if d >= 0:
+                    v = np.float64(x_data[k])
+                    for c in range(nc):
+                        acc[c] += v * dw[d + c]
+                    continue
+                cf = cnt[f]
                 if cf > 0:
                     v = np.float64(x_data[k])
-                    q0 = beg[x_indices[k]]
+                    q0 = beg[f]
                     for q in range(q0, q0 + cf):
                         acc[ent_c[q]] += v * ent_w[q]
             pi, ti = prob[i], row_tau[i]
@@ -622,5 +629,35 @@ def expand_children(x_indptr, x_indices, x_data, w_indptr, w_indices, w_data, bi
                     n_out += 1
         for t in range(n_t):
             cnt[touched[t]] = 0
+            dense_at[touched[t]] = -1
         g0 = g1
     return out_i[:n_out].copy(), out_c[:n_out].copy(), out_p[:n_out].copy()
+
+
+@njit(cache=True, nogil=True)
+def rows_csr(r, j, v, n_rows):
+    """Entries (row ``r[t]`` in [0, n_rows), label ``j[t]``, value ``v[t]``), at most one per
+    (row, label), as CSR rows sorted by label: (entries per row, labels (int32), values)."""
+    counts = np.zeros(n_rows, dtype=np.int64)
+    for t in range(r.shape[0]):
+        counts[r[t]] += 1
+    fill = np.empty(n_rows + 1, dtype=np.int64)
+    fill[0] = 0
+    for i in range(n_rows):
+        fill[i + 1] = fill[i] + counts[i]
+    labels = np.empty(r.shape[0], dtype=np.int32)
+    values = np.empty(r.shape[0])
+    for t in range(r.shape[0]):
+        q = fill[r[t]]
+        labels[q] = j[t]
+        values[q] = v[t]
+        fill[r[t]] = q + 1
+    a = 0
+    for i in range(n_rows):
+        b = a + counts[i]
+        if b - a > 1:
+            order = np.argsort(labels[a:b])
+            labels[a:b] = labels[a:b][order]
+            values[a:b] = values[a:b][order]
+        a = b
+    return counts, labels, values

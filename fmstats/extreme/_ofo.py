@@ -78,23 +78,19 @@ class _OnlineState:
             np.minimum(theta, self.upper[idx], out=theta)
         return theta
 
-    def step(self, indptr, label, value, y, wy, rows, hit):
-        """Algorithm 2 for the instances ``rows`` of a chunk's events (in order).
+    def step(self, indptr, label, value, y, wy, hit):
+        """Algorithm 2 for the instances of a chunk's events (in order), compiled
+        (:func:`~fmstats.extreme._counting.ofo_pass`).
 
         Every event of an instance is a label in its SPE or in y; adding 0 to a and b
         and recomputing theta for the other SPE labels leaves them unchanged.
         """
-        theta, a, b, bound = self.theta, self.a, self.b, self._bound
-        bounded = self.lower is not None or self.upper is not None
-        for i in rows:
-            lo, hi = indptr[i], indptr[i + 1]
-            c = label[lo:hi]
-            h = value[lo:hi] > theta[c]
-            a[c] += h & y[lo:hi]
-            b[c] += wy[lo:hi] + h
-            t = a[c] / b[c]
-            theta[c] = bound(t, c) if bounded else t
-            hit[lo:hi] = h
+        from ._counting import ofo_pass
+
+        none = np.zeros(0)
+        ofo_pass(indptr, label, value, y, wy, self.theta, self.a, self.b,
+                 none if self.lower is None else self.lower,
+                 none if self.upper is None else self.upper, hit)
 
     def account(self, label, y, hit, inst, trace):
         """Online F counts and the macro online F after each instance, vectorised.
@@ -142,8 +138,9 @@ def ofo(spe: Any, Y: Any, a: Any, b: Any, *, lower_bounds: Any = None,
         theta_j = a_j / b_j   (clipped to the bounds when given).
 
     For F1 (beta = 1) this is the seed's update, theta_j = F_j / 2 of the
-    counts so far; in general theta_j = alpha F_j.  The state is O(m); the work
-    per instance is vectorised over its stored estimates and true labels.
+    counts so far; in general theta_j = alpha F_j.  The state is O(m); the
+    sequential pass is compiled (numba) and visits only each instance's stored
+    estimates and true labels.
 
     Parameters
     ----------
@@ -233,7 +230,7 @@ def ofo(spe: Any, Y: Any, a: Any, b: Any, *, lower_bounds: Any = None,
                 t_part = truth[done:done + rows]
                 indptr, label, value, y, inst = _chunk_events(mat, t_part)
                 hit = np.zeros(label.shape[0], dtype=bool)
-                state.step(indptr, label, value, y, state.w_pos * y, range(rows), hit)
+                state.step(indptr, label, value, y, state.w_pos * y, hit)
                 state.account(label, y, hit, inst, trace[done:done + rows])
                 if return_predictions:
                     pred_parts.append(mask_entries(mat, truth_at_entries(

@@ -8,14 +8,15 @@ node probabilities on the path from the root to its leaf (eq. 9):
     eta(x, j) = prod_{t in Path(j)} eta_T(x, t).
 
 * :func:`probabilistic_label_tree` trains one L2-regularised logistic regression per node on the
-  examples positive at the node's parent (Algorithm 3), sibling nodes together,
-  in parallel over parents (joblib threads), every node by the compiled dual
-  coordinate descent of :func:`logistic_l2` (numba, :mod:`~fmstats.extreme._nodes`).
+  examples positive at the node's parent (Algorithm 3), sibling nodes together, on
+  threads (:mod:`~fmstats.extreme._training` schedules the work), every node by the
+  compiled dual coordinate descent of :func:`logistic_l2` (numba,
+  :mod:`~fmstats.extreme._nodes`).
 * :meth:`PLTResults.predict_proba_sparse` descends only into nodes whose path
   probability exceeds the node threshold ``tau_t = min`` over its children
   (Algorithm 4 with per-label thresholds) and returns sparse probability
   estimates (an :class:`~fmstats.extreme.SPE`), vectorised over instances
-  level by level.
+  level by level, in blocks of rows on threads.
 * :meth:`PLTResults.predict_topk` returns the k largest marginals, either by
   Algorithm 4 with per-instance thresholds lowered tenfold until k labels are
   found (default, the faster one here) or by the best-first search with a
@@ -36,12 +37,14 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit
 
-from .._utils.parallel import check_n_jobs, run_tasks
+from .._utils.boundary import public
+from .._utils.parallel import check_n_jobs, row_block, run_tasks
 from ..results import Persistable
 from .._utils.call import Settings, records_call
 from .._utils.validation import check_choice, check_scalar, describe, num, warn
 from ..exceptions import ConvergenceWarning, DataError, InvalidArgumentError
 from ._trees import LabelTree, check_arity, label_tree
+from ._training import train_nodes
 from ._spe import SPE, check_label_matrix, check_thresholds
 from ._atk import TopK, precision_at_k
 
@@ -49,13 +52,7 @@ __all__ = ["probabilistic_label_tree", "plt", "PLTResults", "TopK", "precision_a
            "LabelTree", "label_tree"]
 
 _CHUNK_ELEMENTS = 4_000_000  # dense elements per block in exhaustive prediction
-_PREDICT_ROWS = 16384          # rows per block of pruned prediction
-# Siblings trained side by side (one pass over a row for all of them): parents with 3 or
-# more children to fit (pre-leaves), and pairs when the parent's rows hold at least
-# _SIBLING_PAIR_NNZ non-zeros (beyond the caches, where one pass for both saves memory
-# traffic; below it the pair is as fast one by one); per-row state at most _SIBLING_BYTES.
-_SIBLING_BYTES = 1 << 28
-_SIBLING_PAIR_NNZ = 4_000_000
+_PREDICT_ROWS = 4096           # rows per block of pruned prediction (one thread each), at most
 
 
 # ---------------------------------------------------------------------------
@@ -108,102 +105,6 @@ def logistic_l2(X: sp.csr_matrix, z: np.ndarray, C: float = 1.0, tol: float = 0.
     w, n_iter, ok = fit_logistic(X.indptr.astype(np.int64), X.indices.astype(np.int32), data,
                                  X.shape[1], z, float(C), float(tol), int(max_iter), 0)
     return w[:-1], float(w[-1]), int(n_iter), bool(ok)
-
-
-def _fit_node(Xn: sp.csr_matrix, z: np.ndarray, learner):
-    """One node with a user's learner: a constant model when ``z`` has one class (or no
-    rows), else the learner's fit."""
-    if z.size == 0 or z.min() == z.max():
-        b = np.inf if z.size and z[0] == 1 else -np.inf
-        return np.zeros(Xn.shape[1]), b
-    w, b = learner(Xn, z)
-    return np.asarray(w, dtype=float).ravel(), float(b)
-
-
-def _compress_columns(Xp: sp.csr_matrix) -> tuple[np.ndarray, sp.csr_matrix]:
-    """The non-zero columns of ``Xp`` and ``Xp`` restricted to them (float64)."""
-    seen = np.zeros(Xp.shape[1], dtype=bool)
-    seen[Xp.indices] = True
-    cols = np.flatnonzero(seen)
-    position = np.zeros(Xp.shape[1], dtype=np.int32)
-    position[cols] = np.arange(cols.size, dtype=np.int32)
-    return cols, sp.csr_matrix((Xp.data.astype(np.float64), position[Xp.indices], Xp.indptr),
-                               shape=(Xp.shape[0], cols.size))
-
-
-def _train_compiled(X, Z, T, parents, learner, C, tol, max_iter, weight_threshold):
-    """Worker: the children of ``parents`` (-1: the root) by the compiled trainer."""
-    from ._nodes import train_parents
-
-    return train_parents(X.indptr, X.indices, X.data, X.shape[1], Z.indptr, Z.indices,
-                         parents, T.child_start, T.n_children, C, tol, max_iter,
-                         weight_threshold, _SIBLING_BYTES, _SIBLING_PAIR_NNZ)
-
-
-def _train_with_learner(X, Z, T, parents, learner, C, tol, max_iter, weight_threshold):
-    """Worker: the children of ``parents`` by a user's learner (one call per node), in the
-    layout of :func:`_train_compiled`."""
-    nodes, cols_out, vals_out, bias = [], [], [], []
-    for par in parents:
-        if par < 0:
-            rows, kids = np.arange(X.shape[0]), np.array([0])
-        else:
-            rows = np.sort(Z.indices[Z.indptr[par]:Z.indptr[par + 1]])
-            kids = np.arange(T.child_start[par], T.child_start[par] + T.n_children[par])
-        cols, Xn = _compress_columns(X[rows])
-        for node in kids:
-            z = np.isin(rows, Z.indices[Z.indptr[node]:Z.indptr[node + 1]]).astype(float)
-            w, b = _fit_node(Xn if z.min() != z.max() else Xn[:, :0], z, learner)
-            keep = np.abs(w) > weight_threshold if weight_threshold > 0 else w != 0
-            nodes.append(int(node))
-            cols_out.append(cols[keep] if w.size else cols[:0])
-            vals_out.append(w[keep])
-            bias.append(b)
-    k = len(nodes)
-    ptr = np.concatenate(([0], np.cumsum([c.size for c in cols_out]))).astype(np.int64)
-    return (np.array(nodes, dtype=np.int64), ptr,
-            np.concatenate(cols_out).astype(np.int32) if k else np.zeros(0, np.int32),
-            np.concatenate(vals_out) if k else np.zeros(0), np.array(bias, dtype=float),
-            np.zeros(k, dtype=np.int64), np.ones(k, dtype=bool))
-
-
-def _scatter(part, indptr, out_cols, out_vals):
-    """Worker: one batch's node weights into their rows of the model (disjoint rows)."""
-    from ._nodes import scatter_rows
-
-    return scatter_rows(part[0], part[1], part[2], part[3], indptr, out_cols, out_vals)
-
-
-def _assemble(parts, n_nodes: int, n_features: int, n_jobs):
-    """The node weights (CSR, sorted indices), intercepts, iterations and flags of all
-    nodes from the workers' outputs (each: nodes, pointer, columns, values, ...); the
-    weights are copied to their rows batch by batch in parallel threads."""
-    nodes = np.concatenate([p[0] for p in parts])
-    order = np.argsort(nodes, kind="stable")
-    if not np.array_equal(nodes[order], np.arange(n_nodes)):  # pragma: no cover - a bug
-        raise RuntimeError("the label tree's nodes were not all trained exactly once")
-    lens = np.zeros(n_nodes, dtype=np.int64)
-    lens[nodes] = np.concatenate([np.diff(p[1]) for p in parts])
-    indptr = np.concatenate(([0], np.cumsum(lens)))
-    out_cols = np.empty(int(indptr[-1]), dtype=np.int32)
-    out_vals = np.empty(int(indptr[-1]))
-    run_tasks(_scatter, [(p, indptr, out_cols, out_vals) for p in parts], n_jobs=n_jobs,
-              progress=False, blas_threads=None, backend="threading")
-    W = sp.csr_matrix((out_vals, out_cols, indptr), shape=(n_nodes, n_features))
-    W.has_sorted_indices = True   # every worker emits a node's columns in increasing order
-    out = [np.concatenate([p[k] for p in parts])[order] for k in (4, 5, 6)]
-    return W, out[0], out[1], out[2].astype(bool)
-
-
-def _batches(units: list, costs: np.ndarray, n_batches: int) -> list[list]:
-    """Longest-processing-time-first assignment of units to ``n_batches`` bins."""
-    bins: list[list] = [[] for _ in range(n_batches)]
-    heap = [(0.0, i) for i in range(n_batches)]
-    for u in np.argsort(-costs, kind="stable"):
-        load, i = heapq.heappop(heap)
-        bins[i].append(units[u])
-        heapq.heappush(heap, (load + float(costs[u]), i))
-    return [b for b in bins if b]
 
 
 # ---------------------------------------------------------------------------
@@ -298,11 +199,17 @@ def probabilistic_label_tree(X: Any, Y: Any, *, arity: int = 2, tree: str | Labe
         The random tree, or the k-means starting centres.  Training itself is
         deterministic and does not depend on ``n_jobs``.
     n_jobs : int, optional
-        Parallel threads over groups of sibling nodes (joblib's threading backend: the
-        compiled trainer releases the GIL; a callable ``node_learner`` runs in joblib's
-        default backend).  None: joblib's default.
+        Threads over the node problems (joblib's threading backend; the compiled trainer
+        releases the GIL): a parent's rows are gathered once, and its children trained in
+        units (a group of siblings side by side, or one child), the largest first, so
+        that the threads stay busy to the end (:mod:`~fmstats.extreme._training`).  A
+        callable ``node_learner`` runs per parent in joblib's default backend.  None:
+        joblib's default.  The model does not depend on it.  Memory beyond the data and
+        the model, per thread: one parent's gathered rows (8 bytes per non-zero of
+        float32 data, 12 of float64) and one unit's state (at most 256 MB of dual
+        variables, plus the siblings' weights).
     progress : bool or None
-        A progress bar over batches of nodes (None: only in interactive sessions).
+        A progress bar over the units (None: only in interactive sessions).
 
     Returns
     -------
@@ -372,21 +279,8 @@ def probabilistic_label_tree(X: Any, Y: Any, *, arity: int = 2, tree: str | Labe
     # z_t for every example and node: [some label below t is positive]
     Z = sp.csc_matrix(Y.astype(np.float64) @ T.path_matrix())
     Z.data[:] = 1.0
-    from joblib import effective_n_jobs
-
-    workers = effective_n_jobs(n_jobs) if n_jobs is not None else effective_n_jobs()
-    parents = np.concatenate(([-1], np.flatnonzero(T.n_children > 0)))
-    node_nnz = np.bincount(np.repeat(np.arange(T.n_nodes), np.diff(Z.indptr)),
-                           weights=np.diff(X.indptr)[Z.indices], minlength=T.n_nodes)
-    costs = np.concatenate(([float(X.nnz)],
-                            node_nnz[parents[1:]] * T.n_children[parents[1:]])) + 1.0
-    batches = _batches(list(parents), costs, max(1, min(parents.size, 8 * workers)))
-    worker = _train_compiled if learner is None else _train_with_learner
-    done = run_tasks(worker, [(X, Z, T, np.array(bt, dtype=np.int64), learner, C, tol, max_iter,
-                               weight_threshold) for bt in batches],
-                     n_jobs=n_jobs, progress=progress, desc="PLT nodes", blas_threads=1,
-                     backend="threading" if learner is None else None)
-    W, bias, n_iter, converged = _assemble(done, T.n_nodes, X.shape[1], n_jobs)
+    W, bias, n_iter, converged = train_nodes(X, Z, T, learner, C, tol, max_iter,
+                                             weight_threshold, n_jobs, progress)
     if not converged.all():
         warn(f"{int((~converged).sum())} of {T.n_nodes} node classifiers did not reach a "
              f"dual gradient below tol={num(tol)} within max_iter={max_iter} epochs; "
@@ -445,6 +339,21 @@ class PLTResults(Persistable):
     @property
     def n_labels(self) -> int:
         return self.tree.n_labels
+
+    def file_problem(self) -> str | None:
+        """Why these results, read from a results file, are not consistent, or None: the
+        compiled descent (:func:`~fmstats.extreme._nodes.expand_children`) indexes the
+        weights with the tree's arrays unchecked."""
+        tree, W, b = self.tree, self.weights, self.intercepts
+        if not isinstance(tree, LabelTree):
+            return "its tree is not a LabelTree"
+        why = tree.problem()
+        if why is not None:
+            return why
+        if not (sp.issparse(W) and W.format == "csr" and W.shape[0] == tree.n_nodes
+                and isinstance(b, np.ndarray) and b.shape == (tree.n_nodes,)):
+            return "its weights and intercepts do not have one row per node of its tree"
+        return None
 
     @property
     def n_features(self) -> int:
@@ -550,7 +459,9 @@ class PLTResults(Persistable):
         return out
 
     # -- threshold pruning (Algorithm 4) -------------------------------------------------
-    def predict_proba_sparse(self, X: Any, threshold: Any) -> SPE:
+    @public
+    def predict_proba_sparse(self, X: Any, threshold: Any, *, n_jobs: int | None = None,
+                             progress: Any = None) -> SPE:
         """Sparse probability estimates by threshold pruning (Algorithm 4).
 
         Parameters
@@ -560,6 +471,12 @@ class PLTResults(Persistable):
         threshold : float or array (m,) in [0, 1]
             Per-label thresholds tau_j.  A node is expanded only when its path
             probability exceeds tau_t = min over its children (tau_j at a leaf).
+        n_jobs : int, optional
+            Threads over at least 16 blocks of rows (of at most 4,096; the compiled
+            descent releases the GIL); None: joblib's default.  The estimates do not
+            depend on it.
+        progress : bool or None
+            A progress bar over the blocks (None: only in interactive sessions).
 
         Returns
         -------
@@ -567,23 +484,32 @@ class PLTResults(Persistable):
             The marginals eta(x, j) > tau_j (stored in a CSR matrix), with
             thresholds tau: exactly the entries of :meth:`predict_marginals`
             above the thresholds.
+
+        Notes
+        -----
+        Memory beyond X and the result: per thread, one block's nodes reached and leaves
+        (about 24 bytes per (row, node) pair of a level), and 12 bytes per estimate while the
+        blocks are joined.
         """
         X = self._check(X)
         tau_label = check_thresholds("threshold", threshold, self.n_labels)
+        n_jobs = check_n_jobs(n_jobs)
         node_tau = self.tree.node_thresholds(tau_label)
         n = X.shape[0]
+        size = row_block(n, _PREDICT_ROWS)
+        parts = run_tasks(_spe_block, [(self, X, lo, min(n, lo + size), node_tau)
+                                       for lo in range(0, n, size)],
+                          n_jobs=n_jobs, progress=progress, desc="SPE", blas_threads=None,
+                          backend="threading")
         indptr = np.zeros(n + 1, dtype=np.int64)
-        labels, values = [], []
-        for lo in range(0, n, _PREDICT_ROWS):     # blocks of rows: bounded temporaries
-            hi = min(n, lo + _PREDICT_ROWS)
-            r, j, v = self._descend(X, np.arange(lo, hi), node_tau=node_tau)
-            order = np.lexsort((j, r))
-            labels.append(j[order].astype(np.int32))
-            values.append(v[order])
-            indptr[lo + 1:hi + 1] = indptr[lo] + np.cumsum(np.bincount(r, minlength=hi - lo))
-        mat = sp.csr_array((np.concatenate(values), np.concatenate(labels), indptr),
-                           shape=(n, self.n_labels))
-        return SPE(mat, tau_label)
+        np.cumsum(np.concatenate([p[0] for p in parts]), out=indptr[1:])
+        labels = np.concatenate([p[1] for p in parts])
+        values = np.concatenate([p[2] for p in parts])
+        del parts
+        # valid by construction: one estimate per (row, label), labels sorted within rows,
+        # products of sigmoids in [0, 1] above tau_j (no copy, no re-validation)
+        return SPE._trusted(sp.csr_array((values, labels, indptr), shape=(n, self.n_labels)),
+                            tau_label)
 
     def _descend(self, X: sp.csr_matrix, rows: np.ndarray, *, node_tau=None, row_tau=None):
         """Algorithm 4 for the instances ``rows``, level by level: expand a node while its
@@ -613,7 +539,8 @@ class PLTResults(Persistable):
             return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
         return tuple(np.concatenate(a) for a in (out_r, out_j, out_p))
 
-    def predict_topk(self, X: Any, k: int = 5, method: str = "threshold") -> TopK:
+    def predict_topk(self, X: Any, k: int = 5, method: str = "threshold", *,
+                     n_jobs: int | None = None, progress: Any = None) -> TopK:
         """The k labels of largest marginal per instance.
 
         Parameters
@@ -629,6 +556,12 @@ class PLTResults(Persistable):
             for the instances with fewer than k labels above it.  Both are exact:
             they return the k largest marginals of :meth:`predict_marginals`
             (ties in any order; labels of probability 0 fill up in index order).
+        n_jobs : int, optional
+            ``"threshold"``: threads over blocks of rows, as above (the result does not depend
+            on it); None: joblib's default.  ``"heap"`` runs in one thread.
+        progress : bool or None
+            ``"threshold"``: a progress bar over the blocks (None: only in interactive
+            sessions).
 
         Returns
         -------
@@ -638,12 +571,23 @@ class PLTResults(Persistable):
         X = self._check(X)
         k = int(check_scalar("k", k, low=1, high=self.n_labels, integer=True))
         check_choice("method", method, ("heap", "threshold"))
+        n_jobs = check_n_jobs(n_jobs)
         if method == "heap":
             return self._topk_heap(X, k)
         n = X.shape[0]
         labels = np.full((n, k), -1, dtype=np.int64)
         scores = np.zeros((n, k))
-        pending, tau = np.arange(n), 0.1
+        size = row_block(n, _PREDICT_ROWS)
+        run_tasks(_topk_block, [(self, X, lo, min(n, lo + size), k, labels, scores)
+                                for lo in range(0, n, size)],
+                  n_jobs=n_jobs, progress=progress, desc="top-k", blas_threads=None,
+                  backend="threading")
+        return TopK(labels, scores)
+
+    def _topk_rows(self, X: sp.csr_matrix, lo: int, hi: int, k: int, labels: np.ndarray,
+                   scores: np.ndarray) -> None:
+        """The "threshold" top-k of rows lo..hi-1 into ``labels`` and ``scores``."""
+        pending, tau = np.arange(lo, hi), 0.1
         while pending.size:
             r, j, v = self._descend(X, pending, row_tau=np.full(pending.size, tau))
             count = np.bincount(r, minlength=pending.size)
@@ -659,7 +603,6 @@ class PLTResults(Persistable):
                 labels[i, labels[i] < 0] = rest[:int((labels[i] < 0).sum())]
             pending = pending[~done]
             tau = tau / 10.0 if tau > 1e-12 else 0.0
-        return TopK(labels, scores)
 
     def _topk_heap(self, X: sp.csr_matrix, k: int) -> TopK:
         """Best-first search: every instance keeps a priority queue of (path probability,
@@ -690,3 +633,18 @@ class PLTResults(Persistable):
                 heapq.heappush(heaps[i], (-v, c))
             active = active[found[active] < k]
         return TopK(labels, scores)
+
+
+def _spe_block(model: PLTResults, X: sp.csr_matrix, lo: int, hi: int, node_tau: np.ndarray):
+    """Worker: the estimates of rows lo..hi-1 above ``node_tau`` as (entries per row,
+    labels, values), labels sorted within rows."""
+    from ._nodes import rows_csr
+
+    r, j, v = model._descend(X, np.arange(lo, hi), node_tau=node_tau)
+    return rows_csr(r, j, v, hi - lo)
+
+
+def _topk_block(model: PLTResults, X: sp.csr_matrix, lo: int, hi: int, k: int,
+                labels: np.ndarray, scores: np.ndarray) -> None:
+    """Worker: the top-k of rows lo..hi-1 into their rows of ``labels``, ``scores``."""
+    model._topk_rows(X, lo, hi, k, labels, scores)

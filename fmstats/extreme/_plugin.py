@@ -29,6 +29,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .._utils.boundary import public
+from .._utils.parallel import check_n_jobs, row_block, run_tasks
+from .._utils.progress import progress_bar, progress_enabled
 from .._utils.validation import check_choice, check_random_state, check_scalar
 from ..exceptions import DataError
 from ..results import Persistable
@@ -38,6 +41,7 @@ from ._spe import as_spe, check_label_matrix
 __all__ = ["bca_macro_at_k", "frank_wolfe_macro_at_k", "RandomizedTopK", "spe_top_k", "METRICS"]
 
 METRICS = ("f", "recall")
+_TOPK_ROWS = 8192    # rows per block of the top-k selections (one thread each), at most
 
 
 # ---------------------------------------------------------------------------
@@ -60,20 +64,42 @@ def _gradient(tp, fp, fn, metric: str, beta2: float, eps: float):
     return c * (beta2 * fn + fp + eps) / d / m, -c * tp / d / m, -beta2 * c * tp / d / m
 
 
-def _topk_entries(mat: sp.csr_array, gains: np.ndarray, k: int) -> np.ndarray:
-    """(n, k) positions (into ``mat.data``) of the k largest ``gains`` (one per stored entry)
-    of every row of the canonical CSR ``mat``, in decreasing gain, -1 where a row stores
-    fewer; ties to the smaller label index.  Compiled (:func:`~fmstats.extreme._sweeps.topk_positions`), O(nnz k)."""
+def _topk_block(indptr: np.ndarray, gains: np.ndarray, k: int, lo: int, hi: int,
+                out: np.ndarray) -> None:
+    """Worker: rows lo..hi-1 of :func:`_topk_entries`."""
     from ._sweeps import topk_positions
 
-    return topk_positions(mat.indptr, np.asarray(gains, dtype=np.float64), k)
+    topk_positions(indptr, gains, k, lo, hi, out)
 
 
-def _topk_of_gains(mat: sp.csr_array, gains: np.ndarray, k: int) -> np.ndarray:
+def _topk_entries(mat: sp.csr_array, gains: np.ndarray, k: int, n_jobs=None) -> np.ndarray:
+    """(n, k) positions (into ``mat.data``) of the k largest ``gains`` (one per stored entry)
+    of every row of the canonical CSR ``mat``, in decreasing gain, -1 where a row stores
+    fewer; ties to the smaller label index.  Compiled
+    (:func:`~fmstats.extreme._sweeps.topk_positions`), O(nnz k), in blocks of rows on
+    ``n_jobs`` threads (the rows are independent: the result does not depend on it)."""
+    n = mat.shape[0]
+    out = np.empty((n, k), dtype=np.int64)
+    indptr = np.asarray(mat.indptr, dtype=np.int64)
+    gains = np.asarray(gains, dtype=np.float64)
+    size = row_block(n, _TOPK_ROWS)
+    run_tasks(_topk_block, [(indptr, gains, k, lo, min(n, lo + size), out)
+                            for lo in range(0, n, size)],
+              n_jobs=n_jobs, progress=False, blas_threads=None, backend="threading")
+    return out
+
+
+def _topk_of_gains(mat: sp.csr_array, gains: np.ndarray, k: int, n_jobs=None) -> np.ndarray:
     """(n, k) labels of the k largest ``gains`` (one per stored entry) of every row, -1 where
     a row stores fewer; ties to the smaller label index."""
-    pos = _topk_entries(mat, gains, k)
-    return np.where(pos >= 0, mat.indices[pos], -1).astype(np.int64)
+    pos = _topk_entries(mat, gains, k, n_jobs)
+    return _at(mat.indices, pos, -1).astype(np.int64)
+
+
+def _at(values: np.ndarray, pos: np.ndarray, fill) -> np.ndarray:
+    """``values[pos]``, and ``fill`` where ``pos`` is -1 -- also when ``values`` is empty (an
+    estimate matrix that stores no estimate: every position is -1)."""
+    return np.where(pos >= 0, values[pos] if values.size else fill, fill)
 
 
 def _check(metric, k, beta, epsilon):
@@ -83,7 +109,7 @@ def _check(metric, k, beta, epsilon):
     return k, beta * beta, float(check_scalar("epsilon", epsilon, low=0))
 
 
-def spe_top_k(spe: Any, k: int) -> TopK:
+def spe_top_k(spe: Any, k: int, *, n_jobs: int | None = None) -> TopK:
     """The k largest stored estimates of every instance (ties: the smaller label first).
 
     Parameters
@@ -92,6 +118,10 @@ def spe_top_k(spe: Any, k: int) -> TopK:
         The estimates.
     k : int
         At least 1.
+    n_jobs : int, optional
+        Threads over at least 16 blocks of rows (of at most 8,192) for the top-k
+        selections (compiled; the GIL is released); None: joblib's default.  The result
+        does not depend on it.
 
     Returns
     -------
@@ -101,19 +131,19 @@ def spe_top_k(spe: Any, k: int) -> TopK:
     """
     s = as_spe(spe)
     k = int(check_scalar("k", k, low=1, integer=True))
-    return _labels_and_scores(s.matrix, _topk_entries(s.matrix, s.matrix.data, k))
+    n_jobs = check_n_jobs(n_jobs)
+    return _labels_and_scores(s.matrix, _topk_entries(s.matrix, s.matrix.data, k, n_jobs))
 
 
 def _labels_and_scores(mat: sp.csr_array, pos: np.ndarray) -> TopK:
     """The labels and estimates of the stored entries at ``pos`` (-1: none)."""
-    valid = pos >= 0
-    return TopK(np.where(valid, mat.indices[pos], -1).astype(np.int64),
-                np.where(valid, mat.data[pos], 0.0))
+    return TopK(_at(mat.indices, pos, -1).astype(np.int64), _at(mat.data, pos, 0.0))
 
 
 def bca_macro_at_k(spe: Any, k: int, *, metric: str = "f", beta: float = 1.0,
                    epsilon: float = 1e-6, max_iter: int = 100, tol: float = 1e-6,
-                   random_state: Any = None) -> TopK:
+                   random_state: Any = None, n_jobs: int | None = None,
+                   progress: Any = None) -> TopK:
     """Block coordinate ascent for the expected test-set macro measure at k.
 
     Parameters
@@ -137,6 +167,15 @@ def bca_macro_at_k(spe: Any, k: int, *, metric: str = "f", beta: float = 1.0,
         None: instances in their order in every sweep; otherwise a new random order per
         sweep drawn from it (Schultheis et al.'s shuffling).
 
+    n_jobs : int, optional
+        Threads over at least 16 blocks of rows (of at most 8,192) for the top-k
+        selections that start and end the ascent (compiled; the GIL is released); None:
+        joblib's default.  The sweeps are sequential by definition (every instance's
+        choice changes the counts the next one sees) and run on one thread.  The result
+        does not depend on ``n_jobs``.
+    progress : bool or None
+        A progress bar over the sweeps (None: only in interactive sessions).
+
     Returns
     -------
     TopK
@@ -156,6 +195,7 @@ def bca_macro_at_k(spe: Any, k: int, *, metric: str = "f", beta: float = 1.0,
     k, beta2, eps = _check(metric, k, beta, epsilon)
     max_iter = int(check_scalar("max_iter", max_iter, low=1, integer=True))
     tol = float(check_scalar("tol", tol, low=0))
+    n_jobs = check_n_jobs(n_jobs)
     mat = s.matrix
     n, m = mat.shape
     data = np.asarray(mat.data, dtype=np.float64)
@@ -163,7 +203,7 @@ def bca_macro_at_k(spe: Any, k: int, *, metric: str = "f", beta: float = 1.0,
     indices = np.asarray(mat.indices, dtype=np.int64)
     # start: the top k estimates of every instance
     chosen = np.zeros(data.size, dtype=bool)
-    start = _topk_entries(mat, data, k)
+    start = _topk_entries(mat, data, k, n_jobs)
     chosen[start[start >= 0]] = True
     tp = np.bincount(indices, weights=np.where(chosen, data, 0.0), minlength=m)
     fp = np.bincount(indices, weights=np.where(chosen, 1.0 - data, 0.0), minlength=m)
@@ -174,17 +214,25 @@ def bca_macro_at_k(spe: Any, k: int, *, metric: str = "f", beta: float = 1.0,
 
     recall = metric == "recall"
     value = float(np.mean(_utility(tp / n, fp / n, fn / n, metric, beta2, eps)))
-    for _ in range(max_iter):
-        if rng is not None:
-            order = rng.permutation(n).astype(np.int64)
-        bca_sweep(indptr, indices, data, chosen, tp, fp, fn, order, k, n, recall, beta2, eps)
-        new = float(np.mean(_utility(tp / n, fp / n, fn / n, metric, beta2, eps)))
-        if abs(new - value) < tol:
-            break
-        value = new
+    bar = progress_bar(total=max_iter, desc="BCA sweeps") if progress_enabled(progress) else None
+    try:
+        for _ in range(max_iter):
+            if rng is not None:
+                order = rng.permutation(n).astype(np.int64)
+            bca_sweep(indptr, indices, data, chosen, tp, fp, fn, order, k, n, recall, beta2,
+                      eps)
+            if bar is not None:
+                bar.update(1)
+            new = float(np.mean(_utility(tp / n, fp / n, fn / n, metric, beta2, eps)))
+            if abs(new - value) < tol:
+                break
+            value = new
+    finally:
+        if bar is not None:
+            bar.close()
     # the chosen entries (min(k, stored) per instance) first, by decreasing estimate
     return _labels_and_scores(mat, _topk_entries(mat, np.where(chosen, data + 2.0, data - 2.0),
-                                                 k))
+                                                 k, n_jobs))
 
 
 @dataclass(frozen=True, eq=False)
@@ -215,7 +263,21 @@ class RandomizedTopK(Persistable):
     utilities: np.ndarray
     metric: str
 
-    def predict(self, spe: Any, random_state: Any = None) -> TopK:
+    def file_problem(self) -> str | None:
+        """Why this rule, read from a results file, is not consistent, or None (``k`` sizes
+        the compiled top-k's buffers)."""
+        a, b, p = self.a, self.b, self.p
+        if not all(isinstance(v, np.ndarray) and v.dtype.kind == "f" for v in (a, b, p)):
+            return "its rules are not float arrays"
+        if not (a.ndim == 2 and b.shape == a.shape and p.shape == (a.shape[0],)):
+            return "its rules and their probabilities do not have matching shapes"
+        if not (type(self.k) is int and 1 <= self.k <= a.shape[1]):
+            return f"its k is not a number of labels in [1, {a.shape[1]}]"
+        return None
+
+    @public
+    def predict(self, spe: Any, random_state: Any = None, *,
+                n_jobs: int | None = None) -> TopK:
         """Every instance draws a rule and gets its top k labels (among stored estimates).
 
         Parameters
@@ -223,7 +285,11 @@ class RandomizedTopK(Persistable):
         spe : SPE or scipy.sparse (n, m) probability matrix
             Estimates of the instances to predict (the m labels of the fit).
         random_state : None, int or numpy.random.Generator
-            The draws of the rules.
+            The draws of the rules (drawn in one stream before the threads start).
+        n_jobs : int, optional
+            Threads over at least 16 blocks of rows (of at most 8,192) for the top-k
+            selections (compiled; the GIL is released); None: joblib's default.  The
+            result does not depend on it.
 
         Returns
         -------
@@ -236,17 +302,18 @@ class RandomizedTopK(Persistable):
         n, m = mat.shape
         if m != self.a.shape[1]:
             raise DataError(f"`spe` must have the {self.a.shape[1]} labels of the fit; got {m}.")
+        n_jobs = check_n_jobs(n_jobs)
         rng = check_random_state(random_state)
         rule = rng.choice(self.p.size, size=n, p=self.p)
         rows = np.repeat(np.arange(n), np.diff(mat.indptr))
         r = rule[rows]
         gains = self.a[r, mat.indices] * mat.data + self.b[r, mat.indices]
-        return _labels_and_scores(mat, _topk_entries(mat, gains, self.k))
+        return _labels_and_scores(mat, _topk_entries(mat, gains, self.k, n_jobs))
 
 
 def frank_wolfe_macro_at_k(spe: Any, Y: Any, k: int, *, metric: str = "f", beta: float = 1.0,
                            epsilon: float = 1e-6, max_iter: int = 100,
-                           step: float = 1e-3) -> RandomizedTopK:
+                           step: float = 1e-3, n_jobs: int | None = None) -> RandomizedTopK:
     """The Frank--Wolfe randomised classifier for a macro measure at k, from validation data.
 
     Parameters
@@ -269,6 +336,10 @@ def frank_wolfe_macro_at_k(spe: Any, Y: Any, k: int, *, metric: str = "f", beta:
         The mixing weight of a step is the best of the grid 0, step, 2 step, ... below 1
         (xCOLUMNs' uniform search: a weight of 1, which would drop the earlier rules, is not
         tried); the iterations stop when it is below ``step``.
+    n_jobs : int, optional
+        Threads over at least 16 blocks of rows (of at most 8,192) for the top-k
+        selections (compiled; the GIL is released); None: joblib's default.  The result
+        does not depend on it.
 
     Returns
     -------
@@ -280,12 +351,13 @@ def frank_wolfe_macro_at_k(spe: Any, Y: Any, k: int, *, metric: str = "f", beta:
     k, beta2, eps = _check(metric, k, beta, epsilon)
     max_iter = int(check_scalar("max_iter", max_iter, low=1, integer=True))
     step = float(check_scalar("step", step, low=0, high=1, low_open=True))
+    n_jobs = check_n_jobs(n_jobs)
     mat = s.matrix
     n, m = mat.shape
     grid = np.concatenate(([0.0], np.arange(step, 1.0, step)))   # xCOLUMNs' uniform search
 
     def confusion(a, b):
-        labels = _topk_of_gains(mat, a[mat.indices] * mat.data + b[mat.indices], k)
+        labels = _topk_of_gains(mat, a[mat.indices] * mat.data + b[mat.indices], k, n_jobs)
         tp, fp, fn = label_counts_at_k(truth, labels, hits(truth, labels), k)
         return tp / n, fp / n, fn / n
 

@@ -24,14 +24,14 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
-from .._utils.progress import progress_bar, progress_enabled
+from .._utils.parallel import check_n_jobs, run_tasks
 from .._utils.validation import check_choice, check_scalar, describe, num, warn
 from ..exceptions import DataError, DataWarning, InvalidArgumentError
-from ..measures import FMeasure, as_fmeasure
+from ..measures import FMeasure, as_fmeasure, check_zero_division
 from ._spe import SPE, as_spe, check_label_matrix, check_thresholds
 from ._ofo import ofo
-from ._thresholds import (PAPER_C, ThresholdFit, fta, label_priors, macro_f_at_thresholds, sto,
-                          threshold_bounds)
+from ._thresholds import (PAPER_C, ThresholdFit, f_values, fta, label_priors, sto,
+                          threshold_bounds, truth_at_entries)
 
 __all__ = ["METHODS", "spe_thresholds", "tune_thresholds", "compare_thresholds",
            "select_by_validation"]
@@ -145,8 +145,8 @@ def compare_thresholds(spe_val: Any, Y_val: Any, spe_test: Any, Y_test: Any,
                        methods: Iterable[str] = METHODS, a: float = 1.0,
                        fixed: float | None = 0.5, beta: float | None = None,
                        alpha: float | None = None, measure: FMeasure | None = None,
-                       zero_division: float = 1.0, progress: bool | None = None
-                       ) -> pd.DataFrame:
+                       zero_division: float = 1.0, progress: bool | None = None,
+                       n_jobs: int | None = None) -> pd.DataFrame:
     """Validation and test macro-F of STO, FTA and OFO over a grid of c (seed 002, §6).
 
     Parameters
@@ -178,6 +178,13 @@ def compare_thresholds(spe_val: Any, Y_val: Any, spe_test: Any, Y_test: Any,
         F of a label with no positives and no predicted positives (Lewis: 1).
     progress : bool, optional
         A tqdm bar over (method, c) pairs; ``None``: only in an interactive session.
+    n_jobs : int, optional
+        Threads over the (method, c) pairs (the tuners' compiled parts and the scoring
+        release the GIL): STO's rows run one after the other in one task, OFO's and FTA's
+        rows beside it; None: joblib's default.  The table does not depend on it.
+        Memory beyond the SPEs: one flag per stored estimate of each, and per thread one
+        tuner's temporaries (STO about 32 bytes per stored validation estimate; OFO those
+        of 8,192 rows at a time).
 
     Returns
     -------
@@ -223,6 +230,7 @@ def compare_thresholds(spe_val: Any, Y_val: Any, spe_test: Any, Y_test: Any,
     mths = _check_methods(methods)
     if fixed is not None:
         fixed = float(check_scalar("fixed", fixed, low=0, high=1))
+    n_jobs = check_n_jobs(n_jobs)
     pri = label_priors(yv) if priors is None else priors
     lower = threshold_bounds(pri, measure=fm)[0]
     if lower.shape != (m,):
@@ -238,40 +246,78 @@ def compare_thresholds(spe_val: Any, Y_val: Any, spe_test: Any, Y_test: Any,
                  "thresholds are tuned or scored inexactly. Build the SPEs at the lower "
                  "bounds.", DataWarning)
 
-    def evaluate(theta: np.ndarray, spe_tau: np.ndarray) -> dict:
-        mat = sv.matrix
-        kept = np.count_nonzero(mat.data > np.maximum(spe_tau, sv.thresholds)[mat.indices])
-        return dict(valid_macro_f=float(_macro(sv, yv, theta)),
-                    test_macro_f=float(_macro(st, yt, theta)),
-                    mean_threshold=float(theta.mean()), spe_per_instance=kept / sv.shape[0],
-                    test_predicted_per_instance=st.predict(theta).nnz / st.shape[0])
-
-    def _macro(s: SPE, y, theta):
-        return macro_f_at_thresholds(s, y, theta, measure=fm, zero_division=zero_division)
-
-    tasks = [(mth, c) for mth in mths for c in grid]
-    bar = None
-    if progress_enabled(progress):
-        bar = progress_bar(total=len(tasks), desc="thresholds")
-    rows = []
-    try:
-        for mth, c in tasks:
-            fit = tune_thresholds(mth, sv, yv, c, lower_bounds=lower, a=a, measure=fm,
-                                  zero_division=zero_division, progress=False)
-            spe_tau = lower if mth == "ofo" else spe_thresholds(c, lower)
-            rows.append(dict(method=mth, c=c, inv_c=1.0 / c,
-                             valid_online_f=fit.macro_f if mth == "ofo" else np.nan,
-                             **evaluate(np.asarray(fit.thresholds), spe_tau)))
-            if bar is not None:
-                bar.update(1)
-    finally:
-        if bar is not None:
-            bar.close()
+    score = _Scorer(sv, yv, st, yt, fm, zero_division)
+    rows = [(mth, float(c), sv, yv, lower, a, fm, zero_division, score)
+            for mth in mths for c in grid]
+    # STO's rows one after the other in one task (its temporaries, ~32 bytes per stored
+    # estimate, exist once), the others a task each, beside it
+    sto_rows = [r for r in rows if r[0] == "sto"]
+    tasks = ([(sto_rows,)] if sto_rows else []) + [([r],) for r in rows if r[0] != "sto"]
+    done = run_tasks(_protocol_rows, tasks, n_jobs=n_jobs, progress=progress,
+                     desc="thresholds", blas_threads=None, backend="threading")
+    by_key = {(r["method"], r["c"]): r for part in done for r in part}
+    rows = [by_key[(r[0], r[1])] for r in rows]
     if fixed is not None:
         theta = np.full(m, fixed)
         rows.append(dict(method="fixed", c=np.nan, inv_c=np.nan, valid_online_f=np.nan,
-                         **evaluate(theta, theta)))
+                         **score(theta, theta)))
     return pd.DataFrame(rows, columns=_COLUMNS)
+
+
+class _Scorer:
+    """The validation and test macro-F of thresholds and the other columns of a row of
+    :func:`compare_thresholds`: the truth of every stored estimate is found once, then each
+    call counts per label in one compiled pass over each SPE
+    (:func:`~fmstats.extreme._counting.label_counts_above`; the GIL is released) and applies
+    :func:`~fmstats.measures.f_score`'s arithmetic to the counts, so the values equal
+    :func:`~fmstats.extreme.macro_f_at_thresholds`'s."""
+
+    def __init__(self, sv: SPE, yv, st: SPE, yt, fm: FMeasure, zero_division: float):
+        self.parts = [(s, truth_at_entries(s.matrix, y),
+                       np.bincount(y.indices, minlength=s.shape[1]).astype(float))
+                      for s, y in ((sv, yv), (st, yt))]
+        self.fm, self.zd = fm, check_zero_division(zero_division)
+
+    def __call__(self, theta: np.ndarray, spe_tau: np.ndarray) -> dict:
+        from ._counting import label_counts_above
+
+        out = []
+        for s, truth, pos in self.parts:
+            s.check_below(theta)
+            mat = s.matrix
+            pred, tp, kept = label_counts_above(mat.indices, mat.data, truth, theta,
+                                                np.maximum(spe_tau, s.thresholds))
+            out.append((float(np.mean(f_values(tp.astype(float), pred.astype(float), pos,
+                                               self.fm, self.zd))), int(pred.sum()), kept))
+        (f_val, _, kept), (f_test, n_pred, _) = out
+        sv, st = self.parts[0][0], self.parts[1][0]
+        return dict(valid_macro_f=f_val, test_macro_f=f_test, mean_threshold=float(theta.mean()),
+                    spe_per_instance=kept / sv.shape[0],
+                    test_predicted_per_instance=n_pred / st.shape[0])
+
+
+def _protocol_rows(rows: list) -> list[dict]:
+    """Worker: (method, c) rows of :func:`compare_thresholds`, one after the other."""
+    return [_protocol_row(*r) for r in rows]
+
+
+def _protocol_row(mth: str, c: float, sv: SPE, yv, lower: np.ndarray, a: float, fm: FMeasure,
+                  zero_division: float, score: _Scorer) -> dict:
+    """One (method, c) row of :func:`compare_thresholds`."""
+    spe_tau = lower if mth == "ofo" else spe_thresholds(c, lower)
+    if mth == "fta":
+        # FTA with the one candidate 1/c: the thresholds max(1/c, lower) whatever the data
+        # (what fta(sv, yv, [1/c], lower_bounds=lower) returns, and its warning)
+        theta = spe_tau
+        SPE._trusted(sv.matrix, np.maximum(lower, sv.thresholds)).check_below(
+            theta, name="candidates")
+        fit_f = np.nan
+    else:
+        fit = tune_thresholds(mth, sv, yv, c, lower_bounds=lower, a=a, measure=fm,
+                              zero_division=zero_division, progress=False)
+        theta, fit_f = np.asarray(fit.thresholds), fit.macro_f
+    return dict(method=mth, c=c, inv_c=1.0 / c,
+                valid_online_f=fit_f if mth == "ofo" else np.nan, **score(theta, spe_tau))
 
 
 def select_by_validation(table: pd.DataFrame) -> pd.DataFrame:

@@ -76,14 +76,16 @@ def bca_sweep(indptr, indices, data, chosen, tp, fp, fn, order, k, n, recall, be
 
 
 @njit(cache=True, nogil=True)
-def topk_positions(indptr, gains, k):
-    """(n, k) positions of the stored entries with the k largest ``gains`` of every row of a
-    canonical CSR matrix, in decreasing gain (ties: the smaller label), -1 where a row stores
-    fewer."""
-    n = indptr.shape[0] - 1
-    out = np.full((n, k), -1, dtype=np.int64)
+def topk_positions(indptr, gains, k, lo, hi, out):
+    """Rows lo..hi-1 of ``out`` (n, k): the positions of the stored entries with the k largest
+    ``gains`` of every row of a canonical CSR matrix, in decreasing gain (ties: the smaller
+    label), -1 where a row stores fewer.  Rows are independent: threads fill disjoint
+    blocks."""
     slots = np.empty(k, dtype=np.int64)
-    for i in range(n):
-        for r in range(_top_slots(gains, indptr[i], indptr[i + 1], k, slots)):
+    for i in range(lo, hi):
+        got = _top_slots(gains, indptr[i], indptr[i + 1], k, slots)
+        for r in range(got):
             out[i, r] = slots[r]
-    return out
+        for r in range(got, k):
+            out[i, r] = -1
+    return 0

@@ -76,6 +76,28 @@ class LabelTree:
     def height(self) -> int:
         return int(self.depth.max())
 
+    def problem(self) -> str | None:
+        """Why the arrays are not a label tree as :func:`label_tree` builds them, or None: the
+        compiled descent of :class:`~fmstats.extreme.PLTResults` indexes with them unchecked,
+        so a tree read from a results file is checked first."""
+        arrays = (self.parent, self.child_start, self.n_children, self.label, self.depth)
+        if not all(isinstance(a, np.ndarray) and a.ndim == 1 and a.dtype.kind in "iu"
+                   for a in arrays + (self.leaf,)):
+            return "the tree's arrays are not 1-d integer arrays"
+        T, m = self.parent.shape[0], self.leaf.shape[0]
+        if T == 0 or any(a.shape[0] != T for a in arrays):
+            return "the tree's node arrays do not have one entry per node"
+        inner = self.child_start >= 0
+        ok = (np.all(self.parent < np.arange(T)) and self.parent[0] == -1
+              and np.all(self.parent[1:] >= 0)
+              and np.all(self.child_start[inner] >= 1) and np.all(self.n_children >= 0)
+              and np.all(self.child_start[inner] + self.n_children[inner] <= T)
+              and np.all(self.n_children[~inner] == 0) and np.all(self.child_start[~inner] == -1)
+              and np.all((self.label >= -1) & (self.label < m))
+              and np.all((self.leaf >= 0) & (self.leaf < T))
+              and self.depth[0] == 0 and np.all(np.diff(self.depth) >= 0))
+        return None if ok else "the tree's nodes do not refer to nodes and labels it has"
+
     @property
     def arity(self) -> int:
         """The largest number of children of a node."""
@@ -212,9 +234,13 @@ def _kmeans_split(centroids: sp.csr_matrix, arity: int, rng: np.random.Generator
 
     def split(part: np.ndarray) -> list[np.ndarray]:
         sub = centroids[part]
-        cols, inverse = np.unique(sub.indices, return_inverse=True)
-        sub = sp.csr_matrix((sub.data, inverse.ravel(), sub.indptr),
-                            shape=(part.size, max(cols.size, 1)))
+        # the columns the part uses, renumbered in increasing order (np.unique's
+        # inverse, by a mark array: O(nnz + d), not a sort of the non-zeros)
+        seen = np.zeros(centroids.shape[1] + 1, dtype=np.int64)
+        seen[sub.indices + 1] = 1
+        rank = np.cumsum(seen)
+        sub = sp.csr_matrix((sub.data, rank[sub.indices], sub.indptr),
+                            shape=(part.size, max(int(rank[-1]), 1)))
         sizes = np.array([len(a) for a in np.array_split(np.arange(part.size), arity)])
         centres = sub[rng.choice(part.size, arity, replace=False)].toarray()
         assign, previous = None, -np.inf

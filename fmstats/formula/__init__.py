@@ -11,20 +11,23 @@ lazy model frame built partition by partition.  R's ``subset=``, ``na.action``, 
 from ._blocks import BLOCK_ROWS, BlockedFrame, blocked_model_frame
 from ._checks import check_column_kinds, check_design, check_extremes, check_flat_columns
 from ._dask import DaskModelFrame, dask_model_frame
-# whether formula text read from a results file could run code beyond the engines' vocabulary
-from ._safety import (code_problem, design_state_problem, engine_object_problem,
-                      formula_problem, lhs_problem)
-from ._frame import (DEFAULT_ENGINE, ENGINES, DesignSpec, ModelFrame, check_frame, expand_dot,
-                     formula_names, is_dask_frame, model_frame, parse_response, split_formula,
+# whether text read from a results file may be evaluated (checked by its syntax tree)
+from ._safety import (TEXT_KINDS, code_problem, design_state_problem, formula_problem,
+                      lhs_problem, rhs_problem, text_problem)
+from ._vocabulary import expression_problem
+from ._frame import (DEFAULT_ENGINE, ENGINES, DesignSpec, check_frame, expand_dot,
+                     formula_names, is_dask_frame, parse_response, split_formula,
                      stateful_transform)
+from ._modelframe import ModelFrame, model_frame
 from ._contrasts import CONTRASTS
 from ._missing import nonfinite_mask
 from ._response import Response, response
 from ._reuse import REBUILT, REUSED, DesignMatrix, model_engine, predict_rows, refit_rows
 from ._rows import MISSING_OF, NA_ACTIONS, describe_subset, resolve_na_action
 from ._splines import ns_basis, ns_knots
-from ._kept import KeptRows, kept_model_frame
+from ._kept import KeptDesign, KeptRows, kept_model_frame, take_rows
 from ._matrix import MatrixData, MatrixSpec, is_sparse, matrix_model_frame
+from ._offset import refuse_offsets
 
 __all__ = ["model_frame", "ModelFrame", "DesignSpec", "DesignMatrix", "ENGINES", "NA_ACTIONS",
-           "resolve_na_action", "CONTRASTS", "ns_basis", "ns_knots", "KeptRows", "MatrixData", "MatrixSpec"]
+           "resolve_na_action", "CONTRASTS", "ns_basis", "ns_knots", "KeptRows", "KeptDesign", "take_rows", "MatrixData", "MatrixSpec"]

@@ -27,8 +27,8 @@ import pandas as pd
 
 from ._checks import check_frame
 from ._direct import fill as fill_direct, sample_positions
-from ._frame import (DEFAULT_ENGINE, ENGINES, DesignSpec, design_and_spec, direct_design,
-                     factor_columns, stateful_transform, used_rows)
+from ._frame import (DEFAULT_ENGINE, ENGINES, DesignSpec, design_and_spec, direct_design, factor_columns, stateful_transform)
+from ._modelframe import used_rows
 from ._response import Response
 from ._coerce import drop_unused_categories
 from ._subset import reused_rows

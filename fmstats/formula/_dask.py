@@ -342,7 +342,7 @@ def dask_model_frame(formula: str, data, *, missing: str = "drop", engine: str |
 
     proto = _prototype(meta, scans, variables, levels)
     X0, spec, _ = design_and_spec(engine, rhs, lhs, proto, variables, resp_levels)
-    strays = [e for e in categorical_states(engine, spec.engine_spec)
+    strays = [e for e in categorical_states(engine, spec.engine_object())
               if factor_column(e) not in levels]
     if strays:
         raise InvalidArgumentError(

@@ -22,37 +22,28 @@ from __future__ import annotations
 
 import re
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ._coerce import (
-    check_numeric_columns,
-    check_unique_columns,
-    coerce_columns,
-    drop_unused_categories,
-    engine_frame,
-    factor_only_columns,
-    numeric_columns,
-)
-from ._checks import (check_column_kinds, check_design, check_factor_levels, check_frame,
-                      check_intercept_name)
-from ._contrasts import apply_contrasts
+from ._coerce import (check_numeric_columns, check_unique_columns, coerce_columns, engine_frame,
+                      numeric_columns)
+from ._checks import check_column_kinds, check_design, check_factor_levels, check_frame
+from ._engine_state import (categorical_levels, categorical_states, engine_state,
+                            engine_state_problem, factor_column, rebuild_engine)
 from ._direct import (fill as fill_direct, sample_positions, sources as direct_sources,
                       stack as stack_columns)
 from ._missing import report_missing as _report_missing
 from ._parse import (DEFAULT_ENGINE, ENGINES, check_formula_columns, expand_dot, formula_names,
                      parse_response, split_formula, used_variables)
-from ._offset import evaluate_offsets, offset_argument, offset_names, split_offsets
-from ._response import Response
+from ._offset import evaluate_offsets
 from ._response import response as _response
-from ._rows import check_subset_classes, select_subset
-from ._subset import reused_rows
+from ._subset import reused_rows, stamp
 from ._rsyntax import R_FUNCTIONS, r_power
+from ._safety import design_state_problem
 from ._splines import formulaic_splines, patsy_splines
-from .._utils.validation import check_choice
 from ..exceptions import (
     DataError,
     FmstatsError,
@@ -60,10 +51,11 @@ from ..exceptions import (
     UnseenLevelError,
 )
 
-__all__ = ["DesignSpec", "ModelFrame", "model_frame", "ENGINES", "DEFAULT_ENGINE", "check_frame",
+__all__ = ["DesignSpec", "ENGINES", "DEFAULT_ENGINE", "check_frame",
            "parse_response", "split_formula", "formula_names", "expand_dot", "stateful_transform",
            "used_variables", "design_and_spec", "categorical_states", "factor_column",
-           "is_dask_frame", "remembered"]
+           "is_dask_frame", "remembered", "design_direct", "drop_rows", "memo_columns",
+           "DIRECT_MIN_ROWS"]
 
 
 
@@ -105,6 +97,9 @@ class DesignSpec:
         Offset expressions: ``offset()`` terms, and an ``offset=`` column in back-quotes.
     offset_array : bool, default False
         Whether an ``offset=`` array was added (it belongs to the training rows).
+    engine_state : dict, optional
+        The engine's specification as data, when the design was read from a results file
+        (see :meth:`file_state`); it is rebuilt from them on first use.
     """
 
     engine: str
@@ -124,6 +119,8 @@ class DesignSpec:
     patsy_data: pd.DataFrame | None = field(default=None, repr=False, compare=False)
     offsets: tuple = field(default=(), repr=False)
     offset_array: bool = field(default=False, repr=False)
+    # the engine's specification as data, when read from a results file (file_state)
+    engine_state: Any = field(default=None, repr=False, compare=False)
 
     def offset_values(self, data: pd.DataFrame) -> np.ndarray | None:
         """The model's offset on the rows of ``data`` (None without one; an offset given as an
@@ -144,14 +141,61 @@ class DesignSpec:
     def __getstate__(self):
         state = dict(self.__dict__)
         if self.engine == "patsy":
-            state["engine_spec"] = None
+            state["engine_spec"] = None     # rebuilt from patsy_data on first use
         return state
 
     def __setstate__(self, state):
         for k, v in state.items():
             object.__setattr__(self, k, v)
-        if self.engine == "patsy" and self.engine_spec is None:
-            object.__setattr__(self, "engine_spec", _build("patsy", self.rhs, self.patsy_data)[2])
+
+    def engine_object(self):
+        """The engine's fitted specification (formulaic's ``ModelSpec``, patsy's
+        ``DesignInfo``), rebuilt on first use when the design was unpickled (patsy's, from
+        ``patsy_data``) or read from a results file (from :attr:`engine_state`, after the
+        design's text is checked again by :mod:`fmstats.formula._safety`)."""
+        spec = self.engine_spec
+        if spec is None:
+            spec = _rebuilt_engine(self)
+            object.__setattr__(self, "engine_spec", spec)
+        return spec
+
+    def file_state(self) -> dict:
+        """The design as data only, for results files: its fields, with the engine's
+        specification as :attr:`engine_state` (formulaic's as plain data,
+        :mod:`fmstats.formula._engine_state`; ``{}`` for patsy's, rebuilt from
+        ``patsy_data``).  Raises ``ValueError`` when the design holds something that is not
+        data (a contrast of the user's own)."""
+        state = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "engine_spec"}
+        if state["engine_state"] is None and self.engine in ENGINES:
+            formulaic = self.engine == "formulaic"
+            state["engine_state"] = engine_state(self.engine_object()) if formulaic else {}
+        return state
+
+    @classmethod
+    def from_file_state(cls, state: dict) -> "DesignSpec":
+        """The design of :meth:`file_state`'s data, checked first (no formula engine runs:
+        the engine's specification is rebuilt on first use).  Raises ``ValueError`` with the
+        reason when the data are not those of a design or hold text that is not safe."""
+        names = {f.name for f in fields(cls)} - {"engine_spec"}
+        if not isinstance(state, dict) or set(state) != names:
+            raise ValueError("it does not have the fields of a design")
+        why = cls._state_problem(state)
+        if why is not None:
+            raise ValueError(why)
+        obj = cls.__new__(cls)
+        for key in names:
+            object.__setattr__(obj, key, state[key])
+        object.__setattr__(obj, "engine_spec", None)
+        return obj
+
+    @staticmethod
+    def _state_problem(state: dict) -> str | None:
+        why = design_state_problem(state)
+        if why is None and state["engine"] == "formulaic":
+            why = engine_state_problem(state["engine_state"])
+        elif why is None and state["engine_state"] != {}:
+            why = "a patsy design's engine state must be empty (it is rebuilt from its data)"
+        return why
 
     def build(self, data: pd.DataFrame, *, missing: str = "raise", arg: str = "newdata",
               where: str = "", direct: tuple | None = None) -> tuple[np.ndarray, pd.Index]:
@@ -193,7 +237,7 @@ class DesignSpec:
         check_column_kinds(data, self.variables, arg, where=where)
         data = coerce_columns(data, self.numeric, arg, text=False)
         check_numeric_columns(data, self.numeric, arg)
-        data, keep = _drop_rows(data, list(self.variables), missing, arg)
+        data, keep = drop_rows(data, list(self.variables), missing, arg)
         for col, seen in self.levels.items():
             vals = pd.unique(data[col]).tolist()
             unseen = [v for v in vals if v not in seen]
@@ -218,16 +262,19 @@ class DesignSpec:
             elif self.engine == "patsy":
                 import patsy
 
-                mat = patsy.build_design_matrices([self.engine_spec], data, NA_action="raise",
+                mat = patsy.build_design_matrices([self.engine_object()], data, NA_action="raise",
                                                   return_type="matrix")[0]
                 X, extremes = np.asarray(mat, dtype=float), None
             else:
-                mm = self.engine_spec.get_model_matrix(data, output="pandas", na_action="raise",
+                mm = self.engine_object().get_model_matrix(data, output="pandas", na_action="raise",
                                                        context=_formulaic_context())
                 X, extremes = _row_major(mm)
         except FmstatsError:
             raise
         except Exception as exc:  # the engines raise many types
+            own = _own_error(exc)
+            if own is not None:
+                raise own from None
             msg = str(exc).strip().splitlines()
             raise DataError(
                 f"`{arg}`{where} cannot be encoded with the design of the fitted model ('{self.rhs}'): "
@@ -243,6 +290,32 @@ class DesignSpec:
         return X, data.index
 
 
+    def subset(self, labels, rhs: str) -> "DesignSpec":
+        """The encoding of the terms ``labels`` of this design (labels as in
+        :meth:`term_slices`, in its order) under the right-hand side ``rhs``: the same columns
+        as this design gives them -- a model with terms dropped under R's marginality, as
+        :func:`fmstats.step` refits it from the rows a fit kept.
+
+        Parameters
+        ----------
+        labels : sequence of str
+            The terms kept (``"Intercept"`` for the intercept).
+        rhs : str
+            The right-hand side of the smaller model's formula.
+        """
+        if self.engine == "patsy":
+            engine_spec = self.engine_spec.subset(list(labels))
+        else:
+            engine_spec = self.engine_spec.subset(["1" if t == "Intercept" else t
+                                                   for t in labels])
+        text = " ".join(list(labels) + list(self.offsets))
+        variables = tuple(v for v in self.variables
+                          if re.search(rf"(?<![\w.]){re.escape(v)}(?!\w)", text))
+        return replace(self, rhs=rhs, engine_spec=engine_spec, variables=variables,
+                       column_names=tuple(engine_spec.column_names),
+                       levels={k: v for k, v in self.levels.items() if k in variables},
+                       numeric=tuple(v for v in self.numeric if v in variables))
+
     def data_dependent(self) -> str | None:
         """Why the design of a subset of rows may differ from those rows of this design
         (None when it cannot): a stateful transform (means, knots, norms learnt from the
@@ -251,7 +324,7 @@ class DesignSpec:
         transform = stateful_transform(self.rhs)
         if transform is not None:
             return f"the formula uses the stateful transform {transform}()"
-        for expr in categorical_states(self.engine, self.engine_spec):
+        for expr in categorical_states(self.engine, self.engine_object()):
             if factor_column(expr) not in self.levels:
                 return f"the categorical term {expr!r} is not a column of the data"
         return None
@@ -263,7 +336,7 @@ class DesignSpec:
         (``"C(pclass):sex"``).  Used by :func:`fmstats.anova` for sequential tables.
         """
         out = []
-        for term, sl in self.engine_spec.term_slices.items():
+        for term, sl in self.engine_object().term_slices.items():
             label = term.name() if self.engine == "patsy" else str(term)
             out.append(("Intercept" if label in ("1", "Intercept") else label, sl))
         return out
@@ -297,7 +370,8 @@ class DesignSpec:
         hit = reused_rows(data)
         if hit is not None and self is hit.owner.spec:   # the same rows, the same answer
             return remembered(hit.memo, ("response", missing),
-                              lambda: self._with_response(data, missing, hit, arg))
+                              lambda: self._with_response(data, missing, hit, arg),
+                              frame=data, columns=memo_columns(hit, data, lhs=self.lhs))
         return self._with_response(data, missing, hit, arg)
 
     def _with_response(self, data, missing, hit, arg="newdata"):
@@ -306,7 +380,7 @@ class DesignSpec:
         check_unique_columns(data, cols, arg)
         numeric = list(self.numeric) + (cols if self.response_levels is None else [])
         data = coerce_columns(data, numeric, arg, text=False)
-        data, keep = _drop_rows(data, list(dict.fromkeys(cols + list(self.variables))), missing,
+        data, keep = drop_rows(data, list(dict.fromkeys(cols + list(self.variables))), missing,
                                 arg)
         response = _response(kind, cols, expr, data, self.lhs, levels=self.response_levels)
         if hit is not None and len(data):   # rows of a design built once
@@ -317,95 +391,51 @@ class DesignSpec:
         return response, X, index
 
 
-@dataclass(frozen=True)
-class ModelFrame:
-    """Response, design matrix and provenance of one fit.
-
-    Built by :func:`model_frame`, not by users.
-
-    Parameters
-    ----------
-    formula : str
-        The formula as given.
-    response : Response
-        The response of the used rows.
-    X : ndarray of shape (n, p)
-        The design matrix (C-ordered).
-    column_names : tuple of str
-        The names of the design columns.
-    spec : DesignSpec
-        The encoding, to build the design of new data.
-    index : pandas.Index
-        The index of the used rows in the input frame.
-    rows : ndarray of int
-        The positions (0-based) of the used rows in the input frame.
-    n_input : int
-        The number of rows of the input frame.
-    n_dropped : int
-        The number of rows dropped for missing values.
-    memo : dict, optional
-        Answers computed from this frame (e.g. the aliased columns), kept for the fits that
-        share it (see :meth:`remember`).
-    offset : ndarray of shape (n,), optional
-        The offset of the used rows (None without one).
-    input_index : pandas.Index, optional
-        The index of the rows the model considered (after ``subset``, before dropping
-        missing values).
-    input_rows : ndarray of int, optional
-        The positions of the used rows among those (R's ``na.exclude`` pads back to them).
-    """
-
-    formula: str
-    response: Response
-    X: np.ndarray
-    column_names: tuple[str, ...]
-    spec: DesignSpec
-    index: pd.Index
-    rows: np.ndarray          # positions (0-based) of the used rows in the input frame
-    n_input: int
-    n_dropped: int
-    offset: np.ndarray | None = None
-    input_index: pd.Index | None = None
-    input_rows: np.ndarray | None = None
-    #: answers computed from this frame (e.g. the aliased columns), kept for the fits that
-    #: share it: :mod:`fmstats.formula._reuse` hands one frame to every grid point of a fold
-    memo: dict = field(default_factory=dict, repr=False, compare=False)
-
-    def remember(self, key, build):
-        """``build()`` the first time for ``key``; its value (and warnings) after that.
-
-        Parameters
-        ----------
-        key : hashable
-            The key of the answer in :attr:`memo`.
-        build : callable
-            Called without arguments to compute the answer the first time.
-
-        Returns
-        -------
-        object
-            The value of ``build()``; its warnings are emitted again on every call.
-        """
-        return remembered(self.memo, key, build)
-
-
-def remembered(memo: dict, key, build):
+def remembered(memo: dict, key, build, *, frame: pd.DataFrame | None = None, columns=()):
     """``build()`` once per ``key`` of ``memo``: later calls return its value and emit the
-    warnings it emitted again (so that every caller warns as a fresh computation would)."""
+    warnings it emitted again (so that every caller warns as a fresh computation would).
+
+    With ``frame``, the value is used again only while the ``columns`` of ``frame`` it was
+    built from (a sequence, or a function of the value giving them) hold the same values
+    (:class:`fmstats.formula._subset.Stamp`): a frame changed in place gets a new answer."""
     got = memo.get(key)
+    if got is not None and frame is not None and not (got[2] is not None
+                                                      and got[2].holds(frame)):
+        got = None
     if got is None:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             value = build()
-        got = memo[key] = (value, [(w.message, w.category) for w in caught])
+        mark = None if frame is None else stamp(frame, columns(value) if callable(columns)
+                                                else columns)
+        got = memo[key] = (value, [(w.message, w.category) for w in caught], mark)
     for message, category in got[1]:
         warnings.warn(message, category, stacklevel=3)
     return got[0]
 
 
+def memo_columns(hit, data: pd.DataFrame, *, lhs: str | None = None, formula: str = ""):
+    """The columns a model frame (or response) remembered from rows of a design built once
+    depends on beyond the design's own columns (which :func:`reused_rows` checks): those of
+    the response and of any other variable (offsets)."""
+    try:
+        lhs = split_formula(formula)[0] if lhs is None else lhs
+        resp = list(_parse_response(lhs, data)[1])
+    except FmstatsError:           # the build raises it
+        resp = []
+    own = set(hit.owner.stamp.columns)
+
+    def columns(value) -> list:
+        spec = getattr(value, "spec", None)      # a ModelFrame's (a response has none)
+        spec = spec if isinstance(spec, DesignSpec) else None
+        more = list(spec.variables) if spec is not None else []
+        return [c for c in dict.fromkeys(resp + more) if c not in own]
+    return columns
+
+
 # --------------------------------------------------------------------------- parsing
 
-def _drop_rows(data: pd.DataFrame, columns: list, missing: str, arg: str):
+def drop_rows(data: pd.DataFrame, columns: list, missing: str, arg: str):
     """``data`` without its rows with missing values in ``columns`` (warned about or raised,
     as :func:`fmstats.formula._missing.drop_missing`) and the boolean mask of the kept rows (None
     when every row is kept): one scan of the columns."""
@@ -451,6 +481,23 @@ _parse_response = parse_response   # the old private spelling
 
 # --------------------------------------------------------------------------- engines
 
+def _rebuilt_engine(spec: "DesignSpec"):
+    """The engine specification of a design unpickled or read from a file (checked first)."""
+    if spec.engine_state is not None:     # read from a results file
+        why = type(spec)._state_problem(spec.file_state())
+        if why is not None:
+            raise FormulaError(f"the stored design cannot be rebuilt: {why}.")
+    if spec.engine == "patsy":
+        return _build("patsy", spec.rhs, spec.patsy_data)[2]
+    if spec.engine_state is None:
+        raise FormulaError("the design holds no engine specification to rebuild.")
+    try:
+        return rebuild_engine(spec.engine_state)
+    except Exception as exc:   # formulaic's constructors raise many types
+        raise FormulaError(f"the stored design cannot be rebuilt by this formulaic "
+                           f"({type(exc).__name__}: {exc}).") from None
+
+
 def _row_major(frame: pd.DataFrame) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
     """The columns of the engine's output as one C-ordered float matrix, and each column's
     largest and smallest value for :func:`check_design` (:func:`fmstats.formula._direct.stack`).
@@ -460,6 +507,18 @@ def _row_major(frame: pd.DataFrame) -> tuple[np.ndarray, tuple[np.ndarray, np.nd
     # numbers are cast block by block while filling (no float copy of every dummy column)
     return stack_columns([c if c.dtype.kind in "biuf" else np.asarray(c, dtype=float)
                           for c in cols], frame.shape[0])
+
+
+def _own_error(exc: BaseException) -> FmstatsError | None:
+    """The FmstatsError an engine wrapped in its own exception (raised by one of fmstats'
+    functions in a formula: ``poly``, ``ns``), or None."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, FmstatsError):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 def _formulaic_context():
@@ -500,6 +559,9 @@ def _build(engine: str, rhs: str, data: pd.DataFrame):
     except FmstatsError:
         raise
     except Exception as exc:
+        own = _own_error(exc)
+        if own is not None:     # fmstats' check inside a transform (poly, ns): its message
+            raise own from None
         msg = str(exc).strip().splitlines()
         raise FormulaError(
             f"the formula engine '{engine}' could not build the design for '{rhs}': "
@@ -507,46 +569,12 @@ def _build(engine: str, rhs: str, data: pd.DataFrame):
         ) from None
 
 
-_FACTOR_EXPR = re.compile(r"^(?:C|factor)\(\s*`?([A-Za-z_][\w.]*)`?\s*(?:,.*)?\)$", re.S)
-
-
-def categorical_states(engine: str, engine_spec) -> dict:
-    """The engine's categorical terms (expression -> levels)."""
-    if engine == "patsy":
-        return {f.code: info.categories for f, info in engine_spec.factor_infos.items()
-                if info.categories is not None}
-    return {name: st.get("categories") for name, (kind, st)
-            in engine_spec.encoder_state.items() if st.get("categories") is not None}
-
-
-def factor_column(expr: str) -> str:
-    """The data column behind a categorical term ``col``, ``C(col, ...)`` or ``factor(col)``."""
-    m = _FACTOR_EXPR.match(expr.strip())
-    return expr.strip().strip("`") if m is None else m.group(1)
-
-
-def _categorical_levels(engine: str, engine_spec, variables: list[str]) -> dict:
-    """Levels of each categorical data column, read from the engine's fitted state.
-
-    A factor ``col``, ``C(col)`` or ``factor(col)`` maps to the data column ``col``; the
-    engine has already found its levels, so no second pass over the data is needed.
-    """
-    levels: dict = {}
-    for expr, cats in categorical_states(engine, engine_spec).items():
-        col = factor_column(expr)
-        if col in variables:
-            known = set(levels.get(col, ()))
-            levels[col] = tuple(levels.get(col, ())) + tuple(
-                c.item() if hasattr(c, "item") else c for c in cats if c not in known)
-    return levels
-
-
 def design_and_spec(engine, rhs, lhs, frame, variables, response_levels):
     """Design matrix of ``frame``, the :class:`DesignSpec` that rebuilds it and the columns'
     (largest, smallest) values when the engine's path gathered them (else None), for
     :func:`check_design`."""
     X, names, engine_spec, extremes = _build(engine, rhs, frame)
-    levels = _categorical_levels(engine, engine_spec, variables)
+    levels = categorical_levels(engine, engine_spec, variables)
     check_factor_levels(levels, "data")
     spec = DesignSpec(engine=engine, rhs=rhs, column_names=names, variables=tuple(variables),
                       lhs=lhs, response_levels=response_levels,
@@ -582,7 +610,7 @@ def direct_design(spec: "DesignSpec", frame: pd.DataFrame, factors, X0: np.ndarr
     if spec.data_dependent() is not None:
         return None
     cats = {expr: (factor_column(expr), lv)
-            for expr, lv in categorical_states(spec.engine, spec.engine_spec).items()}
+            for expr, lv in categorical_states(spec.engine, spec.engine_object()).items()}
     # numbers taken as they are; booleans too (the engine makes them 0/1 numbers)
     plain = {c for c in spec.variables if c not in factors or frame[c].dtype == bool}
     srcs = direct_sources(frame, spec.column_names, plain, cats)
@@ -595,7 +623,7 @@ def direct_design(spec: "DesignSpec", frame: pd.DataFrame, factors, X0: np.ndarr
     return srcs if np.array_equal(Xs, X0) else None
 
 
-def _design_direct(engine, rhs, lhs, frame, variables, response_levels):
+def design_direct(engine, rhs, lhs, frame, variables, response_levels):
     """(X, spec, extremes) filled from the data's columns, or None (see :func:`direct_design`).
     formulaic only: patsy's spec keeps the data it was built on, which would be the sample."""
     if engine != "formulaic" or stateful_transform(rhs) is not None:
@@ -611,133 +639,6 @@ def _design_direct(engine, rhs, lhs, frame, variables, response_levels):
     return X, spec, extremes
 
 
-def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
-                engine: str | None = None, subset=None, offset=None,
-                contrasts: dict | None = None) -> ModelFrame:
-    """Build the response and design matrix of ``formula`` on ``data``.
-
-    Parameters
-    ----------
-    formula : str
-        ``"response ~ terms"``; the response is a 0/1, boolean or
-        two-level column, a probability column in [0, 1], ``cbind(yes, no)``
-        vote counts, or an expression such as ``I(income == '>50K')``.  ``offset(expr)``
-        terms add a known part to the linear predictor (:mod:`fmstats.formula._offset`).
-    data : pandas.DataFrame
-        The data, with the columns the formula uses (a dict is converted).
-    missing : {"drop", "raise"}, default "drop"
-        ``"drop"`` drops rows with missing/non-finite values in the
-        model's columns, with a :class:`MissingDataWarning` giving the count;
-        ``"raise"`` raises.
-    engine : {"formulaic", "patsy"}, optional
-        The formula engine: ``"formulaic"`` (default) or ``"patsy"``.
-    subset : str or array-like of bool, optional
-        R's ``subset=``: a boolean mask or an expression (:mod:`fmstats.formula._rows`).
-    offset : str or array-like, optional
-        R's ``offset=``: a column name, or one finite number per row of ``data``.
-    contrasts : dict, optional
-        Factor -> ``"treatment"``, ``"sum"``, ``"helmert"`` or ``"poly"``.
-
-    Returns
-    -------
-    ModelFrame
-        The response, design matrix and provenance.
-    """
-    engine = DEFAULT_ENGINE if engine is None else engine
-    check_choice("engine", engine, ENGINES)
-    check_choice("missing", missing, ("drop", "raise"))
-    data = _check_frame(data, "data")
-    hit = reused_rows(data)
-    extras = dict(subset=subset, offset=offset, contrasts=contrasts)
-    if hit is not None and subset is offset is contrasts is None:
-        # rows of a design built once: the same frame gives the same answer
-        return remembered(hit.memo, ("model_frame", formula, missing, engine),
-                          lambda: _model_frame(formula, data, missing, engine, hit))
-    return _model_frame(formula, data, missing, engine, hit, **extras)
-
-
-@dataclass(frozen=True)
-class UsedRows:
-    """The rows and columns of ``data`` a formula uses, checked, before any design: what
-    :func:`model_frame` and the design built in row blocks (:mod:`fmstats.formula._blocks`)
-    share.  ``rows`` are positions in ``data``, ``input_rows`` in its ``subset``."""
-
-    lhs: str
-    rhs: str
-    variables: list
-    frame: pd.DataFrame      # the used rows (a view of ``data`` when none was dropped)
-    rows: np.ndarray
-    n_input: int
-    response: Response
-    offsets: tuple = ()              # offset() expressions (and the offset= column)
-    off_array: np.ndarray | None = None     # offset= given as numbers, one per row of data
-    input_index: pd.Index | None = None
-    input_rows: np.ndarray | None = None
-
-
-def used_rows(formula: str, data: pd.DataFrame, missing: str, engine: str, subset=None,
-              offset=None, contrasts=None) -> UsedRows:
-    """Parse ``formula``, check the columns it uses (offsets' too) and drop rows with
-    missing values, within ``subset``."""
-    lhs, rhs = split_formula(formula)
-    off_col, off_array = offset_argument(offset, data)
-    sub, sub_rows = select_subset(data, subset)
-    rhs, offsets = split_offsets(rhs)
-    offsets += () if off_col is None else (f"`{off_col}`",)
-    kind, resp_cols, expr = _parse_response(lhs, sub)
-    rhs = apply_contrasts(expand_dot(rhs, sub.columns, resp_cols, engine), contrasts, engine,
-                          sub)
-    variables = used_variables(rhs, sub)
-    check_intercept_name(variables, "data")
-    variables += [c for c in offset_names(offsets, sub) if c not in variables]
-    n_input = len(sub)
-    used = list(dict.fromkeys(resp_cols + variables))
-    check_unique_columns(sub, used, "data")
-    factor_only = factor_only_columns(rhs, variables, formula_names)
-    check_column_kinds(sub, [c for c in used if c not in factor_only], "data")
-    sub = coerce_columns(sub, [c for c in used if c not in factor_only], "data")
-    frame, keep = _drop_rows(sub, used, missing, "data")   # one scan for missing values
-    rows = np.arange(n_input) if keep is None else np.flatnonzero(keep)
-    if len(frame) == 0:
-        raise DataError(f"no rows of `data` remain after dropping the {n_input} row(s) with "
-                        f"missing values in the model's columns.")
-    response = _response(kind, resp_cols, expr, frame, lhs)
-    check_subset_classes(response, subset)
-    rows_in = rows if sub_rows is None else sub_rows[rows]      # positions in `data`
-    return UsedRows(lhs, rhs, variables, frame, rows_in, n_input, response, offsets, off_array,
-                    sub.index, rows)
-
-
-def _model_frame(formula, data, missing, engine, hit, subset=None, offset=None,
-                 contrasts=None) -> ModelFrame:
-    u = used_rows(formula, data, missing, engine, subset, offset, contrasts)
-    lhs, rhs, variables, frame, rows, response = (u.lhs, u.rhs, u.variables, u.frame, u.rows,
-                                                   u.response)
-    cached = None if hit is None else hit.owner.design_rows(
-        rhs, engine, variables, response.levels, hit.positions[rows])
-    if cached is not None:   # rows of a design built once (fmstats.formula._reuse)
-        X, spec = cached
-    else:
-        frame = drop_unused_categories(frame, variables)
-        built = None if len(frame) < DIRECT_MIN_ROWS else _design_direct(
-            engine, rhs, lhs, frame, variables, response.levels)
-        X, spec, extremes = built or design_and_spec(engine, rhs, lhs, frame, variables,
-                                                     response.levels)
-        check_design(X, spec.column_names, "data", formula=formula, extremes=extremes)
-        if u.offsets or u.off_array is not None:
-            spec = replace(spec, offsets=u.offsets, offset_array=u.off_array is not None)
-    off = evaluate_offsets(u.offsets, frame)
-    if u.off_array is not None:
-        off = u.off_array[rows] + (0.0 if off is None else off)
-    return ModelFrame(
-        formula=formula, response=response, X=np.ascontiguousarray(X),
-        column_names=spec.column_names, spec=spec, index=frame.index, rows=rows,
-        n_input=u.n_input, n_dropped=u.n_input - len(frame), offset=off,
-        input_index=u.input_index, input_rows=u.input_rows)
-
-
-#: Transforms whose state (means, knots, norms) an engine learns from the data: they would be
-#: learnt from a sample, not the whole Dask DataFrame, so out-of-core fits refuse them.
 _STATEFUL = re.compile(r"\b(center|scale|standardize|poly|bs|cr|cs|cc|te|ns|lag|spline\w*)\s*\(")
 def stateful_transform(rhs: str) -> str | None:
     """The first stateful transform (``center``, ``scale``, ``poly``, splines...) called in a

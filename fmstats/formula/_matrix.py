@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._frame import DesignSpec, ModelFrame
+from ._frame import DesignSpec
+from ._modelframe import ModelFrame
 from ._response import Response
 from .._utils.validation import describe
 from ..exceptions import DataError
@@ -91,9 +92,16 @@ class MatrixSpec(DesignSpec):
         The names of the matrix's columns.
     lhs : str, default ""
         The response's name.
-    response_levels, levels, engine_spec, numeric, patsy_data, offsets, offset_array
+    response_levels, levels, engine_spec, numeric, patsy_data, offsets, offset_array, engine_state
         As in :class:`DesignSpec` (unused by a matrix design).
     """
+
+    @staticmethod
+    def _state_problem(state: dict) -> str | None:
+        # read from a results file: nothing of a matrix design is evaluated
+        if state.get("engine") != "matrix" or state.get("engine_state") is not None:
+            return "a matrix design's engine must be 'matrix', without an engine state"
+        return None
 
     def build(self, data, *, missing: str = "raise"):
         """The design of ``data`` (with its intercept column) and the index of its rows.

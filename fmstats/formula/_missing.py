@@ -43,8 +43,10 @@ def report_missing(n_bad: int, n: int, per_col: dict, missing: str, arg: str) ->
     if missing == "raise":
         raise MissingDataError(
             f"`{arg}` has {n_bad} row(s) with missing or non-finite values in the "
-            f"model's columns ({detail}) and missing='raise' was given; impute them or use "
-            f"missing='drop'."
+            f"model's columns ({detail}), which na_action='fail' (R's na.fail; missing='raise' "
+            f"in the older spelling) makes an error; impute them, or use na_action='omit' to "
+            f"drop those rows (R's default) or na_action='exclude' to drop them and pad "
+            f"predict() and resid() with NA."
         )
     warn(
         f"dropped {n_bad} of {n} row(s) of `{arg}` with missing or non-finite "

@@ -6,8 +6,10 @@ known part of the linear predictor, eta = X b + offset, with no coefficient (R's
 
 * ``offset(expr)`` terms on the right of a formula are taken out of the right-hand side
   before it reaches the engine, and ``expr`` (``log(exposure)``, ``0.5 * x``: the columns of the
-  data with R's elementary functions, :data:`fmstats.formula._rsyntax.R_FUNCTIONS`) is
-  evaluated on the rows used; several terms add up;
+  data with R's elementary functions, :data:`fmstats.formula._rsyntax.R_FUNCTIONS`, and
+  ``np.<ufunc>``) is evaluated on the rows used, after its syntax tree is checked to use
+  nothing else (:mod:`fmstats.formula._vocabulary`: no attribute access such as
+  ``np.__builtins__``); several terms add up;
 * ``offset=`` is the name of a numeric column, or an array with one finite value per row of
   ``data`` (a Series is aligned on its index); it adds to the formula's terms.
 
@@ -27,11 +29,12 @@ import pandas as pd
 
 from ._rows import aligned
 from ._rsyntax import R_FUNCTIONS, r_power
+from ._vocabulary import expression_problem
 from .._utils.validation import describe
 from ..exceptions import DataError, FormulaError, InvalidArgumentError
 
 __all__ = ["split_offsets", "offset_names", "evaluate_offsets", "offset_argument",
-           "ARRAY_OFFSET"]
+           "ARRAY_OFFSET", "refuse_offsets"]
 
 #: How a spec records an offset given as an array (it belongs to the training rows).
 ARRAY_OFFSET = "<array>"
@@ -145,6 +148,11 @@ def evaluate_offsets(exprs, data: pd.DataFrame, arg: str = "data") -> np.ndarray
     total = np.zeros(len(data))
     env = {"np": np, "pi": np.pi, **R_FUNCTIONS}
     for expr in exprs:
+        why = expression_problem(expr, "offset")    # before it is evaluated, every time
+        if why is not None:
+            raise FormulaError(f"`formula`: offset({expr}) cannot be evaluated: {why}; an offset "
+                               "uses the data's columns, numbers, arithmetic and R's "
+                               "elementary functions (log, exp, sqrt, ...).")
         code, quoted = _quoted(expr)
         cols = {key: data[name] for key, name in quoted.items() if name in data.columns}
         cols.update({c: data[c] for c in _names(expr) if c in data.columns and c.isidentifier()})
@@ -197,3 +205,25 @@ def offset_argument(offset, data: pd.DataFrame) -> tuple[str | None, np.ndarray 
         raise DataError(f"`offset` must be finite; position {i} holds {values[i]} "
                         f"({int(bad.sum())} value(s) not finite).")
     return None, values
+
+
+def refuse_offsets(frame, model: str) -> None:
+    """Refuse the offsets of a model frame for a model that has no offset (the SVMs, multinom,
+    the cost-sensitive reductions): fitted without them, its fit would equal the fit
+    without the terms, and an argument without effect is refused, not ignored.
+
+    Parameters
+    ----------
+    frame : ModelFrame
+        The model frame (its ``spec.offsets`` and ``offset``).
+    model : str
+        The model function, as the message names it (``"wsvm"``).
+    """
+    exprs = tuple(getattr(frame.spec, "offsets", ()) or ())
+    if not exprs and getattr(frame, "offset", None) is None:
+        return
+    shown = ", ".join(f"offset({e})" for e in exprs) or "the offset"
+    raise FormulaError(
+        f"`formula`: {model}() has no offset (a known part of the linear predictor), so "
+        f"{shown} would be ignored and the fit would equal the one without it; remove the "
+        "term, or use a model that takes offsets (maxent, umaxent).")

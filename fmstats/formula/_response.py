@@ -13,10 +13,12 @@ import numpy as np
 import pandas as pd
 
 from ._rsyntax import r_power
+from ._vocabulary import expression_problem
 from .._utils.validation import num, raise_if_any
 from ..exceptions import FormulaError, ResponseError, UnseenLevelError
 
-__all__ = ["Response", "binary_from_series", "eval_expr", "response"]
+__all__ = ["Response", "binary_from_series", "eval_expr", "response", "response_expression",
+           "FACTOR_RESPONSE"]
 
 
 @dataclass(frozen=True)
@@ -36,18 +38,32 @@ class Response:
     levels: tuple | None = None
 
 
-_FACTOR = re.compile(r"^(?:C|factor)\(\s*`?([^`,()]+?)`?\s*\)$")
+#: ``C(y)`` / ``factor(y)`` on the left of a formula: the classes of the column ``y``.
+FACTOR_RESPONSE = re.compile(r"^(?:C|factor)\(\s*`?([^`,()]+?)`?\s*\)$")
 
 
-def eval_expr(expr: str, data: pd.DataFrame) -> pd.Series:
-    m = _FACTOR.match(expr.strip())
-    if m is not None and m.group(1) in data.columns:   # C(y) / factor(y): the column's classes
-        return data[m.group(1)].astype("category")
+def response_expression(expr: str) -> str:
+    """The text ``DataFrame.eval`` evaluates for the response expression ``expr`` (``I(...)``
+    unwrapped; R's ``^`` is the power)."""
     inner = expr.strip()
     if inner.startswith("I(") and inner.endswith(")"):
         inner = inner[2:-1]
+    return r_power(inner)
+
+
+def eval_expr(expr: str, data: pd.DataFrame) -> pd.Series:
+    """The response expression ``expr`` evaluated on ``data`` (checked by its syntax tree
+    first: columns, constants, operators and pandas' math functions,
+    :mod:`fmstats.formula._vocabulary`)."""
+    m = FACTOR_RESPONSE.match(expr.strip())
+    if m is not None and m.group(1) in data.columns:   # C(y) / factor(y): the column's classes
+        return data[m.group(1)].astype("category")
+    inner = response_expression(expr)
+    why = expression_problem(inner, "pandas")
+    if why is not None:
+        raise FormulaError(f"cannot evaluate the response {expr!r}: {why}.")
     try:
-        out = data.eval(r_power(inner), engine="python")
+        out = data.eval(inner, engine="python")
     except Exception as exc:  # pandas raises many types
         raise FormulaError(f"cannot evaluate the response {expr!r}: {exc}") from None
     return pd.Series(out, index=data.index)
@@ -78,12 +94,28 @@ def binary_from_series(s: pd.Series, name: str, levels=None) -> tuple[np.ndarray
     return s.to_numpy(dtype=float), None
 
 
+def _literal(value) -> str:
+    """A value as it is written in a formula: 2 (not 2.0) for a whole number, 'a' for text."""
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        return num(value)
+    return repr(value)
+
+
 def _classes_message(name: str, levels) -> str:
-    shown = ", ".join(map(repr, [v.item() if hasattr(v, "item") else v for v in levels[:10]]))
-    return (f"the model needs a binary response (two levels, 0/1 labels, probabilities in "
-            f"[0, 1] or cbind(yes, no) counts); the response '{name}' has {len(levels)} "
-            f"class{'es' if len(levels) != 1 else ''} ({shown}{', ...' if len(levels) > 10 else ''}). "
-            "Recode it into two, e.g. I(y == 'a') or I(y >= 3).")
+    values = [v.item() if hasattr(v, "item") else v for v in levels]
+    need = ("the model needs a binary response (two levels, 0/1 labels, probabilities in "
+            "[0, 1] or cbind(yes, no) counts)")
+    if len(values) == 2:          # two numeric codes other than 0/1, e.g. 1/2
+        lo, hi = (_literal(v) for v in values)
+        return (f"{need}; the response '{name}' is coded {lo} and {hi}, not 0/1. Say which code "
+                f"is the event (1, the class whose F is measured) in the formula: "
+                f'"I({name} == {hi}) ~ ..." (or recode the column to 0/1, or make it a factor '
+                f"with levels [{lo}, {hi}]: the second level is the event, as in R).")
+    shown = ", ".join(map(_literal, values[:10])) + (", ..." if len(values) > 10 else "")
+    return (f"{need}; the response '{name}' has {len(values)} "
+            f"class{'es' if len(values) != 1 else ''} ({shown}). Recode it into two in the "
+            f'formula, e.g. "I({name} == {_literal(values[-1])}) ~ ..." (one class against the '
+            "rest), or model every class with fm.multinom().")
 
 
 def response(kind: str, cols: list[str], expr: str | None, data: pd.DataFrame, lhs: str,

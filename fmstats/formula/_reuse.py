@@ -46,8 +46,10 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import FmstatsError
-from ._frame import DEFAULT_ENGINE, model_frame, split_formula, stateful_transform
-from ._subset import DesignRows
+from ._frame import DEFAULT_ENGINE, split_formula, stateful_transform
+from ._modelframe import model_frame
+from ._subset import DesignRows, stamp
+from .._utils.boundary import public
 
 __all__ = ["DesignMatrix", "model_engine", "refit_rows", "predict_rows", "REUSED", "REBUILT"]
 
@@ -76,8 +78,8 @@ class DesignMatrix:
         Whether fold fits may take the rows of this design; False rebuilds every fold's.
     """
 
-    #: Subset frames kept for reuse: a fold's training and held-out frames (and what was built
-    #: on them) serve every grid point of that fold (cv_tune runs fold by fold).
+    #: Subsets whose memo is kept: what was built on a fold's training and held-out frames
+    #: serves every grid point of that fold (cv_tune runs fold by fold).
     MEMO_FRAMES = 4
 
     def __init__(self, formula, data: pd.DataFrame, *, engine: str | None = None,
@@ -87,7 +89,7 @@ class DesignMatrix:
         self.formula = formula
         self.engine = DEFAULT_ENGINE if engine is None else engine
         self.usable = False
-        self.X = self.spec = self.design_row = None
+        self.X = self.spec = self.design_row = self.stamp = None
         self.codes: dict = {}
         reason = self._build(formula, data) if reuse else "rebuilding was asked for"
         self.note = REUSED if reason is None else f"{REBUILT}: {reason}"
@@ -115,11 +117,15 @@ class DesignMatrix:
             codes[var] = (c.astype(np.int64), len(levels))
         row = np.full(len(data), -1, dtype=np.int64)
         row[mf.rows] = np.arange(len(mf.rows))
+        self.stamp = stamp(data, mf.spec.variables)    # the values it is built from
+        if self.stamp is None:
+            return "the design's columns cannot be hashed"
         self.X, self.spec, self.design_row, self.codes = mf.X, mf.spec, row, codes
         self.usable = True
         return None
 
     # ------------------------------------------------------------------ subsets
+    @public
     def subset(self, positions, *, reset_index: bool = False,
                frame: pd.DataFrame | None = None) -> pd.DataFrame:
         """The rows ``positions`` of the data, as a frame that carries this design.
@@ -128,10 +134,14 @@ class DesignMatrix:
         :class:`~fmstats.formula._subset.DesignRows` (a DataFrame) when the design is usable,
         else a plain DataFrame.  ``reset_index`` numbers the rows 0..k-1 (as the tuners'
         held-out frames); ``frame`` hands out a modified copy of those rows instead (the
-        bootstrap's labels drawn from q: the response columns differ, the design columns must
-        not).  The same positions give the same frame again (while it is one of the last
-        :attr:`MEMO_FRAMES`), so the fits of a fold share what was built from it; model
-        functions must not modify their data.
+        bootstrap's labels drawn from q: the response columns differ; if the design's
+        columns differ too, the design is not used).  Every call hands out a new frame; the
+        frames of the same positions (while they are among the last :attr:`MEMO_FRAMES`)
+        share what was built from them (their model frame), which is used again only while
+        the columns it was built from hold the same values.  The design itself is used only
+        while the frame's design columns hold the values it was built from
+        (:meth:`holds`): a frame changed in place, or rows of data changed since the design
+        was built, get a design rebuilt from their values.
 
         Parameters
         ----------
@@ -156,18 +166,37 @@ class DesignMatrix:
         if frame is not None:
             return DesignRows.of(frame, self, positions)
         key = (positions.size, hash(positions.tobytes()), reset_index)
-        out = self._frames.pop(key, None)
-        if out is None:
-            sub = self.data.iloc[positions]
-            out = DesignRows.of(sub.reset_index(drop=True) if reset_index else sub, self,
-                                positions)
-        self._frames[key] = out             # most recent last
+        memo = self._frames.pop(key, None)
+        memo = {} if memo is None else memo
+        self._frames[key] = memo            # most recent last
         while len(self._frames) > self.MEMO_FRAMES:
             self._frames.pop(next(iter(self._frames)))
-        return out
+        sub = self.data.iloc[positions]
+        return DesignRows.of(sub.reset_index(drop=True) if reset_index else sub, self,
+                             positions, memo)
+
+    def holds(self, frame: pd.DataFrame, positions) -> bool:
+        """Whether the rows of ``frame`` (rows ``positions`` of the data) hold, in the
+        design's columns, the values the design was built from (a :class:`Stamp` taken when
+        it was built: a 64-bit hash of every row and the columns' dtypes).
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            The rows, with the design's columns.
+        positions : ndarray of int
+            The positions (0-based) of its rows in the data.
+
+        Returns
+        -------
+        bool
+        """
+        own = self.stamp
+        return (self.usable and own is not None and len(frame) == len(positions)
+                and own.matches(stamp(frame, own.columns), positions))
 
     def __getstate__(self):
-        # the subset frames carry this design (DesignRows): pickle the design, not them
+        # the memos of the subsets hold model frames: pickle the design, not them
         state = self.__dict__.copy()
         state["_frames"] = {}
         return state
@@ -249,5 +278,9 @@ def refit_rows(design: DesignMatrix, results, positions, **kwargs):
 
 
 def predict_rows(design: DesignMatrix, results, positions, **kwargs) -> pd.Series:
-    """``results.predict`` on the rows ``positions`` (numbered 0..k-1) of the design's data."""
+    """``results.predict`` on the rows ``positions`` (numbered 0..k-1) of the design's data;
+    rows the model cannot predict are left out (``na_action="omit"`` where the results class
+    takes it: the callers count predictions against the rows' responses)."""
+    if getattr(getattr(results, "predict", None), "__fmstats_newdata_rows__", False):
+        kwargs.setdefault("na_action", "omit")
     return results.predict(design.subset(positions, reset_index=True), **kwargs)

@@ -7,8 +7,11 @@ resolve their ``na_action=`` (and its older spelling ``missing=``) with
 * ``subset=`` (R's ``glm(subset =)``) is a boolean mask with one value per row of ``data``
   (an array, a list or a boolean Series aligned on the index), or an expression evaluated on
   ``data`` as R evaluates it (``"age > 30 & sex == 'male'"``, by
-  :meth:`pandas.DataFrame.eval`; ``^`` is R's power).  As in R, rows where the expression is
-  missing are left out, and the subset is applied before missing values are handled.
+  :meth:`pandas.DataFrame.eval`; ``^`` is R's power), after its syntax tree is checked to
+  use only columns, constants, operators and pandas' math functions
+  (:mod:`fmstats.formula._vocabulary`: no attribute access or method calls).  As in R, rows
+  where the expression is missing are left out, and the subset is applied before missing
+  values are handled.
 * ``na_action`` is R's: ``"omit"`` (``na.omit``, the default: rows with missing values in a
   model variable are dropped, with a :class:`~fmstats.exceptions.MissingDataWarning`),
   ``"exclude"`` (``na.exclude``: dropped from the fit as by ``"omit"``, but ``predict()``,
@@ -22,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ._rsyntax import r_power
+from ._vocabulary import expression_problem
 from .._utils.validation import describe
 from ..exceptions import DataError, FormulaError, InvalidArgumentError, ResponseError
 
@@ -103,6 +107,11 @@ def select_subset(data: pd.DataFrame, subset) -> tuple[pd.DataFrame, np.ndarray 
         return data, None
     n = len(data)
     if isinstance(subset, str):
+        why = expression_problem(subset, "pandas")     # before it is evaluated, every time
+        if why is not None:
+            raise FormulaError(f"`subset`: {subset!r} cannot be evaluated: {why}; a subset "
+                               "uses the data's columns, constants, comparisons, & | ~ and "
+                               "pandas' math functions.")
         try:
             value = data.eval(r_power(subset), engine="python")
         except Exception as exc:   # pandas raises many types

@@ -1,125 +1,66 @@
-"""Whether formula text read from a file could run code other than the engines' vocabulary.
+"""Whether text read from a results file may be evaluated: formulas, designs, offsets, subsets,
+responses and contrasts, each checked by its syntax tree, in one place.
 
-Used by :mod:`fmstats.results._safeload` (``load()`` of a results file, and ``save()``, which
-warns about what ``load()`` would refuse).  Formulas are Python code to both engines: a term
-``I(...)`` or ``np.log(x)`` is evaluated with Python's ``eval``, and the response
-``I(y > 0)`` with ``DataFrame.eval``, so a results file crafted to hold the term
-``I(__import__('os').system(...))`` would run it when the model predicts (and patsy's
-design is even rebuilt from the formula when the file is read).  A formula a user typed is
-theirs to run; a formula read from a file is checked here first.
+Used by :mod:`fmstats.results` (``load()`` checks every such string a file holds before
+anything is built, and ``save()`` writes a data-only file only when ``load()`` will accept
+it) and by :class:`fmstats.formula.DesignSpec` (a design read from a file is checked again
+when its engine specification is rebuilt, at the first prediction).
 
-The rule is an allow-list of what a term may do, checked on Python's tokens of each term the
-engine would evaluate (formulaic's ``lookup`` and ``literal`` factors are never evaluated as
-code and need no check):
+Formulas are code to the engines: a term ``I(...)`` or ``np.log(x)`` is evaluated by Python's
+``eval``, an offset by ``eval``, a response or ``subset=`` by ``DataFrame.eval``.  A formula
+a user typed is theirs to run; text read from a file is checked here first, by
+:func:`text_problem`, on the exact text that will be evaluated:
 
-* call only the engines' functions (:data:`SAFE_CALLS`: ``C``, ``I``, ``Q``, ``center``,
-  ``scale``, ``poly``, ``bs``, ``lag``, contrasts, R's ``log``/``exp``/``sqrt``/..., and
-  ``abs``, ``round``, ``pow``, ``float``, ``int``, ``bool``, ``str``, ``len``), numpy's
-  ufuncs and ``np.clip``/``np.where``/``np.round`` as ``np.<name>(...)``, and formulaic's
-  ``contr.<contrast>(...)``;
-* no other attribute access, no subscripts, no names starting with ``__``, no names of the
-  builtins that reach code, files or the interpreter (:data:`UNSAFE_NAMES`), no ``lambda``,
-  comprehensions, f-strings, ``:=``, ``@`` or ``out=``.
+* a design's right-hand side (``DesignSpec.rhs``, what the engine is given: R's ``.`` was
+  expanded when the model was fitted) is parsed by the engine's own parser, which evaluates
+  nothing, and every term the engine evaluates as Python is checked by
+  :func:`fmstats.formula._vocabulary.expression_problem` (names, constants, operators and
+  calls of the formula vocabulary only; formulaic's ``lookup`` and ``literal`` factors are a
+  name and a constant);
+* a formula as typed (a recorded call's ``formula``, which ``refit`` runs through the formula
+  layer again): its response, its ``offset()`` terms (taken out as the formula layer takes
+  them out) and its right-hand side, where each ``.`` that the formula layer would expand
+  into the data's columns (found by :func:`fmstats.formula.expand_dot` itself) stands as one
+  parenthesised placeholder name -- the engine will see the same text with a sum of column
+  names there; nothing else is expanded or rewritten before the check (``(x) . query`` keeps
+  its attribute access visible);
+* offsets, ``subset=`` and response expressions by the vocabularies of who evaluates them
+  (``eval`` with R's functions and ``np``; ``DataFrame.eval``); these are also checked every
+  time they are evaluated (:mod:`fmstats.formula._offset`, :mod:`fmstats.formula._rows`,
+  :mod:`fmstats.formula._response`);
+* ``contrasts=``: factor names mapped to the known contrasts.
 
-What a reasonable formula uses passes (``y ~ C(g, Treatment('b')) * x + I(x^2) +
-np.log(abs(z) + 1) + center(w)``); a term calling a method of a column (``x.abs()``) is refused,
-and such a file needs ``load(path, trusted=True)``.  Each function returns the reason a text
-or object is refused, or None when it is safe.
+Each function returns the reason a text is refused, or None when it is safe.
 """
 from __future__ import annotations
 
-import io
-import keyword
-import tokenize
+import functools
+import re
 from typing import Any
 
-from ._frame import ENGINES, DEFAULT_ENGINE, expand_dot
-from ._rsyntax import R_FUNCTIONS, r_power
+from ._contrasts import CONTRASTS
+from ._offset import split_offsets
+from ._parse import ENGINES, expand_dot
+from ._response import FACTOR_RESPONSE, response_expression
+from ._rsyntax import r_power
+from ._vocabulary import MAX_CHARS, expression_problem
+from ..exceptions import FormulaError
 
-__all__ = ["SAFE_CALLS", "UNSAFE_NAMES", "code_problem", "formula_problem", "lhs_problem",
-           "design_state_problem", "engine_object_problem"]
+__all__ = ["TEXT_KINDS", "text_problem", "code_problem", "formula_problem", "rhs_problem",
+           "lhs_problem", "design_state_problem"]
 
-#: Functions a formula term may call by name: the engines' vocabulary (patsy.builtins,
-#: formulaic's transforms without ``hashed``, which calls a function given to it), fmstats'
-#: R names, and a few builtins that only compute.
-SAFE_CALLS = frozenset({
-    "C", "factor", "I", "Q", "center", "scale", "standardize", "poly", "bs", "cr", "cs", "cc",
-    "te", "lag", "Treatment", "Sum", "Helmert", "Diff", "Poly", "ContrastMatrix",
-    "exp2", "exp10", "ns", "offset", *R_FUNCTIONS,
-    "abs", "round", "pow", "float", "int", "bool", "str", "len",
-})
-
-#: Builtins that reach code, files, attributes or the interpreter, or act when called without
-#: arguments: refused anywhere in a term, as values too (patsy's ``C(g, contrast)`` calls a
-#: callable ``contrast``).
-UNSAFE_NAMES = frozenset({
-    "eval", "exec", "compile", "open", "getattr", "setattr", "delattr", "globals", "locals",
-    "vars", "dir", "memoryview", "super", "classmethod", "staticmethod", "property",
-    "callable", "breakpoint", "input", "help", "exit", "quit", "print", "copyright",
-    "credits", "license",
-})
-
-_NUMPY_EXTRA = frozenset({"pi", "e", "inf", "nan", "clip", "where", "round", "around"})
-_CONTRASTS = frozenset({"treatment", "sum", "helmert", "diff", "poly", "custom", "SAS"})
-_KEYWORDS = frozenset({"and", "or", "not", "in", "is", "if", "else", "True", "False", "None"})
-_TOKENS = frozenset({tokenize.NAME, tokenize.NUMBER, tokenize.STRING, tokenize.OP,
-                     tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.INDENT,
-                     tokenize.DEDENT})
-_REFUSED_OPS = frozenset({"@", ":=", ";", "...", "@=", "->"})
-_PLACEHOLDER = "_fmstats_quoted_name"
-
-
-def _numpy_name(name: str) -> bool:
-    import numpy as np
-
-    return name in _NUMPY_EXTRA or isinstance(getattr(np, name, None), np.ufunc)
-
-
-def _unquote_backticks(code: str) -> tuple[str | None, str | None]:
-    """``code`` with every back-quoted name replaced by a placeholder name.
-
-    Returns ``(text, None)`` or ``(None, reason)`` when quotes and back-quotes nest (a string
-    holding a back-quote, or a back-quoted name holding a quote), which the engines and
-    Python's tokenizer might read differently.
-    """
-    out, i, n = [], 0, len(code)
-    while i < n:
-        ch = code[i]
-        if ch in "'\"":
-            j = i + 1
-            while j < n and code[j] != ch:
-                j += 2 if code[j] == "\\" else 1
-            literal = code[i:j + 1]
-            if "`" in literal:
-                return None, f"the string {literal!r} holds a back-quote"
-            out.append(literal)
-            i = j + 1
-        elif ch == "`":
-            j = code.find("`", i + 1)
-            if j < 0:
-                return None, "a back-quote is not closed"
-            name = code[i + 1:j].strip()
-            if any(q in name for q in "'\"") or name.startswith("__") or name in UNSAFE_NAMES:
-                return None, f"the back-quoted name {code[i:j + 1]!r} is not allowed"
-            out.append(f" {_PLACEHOLDER} ")
-            i = j + 1
-        else:
-            out.append(ch)
-            i += 1
-    return "".join(out), None
-
-
-def _tokens(code: str):
-    try:
-        return [t for t in tokenize.generate_tokens(io.StringIO(code).readline)
-                if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.ENDMARKER,
-                                  tokenize.INDENT, tokenize.DEDENT)], None
-    except (tokenize.TokenError, SyntaxError, IndentationError) as exc:
-        return None, f"it cannot be read as Python ({exc})"
+_PLACEHOLDER = "_fmstats_dot_"
+#: A response or column that is a name (R's ``Sepal.Length`` too): looked up, not evaluated
+#: (when it is not a column, evaluating it is checked then).
+_NAME = re.compile(r"^\s*`?[A-Za-z_.][\w.]*`?\s*$")
+#: How settings record a ``subset=`` mask (:func:`fmstats.formula.describe_subset`).
+_MASK = re.compile(r"a mask of \d+ of \d+ rows")
+_CONTRAST_NAMES = frozenset(a for key, spellings in CONTRASTS.items()
+                            for a in (key, *spellings))
 
 
 def code_problem(code: str) -> str | None:
-    """Why the Python code of one formula term is not safe to evaluate, or None.
+    """Why one formula term (as an engine evaluates it) is not safe, or None.
 
     Parameters
     ----------
@@ -129,156 +70,120 @@ def code_problem(code: str) -> str | None:
     Returns
     -------
     str or None
-        The reason (naming the offending token), or None when the term only uses the
-        vocabulary described in the module notes.
+        The reason, or None.
     """
-    if not isinstance(code, str):
-        return f"a term is a {type(code).__name__}, not text"
-    text, why = _unquote_backticks(r_power(code))
-    if why is not None:
-        return why
-    toks, why = _tokens(text)
-    if why is not None:
-        return why
-    for i, tok in enumerate(toks):
-        prev = toks[i - 1] if i else None
-        nxt = toks[i + 1] if i + 1 < len(toks) else None
-        if tok.type not in _TOKENS:
-            return f"the token {tok.string!r} is not allowed"
-        if tok.type == tokenize.STRING:
-            prefix = tok.string[:tok.string.index(tok.string[-1])].lower()
-            if "f" in prefix:
-                return f"the f-string {tok.string!r} is not allowed"
-            continue
-        if tok.type == tokenize.OP:
-            if tok.string in _REFUSED_OPS:
-                return f"the operator {tok.string!r} is not allowed"
-            if tok.string == "." and (nxt is None or nxt.type != tokenize.NAME):
-                return "a '.' that is not an attribute of np or contr"
-            if tok.string == "[" and prev is not None and (
-                    prev.type in (tokenize.NUMBER, tokenize.STRING)
-                    or (prev.type == tokenize.NAME and prev.string not in _KEYWORDS)
-                    or prev.string in (")", "]", "}")):
-                return "subscripts ('[...]' after a value) are not allowed"
-            continue
-        if tok.type != tokenize.NAME:
-            continue
-        name = tok.string
-        if keyword.iskeyword(name):
-            if name not in _KEYWORDS:
-                return f"the keyword {name!r} is not allowed"
-            continue
-        if prev is not None and prev.string == ".":
-            base = toks[i - 2] if i >= 2 else None
-            before = toks[i - 3] if i >= 3 else None
-            ok_base = (base is not None and base.type == tokenize.NAME
-                       and not (before is not None and before.string == "."))
-            if ok_base and base.string == "np" and _numpy_name(name):
-                continue
-            if ok_base and base.string == "contr" and name in _CONTRASTS:
-                continue
-            return f"the attribute '.{name}' is not allowed (only np.<ufunc> and contr.<name>)"
-        if name in ("np", "contr"):
-            if nxt is None or nxt.string != ".":
-                return f"'{name}' may only be used as np.<function> or contr.<contrast>"
-            continue
-        if name.startswith("__"):
-            return f"the name {name!r} is not allowed"
-        if name in UNSAFE_NAMES:
-            return f"the builtin {name!r} is not allowed"
-        if nxt is not None and nxt.string == "(" and name not in SAFE_CALLS:
-            return f"the call of {name!r} is not allowed (not a function of the formula engines)"
-        if nxt is not None and nxt.string == "=" and name == "out":
-            return "the keyword 'out=' is not allowed"
+    return expression_problem(code, "term")
+
+
+def _engines(engine) -> tuple[tuple, str | None]:
+    """The engines that may evaluate a text: the one named, or every engine when none is
+    (a formula stored without its engine is checked as each engine would read it)."""
+    if engine is None:
+        return ENGINES, None
+    if engine not in ENGINES:
+        return (), f"the formula engine {engine!r} is not one of {', '.join(ENGINES)}"
+    return (engine,), None
+
+
+def _terms(rhs: str, engine: str) -> list[tuple[str, str]]:
+    """(expression, how the engine evaluates it) of every factor the engine's parser finds."""
+    if engine == "patsy":
+        import patsy
+
+        desc = patsy.ModelDesc.from_formula(rhs)
+        return [(f.code, "python") for t in desc.rhs_termlist for f in t.factors]
+    import formulaic
+    from formulaic.formula import SimpleFormula
+
+    parsed = formulaic.Formula(rhs)
+    parts = [parsed] if isinstance(parsed, SimpleFormula) else list(parsed._flatten())
+    return [(f.expr, f.eval_method.value) for part in parts for term in part
+            for f in term.factors]
+
+
+def _not_formula_text(text) -> str | None:
+    if not isinstance(text, str):
+        return f"the formula is a {type(text).__name__}, not text"
+    if len(text) > MAX_CHARS:
+        return f"the formula is longer than {MAX_CHARS} characters"
     return None
 
 
-def _formulaic_factors(formula):
-    from formulaic.formula import SimpleFormula
+def factor_problem(expr, method: str, unreadable_ok: bool = False) -> str | None:
+    """Why a formulaic factor (``expr`` evaluated by ``method``: ``"python"``, ``"lookup"``
+    or ``"literal"``) is not safe, or None (``unreadable_ok``: see
+    :func:`fmstats.formula._vocabulary.expression_problem`)."""
+    if not isinstance(expr, str) or len(expr) > MAX_CHARS:
+        return "a term is not text of a bounded length"
+    if method == "python":
+        why = expression_problem(expr, "term", unreadable_ok=unreadable_ok)
+    elif method == "literal":     # formulaic reads it with ast.literal_eval
+        why = None if re.fullmatch(r"\s*-?[\d.eE+-]+\s*", expr) else "it is not a number"
+    elif method == "lookup":      # a name looked up in the data
+        why = None
+    else:
+        why = f"the evaluation method {method!r} is not known"
+    return None if why is None else f"in the term {expr!r}: {why}"
 
-    parts = [formula] if isinstance(formula, SimpleFormula) else list(formula._flatten())
-    for part in parts:
-        for term in part:
-            yield from term.factors
 
-
-def formula_problem(text: str, engine: str | None = None) -> str | None:
-    """Why a right-hand side (or a whole ``lhs ~ rhs`` formula) is not safe, or None.
-
-    The text is parsed by the engine's own parser (which evaluates nothing) and every term
-    the engine would evaluate is checked by :func:`code_problem`; the left-hand side of a
-    whole formula by :func:`lhs_problem`.
+def rhs_problem(rhs, engine: str | None = None) -> str | None:
+    """Why a right-hand side, exactly as the engine is given it, is not safe, or None.
 
     Parameters
     ----------
-    text : str
-        ``"x1 + C(g)"`` or ``"y ~ x1 + C(g)"``.
+    rhs : str
+        ``"x1 + C(g)"`` (R's ``^`` is rewritten to ``**`` as the formula layer does; nothing
+        else is changed).
     engine : {"formulaic", "patsy"}, optional
-        The engine that evaluates it (default: fmstats' default engine).
+        The engine that evaluates it; when not given, the text must be safe as each engine
+        that can parse it reads it.
 
     Returns
     -------
     str or None
         The reason, or None.
     """
-    if not isinstance(text, str):
-        return f"the formula is a {type(text).__name__}, not text"
-    engine = DEFAULT_ENGINE if engine is None else engine
-    if engine not in ENGINES:
-        return f"the formula engine {engine!r} is not one of {', '.join(ENGINES)}"
-    lhs, rhs = _split_tilde(text)
-    if lhs is None:
-        return rhs
-    if lhs.strip():
-        why = lhs_problem(lhs)
-        if why is not None:
-            return why
-    rhs = r_power(expand_dot(rhs, ["_fmstats_dot"], engine=engine)) if rhs.strip() else "1"
-    try:
-        if engine == "patsy":
-            import patsy
-
-            desc = patsy.ModelDesc.from_formula(rhs)
-            codes = [f.code for t in desc.rhs_termlist for f in t.factors]
-        else:
-            import formulaic
-
-            codes = [f.expr for f in _formulaic_factors(formulaic.Formula(rhs))
-                     if f.eval_method.value == "python"]
-    except Exception as exc:  # the parsers raise many types
-        return f"the formula {rhs!r} cannot be parsed by {engine} ({type(exc).__name__})"
-    for code in codes:
-        why = code_problem(code)
-        if why is not None:
-            return f"in the term {code!r}: {why}"
-    return None
+    why = _not_formula_text(rhs)
+    if why is not None:
+        return why
+    return _rhs_problem(rhs, engine if engine is None or isinstance(engine, str) else repr(engine))
 
 
-def _split_tilde(text: str) -> tuple[str | None, str]:
-    """(lhs, rhs) at the top-level '~' outside quotes (lhs '' if none); (None, reason)."""
-    depth, quote = 0, None
-    for i, ch in enumerate(text):
-        if quote is not None:
-            quote = None if ch == quote else quote
-        elif ch in "'\"`":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "~" and depth == 0:
-            rest = text[i + 1:]
-            if "~" in rest.replace("'~'", "").replace('"~"', ""):
-                return None, "the formula has more than one '~'"
-            return text[:i], rest
-    return "", text
+@functools.lru_cache(maxsize=512)
+def _rhs_problem(rhs: str, engine: str | None) -> str | None:
+    """:func:`rhs_problem` of text (memoised: a results file holds its formula several
+    times -- the call, the settings, the fit -- and the engines' parsers are slow)."""
+    engines, why = _engines(engine)
+    if why is not None:
+        return why
+    text = r_power(rhs) if rhs.strip() else "1"
+    if text.count("(") > 200:     # the parsers recurse: bounded before they run
+        return "the formula nests too deeply"
+    failed, parsed = [], False
+    for name in engines:      # an engine that cannot parse the text evaluates nothing of it
+        try:
+            terms = _terms(text, name)
+        except RecursionError:
+            return "the formula nests too deeply"
+        except Exception as exc:  # the parsers raise many types
+            failed.append(f"the formula {text[:200]!r} cannot be parsed by {name} "
+                          f"({type(exc).__name__})")
+            continue
+        parsed = True
+        for expr, method in terms:     # an engine not named: patsy reads %in% as Python
+            why = factor_problem(expr, method, unreadable_ok=engine is None)
+            if why is not None:
+                return why
+    return None if parsed else failed[0]
 
 
-def lhs_problem(lhs: str) -> str | None:
+def lhs_problem(lhs) -> str | None:
     """Why a response (left-hand side) is not safe, or None.
 
-    ``cbind(yes, no)`` must name two columns; a column name (bare or back-quoted) is looked
-    up; anything else is evaluated by ``DataFrame.eval`` and checked by :func:`code_problem`.
+    ``cbind(yes, no)`` names two columns; a name (bare, back-quoted, or R's ``a.b``) is a
+    column looked up (evaluated, and checked then, only if it is not one); ``C(y)`` and
+    ``factor(y)`` of a name are a column's classes; anything else is evaluated by
+    ``DataFrame.eval`` and checked by its vocabulary (:mod:`fmstats.formula._vocabulary`).
 
     Parameters
     ----------
@@ -293,24 +198,183 @@ def lhs_problem(lhs: str) -> str | None:
     if not isinstance(lhs, str):
         return f"the response is a {type(lhs).__name__}, not text"
     text = lhs.strip()
-    if text.startswith("cbind(") and text.endswith(")"):
-        text = text[len("cbind("):-1]
-    why = code_problem(text)
-    return None if why is None else f"in the response {lhs.strip()!r}: {why}"
+    inner = text[len("cbind("):-1] if text.startswith("cbind(") and text.endswith(")") \
+        else None
+    if inner is not None:
+        names = inner.split(",")
+        ok = len(names) == 2 and all(_NAME.match(n) and "__" not in n for n in names)
+        return None if ok else f"in the response {text!r}: cbind() takes two column names"
+    if _NAME.match(text) and "__" not in text:
+        return None
+    m = FACTOR_RESPONSE.match(text)
+    if m is not None and _NAME.match(m.group(1)) and "__" not in m.group(1):
+        return None
+    why = expression_problem(response_expression(text), "pandas")
+    return None if why is None else f"in the response {text!r}: {why}"
+
+
+def formula_problem(text, engine: str | None = None) -> str | None:
+    """Why a formula as typed (``"y ~ x1 + C(g)"``, ``"~ x1"`` or a right-hand side) is not
+    safe, or None: its response, its ``offset()`` terms and its right-hand side with R's
+    ``.`` as a placeholder (see the module notes).
+
+    Parameters
+    ----------
+    text : str
+        The formula.
+    engine : {"formulaic", "patsy"}, optional
+        The engine that evaluates it; when not given, the formula must be safe as each
+        engine that can parse it reads it.
+
+    Returns
+    -------
+    str or None
+        The reason, or None.
+    """
+    _, why = _engines(engine)
+    why = _not_formula_text(text) or why
+    if why is not None:
+        return why
+    lhs, rhs = _split_tilde(text)
+    if lhs is None:
+        return rhs
+    if lhs.strip():
+        why = lhs_problem(lhs)
+        if why is not None:
+            return why
+    try:
+        rhs, offsets = split_offsets(rhs)
+        rhs = expand_dot(rhs, [_PLACEHOLDER])     # an identifier: quoted by no engine
+    except FormulaError as exc:
+        return str(exc)
+    for expr in offsets:
+        why = expression_problem(expr, "offset")
+        if why is not None:
+            return f"in offset({expr}): {why}"
+    return rhs_problem(rhs, engine)
+
+
+def _split_tilde(text: str) -> tuple[str | None, str]:
+    """(lhs, rhs) at the top-level '~' outside quotes (lhs '' if none); (None, reason)."""
+    depth, quote, cut = 0, None, None
+    for i, ch in enumerate(text):
+        if quote is not None:
+            quote = None if ch == quote else quote
+        elif ch in "'\"`":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "~" and depth == 0:
+            if cut is not None:
+                return None, "the formula has more than one '~'"
+            cut = i
+    return ("", text) if cut is None else (text[:cut], text[cut + 1:])
+
+
+def _contrasts_problem(value) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        return f"`contrasts` is a {type(value).__name__}, not a dict"
+    for key, name in value.items():
+        if not (isinstance(key, str) and _NAME.match(key) and "__" not in key):
+            return f"`contrasts` names the factor {key!r}, which is not a name"
+        if name not in _CONTRAST_NAMES:
+            return f"`contrasts` gives {name!r}, which is not a known contrast"
+    return None
+
+
+def _each(value, check) -> str | None:
+    """``check`` of a text, or of each text of a list or tuple (a tuning grid's values)."""
+    values = value if isinstance(value, (list, tuple)) else [value]
+    for v in values:
+        why = None if v is None else check(v)
+        if why is not None:
+            return why
+    return None
+
+
+def _offset_column(value) -> str | None:
+    # offset= names a column; the formula layer evaluates it back-quoted
+    if not isinstance(value, str):
+        return None      # an array (data)
+    return "an `offset` column name holds a back-quote" if "`" in value else None
+
+
+def _subset(value) -> str | None:
+    if not isinstance(value, str) or _MASK.fullmatch(value):
+        return None      # a mask (data), or how settings describe one (never evaluated)
+    why = expression_problem(value, "pandas")
+    return None if why is None else f"in the subset {value!r}: {why}"
+
+
+def _offsets(value) -> str | None:
+    for expr in value if isinstance(value, (list, tuple)) else [value]:
+        why = expression_problem(expr, "offset")
+        if why is not None:
+            return f"in offset({expr}): {why}"
+    return None
+
+
+#: What each kind of stored text is, as :func:`text_problem` checks it.
+TEXT_KINDS = ("formula", "rhs", "lhs", "term", "offsets", "offset", "subset", "contrasts")
+
+
+def text_problem(kind: str, value: Any, engine: str | None = None) -> str | None:
+    """Why stored text of ``kind`` is not safe to evaluate later, or None: the one check of
+    every text read from a results file (see the module notes).
+
+    Parameters
+    ----------
+    kind : {"formula", "rhs", "lhs", "term", "offsets", "offset", "subset", "contrasts"}
+        A formula as typed (or a list of them, a tuning grid's), a design's right- or
+        left-hand side, one engine term, a design's offset expressions, an ``offset=``
+        argument (a column name), a ``subset=`` argument (an expression), a ``contrasts=``
+        argument (a dict).
+    value : object
+        The stored value (non-text values of ``offset`` and ``subset`` are data: masks and
+        arrays).
+    engine : {"formulaic", "patsy"}, optional
+        The engine that evaluates formulas (when not given: every engine that can parse
+        them).
+
+    Returns
+    -------
+    str or None
+        The reason, or None.
+    """
+    if kind == "formula":
+        return _each(value, lambda v: formula_problem(v, engine))
+    if kind == "rhs":
+        return rhs_problem(value, engine)
+    if kind == "lhs":
+        return lhs_problem(value) if not isinstance(value, str) or value.strip() else None
+    if kind == "term":
+        return code_problem(value)
+    if kind == "offsets":
+        return _offsets(value)
+    if kind == "offset":
+        return _each(value, _offset_column)
+    if kind == "subset":
+        return _each(value, _subset)
+    if kind == "contrasts":
+        return _each(value, _contrasts_problem)
+    raise ValueError(f"unknown kind of text {kind!r}")   # pragma: no cover
 
 
 def design_state_problem(state: Any) -> str | None:
-    """Why the pickled state of a :class:`~fmstats.formula.DesignSpec` is not safe, or None.
+    """Why the stored state of a :class:`~fmstats.formula.DesignSpec` is not safe, or None.
 
-    The engine must be known, the right- and left-hand sides must pass
-    :func:`formula_problem` and :func:`lhs_problem`, and the engine's spec must be a
-    formulaic ``ModelSpec`` (checked by :func:`engine_object_problem`) or, for patsy, absent
-    (it is rebuilt from the checked formula).
+    The engine must be known; the right-hand side passes :func:`rhs_problem`, the
+    left-hand side :func:`lhs_problem`, the offsets their vocabulary, and every term of a
+    formulaic engine state :func:`factor_problem`.
 
     Parameters
     ----------
     state : dict
-        The state ``DesignSpec.__getstate__`` returned.
+        The state :meth:`DesignSpec.file_state` returned.
 
     Returns
     -------
@@ -325,61 +389,20 @@ def design_state_problem(state: Any) -> str | None:
     for key in ("rhs", "lhs"):
         if not isinstance(state.get(key, ""), str):
             return f"the design's {key} is not text"
-    why = formula_problem(state.get("rhs", ""), engine) or (
-        lhs_problem(state["lhs"]) if state.get("lhs", "").strip() else None)
+    why = (rhs_problem(state.get("rhs", ""), engine) or text_problem("lhs", state.get("lhs", ""))
+           or _offsets(state.get("offsets", ())))
     if why is not None:
         return why
-    spec = state.get("engine_spec")
-    if engine == "patsy":
-        return None if spec is None else "a patsy design must not hold an engine spec"
-    from formulaic.model_spec import ModelSpec
-
-    if not isinstance(spec, ModelSpec):
-        return f"the design's engine spec is a {type(spec).__name__}, not a formulaic ModelSpec"
-    return engine_object_problem(spec)
-
-
-def engine_object_problem(obj: Any) -> str | None:
-    """Why a formulaic ``Factor`` or ``ModelSpec`` read from a file is not safe, or None.
-
-    A factor evaluated as Python must pass :func:`code_problem`; a model spec must hold a
-    parsed formula (a text would be parsed into new, unchecked factors) of terms made of
-    factors, and a materializer named by text.
-
-    Parameters
-    ----------
-    obj : object
-        A formulaic object; other objects are not checked (None).
-
-    Returns
-    -------
-    str or None
-        The reason, or None.
-    """
-    from formulaic.formula import SimpleFormula
-    from formulaic.model_spec import ModelSpec
-    from formulaic.parser.types import Factor, Term
-
-    if isinstance(obj, Factor):
-        method = getattr(obj, "_eval_method", None)
-        if not isinstance(method, Factor.EvalMethod) or not isinstance(obj.expr, str):
-            return "a formula factor has no valid evaluation method or expression"
-        if method is Factor.EvalMethod.PYTHON:
-            why = code_problem(obj.expr)
-            return None if why is None else f"in the term {obj.expr!r}: {why}"
+    engine_state = state.get("engine_state")
+    if engine == "patsy" or engine_state is None:
         return None
-    if isinstance(obj, ModelSpec):
-        formula = obj.__dict__.get("formula")
-        if not isinstance(formula, SimpleFormula):
-            return f"the model spec's formula is a {type(formula).__name__}, not a parsed formula"
-        for term in formula:
-            if not isinstance(term, Term) or not all(isinstance(f, Factor)
-                                                     for f in term.factors):
-                return "the model spec's formula holds something other than terms of factors"
-            for f in term.factors:
-                why = engine_object_problem(f)
-                if why is not None:
-                    return why
-        if not isinstance(obj.__dict__.get("materializer"), (str, type(None))):
-            return "the model spec's materializer is not named by text"
+    factors = engine_state.get("factors") if isinstance(engine_state, dict) else None
+    if not isinstance(factors, list):
+        return "the design's engine state has no list of terms"
+    for factor in factors:
+        if not (isinstance(factor, (list, tuple)) and len(factor) == 3):
+            return "a term of the design's engine state is not (expression, method, kind)"
+        why = factor_problem(factor[0], factor[1])
+        if why is not None:
+            return why
     return None

@@ -35,6 +35,7 @@ import functools
 import numpy as np
 from scipy import linalg
 from scipy.interpolate import BSpline
+from .._utils.boundary import public
 
 __all__ = ["ns_knots", "ns_basis", "FORMULAIC_SPLINES", "PATSY_SPLINES"]
 
@@ -99,6 +100,7 @@ def _splines(t: np.ndarray, x: np.ndarray, nu: int = 0) -> np.ndarray:
     return BSpline(t, np.eye(nb), 3, extrapolate=True)(x, nu=nu)
 
 
+@public
 def ns_basis(x, knots, boundary, intercept: bool = False) -> np.ndarray:
     """R's natural cubic spline basis ``ns(x, knots = knots, Boundary.knots = boundary,
     intercept = intercept)`` (rows of missing ``x`` are NaN).
@@ -212,10 +214,40 @@ def _patsy_ns():
     return patsy.stateful_transform(_PatsyNS)
 
 
+def _check_poly(degree, raw) -> None:
+    """R's rules for ``poly(x, degree, raw)``: a positive integer degree (0 would leave an
+    intercept-only model without a word) and a logical ``raw`` (a string such as ``"no"``
+    would be taken as true)."""
+    from ..exceptions import FormulaError
+
+    if isinstance(degree, (bool, np.bool_)) or not isinstance(degree, (int, np.integer)) \
+            or degree < 1:
+        raise FormulaError(f"poly(): `degree` must be a positive integer (R: 'degree' must be "
+                           f"at least 1); got {degree!r}.")
+    if not isinstance(raw, (bool, np.bool_)):
+        raise FormulaError(f"poly(): `raw` must be True or False; got {raw!r}.")
+
+
+def _formulaic_poly():
+    from formulaic.transforms import TRANSFORMS
+
+    formulaic_poly = TRANSFORMS["poly"]
+
+    def poly(x, degree=1, raw=False, **kwargs):
+        """formulaic's ``poly`` with R's checks of ``degree`` and ``raw``."""
+        _check_poly(degree, raw)
+        return formulaic_poly(x, degree, raw, **kwargs)
+
+    poly.__is_stateful_transform__ = True       # as bs below: formulaic hands it its state
+    poly.get_required_variables = formulaic_poly.get_required_variables
+    return poly
+
+
 @functools.lru_cache(maxsize=1)
 def formulaic_splines() -> dict:
-    """The spline functions given to formulaic (``ns``, and ``bs`` with R's extrapolation)."""
-    return {"ns": _formulaic_ns(), "bs": _formulaic_bs()}
+    """The basis functions given to formulaic: ``ns``, ``bs`` with R's extrapolation, and
+    ``poly`` with R's argument checks."""
+    return {"ns": _formulaic_ns(), "bs": _formulaic_bs(), "poly": _formulaic_poly()}
 
 
 def patsy_splines() -> dict:

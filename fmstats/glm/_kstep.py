@@ -35,6 +35,8 @@ import numpy as np
 
 from scipy.special import expit
 
+from .._utils.boundary import public
+
 from .fweights import noisy_f_weights
 
 __all__ = ["BlockFit", "OuterFit", "newton_block", "fmaxent_block", "column_products",
@@ -52,6 +54,7 @@ PRODUCTS_ELEMENTS = 2 ** 23
 _EPS = np.finfo(float).eps
 
 
+@public
 def block_size(n: int, m: int) -> int:
     """Columns per block so that an n x block array has about :data:`BLOCK_ELEMENTS` entries.
 
@@ -188,6 +191,7 @@ def _probabilities(E: np.ndarray) -> np.ndarray:
     return np.clip(E, _EPS, 1 - _EPS, out=E)
 
 
+@public
 def newton_block(X: np.ndarray, y: np.ndarray, W: np.ndarray, start: np.ndarray,
                  penalty: np.ndarray, *, k: int = DEFAULT_K,
                  step_tol: float = DEFAULT_STEP_TOL, offset: np.ndarray | None = None,
@@ -320,20 +324,30 @@ def _g2(x, eps):
     return np.where(x <= 0, 0.0, np.where(x < eps, x * x / (2 * eps), x - eps / 2))
 
 
-def _weighted_f_weights(q, P, W, f, tp, alpha, method, epsilon, bounds, positives):
+def _weighted_f_weights(q, P, W, f, tp, alpha, method, epsilon, bounds, positives,
+                        sums=None):
     """W times the F-weights of :meth:`fmstats.glm.rowsource.ArraySource.fweights`, column by
     column: raw weights at the probabilities P, scaled to count-weighted mean 1 over the
     rows with a finite weight (the scale rounded as :func:`~fmstats.glm.fweights.weight_scale`
-    rounds it), then clipped to ``bounds``."""
+    rounds it), then clipped to ``bounds``.
+
+    ``sums`` (expected F only): the columns' sums (W q p, W p, W q, W) at P, from which the
+    scale follows without another pass: the weights are finite, and their weighted sum is
+    k sum(W q p) + sum(W (1 - q)) - sum(W (1 - q) p), k = (1 - aF) / (aF)."""
     if method == "expected":       # (4.2): 1 - p for negatives, (1 - aF)/(aF) p for positives
+        k = (1.0 - alpha * f) / (alpha * f)
         fw = np.subtract(1.0, P)
-        fw[positives] = P[positives] * ((1.0 - alpha * f) / (alpha * f))
+        fw[positives] = P[positives] * k
     else:
         fw = noisy_f_weights(q[:, None], P, f, tp, alpha, epsilon)
-    good = np.isfinite(fw) & (W > 0)
-    num = np.where(good, fw, 0.0)
-    num *= W
-    scale = _scale12(num.sum(axis=0) / np.where(good, W, 0.0).sum(axis=0))
+    if sums is not None and method == "expected":
+        tpe, sp, sq, total = sums
+        scale = _scale12((k * tpe + (total - sq) - (sp - tpe)) / total)
+    else:
+        good = np.isfinite(fw) & (W > 0)
+        num = np.where(good, fw, 0.0)
+        num *= W
+        scale = _scale12(num.sum(axis=0) / np.where(good, W, 0.0).sum(axis=0))
     fw /= scale
     if bounds is not None:
         np.clip(fw, bounds[0], bounds[1], out=fw)
@@ -341,6 +355,7 @@ def _weighted_f_weights(q, P, W, f, tp, alpha, method, epsilon, bounds, positive
     return fw
 
 
+@public
 def fmaxent_block(X, q, W, path, *, alpha, method, epsilon, bounds, inner, max_outer,
                   patience, min_improvement, rel_improvement, select, threshold, prior_penalty,
                   shrinkage, k: int = DEFAULT_K, step_tol: float = DEFAULT_STEP_TOL,
@@ -384,6 +399,7 @@ rel_improvement, select, threshold
     W = np.ascontiguousarray(W, dtype=float)
     path = np.asarray(path, dtype=float)
     positives = np.flatnonzero(q == 1) if method == "expected" else None
+    binary = bool(np.all((q == 0) | (q == 1)))      # the scale from the sums (expected F)
     total = W.sum(axis=0)
     sum_q = q @ W
     neg = total - sum_q
@@ -456,12 +472,15 @@ rel_improvement, select, threshold
             stopped_at[act[dead]] = it
             running[act[dead]] = False
             keep &= ~dead
+        sums = (tp_t, sp, sq, total[act]) if method == "expected" and binary else None
         if not keep.all():
             act, Wa, P, f = act[keep], Wa[:, keep], P[:, keep], f[keep]
             tp = None if tp is None else tp[keep]
+            sums = None if sums is None else tuple(v[keep] for v in sums)
             if act.size == 0:
                 break
-        Wf = _weighted_f_weights(q, P, Wa, f, tp, alpha, method, epsilon, bounds, positives)
+        Wf = _weighted_f_weights(q, P, Wa, f, tp, alpha, method, epsilon, bounds, positives,
+                                 sums)
         if inner == "step":
             start, kk, tol = theta[act], 1, np.inf
         elif it + 1 < len(path):

@@ -557,7 +557,7 @@ class ArrayProblem:
 
 
 def deviance_scale(total_weight: float, n_active: int) -> float:
-    """The scale s of the stopping rule |dev - dev_old| / (|dev| + 0.1 s) < tol: 1 (R's rule)
+    """The scale s of the stopping rule ``|dev - dev_old| / (|dev| + 0.1 s) < tol``: 1 (R's rule)
     unless the active rows' mean weight is below 1, then that mean (so the rule does not
     depend on the weights' scale)."""
     if n_active <= 0 or not total_weight > 0:

@@ -15,10 +15,10 @@ Every fitted model's ``measure(newdata, ci=method)`` returns a :class:`MeasureIn
 optimism-corrected F of a tuned rule.  The units, the delta method and the Monte-Carlo draws
 are described in :mod:`fmstats.inference._units`.
 """
-from ._finterval import (DEFAULT_PRIOR, F_METHODS, f_interval, interval_of_rows,
+from ._finterval import (DEFAULT_PRIOR, F_METHODS, excluded, f_interval, interval_of_rows,
                          precision_interval, recall_interval)
 from ._compare import COMPARE_METHODS, Comparison, compare
-from ._interval import MeasureInterval, check_B, check_level
+from ._interval import MeasureInterval, check_B, check_level, quantile_mc_error
 from ._bands import delta_band
 from ._curveband import BAND_METHODS, CurveBand, band_region, f_band
 from ._optimism import estimate_632plus, no_information_counts

@@ -11,9 +11,10 @@ from scipy import stats
 from .. import measures as _m
 from .._utils.validation import check_random_state, describe
 from ..exceptions import InvalidArgumentError, ModelComparisonError
-from ._finterval import DEFAULT_PRIOR, check_prior, mc_interval, units_of
+from ._finterval import DEFAULT_PRIOR, check_prior, excluded, mc_interval, units_of
 from ._interval import MeasureInterval, check_B, check_level, check_method
 from ._units import binary_units
+from .._utils.boundary import public
 
 __all__ = ["compare", "Comparison", "COMPARE_METHODS"]
 
@@ -133,6 +134,7 @@ def _rows_of_models(a, b, newdata):
     return ya, pa, pb, wa
 
 
+@public
 def compare(a: Any, b: Any, newdata: pd.DataFrame | None = None, *, y_true: Any = None,
             beta: float | None = None, alpha: float | None = None, measure=None,
             method: str = "paired-bootstrap", level: float = 0.95, B: int | None = None,
@@ -256,8 +258,9 @@ def compare(a: Any, b: Any, newdata: pd.DataFrame | None = None, *, y_true: Any 
     else:
         p = min(1.0, 2 * min(below, above) / B)
         better = float(np.count_nonzero(d > 0) / B)
+    note = excluded(label, est, lo, hi, kind, level, where="compare")
     diff = MeasureInterval(label, est, lo, hi, method, level, average, float(d.std(ddof=1)),
                            n, B=B, prior=prior if kind == "bayes" and units.cells else None,
-                           draws=d)
+                           note=note, draws=d)
     return Comparison(fm.name, f_a, f_b, diff, p, method, prob_a_better=better, n=n,
                       names=names)

@@ -15,6 +15,7 @@ from .._utils.validation import check_probabilities, check_random_state, check_w
 from ..exceptions import DataError, InvalidArgumentError
 from ._bands import bootstrap_band, delta_band, pr_region, profile_band
 from ._interval import check_B, check_level, check_method
+from .._utils.boundary import public
 
 __all__ = ["f_band", "CurveBand", "BAND_METHODS", "band_region"]
 
@@ -61,6 +62,7 @@ class CurveBand:
                 f"{self.threshold_ci[1]:.4g}]>")
 
 
+@public
 def f_band(y: Any, score: Any, sample_weight: Any = None, *, method: str = "bootstrap",
            level: float = 0.95, B: int | None = None, random_state=None, measure=None,
            beta: float | None = None, alpha: float | None = None) -> CurveBand:

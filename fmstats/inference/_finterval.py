@@ -15,10 +15,11 @@ from .._utils.validation import (check_binary, check_choice, check_random_state,
 from ..exceptions import DataError, IntervalWarning, InvalidArgumentError
 from ._interval import MeasureInterval, check_B, check_level, check_method
 from ._units import Units, binary_units, matrix_units
+from .._utils.boundary import public
 
 __all__ = ["f_interval", "precision_interval", "recall_interval", "interval_of_rows",
            "F_METHODS", "PROPORTION_METHODS", "DEFAULT_PRIOR", "units_of", "check_prior",
-           "mc_interval"]
+           "mc_interval", "excluded"]
 
 F_METHODS = ("delta", "bayes", "bootstrap")
 PROPORTION_METHODS = ("wilson", "clopper-pearson")
@@ -97,6 +98,31 @@ def mc_interval(draws: np.ndarray, level: float) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
+def _boundary(units: Units) -> str:
+    """Why F sits on the boundary of [0, 1] (TP = 0, or F = 1), or ""."""
+    T, Pt, Yt = units.totals(0)
+    if np.all(T == 0):
+        return "TP = 0"
+    return "FP = FN = 0, F = 1" if np.allclose(T, Pt) and np.allclose(T, Yt) else ""
+
+
+def excluded(label: str, est: float, lo: float, hi: float, method: str, level: float,
+             why: str = "", where: str = "f_interval") -> str:
+    """The note of a (Monte-Carlo) interval that excludes its estimate, with an
+    :class:`IntervalWarning`; "" when it contains it.  A credible interval of F at perfect
+    or at no correct predictions lies inside (0, 1) while the estimate is 1 or 0: reported,
+    not hidden."""
+    if lo <= est <= hi:
+        return ""
+    kind = "credible interval" if method == "bayes" else "interval"
+    note = (f"the {level:.0%} {kind} [{lo:.4g}, {hi:.4g}] excludes the estimate {label} = "
+            f"{est:.4g}" + (f" ({why}: the estimate is on the boundary, where the "
+                            f"{'posterior' if method == 'bayes' else 'replicates'} cannot "
+                            "reach it)" if why else ""))
+    warn(f"{where}: {note}.", IntervalWarning)
+    return note
+
+
 def _interval(units: Units, fm, method: str, level: float, B, random_state, prior: float,
               average: str) -> MeasureInterval:
     est = units.estimate(0)
@@ -106,8 +132,7 @@ def _interval(units: Units, fm, method: str, level: float, B, random_state, prio
         z = stats.norm.ppf(0.5 + level / 2)
         note = ""
         if se == 0:
-            T, Pt, Yt = units.totals(0)
-            why = "TP = 0" if np.all(T == 0) else "FP = FN = 0 (F = 1)"
+            why = _boundary(units) or "FP = FN = 0, F = 1"
             note = (f"the delta-method interval has width 0 ({why}): its normal approximation "
                     "fails on the boundary; method='bayes' holds there")
             warn(f"f_interval: {note}.", IntervalWarning)
@@ -125,11 +150,14 @@ def _interval(units: Units, fm, method: str, level: float, B, random_state, prio
     note = ("" if units.cells or method == "bootstrap" else
             "posterior over the observed rows (the Bayesian bootstrap: no prior on unseen "
             "label patterns)")
+    out = excluded(fm.name, est, lo, hi, method, level, _boundary(units))
+    note = "; ".join(t for t in (note, out) if t)
     return MeasureInterval(fm.name, est, lo, hi, method, level, average, float(d.std(ddof=1)),
                            n, B=B, prior=prior if method == "bayes" and units.cells else None,
                            note=note, draws=d)
 
 
+@public
 def f_interval(y_true: Any, y_pred: Any, *, beta: float | None = None,
                alpha: float | None = None, measure=None, average: str = "binary",
                method: str = "delta", level: float = 0.95, sample_weight: Any = None,
@@ -158,7 +186,9 @@ def f_interval(y_true: Any, y_pred: Any, *, beta: float | None = None,
           :class:`~fmstats.exceptions.IntervalWarning`) where TP = 0 or F = 1.
         * ``"bayes"``: the equal-tailed credible interval of Goutte & Gaussier's (2005)
           posterior: the confusion cells' probabilities are Dirichlet(counts + ``prior``),
-          F is drawn ``B`` times.
+          F is drawn ``B`` times.  At TP = 0 or F = 1 every draw lies inside (0, 1), so the
+          interval excludes the estimate: an :class:`~fmstats.exceptions.IntervalWarning`
+          says so (as the delta method's width 0 there).
         * ``"bootstrap"``: the percentile interval of ``B`` case-bootstrap replicates.
     level : float, default 0.95
         The confidence level, in (0, 1).
@@ -211,10 +241,12 @@ def f_interval(y_true: Any, y_pred: Any, *, beta: float | None = None,
 
 
 def interval_of_rows(y, yhat, w, fm, method: str, level: float = 0.95, B=None,
-                     random_state=None, prior: float = DEFAULT_PRIOR) -> MeasureInterval:
+                     random_state=None, prior: float = DEFAULT_PRIOR,
+                     name: str = "method") -> MeasureInterval:
     """The interval of binary rows: labels ``y`` in [0, 1] (probabilistic labels count
-    fractionally), classes ``yhat``, count weights ``w``.  What ``measure(ci=)`` calls."""
-    check_method(method, F_METHODS)
+    fractionally), classes ``yhat``, count weights ``w``.  What ``measure(ci=)`` calls
+    (``name``: the argument that chose the method, in messages)."""
+    check_method(method, F_METHODS, name)
     level = check_level(level)
     prior = check_prior(prior)
     y, yhat, w = (np.asarray(v, dtype=float) for v in (y, yhat, w))

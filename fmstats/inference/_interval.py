@@ -11,7 +11,7 @@ import pandas as pd
 from .._utils.validation import check_scalar, describe
 from ..exceptions import InvalidArgumentError
 
-__all__ = ["MeasureInterval", "check_level", "check_B", "DEFAULT_B"]
+__all__ = ["MeasureInterval", "check_level", "check_B", "DEFAULT_B", "quantile_mc_error"]
 
 #: Bootstrap replicates or posterior draws when ``B`` is not given.  The Monte-Carlo error of
 #: a 2.5 % quantile of 2000 draws is about 0.004 standard deviations of the distribution
@@ -38,10 +38,40 @@ def check_B(B, level: float, name: str = "B") -> int:
     return B
 
 
-def check_method(method, methods: tuple) -> str:
+def quantile_mc_error(x, prob: float) -> float:
+    """Monte-Carlo standard error of the ``prob`` quantile of B replicates ``x`` (finite ones):
+    half the distance between the order statistics one binomial sd (sqrt(B p (1 - p))) either
+    side of it -- how far the quantile would move with other replicates.  ``inf`` when that
+    spread reaches past the replicates (too few of them for this quantile).
+
+    Parameters
+    ----------
+    x : array-like
+        The replicates.
+    prob : float
+        The quantile's probability, in (0, 1).
+
+    Returns
+    -------
+    float
+    """
+    x = np.sort(np.asarray(x, dtype=float)[np.isfinite(np.asarray(x, dtype=float))])
+    B = x.size
+    if B < 2:
+        return np.inf
+    half = np.sqrt(B * prob * (1 - prob))
+    lo, hi = int(np.floor(B * prob - half)), int(np.ceil(B * prob + half))
+    if lo < 0 or hi > B - 1:
+        return np.inf
+    return float(x[hi] - x[lo]) / 2.0
+
+
+def check_method(method, methods: tuple, name: str = "method") -> str:
     if method not in methods:
+        what = " (the method of the interval)" if name != "method" else ""
         raise InvalidArgumentError(
-            f"`method` must be one of {', '.join(map(repr, methods))}; got {describe(method)}.")
+            f"`{name}` must be one of {', '.join(map(repr, methods))}{what}; got "
+            f"{describe(method)}.")
     return method
 
 

@@ -6,7 +6,7 @@
 * :func:`fmaxent` -- the F-measure maximising reweighting (expected F for 0/1 labels, the
   noisy F for q), and :func:`sweep` over alpha;
 * model selection by terms: :func:`drop1`, :func:`add1`, :func:`step` (R's, marginality kept);
-* inference after the fit: :func:`anova`, profile intervals, prediction standard errors,
+* inference after the fit: :func:`anova`, :func:`confint` (profile intervals), prediction standard errors,
   :func:`influence` and :func:`plot_diagnostics`, :func:`to_statsmodels`, and
   :func:`resample_f` (the long-run F of labels drawn from q).
 
@@ -16,14 +16,18 @@ results.
 from ._diagnostics import influence, plot_diagnostics
 from ._fmaxent import (DEFAULT_EPSILON, DEFAULT_SHRINKAGE, DEFAULT_WEIGHT_BOUNDS,
                        MIN_CLASS_REWEIGHTED, FMaxentResults, fmaxent, sweep)
-from ._inference import AnovaTable, anova
+from ._inference import AnovaTable, anova, confint
 from ._interop import to_statsmodels
 from ._fitting import maxent, umaxent
 from ._maxent import COV_TYPES, MaxentResults
 from ._qresample import ResampledF, resample_f
+# what fitted models hold, under the public names results files give them
+from ._training import InMemoryTraining
+from ._outofcore import TrainingStats
 from ._stepwise import StepResults, TermTable, add1, drop1, extract_aic, step
 
 __all__ = ["maxent", "umaxent", "MaxentResults", "fmaxent", "FMaxentResults", "sweep", "anova",
+           "confint",
            "AnovaTable", "influence", "plot_diagnostics", "to_statsmodels", "resample_f",
            "ResampledF", "drop1", "add1", "step", "TermTable", "StepResults", "extract_aic",
            "DEFAULT_EPSILON", "DEFAULT_SHRINKAGE", "DEFAULT_WEIGHT_BOUNDS",

@@ -323,7 +323,9 @@ def with_cov(results, cov_type: str):
               if isinstance(v, cached_property)}
     new.__dict__ = {k: v for k, v in results.__dict__.items() if k not in cached}
     new.settings = results.settings.replace(cov_type=cov_type)
-    new.call = results.call.replace(cov_type=cov_type)
+    call = results.call.replace(cov_type=cov_type)
+    # the bootstrap's own arguments have no effect with another covariance (and are refused)
+    new.call = call if cov_type == "bootstrap" else call.without("B", "replicates")
     new.cov_type = cov_type
     return new
 

@@ -40,7 +40,7 @@ from .. import measures as _m
 from .._utils.validation import check_choice, check_scalar, warn
 from ..exceptions import (ConvergenceWarning, InvalidArgumentError, ResponseError,
                          SeparationWarning)
-from .._utils.call import records_call
+from .._utils.call import records_call, refuse_unused
 from ._fitdata import prepare
 from ..glm.fweights import (expected_f_weights, noisy_f_weights, smoothed_noisy_counts,
                            standardised_ridge)
@@ -191,8 +191,10 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
         A ridge penalty on the raw (unstandardised) coefficients, added to
         ``shrinkage``'s, as in :func:`fmstats.maxent`.
     cov_type : {"reweighted", "bootstrap", "HC0", "nonrobust", "HC1", "HC2", "HC3"}, optional
-        The covariance of the coefficients.  Default: ``"reweighted"`` when the smaller class
-        (weighted rows with y = 1, or with y = 0) has at least
+        The covariance of the coefficients, one estimator class each
+        (:mod:`fmstats.maxent_models._covariance`).  Default
+        (:func:`~fmstats.maxent_models._covariance.default_cov_type`): ``"reweighted"`` when
+        the smaller class (weighted rows with y = 1, or with y = 0) has at least
         :data:`MIN_CLASS_REWEIGHTED` = 900 rows, ``"bootstrap"`` below that, out of core (a
         Dask DataFrame) as in memory.  Why: in simulation (``benchmarks/bench_fmaxent_coverage.py``;
         the documentation's "Inference for fmaxent") the reweighted sandwich's 95 % intervals
@@ -200,12 +202,12 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
         the bootstrap's covered within a few points of the best any interval centred on the
         estimate can reach (the estimator's own bias limits it).  The default bootstrap is
         computed on first use of the standard errors (``summary()``, ``bse``, ``tidy()``,
-        ``conf_int()``; about 2 s on Titanic's 1,046 rows), with ``B``, ``n_jobs``,
-        ``progress`` and ``random_state`` (seed 0 when not given, so the default summary is
-        the same on every run); a fit whose standard errors are never asked for does not pay
-        for it.  Out of core the fit keeps no rows, so its covariance is computed at fit time
-        from the row blocks: the reweighted sandwich in four more passes over the data (the
-        same numbers as in memory), the bootstrap by Poisson replicates run on the row blocks
+        ``conf_int()``), with ``B``, ``n_jobs``, ``progress``, ``random_state`` (seed 0 when
+        not given, so the default summary is the same on every run) and ``replicates``; a fit
+        whose standard errors are never asked for does not pay for it.  Out of core the fit
+        keeps no rows, so its covariance is computed at fit time from the row blocks: the
+        reweighted sandwich in four more passes over the data (the same numbers as in
+        memory), the bootstrap by Poisson replicates run on the row blocks
         (:func:`fmstats.bootstrap`; its SEs agree with the in-memory bootstrap's within
         Monte-Carlo error).
         ``"reweighted"``: the sandwich of the estimator actually returned, which
@@ -214,17 +216,23 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
         data-dependent shrinkage (for ``inner="step"`` the stacked sandwich at the fixed
         point); it costs about one more fit.  Below 900 rows in the smaller class the summary
         withholds its z values and p-values (:meth:`FMaxentResults.tests_withheld`).
-        ``"bootstrap"``: the covariance of ``B`` case-bootstrap replicates of the *whole* fit
-        (every replicate reruns the outer loop on the stored design; :func:`fmstats.bootstrap`),
-        about ``B`` fits; computed at fit time when asked for explicitly.  Its tests are
-        withheld below 150 rows in the smaller class, where the estimator's bias (up to 1.2
-        of its standard deviations) keeps every such interval well below 95 %.
+        ``"bootstrap"``: the covariance of case-bootstrap replicates of the *whole* fit, outer
+        loop included (:func:`fmstats.bootstrap`): k-step replicates from the fit's own path
+        on its stored design, their covariance by regression on their linear part (the
+        reweighted influence rows times the resample counts: a control variate), at most
+        ``B`` of them and fewer once every standard error's Monte-Carlo error is below 5 % of
+        it (``benchmarks/bench_honest_cost.py`` measures the cost and the coverage).  Computed
+        at fit time when asked for explicitly.  Its tests are withheld below 150 rows in the
+        smaller class, where the estimator's bias (up to 1.2 of its standard deviations)
+        keeps every such interval well below 95 %.
         ``"HC0"``, ``"nonrobust"``, ``"HC1"``-``"HC3"`` treat the F-weights as fixed: they
         ignore that the weights are chosen from the fit and are several times too small (the
         old default; kept for comparison, with a warning line in the summary).
     B : int, default 200
-        The bootstrap of ``cov_type="bootstrap"`` (also the default one): its number of
-        replicates, at least 20; unused otherwise.
+        The bootstrap of ``cov_type="bootstrap"`` (also the default one): its most
+        replicates, at least 20 (fewer run once every standard error's Monte-Carlo error is
+        below 5 % of it).  Refused with another ``cov_type`` given explicitly (it would have no
+        effect).
     random_state : int or numpy.random.Generator, optional
         The bootstrap of ``cov_type="bootstrap"``: its seed (the default bootstrap uses 0
         when it is not given); unused otherwise.
@@ -234,9 +242,8 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
         The bootstrap of ``cov_type="bootstrap"``: its progress bar; unused otherwise.
     replicates : {"kstep", "full"}, default "kstep"
         The bootstrap of ``cov_type="bootstrap"``: k-step replicates from the fit's path
-        (``"kstep"``; their coefficients were within 0.004 of a standard error of full
-        refits', :mod:`fmstats.maxent_models._refits`) or full refits (``"full"``, about
-        ten times the cost); unused otherwise.
+        (``"kstep"``; their coefficients equal full refits' to 1e-5 of a standard error,
+        :mod:`fmstats.maxent_models._refits`) or full refits (``"full"``); unused otherwise.
     threshold : float, default 0.5
         Predicted class 1 when the probability is at least this.
     missing : {"drop", "raise"}, default "drop"
@@ -291,6 +298,9 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
     check_choice("cov_type", cov_type, COV_TYPES_F)
     check_choice("replicates", replicates, ("kstep", "full"))
     bootstrap_cov = cov_type == "bootstrap"
+    if not (auto_cov or bootstrap_cov):
+        refuse_unused(_call, ["B", "replicates"], f"with cov_type={cov_type!r} (they set the "
+                      "bootstrap covariance's replicates)", "use cov_type='bootstrap'")
     if bootstrap_cov or auto_cov:
         check_scalar("B", B, low=MIN_BOOT_B, integer=True)
 

@@ -111,7 +111,13 @@ class FMaxentResults(MaxentResults):
 
     def keep_bootstrap(self, rows) -> None:
         """Run the bootstrap of ``cov_type="bootstrap"`` now on ``rows`` and keep it: an
-        out-of-core fit at fit time, while its row blocks are at hand (they are not kept)."""
+        out-of-core fit at fit time, while its row blocks are at hand (they are not kept).
+
+        Parameters
+        ----------
+        rows : row source
+            The fit's row blocks (:mod:`fmstats.glm`'s row source of the Dask DataFrame).
+        """
         if self._bootstrap is None:
             self._bootstrap = self._run_bootstrap(rows)
 
@@ -227,7 +233,14 @@ class FMaxentResults(MaxentResults):
         """(covariance, fixed-point gap or None) of ``cov_type="reweighted"``, computed
         (:class:`~fmstats.maxent_models._covariance.Reweighted` caches it) from the kept
         design, or from ``sums`` over the training rows (a row source's ``sums``: an
-        out-of-core fit at fit time), by the same passes (:mod:`fmstats.glm.stacked`)."""
+        out-of-core fit at fit time), by the same passes (:mod:`fmstats.glm.stacked`).
+
+        Parameters
+        ----------
+        sums : callable, optional
+            ``sums(block_function, **arguments)``: the sum over the training rows' blocks of
+            ``block_function(X, q, c, **arguments)`` (default: the kept design in memory).
+        """
         pen = self.core_fit.penalty
         pen = np.zeros(self.rank) if pen is None else pen
         path = self.coef_path.to_numpy()
@@ -315,7 +328,10 @@ class FMaxentResults(MaxentResults):
             changes["cov_type"] = cov_type
         elif self.settings["cov_type"] == "bootstrap":
             changes["cov_type"] = "HC0"
-        return self.call.refit(data, **changes)
+        call = self.call
+        if changes.get("cov_type", "bootstrap") != "bootstrap" and "B" not in changes:
+            call = call.without("B")     # the replicates of a bootstrap the refit does not run
+        return call.refit(data, **changes)
 
     # ------------------------------------------------------------------ reporting
     def iteration_lines(self) -> list[str]:

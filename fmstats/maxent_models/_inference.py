@@ -18,8 +18,11 @@ from .._utils.boundary import public
 from .._utils.validation import check_choice, check_scalar
 from ..exceptions import InvalidArgumentError, ModelComparisonError
 from ..glm.irls import binomial_deviance, deviance_scale, gram, irls_logit
+from ._termtable import r_anova_text, warn_f_test
+from ..results import check_comparable
 
-__all__ = ["anova", "AnovaTable", "link_se", "profile_conf_int", "TESTS", "likelihood_problem",
+__all__ = ["anova", "AnovaTable", "confint", "link_se", "profile_conf_int", "TESTS",
+           "likelihood_problem",
            "require_likelihood"]
 
 TESTS = ("Chisq", "LRT", "F", "Rao")
@@ -127,36 +130,21 @@ class AnovaTable(pd.DataFrame):
     def _constructor(self):
         return pd.DataFrame          # slices and arithmetic give plain DataFrames
 
-    def __str__(self) -> str:
+    def _columns(self) -> dict:
+        """R's column labels and values, in R's order (sequential or nested layout)."""
         labels = {"df": "Df", "deviance": "Deviance", "resid_df": "Resid. Df",
                   "resid_dev": "Resid. Dev", "statistic": self.attrs.get("statistic", "stat"),
                   "p_value": self.attrs.get("p_label", "Pr(>Chi)")}
-        cols = [c for c in ("resid_df", "resid_dev", "df", "deviance", "statistic", "p_value")
-                if c in self.columns]
-        if self.attrs.get("sequential"):
-            cols = [c for c in ("df", "deviance", "resid_df", "resid_dev", "statistic",
-                                "p_value") if c in self.columns]
+        order = (("df", "deviance", "resid_df", "resid_dev") if self.attrs.get("sequential")
+                 else ("resid_df", "resid_dev", "df", "deviance"))
+        return {labels[c]: self[c].to_numpy(float) for c in order + ("statistic", "p_value")
+                if c in self.columns}
 
-        def fmt(c, v):
-            if not np.isfinite(v):
-                return ""
-            if c in ("df", "resid_df"):
-                return f"{v:.0f}"
-            if c == "p_value":
-                from ..results import format_pvalue, signif_stars
+    def __str__(self) -> str:
+        from ..results import anova_columns
 
-                return f"{format_pvalue(v)} {signif_stars(v)}".rstrip()
-            return f"{v:.4f}" if c != "statistic" else f"{v:.4g}"
-
-        body = pd.DataFrame({labels[c]: [fmt(c, v) for v in self[c].to_numpy(float)]
-                             for c in cols}, index=self.index)
-        out = list(getattr(self, "heading", None) or [])
-        out.append(body.to_string())
-        out.append("---")
-        from ..results import SIGNIF_LEGEND
-
-        out.append(SIGNIF_LEGEND)
-        return "\n".join(out)
+        return r_anova_text(getattr(self, "heading", None), anova_columns(self._columns()),
+                            self.index)
 
     def __repr__(self) -> str:
         return self.__str__()
@@ -232,28 +220,16 @@ def _p_and_stat(test, dev, df, dispersion, df_resid_big, rao=None, estimated=Tru
 
 
 def _same_rows(models) -> None:
+    """One family, then the conditions of every nested test (:func:`check_comparable`)."""
     m0 = models[0]
     for i, m in enumerate(models[1:], start=2):
         if m.estimates_dispersion != m0.estimates_dispersion:
             raise ModelComparisonError(
                 f"anova: model {i} is {m.family} and model 1 {m0.family}; compare fits of one "
                 "family.")
-        if (m.nobs != m0.nobs or not m.index.equals(m0.index)
-                or not np.array_equal(m.y, m0.y)
-                or not np.allclose(_weights(m), _weights(m0), rtol=1e-12, atol=0)):
-            raise ModelComparisonError(
-                f"anova: model {i} was fitted on different rows or responses than model 1 "
-                f"(n = {m.nobs} vs {m0.nobs}); nested tests need the same rows, weights and "
-                "response. Drop missing values from the data before fitting both.")
-
-
-def _nested(small, big) -> bool:
-    """Whether the column space of ``small.X`` lies in that of ``big.X`` (same rows)."""
-    A, B = small.X, big.X
-    coef = np.linalg.lstsq(B, A, rcond=None)[0]
-    resid = A - B @ coef
-    scale = np.maximum(np.linalg.norm(A, axis=0), 1e-300)
-    return bool(np.all(np.linalg.norm(resid, axis=0) <= 1e-7 * scale))
+    check_comparable(models, "anova", index=lambda m: m.index, response=lambda m: m.y,
+                     weights=_weights, offset=lambda m: m.training.offset,
+                     design=lambda m: m.X, size=lambda m: m.rank)
 
 
 @public
@@ -305,16 +281,11 @@ def anova(*models, test: str | None = None, dispersion: float | None = None) -> 
     test = _default_test(models[0]) if test is None else check_choice("test", test, TESTS)
     if dispersion is not None:
         check_scalar("dispersion", dispersion, low=0, low_open=True)
+    warn_f_test("anova", test, family=max(models, key=lambda m: m.rank).family,
+                fixed_dispersion=dispersion is not None, terms=False)
     if len(models) == 1:
         return _sequential(models[0], test, dispersion)
     _same_rows(models)
-    for i in range(1, len(models)):
-        a, b = models[i - 1], models[i]
-        small, big = (a, b) if a.rank <= b.rank else (b, a)
-        if not _nested(small, big):
-            raise ModelComparisonError(
-                f"anova: models {i} and {i + 1} are not nested (the columns of the smaller "
-                f"design, {small.formula!r}, are not in the space of {big.formula!r}).")
     biggest = max(models, key=lambda m: m.rank)
     disp = biggest.dispersion if dispersion is None else float(dispersion)
     rows = []
@@ -379,7 +350,7 @@ def _sequential(m, test: str, dispersion) -> AnovaTable:
     heading = ["Analysis of Deviance Table", "",
                f"Model: {m.family}, link: logit", "",
                f"Response: {m.response_name}", "",
-               "Terms added sequentially (first to last)", ""]
+               "Terms added sequentially (first to last)", "", ""]
     return _table(rows, index, test, heading, True)
 
 
@@ -417,7 +388,7 @@ def _offset_fit(X, y, w, offset, start, tol=1e-12, max_iter=100):
     return b, dev
 
 
-def profile_conf_int(results, level: float = 0.95) -> pd.DataFrame:
+def profile_conf_int(results, level: float = 0.95, parm=None) -> pd.DataFrame:
     """Profile-likelihood confidence intervals (R's ``confint.glm`` / MASS ``profile.glm``).
 
     For each coefficient b_j the signed root z(b) = sign(b - b_hat) sqrt((D(b) - D_hat) / phi)
@@ -427,6 +398,7 @@ def profile_conf_int(results, level: float = 0.95) -> pd.DataFrame:
     A bound that the profile never reaches is NaN.  Only unpenalised likelihood fits are
     profiled (:func:`require_likelihood`); a (quasi-)separated fit has no maximum to profile
     around, so its bounds are all NaN with a :class:`~fmstats.exceptions.SeparationWarning`.
+    ``parm`` (coefficient names) profiles those only; the others are NaN.
     """
     check_scalar("level", level, low=0, high=1, low_open=True, high_open=True)
     require_likelihood(results, "conf_int(method='profile')")
@@ -454,6 +426,8 @@ def profile_conf_int(results, level: float = 0.95) -> pd.DataFrame:
     names = [t for t, a in zip(results.term_names, results.aliased) if not a]
     lo, hi = np.full(len(coef), np.nan), np.full(len(coef), np.nan)
     for j in range(len(coef)):
+        if parm is not None and names[j] not in parm:
+            continue
         others = np.delete(np.arange(len(coef)), j)
         Xo = np.ascontiguousarray(X[:, others])
         state = {"start": coef[others].copy()}
@@ -484,3 +458,72 @@ def profile_conf_int(results, level: float = 0.95) -> pd.DataFrame:
     full_lo = pd.Series(lo, index=names).reindex(results.params.index)
     full_hi = pd.Series(hi, index=names).reindex(results.params.index)
     return pd.DataFrame({"conf_low": full_lo, "conf_high": full_hi})
+
+
+@public
+def confint(fit, parm=None, level: float = 0.95) -> pd.DataFrame:
+    """Confidence intervals of the coefficients, as R's ``confint(fit)``.
+
+    For a likelihood fit (unpenalised ``maxent``/``umaxent``) the profile-likelihood
+    intervals, as MASS's ``confint.glm`` (R's own since 4.4):
+    ``fit.conf_int(method="profile")``, the exact roots of the signed root deviance
+    (:func:`profile_conf_int`); model-based, so a sandwich ``cov_type`` does not enter them.
+    Where there is no likelihood to profile -- an ``fmaxent`` fit (its F-weights are chosen
+    from the fit itself, so its weighted deviance is not a likelihood), a fit with a ridge
+    ``penalty``, a ``multinom`` fit -- the model's own ``fit.conf_int()``: Wald intervals with
+    its default covariance (for ``fmaxent`` the reweighted sandwich or the bootstrap of the
+    whole fit, the intervals whose coverage the docs' *Inference for fmaxent* measures), as
+    R's ``confint.default`` and nnet's ``confint.multinom`` do; ``attrs["method"]`` of the
+    result says which.  For percentile or BCa intervals, :func:`fmstats.bootstrap`.
+
+    Parameters
+    ----------
+    fit : ModelResults
+        A fitted model with coefficients.
+    parm : str or list of str, optional
+        The coefficients (default all), by name as in ``fit.params``.
+    level : float, default 0.95
+        The confidence level, in (0, 1).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``conf_low`` and ``conf_high``, one row per coefficient (NaN for an aliased
+        one); ``attrs["method"]`` is ``"profile"`` or ``"wald (<cov_type>)"``.
+
+    Examples
+    --------
+    >>> import fmstats as fm
+    >>> t = fm.datasets.titanic_complete()
+    >>> fit = fm.maxent("survived ~ sex + age", t)
+    >>> ci = fm.confint(fit)
+    >>> ci.attrs["method"], list(ci.columns)
+    ('profile', ['conf_low', 'conf_high'])
+    >>> print(ci.round(4))
+                 conf_low  conf_high
+    term
+    Intercept      0.8647     1.6182
+    sex[T.male]   -2.7635    -2.1661
+    age           -0.0145     0.0059
+    """
+    check_scalar("level", level, low=0, high=1, low_open=True, high_open=True)
+    params = getattr(fit, "params", None)
+    if not isinstance(params, pd.Series) or not callable(getattr(fit, "conf_int", None)):
+        raise InvalidArgumentError(f"`fit` must be a fitted model with coefficients; got "
+                                   f"{type(fit).__name__}.")
+    names = list(params.index)
+    if parm is not None:
+        parm = [parm] if isinstance(parm, str) else parm
+        unknown = [p for p in parm if not isinstance(p, str) or p not in names]
+        if unknown or not len(parm):
+            raise InvalidArgumentError(
+                f"`parm` must name coefficients of the fit ({', '.join(names)}); got "
+                f"{unknown[0] if unknown else parm!r}.")
+    if likelihood_problem(fit) is None:
+        out, method = profile_conf_int(fit, level, parm), "profile"
+    else:
+        out = fit.conf_int(level=level)
+        method = f"wald ({getattr(fit, 'cov_type', None) or 'model-based'})"
+    out = out if parm is None else out.loc[list(parm)]
+    out.attrs["method"] = method
+    return out

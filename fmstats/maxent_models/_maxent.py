@@ -410,8 +410,9 @@ class MaxentResults(SummaryHooks, ModelResults):
 
         ``type="response"`` gives probabilities of the positive class, ``"link"``
         the log-odds, ``"class"`` 0/1 labels (1 when the probability is at least
-        ``threshold``, default the fit's threshold).  Rows of ``newdata`` with
-        missing values are dropped with a warning (``missing="drop"``) or raise.
+        ``threshold``, default the fit's threshold).  A row of ``newdata`` with a missing
+        value in the model's columns gets NaN in its place (R's ``na.pass`` for new data;
+        ``na_action`` for the other choices), so the result lines up with ``newdata``.
 
         ``se_fit=True`` (R's ``predict.glm(se.fit = TRUE)``) returns a DataFrame with
         columns ``fit`` and ``se_fit``: the link-scale standard error from the covariance in
@@ -423,16 +424,17 @@ class MaxentResults(SummaryHooks, ModelResults):
         ----------
         newdata : DataFrame or dask.dataframe.DataFrame, optional
             The rows to predict (default: the training rows).  A Dask DataFrame gives a lazy
-            dask Series (out-of-core fits).
+            dask Series (out-of-core fits) of the rows it can predict (rows with missing
+            values dropped, as ``na_action="omit"``).
         type : {"response", "link", "class"}, default "response"
             Probabilities of the positive class, the log-odds, or 0/1 labels.
         threshold : float, optional
             For ``type="class"``: the probability at or above which the class is 1 (default:
             the fit's threshold).
         missing : {"drop", "raise"}, default "drop"
-            Rows of ``newdata`` with missing values are dropped with a warning, or raise.  A fit
-            with ``na_action="exclude"`` gives them NaN at their rows instead (R's
-            ``na.exclude``), and pads ``predict()`` of the training rows likewise.
+            The older spelling of ``na_action``: ``"drop"`` is ``"omit"``, ``"raise"``
+            ``"fail"``.  (A fit with ``na_action="exclude"`` pads ``predict()`` of its
+            training rows with NaN at the rows it left out, as R's ``na.exclude``.)
         se_fit : bool, default False
             Return a DataFrame with columns ``fit`` and ``se_fit`` (see above); not for
             ``type="class"``.
@@ -441,6 +443,9 @@ class MaxentResults(SummaryHooks, ModelResults):
             ``type="class"``.
         level : float, default 0.95
             The confidence level of ``interval``.
+        na_action : {"pass", "omit", "exclude", "fail"}, optional
+            A row with a missing value in the model's columns: NaN in its place (default, R's
+            ``na.pass``), dropped or refused (:func:`fmstats.results.keeps_rows`).
         """
         se_fit = check_bool("se_fit", se_fit)
         lazy = self.training.lazy_predict(self, newdata, type, threshold, missing, se_fit,

@@ -23,7 +23,7 @@ from ..formula import (MISSING_OF, KeptRows, MatrixData, ModelFrame, check_desig
                        model_frame, resolve_na_action)
 from ..glm.irls import check_weights_range, column_scaling, independent_columns, rank_gram
 from ..glm.rowsource import ArraySource
-from ._training import COV_TYPES, InMemoryTraining
+from ._training import COV_TYPES, InMemoryTraining, full_design
 
 __all__ = ["Prepared", "COV_TYPES",
            "check_threshold", "check_settings", "check_response_kind",
@@ -282,16 +282,7 @@ def _kept_frame(rows: KeptRows, weights):
         raise InvalidArgumentError(
             f"a refit on kept rows needs a fit that keeps its design; this "
             f"{type(fit).__name__} does not (keep_data=False, or out of core): pass the data.")
-    aliased = np.asarray(fit.aliased, dtype=bool)
-    if is_sparse(fit.X):         # the aliased columns back as zero columns, still sparse
-        import scipy.sparse as sp
-
-        kept = np.flatnonzero(~aliased)
-        X = fit.X @ sp.csr_matrix((np.ones(kept.size), (np.arange(kept.size), kept)),
-                                  shape=(kept.size, aliased.size))
-    else:
-        X = np.zeros((fit.X.shape[0], aliased.size))
-        X[:, ~aliased] = fit.X
+    X = full_design(fit)
     kind = fit.response_kind if rows.y is None or fit.trials is not None else (
         "binary" if np.all((rows.y == 0) | (rows.y == 1)) else "probability")
     frame = kept_model_frame(rows, X, trials=fit.trials, kind=kind,

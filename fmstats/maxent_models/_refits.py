@@ -7,25 +7,30 @@ often a bootstrap drew it; 0 for a held-out row).  A fit hands out one engine
 (:meth:`fmstats.MaxentResults.row_refits`) that does these refits on arrays, many at once:
 
 * ``replicates="kstep"`` (the default of every resampling): each refit starts from the
-  full-data solution and takes Newton steps of its own estimating equations until the last
-  step moves every coefficient by less than ``step_tol`` (0.1) of its standard error, at most
-  ``k`` (8) per weighted fit (:mod:`fmstats.glm._kstep`; Andrews 2002).  For fmaxent every
-  outer iteration's weighted fit is such a solve, started from the full-data fit's iterate of
-  the same index moved by the replicate's deviation from it, and every replicate keeps its
-  own stopping rule and best iterate.  A refit whose steps do not meet the rule, whose
-  standard errors grow tenfold (the screen of a separated resample) or whose fitted
-  probabilities reach 0 or 1 is refitted in full and counted;
+  full-data solution moved by the refit's linear part (the fit's influence rows times the
+  multiplicities minus one: within O(1/n) of the refit's solution) and takes Newton steps of
+  its own estimating equations until the last step moves every coefficient by less than
+  ``step_tol`` (0.01) of its standard error, at most ``k`` (8) per weighted fit
+  (:mod:`fmstats.glm._kstep`; Andrews 2002).  For fmaxent every outer iteration's weighted
+  fit is such a solve, started from the full-data fit's iterate of the same index moved by
+  the replicate's deviation from it, and every replicate keeps its own stopping rule and best
+  iterate.  A refit whose steps do not meet the rule, whose design loses a column in the
+  resample (an absent factor level), whose standard errors grow tenfold or whose fitted
+  probabilities reach 0 or 1 (the screens of a separated resample) is refitted in full and
+  counted;
 * ``replicates="full"``: every refit iterates to convergence from R's start, as
   ``results.refit`` on the resampled rows would (the same numbers, without building a model
   frame or a results object per refit).
 
-Why these defaults (``benchmarks/bench_honest_cost.py`` prints the measurement): on the
-designs of ``bench_fmaxent_coverage.py`` (n = 1,000 and 50,000, about 1 % and 10 %
-positives, beta = 1 and 2) the k-step replicates' coefficients differed from full refits' by
-at most 0.004 of the bootstrap standard error (median 2e-4), the bootstrap standard errors
-agreed to 0.1 %, and no replicate needed more than 8 steps in a weighted fit (with a step rule
-of 0.01 instead of 0.1 the difference fell to 1e-5 at 10 % more time; a single step per
-weighted fit, without a rule, left replicates up to 3 standard errors off at n = 1,000).
+Why these defaults (measured on the logistic design of ``bench_fmaxent_coverage.py``,
+n = 1,000 with 95 and 288 positives, beta = 1 and 2, 100-200 replicates against full refits
+of the same draws): with the rule at 0.01 standard errors every k-step replicate was within
+1.4e-5 (fmaxent) and 4.8e-5 (maxent) of a standard error of its full refit and the bootstrap
+standard errors agreed to 1e-4; rules of 0.1 and 0.25 left up to 5e-3 and 3e-2 of a standard
+error (the standard errors 0.01-0.1 % low, and a replicate's result then depends on whether
+one rounding-sensitive step is taken) for 5-15 % less time; a single step per weighted fit,
+without a rule, left replicates up to 3 standard errors off.  No weighted fit needed more
+than 8 steps.
 
 Used by :mod:`fmstats.resampling` and :mod:`fmstats.model_selection` through the results
 protocol (they never import this module).

@@ -42,12 +42,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._utils.call import ARRAY_WEIGHTS
 from .._utils.validation import check_choice, check_scalar, describe
 from ..exceptions import (DataError, FmstatsWarning, FormulaError, InvalidArgumentError,
                           ModelComparisonError)
 from ..formula import is_sparse, model_frame, split_formula
 from ..glm.irls import independent_columns, irls_logit, rank_gram
-from ._termtable import StepResults, TermTable, f_note, term_table
+from ._termtable import StepResults, TermTable, term_table, warn_f_test
+from .._utils.boundary import public
 
 __all__ = ["drop1", "add1", "step", "TermTable", "StepResults", "STEP_TESTS"]
 
@@ -260,13 +262,12 @@ def drop1(fit, scope=None, *, test: str | None = None, k: float = 2.0,
     <BLANKLINE>
     Model:
     survived ~ C(pclass) * sex + age + sibsp + parch
-    <BLANKLINE>
-                  Df Deviance     AIC     LRT      Pr(>Chi)
-    <none>             918.09  936.09
-    age            1   961.75  977.75  43.665   3.9e-11 ***
-    sibsp          1   931.95  947.95  13.865  0.000196 ***
-    parch          1   919.40  935.40  1.3066         0.253
-    C(pclass):sex  2   970.12  984.12   52.03  5.03e-12 ***
+                  Df Deviance    AIC    LRT  Pr(>Chi)
+    <none>             918.09 936.09
+    age            1   961.75 977.75 43.665 3.896e-11 ***
+    sibsp          1   931.95 947.95 13.865 0.0001965 ***
+    parch          1   919.40 935.40  1.307 0.2530133
+    C(pclass):sex  2   970.12 984.12 52.030 5.034e-12 ***
     ---
     Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1
 
@@ -277,6 +278,8 @@ def drop1(fit, scope=None, *, test: str | None = None, k: float = 2.0,
     test = _check_test(test)
     check_scalar("k", k, low=0)
     disp = _dispersion(fit, scale)
+    warn_f_test("drop1", test, family=fit.family, fixed_dispersion=scale is not None,
+                terms=True)
     terms = model_terms(fit.spec)[1]
     if scope is None:
         chosen = drop_candidates(terms)
@@ -309,7 +312,7 @@ def _drop_table(fit, chosen, test, k, disp) -> TermTable:
             scores.append(_score(fit.X, r, w))
     heading = ["Single term deletions", "", "Model:", fit.formula]
     return term_table(fit, [t.label for t in chosen], ranks, devs, test, k, disp,
-                  [""] + f_note(fit, test), heading, False, scores)
+                  [], heading, False, scores)
 
 
 # ----------------------------------------------------------------------------- add1
@@ -367,9 +370,35 @@ def training_rows(fit, data, what: str) -> pd.DataFrame:
     return data.loc[fit.index]
 
 
+def _same_data(fit, rows, what) -> None:
+    """Refuse rows of ``data`` that are not the fit's (the same index labels, other values):
+    add1 and step set the fit's deviance beside refits on them, so the rows must give the
+    fit's response, design and offset again (a :class:`ModelComparisonError` saying which
+    differs)."""
+    resp, X, _ = fit.spec.build_with_response(rows, missing="raise", arg="data")
+    X = X[:, ~np.asarray(fit.aliased)]
+    own = fit.X.toarray() if is_sparse(fit.X) else np.asarray(fit.X)
+    problem = None
+    if resp.y.shape != fit.y.shape or not np.allclose(resp.y, fit.y, rtol=1e-10, atol=1e-12):
+        problem = "its response differs"
+    elif X.shape != own.shape or not np.allclose(X, own, rtol=1e-10, atol=1e-12):
+        problem = "the design of the model's terms differs"
+    elif fit.spec.offsets and not fit.spec.offset_array:
+        off = fit.spec.offset_values(rows)
+        if not np.allclose(off, fit.training.offset, rtol=1e-10, atol=1e-12):
+            problem = "its offset differs"
+    if problem is not None:
+        raise ModelComparisonError(
+            f"{what}: `data` is not the data the model was fitted on ({problem} on the rows the "
+            "model used), so the model's deviance cannot be compared with refits on it; pass "
+            "the training DataFrame.")
+
+
 def _frame_of(fit, formula, data, what):
-    """The model frame of ``formula`` on the rows ``fit`` used (same options)."""
+    """The model frame of ``formula`` on the rows ``fit`` used (same options), after checking
+    that they are the fit's rows (:func:`_same_data`)."""
     rows = training_rows(fit, data, what)
+    _same_data(fit, rows, what)
     s = fit.settings
     try:
         mf = model_frame(formula, rows, missing="raise", engine=s["engine"],
@@ -430,12 +459,11 @@ def add1(fit, scope, data: pd.DataFrame, *, test: str | None = None, k: float = 
     <BLANKLINE>
     Model:
     survived ~ sex
-    <BLANKLINE>
-              Df Deviance      AIC Rao score    Pr(>Chi)
-    <none>        1102.01  1106.01
-    C(pclass)  2  1013.80  1021.80    88.422  <2e-16 ***
-    age        1  1101.34  1107.34   0.66793       0.414
-    sibsp      1  1095.67  1101.67    5.9987    0.0143 *
+              Df Deviance    AIC Rao score Pr(>Chi)
+    <none>         1102.0 1106.0
+    C(pclass)  2   1013.8 1021.8    88.422  < 2e-16 ***
+    age        1   1101.3 1107.3     0.668  0.41378
+    sibsp      1   1095.7 1101.7     5.999  0.01432 *
     ---
     Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1
     """
@@ -443,6 +471,8 @@ def add1(fit, scope, data: pd.DataFrame, *, test: str | None = None, k: float = 
     test = _check_test(test)
     check_scalar("k", k, low=0)
     disp = _dispersion(fit, scale)
+    warn_f_test("add1", test, family=fit.family, fixed_dispersion=scale is not None,
+                terms=True)
     upper = _upper_formula(fit, scope, "add1")
     return _add_table(fit, upper, data, test, k, disp)
 
@@ -480,7 +510,7 @@ def _add_table(fit, upper, data, test, k, disp, candidates=None) -> TermTable:
             scores.append(_score(Xt, r, w))
     heading = ["Single term additions", "", "Model:", fit.formula]
     return term_table(fit, [t.label for t in candidates], ranks, devs, test, k, disp,
-                  [""] + f_note(fit, test), heading, True, scores)
+                  [], heading, True, scores)
 
 
 # ----------------------------------------------------------------------------- step
@@ -501,6 +531,7 @@ def _scope_sets(fit, scope, data):
     return frozenset(), _upper_formula(fit, scope, "step")
 
 
+@public
 def step(fit, scope=None, data: pd.DataFrame | None = None, *, direction: str = "both",
          k: float = 2.0, steps: int = 1000, scale: float | None = None) -> StepResults:
     """Choose a model by AIC in a stepwise algorithm, as R's ``step`` / ``MASS::stepAIC``.
@@ -512,8 +543,11 @@ def step(fit, scope=None, data: pd.DataFrame | None = None, *, direction: str = 
     scope : str or dict, optional
         The upper model as a formula (``"~ . + age + C(pclass):sex"``) or ``{"lower": formula,
         "upper": formula}``; default: the initial model's terms (backward only, as R).
-    data : DataFrame
-        The data the model was fitted on (every step refits from the formula on its rows).
+    data : DataFrame, optional
+        The data the model was fitted on (every step refits from the formula on its rows);
+        default the rows the fit kept, as every function that refits (user guide, *Refits
+        without data=*): a model with a term dropped takes the columns of the fit's design
+        (identical under R's marginality); adding terms (an upper ``scope``) needs ``data``.
     direction : {"both", "backward", "forward"}, default "both"
         Drop and add terms, only drop or only add (R's default is "backward" when ``scope``
         is missing).
@@ -555,16 +589,17 @@ def step(fit, scope=None, data: pd.DataFrame | None = None, *, direction: str = 
     check_choice("direction", direction, ("both", "backward", "forward"))
     check_scalar("k", k, low=0)
     check_scalar("steps", steps, low=1, integer=True)
-    if data is None:
-        raise InvalidArgumentError(
-            "step refits the model from its formula at every step and needs `data=` (the "
-            "DataFrame the model was fitted on); results do not keep the data.")
     disp = _dispersion(fit, scale)
     if extract_aic(fit, k) is None:
         raise ModelComparisonError(
             "step: AIC is not defined for this model (a quasi-likelihood or probabilistic-label "
             "fit), so step cannot proceed; compare models with drop1(test='F') or anova.")
     lower, upper = _scope_sets(fit, scope, data)
+    if data is None and upper is not None:
+        raise InvalidArgumentError(
+            "step: an upper `scope` adds terms, whose variables come from `data`: pass `data=` "
+            "(the DataFrame the model was fitted on). Without data, step drops terms only, "
+            "refitting on the rows the fit kept (R's default without a scope).")
     backward = direction in ("both", "backward")
     forward = direction in ("both", "forward") and (scope is not None or direction != "both")
     if scope is None and direction == "both":
@@ -604,7 +639,8 @@ def step(fit, scope=None, data: pd.DataFrame | None = None, *, direction: str = 
         lhs = split_formula(current.formula)[0]
         intercept = model_terms(current.spec)[0]
         formula = f"{lhs} ~ {_rhs(labels, intercept, _formula_offsets(current))}"
-        new = _refit(current, formula, data)
+        new = (_refit(current, formula, data) if data is not None
+               else _kept_refit(current, labels, formula))
         if new.nobs != current.nobs:
             raise DataError("step: the number of rows in use has changed; remove the rows with "
                             "missing values in the scope's variables from the data first.")
@@ -651,14 +687,51 @@ def _refit(fit, formula, data):
     for name in ("contrasts", "subset"):
         if fit.call.given(name):
             changes[name] = None
-    if fit.settings.get("weights") is not None and not isinstance(fit.settings["weights"], str):
-        changes["weights"] = fit.prior_weights
-    if fit.call.given("offset") and not isinstance(fit.settings.get("offset"), str):
+    changes.update(_row_weights(fit))
+    offset = fit.settings.get("offset")
+    if fit.call.given("offset") and (not isinstance(offset, str) or offset == ARRAY_WEIGHTS):
         from dataclasses import replace
 
         inline = replace(fit.spec, offset_array=False, offsets=tuple(_formula_offsets(fit)))
         part = inline.offset_values(rows)        # the formula's offset() terms
         changes["offset"] = fit.training.offset - (0.0 if part is None else part)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FmstatsWarning)   # the initial fit has warned already
+        return fit.call.refit(rows, **changes)
+
+
+def _row_weights(fit) -> dict:
+    """``{"weights": the prior weights}`` when they were given as an array (they belong to the
+    rows: a refit on the same rows is given them again), else ``{}``."""
+    w = fit.settings.get("weights")
+    if w is None or (isinstance(w, str) and w != ARRAY_WEIGHTS):
+        return {}
+    return {"weights": fit.prior_weights}
+
+
+def _kept_refit(fit, labels, formula):
+    """``fit``'s call with the smaller ``formula`` (terms ``labels``), refitted on the rows
+    the fit kept: the columns of its design that the kept terms own, encoded as the fit
+    encodes them (:meth:`~fmstats.formula.DesignSpec.subset`).  Arguments given per row are
+    the kept rows' (a subset was applied, an offset array is carried), as in
+    :func:`fmstats.bootstrap` without data."""
+    import warnings
+
+    from .._utils.call import RowArgument
+    from ..formula import KeptRows
+
+    keep = [(lab, sl) for lab, sl in fit.spec.term_slices()
+            if lab == "Intercept" or lab in labels]
+    columns = np.concatenate([np.arange(sl.start, sl.stop) for _, sl in keep])
+    spec = fit.spec.subset([lab for lab, _ in keep], split_formula(formula)[1])
+    rows = KeptRows(fit, np.arange(len(fit.y)), columns=columns, spec=spec, formula=formula,
+                    labels=fit.index)
+    args = fit.call.arguments
+    changes = {"formula": formula}
+    for name in ("contrasts", "subset", "offset"):
+        if fit.call.given(name) and (name != "offset" or isinstance(args[name], RowArgument)):
+            changes[name] = None
+    changes.update(_row_weights(fit))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FmstatsWarning)   # the initial fit has warned already
         return fit.call.refit(rows, **changes)

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-__all__ = ["TermTable", "StepResults", "term_table", "f_note"]
+__all__ = ["TermTable", "StepResults", "term_table", "warn_f_test", "r_anova_text"]
 
 
 class TermTable(pd.DataFrame):
@@ -41,34 +41,24 @@ class TermTable(pd.DataFrame):
     def _constructor(self):
         return pd.DataFrame
 
-    def _cells(self) -> pd.DataFrame:
-        from ..results import format_pvalue, signif_stars
-
-        stat = self.attrs.get("statistic", "")
-        labels = {"df": "Df", "deviance": "Deviance", "aic": "AIC", "statistic": stat,
+    def _columns(self) -> dict:
+        """R's column labels and values, in R's order."""
+        labels = {"df": "Df", "deviance": "Deviance", "aic": "AIC",
+                  "statistic": self.attrs.get("statistic", ""),
                   "p_value": self.attrs.get("p_label", "Pr(>Chi)")}
+        return {labels[c]: self[c].to_numpy(float)
+                for c in ("df", "deviance", "aic", "statistic", "p_value") if c in self.columns}
 
-        def fmt(c, v):
-            if not np.isfinite(v):
-                return ""
-            if c == "df":
-                return f"{v:.0f}"
-            if c == "p_value":
-                return f"{format_pvalue(v)} {signif_stars(v)}".rstrip()
-            return f"{v:.5g}" if c == "statistic" else f"{v:.2f}"
+    def _cells(self) -> pd.DataFrame:
+        from ..results import anova_columns
 
-        cols = [c for c in ("df", "deviance", "aic", "statistic", "p_value") if c in self.columns]
-        return pd.DataFrame({labels[c]: [fmt(c, v) for v in self[c].to_numpy(float)]
-                             for c in cols}, index=self.index)
+        return pd.DataFrame(anova_columns(self._columns()), index=self.index)
 
     def __str__(self) -> str:
-        out = list(getattr(self, "heading", None) or [])
-        out.append(self._cells().to_string())
-        if "p_value" in self.columns:
-            from ..results import SIGNIF_LEGEND
+        from ..results import anova_columns
 
-            out += ["---", SIGNIF_LEGEND]
-        return "\n".join(out)
+        return r_anova_text(getattr(self, "heading", None), anova_columns(self._columns()),
+                            self.index)
 
     def __repr__(self) -> str:
         return self.__str__()
@@ -77,6 +67,17 @@ class TermTable(pd.DataFrame):
         head = "".join(f"<p>{html.escape(h)}</p>" for h in (getattr(self, "heading", None) or [])
                        if h)
         return head + self._cells().to_html(escape=True)
+
+
+def r_anova_text(heading, cells: dict, index) -> str:
+    """The text of R's ``print.anova``: the heading lines, the table and, when it has
+    significance stars, R's legend."""
+    from ..results import SIGNIF_LEGEND, r_matrix_text
+
+    out = list(heading or []) + r_matrix_text(cells, index)
+    if "" in cells:
+        out += ["---", SIGNIF_LEGEND]
+    return "\n".join(out)
 
 
 def term_table(fit, labels, ranks, devs, test, k, dispersion, extra, heading, add: bool,
@@ -125,15 +126,38 @@ def term_table(fit, labels, ranks, devs, test, k, dispersion, extra, heading, ad
     return t
 
 
-def f_note(fit, test) -> list:
-    if test == "F" and not fit.estimates_dispersion:
-        return ["(the F test assumes a quasibinomial family, as R warns)", ""]
-    return []
+def warn_f_test(what: str, test: str, *, family: str, fixed_dispersion: bool,
+                terms: bool) -> None:
+    """R's warning for an F test where the dispersion is not estimated: ``drop1``/``add1``
+    (``terms``) of a binomial fit, "F test assumes 'quasibinomial' family"; ``anova`` of a
+    binomial fit, "using F test with a 'binomial' family is inappropriate", or of a quasi fit
+    given a fixed ``dispersion``, "using F test with a fixed dispersion is inappropriate"."""
+    if test != "F":
+        return
+    from .._utils.validation import warn
+    from ..exceptions import InappropriateTestWarning
 
+    advice = ("the binomial dispersion is 1, not estimated, so the F statistic's denominator "
+              "is not a variance estimate; use test='Chisq' (the likelihood-ratio test), or "
+              "fit umaxent() (quasibinomial) if the data are overdispersed")
+    if family == "binomial":
+        head = ("F test assumes 'quasibinomial' family" if terms
+                else "using F test with a 'binomial' family is inappropriate")
+        warn(f"{what}: {head}: {advice}.", InappropriateTestWarning)
+    elif fixed_dispersion and not terms:
+        warn(f"{what}: using F test with a fixed dispersion is inappropriate: a dispersion "
+             "given as `dispersion=` is not estimated, so test='Chisq' applies to it; leave "
+             "`dispersion` unset for the F test with the estimated one.",
+             InappropriateTestWarning)
 
 
 class StepResults:
     """The outcome of :func:`step`: the selected model and the path that led to it.
+
+    As R's ``step()`` returns the selected model, the selected model's attributes and methods
+    are the result's too: ``result.predict(newdata)``, ``result.params``,
+    ``result.summary()``, ``result.save(path)`` (which saves the selected model:
+    ``load`` gives it back as a model, without the path).
 
     Attributes
     ----------
@@ -165,6 +189,20 @@ class StepResults:
 
     def __init__(self, model, path: pd.DataFrame, tables: list, start: str, k: float):
         self.model, self.path, self.tables, self.start, self.k = model, path, tables, start, k
+
+    def __getattr__(self, name: str):
+        # R's step() returns the selected model (with the path as its $anova): the model's
+        # own attributes and methods are the result's (predict, summary, params, save...)
+        model = self.__dict__.get("model")
+        if name.startswith("_") or model is None:
+            raise AttributeError(name)
+        try:
+            return getattr(model, name)
+        except AttributeError:
+            raise AttributeError(
+                f"'StepResults' object has no attribute {name!r}, nor has its selected model "
+                f"({type(model).__name__}); StepResults holds `model`, `path`, `tables`, "
+                "`start`, `k`.") from None
 
     @property
     def formula(self) -> str:

@@ -29,9 +29,10 @@ from scipy.special import gammaln, xlogy
 
 from .._utils.validation import check_choice
 from ..exceptions import DataError
+from ..formula import KeptRows, is_sparse
 from ..glm.irls import has_intercept
 
-__all__ = ["InMemoryTraining", "COV_TYPES", "noninteger_count", "sandwich_cov"]
+__all__ = ["InMemoryTraining", "COV_TYPES", "noninteger_count", "sandwich_cov", "full_design"]
 
 COV_TYPES = ("nonrobust", "HC0", "HC1", "HC2", "HC3")
 
@@ -166,11 +167,16 @@ class InMemoryTraining:
         self.X = None
 
     def design(self, results, newdata, missing: str = "drop"):
-        """(X, index) of ``newdata`` (default: the training rows) for the kept columns."""
+        """(X, index) of ``newdata`` (default: the training rows) for the kept columns;
+        ``newdata`` may be :class:`~fmstats.formula.KeptRows` (rows of a fit's design: a
+        refit's held-out rows in tuning without data)."""
         if newdata is None:
             if self.X is None:
                 require_design("this call on the training rows")
             return self.X, self.index
+        if isinstance(newdata, KeptRows):
+            return full_design(newdata.results, newdata.positions)[:, ~results.aliased], \
+                newdata.index
         X, index = results.spec.build(newdata, missing=missing)
         return X[:, ~results.aliased], index
 
@@ -178,6 +184,11 @@ class InMemoryTraining:
         """Labels, count weights and linear predictor on ``newdata`` (default: training rows)."""
         if newdata is None:
             return self.y, self.count_weights, results.core_fit.eta
+        if isinstance(newdata, KeptRows):
+            X, index = self.design(results, newdata)
+            off = self.offset_of(results, newdata, index)
+            eta = X @ results.core_fit.coef
+            return newdata.response(), newdata.trials(), eta if off is None else eta + off
         resp, X, index = results.spec.build_with_response(newdata, missing="drop")
         w = resp.trials if resp.trials is not None else np.ones(len(resp.y))
         eta = X[:, ~results.aliased] @ results.core_fit.coef
@@ -189,6 +200,9 @@ class InMemoryTraining:
         None when the model has none."""
         if newdata is None:
             return self.offset
+        if isinstance(newdata, KeptRows):
+            off = getattr(newdata.results.training, "offset", None)
+            return None if off is None else np.asarray(off)[newdata.positions]
         return offset_of(results.spec, newdata, index)
 
     def cells(self, results, newdata, threshold):
@@ -256,3 +270,23 @@ def require_design(what: str):
         f"{what} needs the design matrix, which this fit does not keep (keep_data=False); "
         "refit with keep_data=True (or, where the call takes one, pass `newdata`: the "
         "training rows give the same answer).")
+
+
+def full_design(fit, positions=None):
+    """The design of a fit's training rows (those at ``positions``, default all) with every
+    column of its formula: the columns of ``fit.X`` and the aliased ones back as zeros (a refit
+    on rows of it aliases them again); sparse when ``fit.X`` is."""
+    if getattr(fit, "X", None) is None:
+        require_design("a refit or prediction on the rows the fit kept")
+    aliased = np.asarray(fit.aliased, dtype=bool)
+    X = fit.X if positions is None else (fit.X.tocsr()[positions] if is_sparse(fit.X)
+                                         else np.take(fit.X, positions, axis=0))
+    if is_sparse(X):             # the aliased columns back as zero columns, still sparse
+        import scipy.sparse as sp
+
+        kept = np.flatnonzero(~aliased)
+        return X @ sp.csr_matrix((np.ones(kept.size), (np.arange(kept.size), kept)),
+                                 shape=(kept.size, aliased.size))
+    out = np.zeros((X.shape[0], aliased.size))
+    out[:, ~aliased] = X
+    return out

@@ -8,15 +8,19 @@
 """
 from ._cv_tune import (CvTuneResults, EmptyFoldWarning, FitFailedWarning, ThresholdedResults,
                        cv_tune, tune_threshold, with_measure)
+from ._thresholded import BlockThresholdedResults   # a threshold tuned out of core
+from ._oocthreshold import RowFolds   # held by it (the public name results files give it)
 from ._criterion import Criterion
+from ._folds import Folds   # held by tuners (the public name results files give it)
 from ._folds import FoldResponse
 from ._constrained import QUANTITIES, ConstraintWarning
 from ._fits import capturing, reemit
 from ._grid import grid_points
-from ._training import array_weights, training_design, training_frame
+from ._training import (array_weights, keeps_rows, kept_rows, training_design,
+                        training_frame)
 from ._grid_uncertainty import GridUncertainty
 from ._uncertainty import TuningUncertainty
 
 __all__ = ["cv_tune", "CvTuneResults", "tune_threshold", "ThresholdedResults", "with_measure",
            "FitFailedWarning", "EmptyFoldWarning", "TuningUncertainty", "GridUncertainty",
-           "ConstraintWarning"]
+           "ConstraintWarning", "BlockThresholdedResults"]

@@ -22,6 +22,8 @@ import pandas as pd
 from .. import measures as _m
 from .._utils.validation import check_choice, check_random_state, check_scalar, describe, warn
 from ..exceptions import ConstraintWarning, InvalidArgumentError
+from ..formula import take_rows
+from ..results import predict_kept
 from ._fits import capturing, reemit
 
 __all__ = ["QUANTITIES", "ConstraintWarning", "check_constraint", "constrained_best",
@@ -141,17 +143,19 @@ def constraint_probability(results, *, B: int = 200, random_state=None, level: f
         out = np.setdiff1d(np.arange(n), idx)
         if not len(out):
             continue
-        sub = data.iloc[idx].reset_index(drop=True)
+        sub = take_rows(data, idx, reset_index=True)   # the tuning data or the kept rows
         kw = {} if aw is None or len(aw) != n else {"weights": aw[idx]}
         fit, err, ws = capturing(_refit, base, sub, kw)
         caught += ws
         if err is not None:          # a resample the model cannot be fitted to: left out
             continue
-        s = fit.predict(data.iloc[out], type=results.score_type)
-        rows = out[np.isin(data.index[out], s.index)]
+        held = take_rows(data, out)
+        s = predict_kept(fit, held, type=results.score_type)
+        scored = held.index.get_indexer(s.index)      # positions in `out` of the scored rows
+        rows = out[scored]
         yy = y[rows]
         keep = ~np.isnan(yy)
-        pred = (s.reindex(data.index[rows]).to_numpy() >= results.threshold)[keep]
+        pred = (s.to_numpy() >= results.threshold)[keep]
         yy, ww = yy[keep], w[rows][keep]
         c = np.array([ww @ (yy * pred), ww @ ((1 - yy) * pred), ww @ (yy * ~pred),
                       ww @ ((1 - yy) * ~pred)])

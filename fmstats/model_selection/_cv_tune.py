@@ -46,12 +46,13 @@ from .._utils.validation import check_choice, check_scalar, describe, warn
 from ..exceptions import (DataError, EmptyFoldWarning, FitFailedWarning,
                           IneffectiveParameterWarning, InvalidArgumentError)
 from ._tuned import Tuned, fn_name
-from .._utils.call import Settings, records_call
+from .._utils.call import Settings, records_call, refuse_unused
 from ..formula import check_frame
-from ..results import Section, Summary
+from ..results import Section, Summary, keeps_rows, predict_kept
 from ._threshold import ThresholdedResults, tune_threshold
 from ._grid_uncertainty import grid_uncertainty, point_intervals
 from ..inference import check_level
+from .._utils.boundary import public
 
 __all__ = ["cv_tune", "CvTuneResults", "tune_threshold", "ThresholdedResults", "with_measure",
            "FitFailedWarning", "EmptyFoldWarning"]
@@ -82,7 +83,7 @@ def _weighted_counts(fit, formula, test: pd.DataFrame, w: np.ndarray) -> np.ndar
     """tp, fp, fn, tn of ``fit``'s classes on ``test`` (numbered 0..k-1), rows weighted by
     ``w`` (times trials)."""
     response = fold_response(formula, test)
-    cls = fit.predict(test, type="class")
+    cls = predict_kept(fit, test, type="class")
     rows = cls.index.to_numpy()
     keep = response.observed[rows]
     c = _m.noisy_confusion(response.y[rows][keep], cls.to_numpy(dtype=float)[keep],
@@ -168,7 +169,8 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
             repeats: int = 1, measure=None, beta=None, alpha=None, pooling: str = "tp_fp",
             refit: bool = True, on_error: str = "record", n_jobs=None, random_state=None,
             progress=None, reuse_design: bool = True, ci: bool = False, B: int = 100,
-            level: float = 0.95, _call=None, **fixed) -> "CvTuneResults":
+            level: float = 0.95, replicates: str = "kstep", _call=None,
+            **fixed) -> "CvTuneResults":
     """Choose a model's parameters by cross-validated F (or accuracy).
 
     Parameters
@@ -226,9 +228,15 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
         (``selected``); ``f_corrected`` and ``f_corrected_ci`` are the F of the whole
         selection on new rows by nested cross-validation.  Costs ``B`` grid searches.
     B : int, default 100
-        Bootstrap replicates of the whole selection (with ``ci``); at least 20.
+        Bootstrap replicates of the whole selection (with ``ci``; refused without it); at
+        least 20.
     level : float, default 0.95
-        The level of the intervals (with ``ci``).
+        The level of the intervals (with ``ci``; refused without it).
+    replicates : {"kstep", "full"}, default "kstep"
+        With ``ci``, when every grid point's fit is a maxent-family fit that keeps its design:
+        the replicates' and outer folds' fits are k-step refits from each point's fit on its
+        own design, all at once (:mod:`fmstats.maxent_models._refits`), or ``"full"`` refits
+        iterated to convergence; other models refit through ``model_fn``.
     **fixed
         Further arguments passed to every fit.  Prior ``weights`` (a column name,
         or one value per row of ``data``, which each fold fit gets its share of) also
@@ -276,9 +284,13 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
                                    f"got {describe(model_fn)}.")
     crit = Criterion(measure, beta, alpha, pooling)
     check_choice("on_error", on_error, ("record", "raise"))
+    if not ci:
+        refuse_unused(_call, ["B", "level"], "without ci=True (they set its intervals)",
+                      "set ci=True")
     if ci:
         level = check_level(level)
         check_scalar("B", B, low=20, integer=True)
+    check_choice("replicates", replicates, ("kstep", "full"))
     check_n_jobs(n_jobs)
     progress_enabled(progress)
     points = grid_points(grid)
@@ -328,7 +340,7 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
         prior = np.ones(len(data)) if w is None else w
         uncertainty = grid_uncertainty(_fit_and_count, model_fn, formula, design, points, fixed,
                                        prior, crit, cv, seed, B=int(B), level=level,
-                                       n_jobs=n_jobs, progress=progress)
+                                       n_jobs=n_jobs, progress=progress, replicates=replicates)
     res = CvTuneResults._build(settings, _call, names, folds, counts.reshape(G, K, 4), errors,
                                data, uncertainty)
     if first is not None:
@@ -492,6 +504,7 @@ class CvTuneResults(Tuned):
                 "rerun cv_tune(..., refit=True) or fit the model with best_params.")
         return self.best_model
 
+    @keeps_rows
     def predict(self, newdata=None, type: str = "response", **kwargs):
         """Predictions of ``best_model`` (see its ``predict``).
 
@@ -503,8 +516,11 @@ class CvTuneResults(Tuned):
             The kind of prediction, as ``best_model.predict`` takes it.
         **kwargs
             Further arguments of ``best_model.predict``.
+        na_action : {"pass", "omit", "exclude", "fail"}, optional
+            A row with a missing value in the model's columns: NaN in its place (default, R's
+            ``na.pass``), dropped or refused (:func:`fmstats.results.keeps_rows`).
         """
-        return self._model().predict(newdata, type=type, **kwargs)
+        return predict_kept(self._model(), newdata, type=type, **kwargs)
 
     def _class_rows(self, newdata=None, **kwargs):
         """The rows ``best_model`` counts (the hook of :func:`fmstats.compare`)."""
@@ -555,6 +571,7 @@ class CvTuneResults(Tuned):
         return self._rerun(data, "cv_tune", n_jobs=n_jobs, progress=progress)
 
     # ------------------------------------------------------------------ reporting
+    @public
     def summary(self, top: int = 10) -> Summary:
         """The criterion, the folds, the best point and the ``top`` grid points.
 

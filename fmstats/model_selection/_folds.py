@@ -17,12 +17,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._utils.folds import stratified_folds
+from .._utils.folds import check_folds, stratified_folds
 from .._utils.validation import check_random_state, check_scalar, describe, warn
 from ..exceptions import (DataError, EmptyFoldWarning, FormulaError, InvalidArgumentError, ResponseError)
 from ..formula import nonfinite_mask
 from ..formula import response as response_of
-from ..formula import check_frame, parse_response, split_formula
+from ..formula import KeptRows, check_frame, parse_response, split_formula
 
 __all__ = ["FoldResponse", "fold_response", "Folds", "make_folds", "warn_empty_folds",
            "fixed_seed", "kept_cv", "reuse_cv"]
@@ -53,7 +53,11 @@ class FoldResponse:
 
 
 def fold_response(formula: Any, data: Any) -> FoldResponse:
-    """Evaluate only the left-hand side of ``formula`` on ``data`` (no design matrix)."""
+    """Evaluate only the left-hand side of ``formula`` on ``data`` (no design matrix);
+    :class:`~fmstats.formula.KeptRows` give the response the fit kept."""
+    if isinstance(data, KeptRows):
+        return FoldResponse(name=data.results.response_name, y=data.response(),
+                            w=data.trials())
     if not isinstance(formula, str):
         raise FormulaError(f"`formula` must be a string such as 'y ~ x1 + x2'; got "
                            f"{describe(formula)}.")
@@ -104,55 +108,6 @@ class Folds:
         return np.array([wy[te].sum() for _, te in self.pairs])
 
 
-def _as_positions(name: str, idx: Any, n: int) -> np.ndarray:
-    arr = np.asarray(idx)
-    if arr.dtype == bool:
-        if arr.shape != (n,):
-            raise InvalidArgumentError(
-                f"{name} is a boolean mask of shape {arr.shape}; it must have one value per "
-                f"row of `data` ({n}).")
-        return np.flatnonzero(arr)
-    if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
-        raise InvalidArgumentError(
-            f"{name} must be a 1-d array of integer row positions; got {describe(idx)}.")
-    arr = arr.astype(np.int64)
-    if arr.size == 0:
-        raise InvalidArgumentError(f"{name} is empty; every split needs training and test rows.")
-    if arr.min() < 0 or arr.max() >= n:
-        raise InvalidArgumentError(
-            f"{name} holds positions outside [0, {n - 1}] (the rows of `data`); got min "
-            f"{arr.min()} and max {arr.max()}.")
-    return arr
-
-
-def _explicit(pairs: Any, n: int, what: str) -> list:
-    try:
-        if isinstance(pairs, (str, bytes, dict, float)):
-            raise TypeError
-        pairs = list(pairs)
-    except TypeError:
-        raise InvalidArgumentError(
-            "`cv` must be an integer number of folds, a splitter with a split(X, y) method or "
-            f"an iterable of (train, test) index arrays; got {describe(pairs)}.") from None
-    if not pairs:
-        raise InvalidArgumentError(f"`cv` ({what}) gave no splits; at least one is needed.")
-    out = []
-    for i, pair in enumerate(pairs):
-        if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
-            raise InvalidArgumentError(
-                f"split {i} of `cv` ({what}) must be a (train, test) pair of index arrays; "
-                f"got {describe(pair)}.")
-        train = _as_positions(f"the training rows of split {i} of `cv`", pair[0], n)
-        test = _as_positions(f"the test rows of split {i} of `cv`", pair[1], n)
-        both = np.intersect1d(train, test)
-        if both.size:
-            raise InvalidArgumentError(
-                f"split {i} of `cv` uses {both.size} row(s) both for training and for testing "
-                f"(e.g. position {both[0]}); the test rows must be held out.")
-        out.append((train, test))
-    return out
-
-
 def make_folds(response: FoldResponse, cv: Any = 5, *, repeats: int = 1,
                random_state: Any = None) -> Folds:
     """Cross-validation splits of the rows of the data behind ``response``.
@@ -185,11 +140,16 @@ def make_folds(response: FoldResponse, cv: Any = 5, *, repeats: int = 1,
                 f"{'positive' if minority else 'negative'} rows); cross-validation of a "
                 "classifier needs both classes.")
         if k > counts[minority]:
+            few = counts[minority]
+            advice = (f"Use cv <= {few}." if few >= 2 else
+                      "Cross-validation needs at least 2 rows of each class (cv >= 2), so "
+                      "these rows cannot be cross-validated: use more data (with ci=True, "
+                      "replicates of tiny data sets can fall below 2 such rows).")
             raise InvalidArgumentError(
-                f"`cv` = {k} folds is more than the {counts[minority]} rows of the minority class "
+                f"`cv` = {k} folds is more than the {few} row{'s' if few != 1 else ''} of the "
+                f"minority class "
                 f"({'positive' if minority else 'negative'}) of '{response.name}': stratified "
-                "folds would leave some test folds without that class. Use cv <= "
-                f"{counts[minority]}.")
+                f"folds would leave some test folds without that class. {advice}")
         pairs = stratified_folds(strata, k, check_random_state(random_state),
                                  repeats=int(repeats))
         repeat = np.repeat(np.arange(repeats), k)
@@ -201,12 +161,10 @@ def make_folds(response: FoldResponse, cv: Any = 5, *, repeats: int = 1,
         raise InvalidArgumentError(
             f"`repeats` works with an integer `cv` only; got repeats={repeats} with "
             f"cv={describe(cv)} (use a repeated splitter instead).")
+    pairs = check_folds(cv, n, strata=strata)
     if hasattr(cv, "split") and callable(cv.split) and not isinstance(cv, (str, bytes)):
-        what = type(cv).__name__
-        pairs = _explicit(cv.split(np.zeros((n, 1)), strata), n, what)
         desc = f"{len(pairs)} splits from {describe(cv, 80)}"
     else:
-        pairs = _explicit(cv, n, "explicit splits")
         desc = f"{len(pairs)} given (train, test) splits"
     idx = np.arange(len(pairs))
     return Folds(tuple(pairs), np.zeros(len(pairs), dtype=np.int64), idx, desc, n)

@@ -26,10 +26,12 @@ from .._utils.parallel import run_tasks
 from .._utils.validation import warn
 from ..exceptions import FmstatsError, InvalidArgumentError, ResamplingWarning
 from ..inference import interval_of_rows
+from ..results import predict_kept
 from ._criterion import Criterion
 from ._fits import capturing
 from ._folds import FoldResponse, fold_response, make_folds
 from ._uncertainty import CHUNK_ENTRIES, OUTER_FOLDS, stratified_draw
+from .._utils.boundary import public
 
 __all__ = ["GridUncertainty", "grid_uncertainty", "point_intervals"]
 
@@ -64,6 +66,7 @@ class GridUncertainty:
     outer_folds: int = OUTER_FOLDS
     outer_pairs: tuple = field(default=(), repr=False)
 
+    @public
     def frequency(self, n_points: int) -> np.ndarray:
         """Share of the successful replicates that chose each of the ``n_points`` points.
 
@@ -121,7 +124,7 @@ def _select(worker, model_fn, formula, design, response, points, fixed, prior, m
         return best, None
     fit = model_fn(formula, design.subset(rows), **points[best], **{**fixed, "weights": w[rows]})
     test = design.subset(eval_pos, reset_index=True)
-    cls = fit.predict(test, type="class")
+    cls = predict_kept(fit, test, type="class")
     return best, (eval_pos[cls.index.to_numpy()], cls.to_numpy(dtype=float))
 
 
@@ -129,7 +132,7 @@ def _task(*args):
     return capturing(_select, *args)
 
 
-def _engine_chunk(engines, response, prior, crit, cv, plans):
+def _engine_chunk(engines, response, prior, crit, cv, plans, replicates="kstep"):
     """The whole selection of every plan (seed, multiplicities, rows to class) on the grid
     points' own engines (each point fitted once on all rows, ``row_refits()``): per point and
     plan one refit per training fold and one on the plan's rows, k-step, many at once.
@@ -157,7 +160,7 @@ def _engine_chunk(engines, response, prior, crit, cv, plans):
     if not layout:
         return out
     M = np.column_stack(columns)
-    fits = [e.fit(M, training_f=False, screen=False) for e in engines]
+    fits = [e.fit(M, training_f=False, screen=False, replicates=replicates) for e in engines]
     for i, rows, pairs, start in layout:
         _, mult, eval_pos = plans[i]
         bad = [f.errors[j] for f in fits for j in range(start, start + 1 + len(pairs))
@@ -203,7 +206,7 @@ def _grid_engines(model_fn, formula, data, points, fixed):
 
 
 def grid_uncertainty(worker, model_fn, formula, design, points, fixed, prior, crit, cv, seed, *,
-                     B, level, n_jobs=None, progress=None) -> GridUncertainty:
+                     B, level, n_jobs=None, progress=None, replicates="kstep") -> GridUncertainty:
     """Bootstrap and nested cross-validation of the whole grid selection (module notes)."""
     if crit.accuracy:
         raise InvalidArgumentError("`ci`=True gives intervals for F; it needs an F-measure "
@@ -229,7 +232,7 @@ def grid_uncertainty(worker, model_fn, formula, design, points, fixed, prior, cr
     engines = _grid_engines(model_fn, formula, design.data, points, fixed)
     if engines is not None:
         per = max(1, CHUNK_ENTRIES // max(1, n * len(points) * (k_outer + 1)))
-        tasks = [(engines, response, prior, crit, cv, plans[a:a + per])
+        tasks = [(engines, response, prior, crit, cv, plans[a:a + per], replicates)
                  for a in range(0, len(plans), per)]
         done = run_tasks(_engine_chunk, tasks, n_jobs=n_jobs, progress=progress, desc=desc,
                          backend="threading" if n_jobs not in (None, 1) else None)

@@ -11,6 +11,7 @@ import pandas as pd
 
 from .. import measures as _m
 from ..formula import DesignMatrix, predict_rows, refit_rows
+from ..results import predict_kept
 from .._utils.parallel import run_tasks
 from ._criterion import Criterion
 from ._fits import capturing, reemit
@@ -24,7 +25,7 @@ __all__ = ["scores", "best_row", "refit_and_score", "threshold_task", "counts_at
 
 # ----------------------------------------------------------------------------- workers
 def scores(results, newdata, score_type: str) -> pd.Series:
-    return results.predict(newdata, type=score_type)
+    return predict_kept(results, newdata, type=score_type)
 
 
 def refit_and_score(results, design: DesignMatrix, train, test, score_type, weights) -> tuple:

@@ -17,9 +17,10 @@ import pandas as pd
 from .._utils.call import ARRAY_WEIGHTS
 from .._utils.validation import describe
 from ..exceptions import DataError, InvalidArgumentError
+from ..formula import KeptRows
 
-__all__ = ["training_frame", "training_design", "prior_weights", "array_weights",
-           "kept_design_frame", "CHECK_ROWS"]
+__all__ = ["training_frame", "training_design", "prior_weights", "array_weights", "keeps_rows",
+           "kept_rows", "kept_design_frame", "CHECK_ROWS"]
 
 
 _INTERCEPTS = ("Intercept", "(Intercept)")
@@ -39,6 +40,11 @@ def training_frame(results, data, *, what: str = "resampling", design=None) -> p
     """
     if data is None:
         data = getattr(results, "training_data", None)
+    if isinstance(data, KeptRows):
+        raise InvalidArgumentError(
+            f"{what} a {type(results).__name__} tuned on the rows its model kept refits it "
+            "from its formula, which needs the training data: pass `data=` (the DataFrame the "
+            "model was fitted on).")
     if data is None:
         raise InvalidArgumentError(
             f"{what} a {type(results).__name__} refits it from its formula, which needs the "
@@ -165,3 +171,24 @@ def array_weights(results) -> np.ndarray | None:
     if isinstance(rec, str) and rec == ARRAY_WEIGHTS:
         return prior_weights(results)
     return None
+
+
+def keeps_rows(results) -> bool:
+    """Whether ``results`` refits on the rows it kept (:class:`~fmstats.formula.KeptRows`):
+    maxent-family fits in memory with their design (``keep_data=True``), and the SVMs."""
+    return (bool(getattr(results, "refits_kept_rows", False))
+            and getattr(results, "X", None) is not None)
+
+
+def kept_rows(results, what: str) -> KeptRows:
+    """All the rows ``results`` kept, for ``what`` called without ``data=`` (the rule of
+    every function that refits: docs/user_guide.rst, "Refits without data="); an :class:`InvalidArgumentError` asking for ``data=`` when it keeps
+    none."""
+    if keeps_rows(results):
+        return KeptRows(results, np.arange(np.asarray(results.y).shape[0]))
+    why = ("keeps no design (keep_data=False, or fitted out of core)"
+           if getattr(results, "refits_kept_rows", False) else "does not keep its rows")
+    raise InvalidArgumentError(
+        f"{what} refits the model on its training rows; without `data=` it takes the rows "
+        f"the fit kept, but this {type(results).__name__} {why}: pass `data=`, the DataFrame "
+        "the model was fitted on.")

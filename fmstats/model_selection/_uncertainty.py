@@ -35,8 +35,9 @@ import pandas as pd
 from ..exceptions import (FmstatsError, InvalidArgumentError, ResamplingWarning,
                           TrivialRuleWarning, UnstableThresholdWarning)
 from ..formula import predict_rows, refit_rows
-from ..inference import (delta_band, estimate_632plus, interval_of_rows,
+from ..inference import (delta_band, estimate_632plus, interval_of_rows, quantile_mc_error,
                          no_information_counts)
+from ..results import predict_kept
 from .._utils.folds import stratified_folds
 from .._utils.parallel import run_tasks
 from .._utils.validation import warn
@@ -84,6 +85,16 @@ class TuningUncertainty:
         Outer folds of the nested cross-validation.
     outer_pairs : tuple
         Its (train, test) row positions.
+    threshold_ci_mc : tuple of float
+        Monte-Carlo standard errors of the interval's ends (how far they would move with
+        other replicates; :func:`fmstats.inference.quantile_mc_error`).
+    replicates : str
+        How the replicates' fits were made: ``"kstep"`` or ``"full"`` on the model's own
+        design (its ``row_refits()``), ``"refit"`` through ``results.refit``.
+    n_unconverged : int
+        The k-step fits of the replicates that took ``max_iter`` steps without meeting the step
+        rule (a separated resample); their scores are where the steps stopped, as a full
+        refit's are where its iterations stop.
     """
 
     level: float
@@ -98,6 +109,9 @@ class TuningUncertainty:
     n_trivial: int = 0
     outer_folds: int = OUTER_FOLDS
     outer_pairs: tuple = field(default=(), repr=False)
+    threshold_ci_mc: tuple = (float("nan"), float("nan"))
+    replicates: str = "refit"
+    n_unconverged: int = 0
 
 
 def _classes(fit, design, positions, score_type, threshold):
@@ -111,7 +125,7 @@ def warn_trivial(results, data, score_type, threshold) -> None:
     try:       # the model's own training rows (the rows of `data`): no design to rebuild
         s = results.predict(None, type=score_type).to_numpy(dtype=float)
     except (FmstatsError, TypeError, AttributeError):
-        s = results.predict(data, type=score_type).to_numpy(dtype=float)
+        s = predict_kept(results, data, type=score_type).to_numpy(dtype=float)
     pos = int(np.count_nonzero(s >= threshold))
     if pos in (0, s.size):
         what = "positive" if pos else "negative"
@@ -177,6 +191,7 @@ def _engine_chunk(refits, response, prior, crit, cv, repeats, score_type, plans,
         return out
     fits = refits.fit(np.column_stack(columns), replicates=replicates, training_f=False,
                       screen=False)
+    slow = ~fits.converged
     kind = "link" if score_type == "link" else "response"
     for i, rows, pairs, start in layout:
         seed, mult, eval_pos = plans[i]
@@ -200,7 +215,8 @@ def _engine_chunk(refits, response, prior, crit, cv, repeats, score_type, plans,
         trivial = bool(own.min() == own.max())
         cls = (refits.scores(coef, eval_pos, type=kind)[:, 0] >= threshold).astype(float) \
             if eval_pos.size else np.empty(0)
-        out[i] = ((threshold, eval_pos, cls, trivial), None, [])
+        n_slow = int(slow[start:start + 1 + len(pairs)].sum())
+        out[i] = ((threshold, eval_pos, cls, trivial, n_slow), None, [])
     return out
 
 
@@ -235,7 +251,7 @@ def _f(q, cls, w, alpha: float) -> float:
 def tuning_uncertainty(results, design, response, prior, crit, cv, repeats, seed, score_type,
                        threshold, *, B: int, level: float, n_jobs=None, progress=None,
                        naive: float, cv_scores: pd.DataFrame, curve: pd.DataFrame,
-                       refits=None) -> TuningUncertainty:
+                       refits=None, replicates: str = "kstep") -> TuningUncertainty:
     """Bootstrap and nested cross-validation of the whole tuning (module notes).  With
     ``refits`` (the model's engine) every refit runs on the fit's own design, k-step from
     its solution, many at once (:func:`_engine_tunings`)."""
@@ -257,7 +273,8 @@ def tuning_uncertainty(results, design, response, prior, crit, cv, repeats, seed
     desc = f"tune_threshold(ci=True): {B} replicates + {k_outer} outer folds"
     if refits is not None:
         out = _engine_tunings(refits, response, prior, crit, cv, repeats, score_type, plans,
-                              n_jobs=n_jobs, progress=progress, desc=desc)
+                              n_jobs=n_jobs, progress=progress, desc=desc,
+                              replicates=replicates)
     else:
         tasks = [(results, design, response, prior, crit, cv, repeats, sd, score_type, m, ev)
                  for sd, m, ev in plans]
@@ -274,12 +291,13 @@ def tuning_uncertainty(results, design, response, prior, crit, cv, repeats, seed
     # bootstrap: thresholds and out-of-bag classes
     thresholds = np.full(B, np.nan)
     oob_sum, oob_n = np.zeros(n), np.zeros(n)
-    n_trivial = 0
+    n_trivial = n_slow = 0
     for b, (value, err, _) in enumerate(out[:B]):
         if err is not None:
             continue
-        thresholds[b], pos, cls, trivial = value
+        thresholds[b], pos, cls, trivial, *slow = value
         n_trivial += trivial
+        n_slow += slow[0] if slow else 0
         oob_sum[pos] += cls
         oob_n[pos] += 1
     ok = np.isfinite(thresholds) | np.isinf(thresholds)
@@ -294,10 +312,11 @@ def tuning_uncertainty(results, design, response, prior, crit, cv, repeats, seed
     a = (1 - level) / 2
     good = np.sort(thresholds[ok])
     threshold_ci = tuple(float(v) for v in np.quantile(good, [a, 1 - a], method="inverted_cdf"))
+    threshold_ci_mc = (quantile_mc_error(good, a), quantile_mc_error(good, 1 - a))
     # nested cross-validation
     cls_nested = np.zeros(n)
     for value, _, _ in nested:
-        _, pos, cls, _ = value
+        _, pos, cls, *_ = value
         cls_nested[pos] = cls
     fm = crit.fmeasure
     iv = interval_of_rows(q, cls_nested, w, fm, "delta", level)
@@ -335,4 +354,7 @@ def tuning_uncertainty(results, design, response, prior, crit, cv, repeats, seed
                              threshold_ci=threshold_ci, f_corrected=float(iv.estimate),
                              f_corrected_ci=(float(iv.low), float(iv.high)), estimates=estimates, band=band,
                              n_failed=len(errors), n_trivial=int(n_trivial),
-                             outer_folds=k_outer, outer_pairs=tuple(outer))
+                             outer_folds=k_outer, outer_pairs=tuple(outer),
+                             threshold_ci_mc=threshold_ci_mc,
+                             replicates="refit" if refits is None else replicates,
+                             n_unconverged=int(n_slow))

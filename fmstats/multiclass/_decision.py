@@ -13,14 +13,15 @@ import numpy as np
 import pandas as pd
 
 from .. import measures as _m
-from .._utils.call import Settings, records_call
-from .._utils.folds import stratified_folds
+from .._utils.boundary import public
+from .._utils.call import Settings, records_call, refuse_unused
+from .._utils.folds import check_folds, stratified_folds
 from .._utils.validation import check_choice, check_random_state, check_scalar, describe
 from ..exceptions import InvalidArgumentError, ResponseError
 from ..formula import check_frame
 from ..model_selection import array_weights, training_frame
-from ..results import Persistable, Section, Summary
-from ._mnresults import multiclass_confusion
+from ..results import Persistable, Section, Summary, keeps_rows, predict_kept
+from ._mnresults import known_classes, multiclass_confusion
 from ._rules import (cost_decision, frank_wolfe, macro_f, micro_curve, micro_scores,
                      weighted_argmax)
 
@@ -49,7 +50,11 @@ def _check_cost(cost, levels) -> np.ndarray:
         except KeyError as exc:
             raise InvalidArgumentError(f"`cost`: a DataFrame must be labelled by the classes "
                                        f"{describe(list(levels))} on both axes.") from exc
-    c = np.asarray(cost, dtype=float)
+    try:
+        c = np.asarray(cost, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(f"`cost` must be a {K} x {K} matrix of numbers (true class by "
+                                   f"row, predicted by column); got {describe(cost)}.") from None
     if c.shape != (K, K):
         raise InvalidArgumentError(f"`cost` must be a {K} x {K} matrix (true class by row, "
                                    f"predicted by column, classes {describe(list(levels))}); "
@@ -72,7 +77,7 @@ def _oof(fit, frame, codes, K, folds):
                 "class (lower `cv`, or merge rare classes).")
         sub = frame.iloc[tr]
         f_j = fit.refit(sub) if aw is None else fit.refit(sub, weights=aw[tr])
-        pr = f_j.predict(frame.iloc[te], type="probs").reindex(frame.index[te])
+        pr = predict_kept(f_j, frame.iloc[te], type="probs").reindex(frame.index[te])
         P[te] = pr[list(fit.levels)].to_numpy(dtype=float)
         split[te] = j
     return P, split
@@ -100,18 +105,21 @@ def multiclass_decision(fit, data: pd.DataFrame | None = None, *, rule: str = "m
         The default class of ``"micro_f"`` (default: the model's ``default_class``, else
         the most frequent class).
     cost : array-like or DataFrame of shape (K, K), optional
-        For ``"cost"``: the cost of predicting class j (column) when the truth is class i
-        (row), classes in the model's order (or a DataFrame labelled by them).
+        For ``"cost"`` (refused with the other rules, where it would have no effect): the
+        cost of predicting class j (column) when the truth is class i (row), classes in the
+        model's order (or a DataFrame labelled by them).
     measure, beta, alpha : FMeasure or float, optional
-        The F-measure (default F1).
+        The F-measure of the F rules (default F1; refused with ``"cost"``).
     wrong_class : {"fn", "fn_fp"}, default "fn"
         How a confusion between two non-default classes counts in the micro-F: ``"fn"``
         (seed 001 and :func:`fmstats.costsens`) or ``"fn_fp"`` (scikit-learn's micro
         average over the non-default labels); see :func:`fmstats.measures.multiclass_micro_f`.
-    cv : int or iterable of (train, test) positions, default 5
-        Stratified folds (by class) or the folds themselves.
+    cv : int, splitter or iterable of (train, test) positions, default 5
+        Stratified folds (by class), a splitter (``split(X, y)``, on the class codes) or the
+        folds themselves (training and test rows disjoint, each row in exactly one test
+        fold: otherwise an error naming ``cv``).
     iterations : int, default 50
-        Frank-Wolfe iterations (``"macro_f"``).
+        Frank-Wolfe iterations (``"macro_f"``; refused with the other rules).
     random_state : int or numpy.random.Generator, optional
         Seeds the folds of an integer ``cv``.
 
@@ -130,6 +138,11 @@ def multiclass_decision(fit, data: pd.DataFrame | None = None, *, rule: str = "m
     <MulticlassDecision micro_f on MultinomResults: CV 0.5103 (most probable class 0.4106)>
     """
     check_choice("rule", rule, RULES)
+    for names, rules in ((["cost"], ("cost",)), (["iterations"], ("macro_f",)),
+                         (["measure", "beta", "alpha"], ("micro_f", "macro_f"))):
+        if rule not in rules:
+            refuse_unused(_call, names, f"with rule={rule!r}",
+                          f"use rule={rules[0]!r}" if len(rules) == 1 else "")
     check_choice("wrong_class", wrong_class, ("fn", "fn_fp"))
     check_scalar("iterations", iterations, low=1, integer=True)
     if not (callable(getattr(fit, "refit", None)) and hasattr(fit, "levels")):
@@ -154,7 +167,8 @@ def multiclass_decision(fit, data: pd.DataFrame | None = None, *, rule: str = "m
         check_scalar("cv", int(cv), low=2, integer=True)
         folds = stratified_folds(codes, int(cv), check_random_state(random_state))
     else:
-        folds = [(np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)) for a, b in cv]
+        # every row gets one out-of-fold probability, from a fit that did not see it
+        folds = check_folds(cv, len(codes), strata=codes, partition=True)
     P, split = _oof(fit, frame, codes, K, folds)
     di = levels.index(d)
     rule_params = {}
@@ -242,6 +256,7 @@ class MulticlassDecision(Persistable):
         self.default_class = settings["default_class"]
         self.fmeasure = settings["measure"]
 
+    @public
     def decide(self, P: np.ndarray) -> np.ndarray:
         """The class codes the tuned rule gives probabilities ``P`` (n, K).
 
@@ -259,6 +274,8 @@ class MulticlassDecision(Persistable):
             return weighted_argmax(P, self.rule_params["scale"], self.rule_params["shift"])
         return cost_decision(P, self.rule_params["cost"])
 
+    @public
+    @keeps_rows
     def predict(self, newdata=None, type: str = "class"):
         """The decided classes (``"class"``) or the base model's probabilities (``"probs"``).
 
@@ -268,9 +285,12 @@ class MulticlassDecision(Persistable):
             Rows to predict (default: the training rows).
         type : {"class", "probs"}, default "class"
             What to return.
+        na_action : {"pass", "omit", "exclude", "fail"}, optional
+            A row with a missing value in the model's columns: NaN in its place (default, R's
+            ``na.pass``), dropped or refused (:func:`fmstats.results.keeps_rows`).
         """
         check_choice("type", type, ("class", "probs"))
-        pr = self.base.predict(newdata, type="probs")
+        pr = predict_kept(self.base, newdata, type="probs")
         if type == "probs":
             return pr
         codes = self.decide(pr[list(self.levels)].to_numpy())
@@ -285,19 +305,16 @@ class MulticlassDecision(Persistable):
         name = self.base.response_name
         if name not in newdata.columns:
             raise ResponseError(f"`newdata` lacks the response column {name!r}.")
-        pred = self.predict(newdata)
+        pred = predict_kept(self, newdata)
         truth = newdata[name].loc[pred.index]
         keep = truth.notna().to_numpy()
-        known = truth.isin(self.levels).to_numpy()
-        if (keep & ~known).any():
-            bad = truth[keep & ~known].iloc[0]
-            raise ResponseError(f"`newdata`: the response holds the class {bad!r}, which the "
-                                f"model was not fitted on (classes {describe(list(self.levels))}).")
+        known_classes(truth[keep], self.levels)
         lv = {c: i for i, c in enumerate(self.levels)}
         codes = np.array([lv[v] for v in truth[keep]], dtype=np.int64)
         pcodes = np.array([lv[v] for v in pred[keep]], dtype=np.int64)
         return codes, pcodes, np.ones(len(codes))
 
+    @public
     def confusion(self, newdata=None) -> _m.Confusion:
         """Micro-F counts of the decided classes (seed 001's, with the default class).
 
@@ -310,6 +327,7 @@ class MulticlassDecision(Persistable):
         return micro_confusion(y, pred, self.levels.index(self.default_class), w,
                                self.settings["wrong_class"])
 
+    @public
     def measure(self, newdata=None) -> float:
         """The tuned criterion on ``newdata``: micro-F, macro-F, or the mean cost.
 
@@ -325,6 +343,7 @@ class MulticlassDecision(Persistable):
             return macro_f(pred, y, w, len(self.levels), self.fmeasure.alpha)
         return float(w @ self.rule_params["cost"][y, pred] / w.sum())
 
+    @public
     def refit(self, data: pd.DataFrame, weights=None) -> "MulticlassDecision":
         """Refit the base model on ``data`` and tune the rule again.
 
@@ -356,6 +375,7 @@ class MulticlassDecision(Persistable):
             extra.update({f"shift:{c}": v for c, v in zip(self.levels, self.rule_params["shift"])})
         return pd.concat([self.base.params, pd.Series(extra, dtype=float)])
 
+    @public
     def summary(self) -> Summary:
         """The rule, its pooled held-out criterion and that of the most probable class."""
         crit = {"micro_f": f"micro-{self.fmeasure.name} (default class "

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import logsumexp
+from .._utils.boundary import public
 
 __all__ = ["MultinomFit", "fit_multinom", "class_probabilities", "expand_aliased"]
 
@@ -86,6 +87,7 @@ def _hessian(X, w, P) -> np.ndarray:
     return H
 
 
+@public
 def fit_multinom(X: np.ndarray, codes: np.ndarray, K: int, w: np.ndarray, *,
                  tol: float = 1e-10, max_iter: int = 100, penalty: float = 0.0,
                  penalised: np.ndarray | None = None) -> MultinomFit:
@@ -102,8 +104,8 @@ def fit_multinom(X: np.ndarray, codes: np.ndarray, K: int, w: np.ndarray, *,
     w : ndarray of shape (n,)
         Non-negative prior weights.
     tol : float, default 1e-10
-        Convergence when the largest Newton decrement component |step| is below ``tol``
-        (relative to 1 + |coef|).
+        Convergence when the largest Newton decrement component ``|step|`` is below ``tol``
+        (relative to ``1 + |coef|``).
     max_iter : int, default 100
         The iteration cap.
     penalty : float, default 0

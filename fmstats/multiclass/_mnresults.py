@@ -13,7 +13,8 @@ from .._utils.call import refit_changes
 from .._utils.validation import check_choice, describe
 from ..exceptions import InvalidArgumentError, ModelComparisonError, ResponseError
 from ..formula import check_frame
-from ..results import ModelResults, Section, Summary, format_numbers
+from ..results import (ModelResults, Section, Summary, check_comparable, format_numbers,
+                       predict_kept)
 from ._mncore import class_probabilities
 
 __all__ = ["MultinomResults", "lr_table"]
@@ -170,6 +171,9 @@ class MultinomResults(ModelResults):
         type : {"probs", "class"}, default "probs"
             ``"probs"``: a DataFrame with one column per class; ``"class"``: the most
             probable class (ties: the first level).
+        na_action : {"pass", "omit", "exclude", "fail"}, optional
+            A row with a missing value in the model's columns: NaN in its place (default, R's
+            ``na.pass``), dropped or refused (:func:`fmstats.results.keeps_rows`).
         """
         check_choice("type", type, ("probs", "class"))
         X, index = self._design(newdata)
@@ -206,11 +210,15 @@ class MultinomResults(ModelResults):
         d = kwargs.pop("default_class", self.default_class)
         if kwargs:
             raise InvalidArgumentError(f"confusion() got unexpected arguments {list(kwargs)}.")
+        if d not in self.levels:
+            raise InvalidArgumentError(f"`default_class` must be one of the classes "
+                                       f"{describe(list(self.levels))}; got {describe(d)}.")
         truth, w, frame = self._truth(newdata)
-        pred = self.predict(frame, type="class")
+        pred = predict_kept(self, frame, type="class")
         if frame is not None:
             truth = truth.loc[pred.index]
             keep = truth.notna().to_numpy()
+            known_classes(truth[keep], self.levels)
             truth, pred = truth.to_numpy(dtype=object)[keep], pred.to_numpy()[keep]
             w = np.ones(len(truth))
         else:
@@ -271,6 +279,19 @@ class MultinomResults(ModelResults):
                 f"{self.nobs}, deviance = {self.deviance:.4g}>")
 
 
+def known_classes(truth: pd.Series, levels) -> None:
+    """Refuse true classes of ``newdata`` that the model was not fitted on: such a row can
+    never be predicted right, and counting it as a miss would make the measure quietly
+    worse (an unknown class is a different problem, not an error of the model)."""
+    unknown = ~truth.isin(list(levels)).to_numpy()
+    if unknown.any():
+        bad = pd.unique(truth[unknown].to_numpy())
+        raise ResponseError(
+            f"`newdata`: the response holds {int(unknown.sum())} row(s) of class(es) "
+            f"{describe(list(bad[:5]))}, which the model was not fitted on (classes "
+            f"{describe(list(levels))}); drop those rows or refit with them.")
+
+
 def multiclass_confusion(truth, pred, default_class, w=None) -> _m.Confusion:
     """Counts of the multiclass micro-F with a default class (seed 001's FP).
 
@@ -320,13 +341,18 @@ def lr_table(*fits) -> pd.DataFrame:
                                        "fit.")
     first = fits[0]
     for i, f in enumerate(fits[1:], 2):
-        if f.nobs != first.nobs or not f.index.equals(first.index) or \
-                f.response_name != first.response_name or f.levels != first.levels or \
-                not np.allclose(f.prior_weights, first.prior_weights):
+        if f.response_name != first.response_name or f.levels != first.levels:
             raise ModelComparisonError(
-                f"anova(): fit {i} was not fitted on the same rows, response and weights as fit "
-                "1; likelihood-ratio tests compare fits of the same data.")
+                f"anova(): fit {i} has another response than fit 1 ({f.response_name!r} with "
+                f"classes {describe(list(f.levels))} against {first.response_name!r} with "
+                f"{describe(list(first.levels))}); likelihood-ratio tests compare fits of the "
+                "same data.")
     order = sorted(fits, key=lambda f: -f.df_resid)
+    # the same rows, classes and weights, and each fit nested in the next (R's anova.multinom
+    # only orders the fits: non-nested ones gave df 0 and a negative statistic)
+    check_comparable(order, "anova()", index=lambda f: f.index, response=lambda f: f.codes,
+                     weights=lambda f: f.prior_weights, offset=lambda f: None,
+                     design=lambda f: f.X, size=lambda f: f.edf)
     rows = []
     for i, f in enumerate(order):
         rhs = f.formula.split("~", 1)[1].strip()

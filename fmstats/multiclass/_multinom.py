@@ -20,7 +20,7 @@ from .._utils.call import Settings, records_call, weights_label
 from .._utils.validation import check_choice, check_scalar, describe, prior_weights, warn
 from ..exceptions import (CollinearityWarning, ConvergenceWarning, DesignError,
                           InvalidArgumentError, ResponseError)
-from ..formula import check_frame, model_frame, split_formula
+from ..formula import check_frame, model_frame, refuse_offsets, split_formula
 from ..model_selection import FoldResponse
 from ._mncore import expand_aliased, fit_multinom
 from ._mnresults import MultinomResults
@@ -217,6 +217,7 @@ def multinom(formula: str, data: pd.DataFrame, weights=None, *, penalty: float =
     levels = response_classes(data[col], reference)
     ref = levels[0]
     frame = model_frame(f"I({col} == {ref!r}) ~ {rhs}", data, missing=missing, engine=engine)
+    refuse_offsets(frame, "multinom")
     values = data[col].iloc[frame.rows]
     codes = pd.Categorical(values.tolist(), categories=list(levels)).codes.astype(np.int64)
     w = prior_weights(weights, data, frame.rows)

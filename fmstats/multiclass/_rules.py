@@ -23,11 +23,13 @@ With P the (n, K) class probabilities, truth codes y and weights w:
 from __future__ import annotations
 
 import numpy as np
+from .._utils.boundary import public
 
 __all__ = ["micro_scores", "micro_curve", "macro_counts", "macro_f", "frank_wolfe",
            "weighted_argmax", "cost_decision"]
 
 
+@public
 def micro_scores(P: np.ndarray, d: int, wrong_class: str = "fn") -> tuple[np.ndarray, np.ndarray]:
     """(most probable non-default class, score r) of each row (see the module notes).
 
@@ -50,6 +52,7 @@ def micro_scores(P: np.ndarray, d: int, wrong_class: str = "fn") -> tuple[np.nda
     return k, r
 
 
+@public
 def micro_curve(r, k, y, w, d: int, wrong_class: str, alpha: float):
     """(cuts, F at every cut): rows with r >= cut predict k, the others d; cut +inf first.
 
@@ -87,6 +90,7 @@ def macro_counts(pred: np.ndarray, y: np.ndarray, w: np.ndarray, K: int):
     return tp, np.bincount(pred, weights=w, minlength=K), np.bincount(y, weights=w, minlength=K)
 
 
+@public
 def macro_f(pred, y, w, K: int, alpha: float = 0.5) -> float:
     """The macro-averaged F_alpha of predicted codes ``pred`` (a class with no truth and no
     prediction counts 1, scikit-learn's ``zero_division=1``).
@@ -112,6 +116,7 @@ def weighted_argmax(P: np.ndarray, scale: np.ndarray, shift: np.ndarray) -> np.n
     return np.argmax((P - shift) / scale, axis=1)
 
 
+@public
 def frank_wolfe(P, y, w, alpha: float = 0.5, iterations: int = 50):
     """Frank-Wolfe for macro-F on the rows (P, y, w): the best iterate's (scale, shift).
 

@@ -14,6 +14,7 @@ from ..exceptions import (
     ConvergenceWarning,
     SeparationWarning,
 )
+from .._utils.folds import check_folds
 from ..formula import check_frame
 from ..glm.irls import irls_logit
 
@@ -101,7 +102,7 @@ def _make_folds(cv, y: np.ndarray, D: np.ndarray, rng: np.random.Generator):
     if isinstance(cv, int):
         fold = _stratified_folds(y, cv, rng)
         return [(np.flatnonzero(fold != f), np.flatnonzero(fold == f)) for f in range(cv)]
-    return [(np.asarray(tr), np.asarray(te)) for tr, te in cv.split(D, y)]
+    return check_folds(list(cv.split(D, y)), len(y))    # a splitter's folds, checked
 
 
 def _standardise(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -39,6 +39,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from .._utils.validation import check_scalar, describe, raise_if_any
 from ..exceptions import DataError, InvalidArgumentError
+from .._utils.boundary import public
 
 __all__ = ["independent_P", "lewis", "meuf", "multinomial_rule", "one_hot_P"]
 
@@ -207,6 +208,7 @@ def _meuf_values_approx(q: np.ndarray, b2: float) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 # public functions
 # --------------------------------------------------------------------------------------------
+@public
 def meuf(marginals, *, exact: bool = True, beta: float = 1.0):
     r"""Jansche's MEUF: the F_beta-maximiser when the labels are independent.
 

@@ -11,10 +11,12 @@ from ..exceptions import InvalidArgumentError
 from ..formula import check_frame
 from ._checks import INFERENCES, check_inference, check_n_samples, label_matrix
 from ._results import MultilabelResults, PCCResults, br_infer, samples_infer
+from .._utils.boundary import public
 
 __all__ = ["evaluate"]
 
 
+@public
 def evaluate(results, newdata, inferences: Iterable[str] = INFERENCES, n_samples: int = 200,
              random_state=0, beta: float = 1.0) -> pd.DataFrame:
     """Score every inference method on labelled test data, as in Table 1 of the paper.

@@ -19,6 +19,7 @@ from ._inference import estimate_P, gfm, gfm_threshold, hamming
 
 from ._checks import (EXACT_MAX_LABELS, SAMPLE_BLOCK, check_inference,
                       check_n_samples, feature_matrix)
+from .._utils.boundary import public
 
 __all__ = ["MultilabelResults", "BRResults", "PCCResults", "br_infer", "samples_infer"]
 
@@ -177,6 +178,7 @@ class BRResults(MultilabelResults):
 
     model = "binary relevance"
 
+    @public
     def predict_marginals(self, newdata) -> pd.DataFrame:
         """p(y_j = 1 | x) for every label: DataFrame (newdata index x labels).
 
@@ -197,6 +199,7 @@ class BRResults(MultilabelResults):
         Z, index = self._design(newdata)
         return expit(self._base_eta(Z)), index
 
+    @public
     def sample(self, newdata, n_samples: int = 200, random_state=None) -> np.ndarray:
         """Label vectors drawn from the model: independent Bernoulli draws, (n, S, m) int8.
 
@@ -219,6 +222,7 @@ class BRResults(MultilabelResults):
         marg, _ = self._marginals(newdata)
         return _bernoulli(marg, S, rng)
 
+    @public
     def predict(self, newdata, inference: str = "gfm", n_samples=None, random_state=None,
                 beta: float = 1.0) -> pd.DataFrame:
         """0/1 predictions (DataFrame, newdata index x labels) by the chosen inference.
@@ -339,6 +343,7 @@ class PCCResults(MultilabelResults):
         b0, B, _ = self._chain
         return b0 + Z @ B, index
 
+    @public
     def sample(self, newdata, n_samples: int = 200, random_state=None) -> np.ndarray:
         """Ancestral sampling along the chain: an (n, S, m) int8 array of label vectors.
 
@@ -386,6 +391,7 @@ class PCCResults(MultilabelResults):
                 out[lo:hi] = Yf.T.reshape(hi - lo, S, m)
         return out
 
+    @public
     def predict_marginals(self, newdata, n_samples: int = 200, random_state=None
                           ) -> pd.DataFrame:
         """Marginals p(y_j = 1 | x) estimated from ``n_samples`` chain samples per instance.
@@ -448,6 +454,7 @@ class PCCResults(MultilabelResults):
             p0[lo:hi] = prob[:, 0]
         return P, p0
 
+    @public
     def predict(self, newdata, inference: str = "gfm", n_samples: int = 200,
                 random_state=None, beta: float = 1.0) -> pd.DataFrame:
         """0/1 predictions (DataFrame, newdata index x labels) by the chosen inference.

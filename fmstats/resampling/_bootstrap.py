@@ -11,13 +11,23 @@ schemes:
   Y_i ~ Bernoulli(q_i) for a probability column, yes_i ~ Binomial(yes_i + no_i, q_i) for
   ``cbind(yes, no)`` votes.
 
-Fast path.  For ``maxent``/``umaxent`` fits the prior weights are frequency weights (a tested
-property: weights equal duplicated rows), so a case resample equals the fit on the original
-rows with weights times the resample counts.  That fit reuses the stored design matrix (no
-formula rebuild, no missing factor levels: a level absent from the resample gives an aliased
-column, i.e. a NaN coefficient, exactly as the refit gives a missing term).  It is used by
-default where it applies (``fast=None``); ``tests/test_bootstrap.py`` checks that both paths
-give the same replicates and ``benchmarks/bench_resampling.py`` measures the gain.
+Fast path.  For ``maxent``/``umaxent``/``fmaxent`` fits that keep their design the prior
+weights are frequency weights (a tested property: weights equal duplicated rows), so a case
+resample is the fit on the original rows with weights times the resample counts.  The model
+hands out the engine that does these refits on its stored design, many at once
+(``results.row_refits()``, :mod:`fmstats.maxent_models._refits`): k-step replicates from the
+fit's solution by default (``replicates="kstep"``), full refits with ``replicates="full"``
+(no formula rebuild, no missing factor levels: a level absent from the resample gives an
+aliased column, i.e. a NaN coefficient, exactly as the refit gives a missing term).  It is
+used by default where it applies (``fast=None``); ``tests/test_bootstrap.py`` and
+``tests/test_kstep.py`` check both against refits through the model.
+
+How many replicates (:mod:`fmstats.resampling._mcerror`).  ``B`` is the most: with the stop
+rule of ``mc_tol`` the bootstrap stops once the Monte-Carlo error of every reported quantity
+is small beside its standard error (Andrews & Buchinsky 2000), and on the fast path the
+coefficients' covariance uses the replicates' linear part as a control variate (Efron 1990),
+which reaches a given Monte-Carlo error with fewer replicates.  ``mc_error()`` reports the
+Monte-Carlo errors.
 
 Confidence intervals are pure functions of the replicate array (:func:`percentile_interval`,
 :func:`basic_interval`, :func:`bca_interval`, in :mod:`fmstats.resampling._intervals`), so they can be fed any replicates (the tests
@@ -50,7 +60,8 @@ from ..results import Persistable
 from ._mcerror import (check_mc_tol, covariance as mc_covariance, enough, linear_covariance,
                        next_round, quantile_mc_error, reported_errors, se_mc_error)
 from ._replicates import (TYPES, BlockEngine, Draws, PoissonDraws, RowsEngine, as_series,
-                          collect, default_statistic, make_engine, report, run, unpack)
+                          collect, default_statistic, make_engine, replicate_block, report,
+                          run, unpack)
 from ..resampling._separation import (DegenerateReplicateWarning, degenerate_replicates, split_flags,
                           warn_all_nan)
 from .._utils.validation import check_choice, check_scalar, describe
@@ -160,16 +171,15 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
         numbers as rebuilding it, faster).  ``False`` rebuilds the design from the formula
         on every replicate, as R's ``update()`` on a resample would.
     replicates : {"kstep", "full"}, default "kstep"
-        On the fast path: ``"kstep"`` starts every replicate from the fit's solution and
-        takes Newton steps of the replicate's own estimating equations (for fmaxent, of every
-        outer iteration's weighted fit) until the last step moves every coefficient by less
-        than 0.1 of its standard error, at most ``k`` per weighted fit (Andrews 2002);
-        ``"full"`` iterates every replicate to convergence from R's start.  A k-step
-        replicate that does not meet the rule, or whose fit looks separated, is refitted in
-        full and counted (``n_full``).  Measured against full refits
-        (``benchmarks/bench_honest_cost.py``): coefficients within 0.004 of a bootstrap
-        standard error, standard errors equal to 0.1 %, at a fraction of the cost
-        (:mod:`fmstats.maxent_models._refits`).
+        On the fast path: ``"kstep"`` starts every replicate from the fit's solution (moved
+        by its linear part) and takes Newton steps of the replicate's own estimating
+        equations (for fmaxent, of every outer iteration's weighted fit) until the last step
+        moves every coefficient by less than 0.01 of its standard error, at most ``k`` per
+        weighted fit (Andrews 2002); ``"full"`` iterates every replicate to convergence from
+        R's start.  A k-step replicate that does not meet the rule, loses a column or looks
+        separated is refitted in full and counted (``n_full``).  Measured against full refits
+        of the same draws: every replicate within 5e-5 of a standard error, at a fraction of
+        the cost (:mod:`fmstats.maxent_models._refits`; ``benchmarks/bench_honest_cost.py``).
     k : int, default 8
         The most Newton steps of a k-step replicate's weighted fit (at least 1).
     mc_tol : float, "auto" or None, default "auto"
@@ -243,7 +253,7 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
     coef_cols = np.flatnonzero(t0.index.isin(_coefficient_names(results)))
     raw = []
     while True:
-        todo = next_round(len(raw), int(B), mc_tol)
+        todo = next_round(len(raw), int(B), mc_tol, replicate_block(engine.n))
         raw += run(engine, "stat", seeds[len(raw):len(raw) + todo], n_jobs, progress,
                    "bootstrap")
         if len(raw) >= B or mc_tol is None:
@@ -460,6 +470,7 @@ class BootstrapResults(Persistable):
         check_scalar("replicate", replicate, low=0, high=self.B - 1, integer=True)
         return self.seeds[replicate]
 
+    @public
     def counts(self, replicate: int) -> np.ndarray:
         """How often each training row appears in resample ``replicate`` (case, stratified).
 
@@ -472,6 +483,7 @@ class BootstrapResults(Persistable):
             raise InvalidArgumentError("type='labels_from_q' keeps the rows; see labels().")
         return self.draws.counts(self._item(replicate))
 
+    @public
     def labels(self, replicate: int) -> np.ndarray:
         """The labels drawn for replicate ``replicate`` (type='labels_from_q').
 

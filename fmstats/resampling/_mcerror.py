@@ -18,9 +18,10 @@ Buchinsky 2000 choose B for a stated accuracy the same way).
   0 and V is the plain sample covariance.  It is consistent either way.
 * **Its Monte-Carlo error** (:func:`se_mc_error`): a delete-a-group jackknife over the
   replicates (20 groups) of the standard error as computed.
-* **Interval ends** (:func:`quantile_mc_error`): a percentile end is an order statistic; its
-  Monte-Carlo standard error is half the distance between the order statistics at
-  B a +- sqrt(B a (1 - a)) (the binomial spread of how many replicates fall below it).
+* **Interval ends** (:func:`fmstats.inference.quantile_mc_error`): a percentile end is an
+  order statistic; its Monte-Carlo standard error is half the distance between the order
+  statistics at B a +- sqrt(B a (1 - a)) (the binomial spread of how many replicates fall
+  below it).
 
 :func:`enough` is the stop rule: every reported quantity's Monte-Carlo error at most
 ``mc_tol`` times the standard error of its coefficient.
@@ -33,6 +34,7 @@ import numpy as np
 
 from .._utils.validation import check_scalar
 from ..exceptions import InvalidArgumentError
+from ..inference import quantile_mc_error
 
 __all__ = ["covariance", "linear_covariance", "se_mc_error", "quantile_mc_error", "enough",
            "check_mc_tol", "next_round", "reported_errors", "JACKKNIFE_GROUPS", "MIN_CHECK",
@@ -45,8 +47,6 @@ JACKKNIFE_GROUPS = 20
 MIN_CHECK = 40
 #: ``mc_tol="auto"``: stop once every Monte-Carlo error is at most this share of its SE.
 AUTO_MC_TOL = 0.05
-#: Rounds add multiples of this many replicates (the replicate engines' block).
-ROUND = 20
 
 
 def linear_covariance(psi: np.ndarray, strata: np.ndarray | None = None) -> np.ndarray:
@@ -107,21 +107,6 @@ def se_mc_error(T: np.ndarray, L: np.ndarray | None = None,
     return np.sqrt((g - 1) / g * np.sum((reps - reps.mean(axis=0)) ** 2, axis=0))
 
 
-def quantile_mc_error(x: np.ndarray, prob: float) -> float:
-    """Monte-Carlo standard error of the ``prob`` quantile of the finite values ``x``: half
-    the distance between the order statistics one binomial sd either side of it."""
-    x = np.sort(x[np.isfinite(x)])
-    B = x.size
-    if B < 2:
-        return np.inf
-    half = np.sqrt(B * prob * (1 - prob))
-    lo = int(np.clip(np.floor(B * prob - half), 0, B - 1))
-    hi = int(np.clip(np.ceil(B * prob + half), 0, B - 1))
-    if lo == 0 or hi == B - 1:
-        return np.inf            # the spread reaches past the replicates: too few of them
-    return float(x[hi] - x[lo]) / 2.0
-
-
 def enough(errors: np.ndarray, se: np.ndarray, mc_tol: float) -> bool:
     """Whether every Monte-Carlo error is at most ``mc_tol`` times its standard error (NaN
     standard errors -- a statistic without replicates -- do not count)."""
@@ -146,13 +131,13 @@ def check_mc_tol(mc_tol, B: int, level: float, ci) -> float | None:
     return tol
 
 
-def next_round(done: int, B: int, mc_tol) -> int:
+def next_round(done: int, B: int, mc_tol, block: int = 20) -> int:
     """How many replicates the next round adds: all B without a stop rule; else MIN_CHECK,
-    then a quarter more each round, in multiples of :data:`ROUND` (the engines' block)."""
+    then a quarter more each round, in whole ``block`` s of replicates (the engines')."""
     if mc_tol is None:
         return B - done
     step = MIN_CHECK if done == 0 else max(MIN_CHECK // 2, done // 4)
-    return min(B - done, -(-step // ROUND) * ROUND)        # whole blocks of replicates
+    return min(B - done, -(-step // block) * block)
 
 
 def reported_errors(values, lin_vals, sigma_L, coef_cols, ci, level):

@@ -24,20 +24,30 @@ from ..formula import DesignMatrix
 from .._utils.parallel import check_n_jobs, run_tasks
 from .._utils.progress import progress_enabled
 from ..resampling._separation import no_finite_mle, suspect
-from ..model_selection import array_weights, training_design, training_frame
+from ..model_selection import array_weights, keeps_rows, training_design, training_frame
 from ..results import ModelResults
 from .._utils.rowrng import poisson_counts, replicate_keys
 from .._utils.validation import check_choice, describe, warn
 from ..exceptions import DataError, InvalidArgumentError, ResamplingWarning, ResponseError
+from ..results import predict_kept
 
 __all__ = ["TYPES", "Draws", "run", "collect", "report", "make_engine", "default_statistic",
-           "as_series", "fmeasure_of", "unpack", "RowsEngine", "REPLICATE_BLOCK",
+           "as_series", "fmeasure_of", "unpack", "RowsEngine", "replicate_block",
            "PoissonDraws", "BlockEngine", "block_engine"]
 
 TYPES = ("case", "stratified", "labels_from_q")
-#: Replicates refitted together on the fit's own design (a block); runs of replicates start
-#: at multiples of it, so blocks do not depend on ``n_jobs`` or on the stop rule's rounds.
-REPLICATE_BLOCK = 20
+#: Entries (rows x replicates) of a block of replicates refitted together on the fit's own
+#: design: blocks of n rows hold ``replicate_block(n)`` replicates (at least 20, at most 500),
+#: and runs of replicates start at multiples of it, so blocks do not depend on ``n_jobs`` or on
+#: the stop rule's rounds.
+BLOCK_ENTRIES = 2 ** 18
+
+
+def replicate_block(n: int) -> int:
+    """Replicates per block for a design of ``n`` rows (see :data:`BLOCK_ENTRIES`): many at
+    once where rows are few (the per-call overhead of a block is then most of its cost), 20
+    where they are many."""
+    return int(min(500, max(20, BLOCK_ENTRIES // max(n, 1))))
 
 
 def _guarded(fn: Callable, *args):
@@ -97,11 +107,11 @@ def run(engine, job: str, items: list, n_jobs, progress, desc: str) -> list:
     jobs = max(1, effective_n_jobs(check_n_jobs(n_jobs)))
     rows = isinstance(engine, RowsEngine)
     if rows:
-        # refits on the fit's own design: blocks of REPLICATE_BLOCK replicates, the same
+        # refits on the fit's own design: blocks of replicate_block(n) replicates, the same
         # blocks whatever n_jobs (a replicate's numbers may depend on its block's width in the
         # last bit), side by side in threads (their matrix products and element-wise passes
         # release the GIL, and threads share the design instead of copying it)
-        bounds = np.r_[np.arange(0, len(items), REPLICATE_BLOCK), len(items)]
+        bounds = np.r_[np.arange(0, len(items), replicate_block(engine.n)), len(items)]
     else:
         # in one process chunks only feed the progress bar
         n_chunks = min(len(items), (50 if progress_enabled(progress) else 1) if jobs == 1
@@ -351,7 +361,7 @@ class _RefitEngine(Draws):
             raise InvalidArgumentError("validate() needs `data=`, the DataFrame the model was "
                                        "fitted on, to class its rows with each replicate.")
         rows = self.design.subset(np.arange(self.n), frame=self.frame)
-        return fit.predict(rows, type="class").to_numpy(dtype=float)
+        return predict_kept(fit, rows, type="class").to_numpy(dtype=float)
 
     def flags(self, fit) -> tuple:
         """(no finite MLE, converged) of a refitted model (of its base model for tuned ones)."""
@@ -475,7 +485,7 @@ def make_engine(results, *, type_, data, statistic, fast, columns=None, reuse_de
     frame = design = None
     if use_fast:
         frame = None if data is None else training_frame(results, data)
-    elif data is None and _keeps_rows(results):
+    elif data is None and keeps_rows(results):
         pass                       # refits on the rows the model kept (KeptRows)
     else:
         frame, design = training_design(results, data, reuse=reuse_design)
@@ -505,13 +515,6 @@ def make_engine(results, *, type_, data, statistic, fast, columns=None, reuse_de
     return _RefitEngine(**base, results=results, se0=_model_se(src), frame=frame, weights=w,
                         statistic=statistic, columns=columns, response=cols,
                         design=design, row_offset=row_offset, row_args=row_args), False
-
-
-def _keeps_rows(results) -> bool:
-    """Whether ``results`` refits on the rows it kept (:class:`~fmstats.formula.KeptRows`):
-    maxent-family fits in memory with their design, and the SVMs."""
-    return (bool(getattr(results, "refits_kept_rows", False))
-            and getattr(results, "X", None) is not None)
 
 
 def _row_arguments(results, kept: bool):

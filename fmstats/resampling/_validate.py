@@ -46,7 +46,7 @@ import pandas as pd
 from .._utils.boundary import public
 from .. import measures as _m
 from .._utils.parallel import spawn_seeds
-from ..results import Persistable
+from ..results import Persistable, predict_kept
 from ._replicates import BlockEngine, Draws, PoissonDraws, collect, make_engine, report, run
 from .._utils.validation import check_choice, check_scalar, describe, warn
 from ..exceptions import InvalidArgumentError, ResamplingWarning
@@ -109,7 +109,7 @@ def _cells(q, p, w) -> np.ndarray:
 def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=None,
              alpha=None, data: pd.DataFrame | None = None, fast: bool | None = None,
              random_state=None, n_jobs: int | None = None, progress=None,
-             reuse_design: bool = True) -> "ValidateResults":
+             reuse_design: bool = True, replicates: str = "kstep") -> "ValidateResults":
     """Optimism-corrected performance of a fitted model's class predictions.
 
     Parameters
@@ -138,6 +138,8 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
     reuse_design : bool, default True
         Build the design once and refit every replicate on its rows, as in
         :func:`fmstats.bootstrap`.
+    replicates : {"kstep", "full"}, default "kstep"
+        On the fast path: k-step or full refits, as in :func:`fmstats.bootstrap`.
 
     Returns
     -------
@@ -156,8 +158,9 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
     check_scalar("B", B, low=2, integer=True)
     check_choice("method", method, METHODS)
     fns = _measures(measure, beta, alpha, results)
+    check_choice("replicates", replicates, ("kstep", "full"))
     engine, is_fast = make_engine(results, type_="case", data=data, statistic=None, fast=fast,
-                                  reuse_design=reuse_design)
+                                  reuse_design=reuse_design, replicates=replicates)
     seeds = spawn_seeds(random_state, int(B))
     if isinstance(engine, BlockEngine):       # out of core: every cell summed on the blocks
         cells = _block_cells(engine, seeds, progress)
@@ -183,7 +186,11 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
                           weight_632plus=wt,
                           **{k: float(np.clip(v, 0.0, 1.0)) for k, v in raw.items()},
                           unclipped_boot=app - opt,
-                          clipped=bool(any(not 0.0 <= v <= 1.0 for v in raw.values())))
+                          clipped=bool(any(not 0.0 <= v <= 1.0 for v in raw.values())),
+                          # the Monte-Carlo error of the optimism (and so of "boot"): the
+                          # standard error of a mean over the replicates
+                          optimism_mc=float(np.std(tr - te, ddof=1) / np.sqrt(tr.size))
+                          if tr.size > 1 else float("nan"))
         if opt > app:
             pos = float(app_cells[0] + app_cells[2])
             warn(f"validate: the bootstrap optimism of {name} ({opt:.4f}) exceeds its apparent "
@@ -195,10 +202,11 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
                  "cross-validation repeated over many splits.", OptimismWarning)
         reps[(name, "training")], reps[(name, "test")] = tr, te
     table = pd.DataFrame.from_dict(rows, orient="index").rename_axis("measure")
-    replicates = pd.DataFrame(reps, index=pd.Index(ok, name="replicate"))
-    return ValidateResults(table=table, replicates=replicates, method=method, B=int(B),
+    values = pd.DataFrame(reps, index=pd.Index(ok, name="replicate"))
+    return ValidateResults(table=table, replicates=values, method=method, B=int(B),
                            n=engine.n, n_failed=len(errors), n_never_out=n_never_out,
                            fast=is_fast, seeds=tuple(seeds), replicate_warnings=warned,
+                           replicate_method=replicates if is_fast else "refit",
                            model_call=str(getattr(results, "call", type(results).__name__)),
                            random_state=repr(random_state),
                            scheme="poisson" if isinstance(engine, BlockEngine) else "case")
@@ -217,7 +225,7 @@ def _replicate_cells(engine, results, seeds, n_jobs, progress):
         w = resp.trials
     if w is None:
         w = np.ones(len(q))
-    pred0 = results.predict(frame, type="class").to_numpy(dtype=float)
+    pred0 = predict_kept(results, frame, type="class").to_numpy(dtype=float)
     raw = run(engine, "classes", seeds, n_jobs, progress, "validate")
     preds, errors, warned = collect(raw, engine.n)
     report("validate", len(seeds), errors, 0, warned)
@@ -288,6 +296,8 @@ class ValidateResults(Persistable):
     scheme : str
         ``"case"`` (rows drawn with replacement) or ``"poisson"`` (Poisson(1) frequency
         weights drawn on the row blocks of a model fitted out of core).
+    replicate_method : str
+        ``"kstep"`` or ``"full"`` refits of the stored design, or ``"refit"``.
     """
 
     table: pd.DataFrame
@@ -303,6 +313,7 @@ class ValidateResults(Persistable):
     model_call: str = ""
     random_state: str = "None"
     scheme: str = "case"
+    replicate_method: str = "full"
 
     @property
     def corrected(self) -> pd.Series:
@@ -318,6 +329,7 @@ class ValidateResults(Persistable):
     def optimism(self) -> pd.Series:
         return self.table["optimism"]
 
+    @public
     def counts(self, replicate: int) -> np.ndarray:
         """How often each training row appears in bootstrap sample ``replicate``.
 
@@ -335,8 +347,9 @@ class ValidateResults(Persistable):
         """One row per measure: apparent, training, test, optimism, oob, no_information,
         overfit_rate, weight_632plus, the three corrected estimates (clipped to the
         measure's range [0, 1]), ``unclipped_boot`` (apparent - optimism before clipping),
-        ``clipped`` (whether an estimate was clipped), ``corrected`` (the chosen
-        method) and ``n`` (successful replicates)."""
+        ``clipped`` (whether an estimate was clipped), ``optimism_mc`` (the Monte-Carlo
+        standard error of the optimism: more replicates would shrink it), ``corrected`` (the
+        chosen method) and ``n`` (successful replicates)."""
         return self.table.assign(corrected=self.corrected,
                                  n=len(self.replicates)).reset_index()
 
@@ -344,14 +357,16 @@ class ValidateResults(Persistable):
         t = self.table
         show = pd.DataFrame({
             "apparent": t["apparent"], "training": t["training"], "test": t["test"],
-            "optimism": t["optimism"], "corrected (boot)": t["corrected_boot"],
+            "optimism": t["optimism"], "MC error": t.get("optimism_mc", np.nan),
+            "corrected (boot)": t["corrected_boot"],
             "oob": t["oob"], "no-info": t["no_information"],
             ".632": t["corrected_632"], ".632+": t["corrected_632plus"]}).map(
                 lambda v: f"{v:.4f}")
         lines = [("Replicates", f"{len(self.replicates)} of {self.B} succeeded "
                                 f"(rows n = {self.n})"),
                  ("Reported estimate", f"method = {self.method!r}"),
-                 ("Refits", "weighted refit of the stored design" if self.fast
+                 ("Refits", (f"{self.replicate_method} refits of the stored design "
+                             "(weights x resample counts)") if self.fast
                   else "full refits from the formula"),
                  ("Resampling", "Poisson(1) frequency weights drawn on the row blocks (out "
                   "of core)" if self.scheme == "poisson" else "rows with replacement"),

@@ -4,12 +4,22 @@
   ``save``/``load`` (:class:`Persistable`), and the score curves (:class:`ScoreCurves`:
   ``f_curve``, ``plot_pr``, ``plot_roc``); a family implements ``params``, ``cov_params``,
   ``predict``, ``confusion``, ``refit`` and ``summary``;
-* :class:`Summary` and :class:`Section` -- R-style text, HTML and LaTeX summaries.
+* :class:`Summary` and :class:`Section` -- R-style text, HTML and LaTeX summaries;
+* :class:`ModelCall` and :class:`Settings` -- the recorded call and settings every result
+  holds (``fit.call``, ``fit.settings``), named here in results files;
+* :func:`check_comparable` -- what a nested comparison of fits (``anova``) checks;
+* :func:`keeps_rows` -- ``predict(newdata)`` returns one row per row of ``newdata`` (R's
+  ``na.pass``; ``na_action=`` for the other choices), for every family.
 """
+from .._utils.call import ModelCall, RowArgument, Settings   # what every result holds
+from ._comparison import check_comparable, nested_columns
 from ._curves import ScoreCurves
+from ._newdata import NEWDATA_NA, keeps_rows, predict_kept
 from ._persist import FORMAT_VERSION, Persistable
 from ._protocol import ModelResults
-from ._summary import (SIGNIF_LEGEND, Section, Summary, coef_columns, format_numbers,
-                       format_pvalue, format_pvalues, signif_stars)
+from ._summary import (SIGNIF_LEGEND, Section, Summary, anova_columns, coef_columns,
+                       format_numbers, format_pvalue, format_pvalues, r_matrix_text,
+                       signif_stars)
 
-__all__ = ["ModelResults", "ScoreCurves", "Persistable", "Summary", "Section"]
+__all__ = ["ModelResults", "ScoreCurves", "Persistable", "Summary", "Section",
+           "check_comparable", "nested_columns", "keeps_rows", "predict_kept", "NEWDATA_NA"]

@@ -17,6 +17,7 @@ from .._utils.boundary import public
 from .._utils.validation import describe, prior_weights
 from ..exceptions import DataError, InvalidArgumentError, ResponseError
 from ..formula import formula_names, split_formula
+from ._newdata import keeps_rows, predict_kept
 
 __all__ = ["ScoreCurves"]
 
@@ -52,6 +53,8 @@ class ScoreCurves:
         for name in ScoreCurves.BOUNDARY:
             method = cls.__dict__.get(name)
             if callable(method):
+                if name == "predict":       # one row per row of newdata (R's na.pass)
+                    method = keeps_rows(method)
                 setattr(cls, name, public(method, name=f"{cls.__name__}.{name}"))
 
     # ------------------------------------------------------------------ hooks
@@ -67,7 +70,7 @@ class ScoreCurves:
                 "link": "log-odds"}.get(self._score_type, "score")
 
     def _scores(self, newdata) -> np.ndarray:
-        return np.asarray(self.predict(newdata, type=self._score_type), dtype=float)
+        return np.asarray(predict_kept(self, newdata, type=self._score_type), dtype=float)
 
     def _truth_weights(self, newdata):
         """(labels, count weights, positions of the used rows in ``newdata`` or None)."""

@@ -308,7 +308,7 @@ class ModelResults(Persistable, ScoreCurves):
         from ..inference import interval_of_rows
 
         y, yhat, w, _ = self._class_rows(newdata, **kwargs)
-        return interval_of_rows(y, yhat, w, fm, ci, level, B, random_state)
+        return interval_of_rows(y, yhat, w, fm, ci, level, B, random_state, name="ci")
 
     def _repr_html_(self) -> str:
         return self.summary()._repr_html_()

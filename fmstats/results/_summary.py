@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["Summary", "Section", "format_numbers", "format_pvalue", "format_pvalues",
-           "coef_columns", "signif_stars", "SIGNIF_LEGEND"]
+           "coef_columns", "anova_columns", "r_matrix_text", "signif_stars", "SIGNIF_LEGEND"]
 
 SIGNIF_LEGEND = "Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1"
 
@@ -197,6 +197,91 @@ def coef_columns(estimate, std_error=None, statistic=None, p_value=None,
             w = max(len(s) for s in stars)
             out["stars"] = [s.ljust(w) for s in stars]
     return out
+
+
+def _r_round(x: np.ndarray, digits: float) -> np.ndarray:
+    """R's ``round(x, digits)``: a fractional ``digits`` counts as ``floor(digits + 0.5)``."""
+    return np.round(x, int(np.floor(digits + 0.5)))
+
+
+def _zapsmall(x: np.ndarray, digits: int) -> np.ndarray:
+    """R 4.2's ``zapsmall(x, digits)``: rounded to ``digits - log10(max |x|)`` decimals."""
+    fin = np.isfinite(x)
+    if not fin.any():
+        return x
+    mx = float(np.abs(x[fin]).max())
+    return np.where(fin, _r_round(x, max(0.0, digits - np.log10(mx)) if mx > 0 else digits), x)
+
+
+def anova_columns(columns: dict, digits: int = 5) -> dict[str, list[str]]:
+    """The cells of R's ``print.anova`` (``drop1``, ``add1``, ``anova`` tables).
+
+    ``columns`` maps R's column labels, in order, to values (NaN where R has NA); a last
+    label starting ``Pr(`` or ``P(`` is the p-value.  As ``printCoefmat(digits = 5, cs.ind =
+    NULL, na.print = "")``: the test statistic (``"F value"``, ``"F"``) rounded to 4 decimals
+    and formatted with :func:`format_numbers`; the Df columns formatted; every other column
+    first rounded to ``digits - log10(max)`` decimals (``zapsmall``), then formatted, so that
+    a column's decimal points line up; a value printed as zero without being zero formatted
+    again with ``digits - 1``; p-values as :func:`format_pvalues` with 4 digits, and a column
+    of significance stars (key ``""``) when a p-value is below 0.1.  Missing values are
+    empty cells.
+
+    Examples
+    --------
+    >>> cells = anova_columns({"Df": [np.nan, 1, 1], "LRT": [np.nan, 575.18, 0.0011953],
+    ...                        "Pr(>Chi)": [np.nan, 1e-30, 0.97]})
+    >>> cells["LRT"], cells["Pr(>Chi)"], cells[""]
+    (['', '575.18', '  0.00'], ['', '<2e-16', '0.97'], ['   ', '***', '   '])
+    """
+    labels = list(columns)
+    xm = {c: np.asarray(columns[c], dtype=float).copy() for c in labels}
+    has_p = bool(labels) and (labels[-1].startswith("Pr(") or labels[-1].startswith("P("))
+    body = labels[:-1] if has_p else labels
+    tst = [c for c in body if c[1:7] == " value" or c in ("F", "Cp", "Chisq")]
+    for c in body:
+        if c not in tst and not c.endswith("Df"):
+            xm[c] = _zapsmall(xm[c], digits)
+    dig_tst = max(1, min(5, digits - 1))
+    cells = {}
+    for c in body:
+        x = np.where(np.isfinite(xm[c]), _r_round(xm[c], dig_tst), xm[c]) if c in tst else xm[c]
+        cells[c] = format_numbers(x, digits)
+    # R: a cell that reads 0 for a non-zero value (or the reverse) is formatted again, all such
+    # cells of the table together (column by column), with one digit less
+    redo = [(c, i) for c in body if c not in tst for i, v in enumerate(xm[c])
+            if np.isfinite(v) and (v == 0) != (float(cells[c][i]) == 0)]
+    if redo:
+        again = format_numbers([xm[c][i] for c, i in redo], max(1, digits - 1))
+        for (c, i), cell in zip(redo, again):
+            cells[c][i] = cell
+    for c in body:
+        cells[c] = ["" if not np.isfinite(v) else cell for v, cell in zip(xm[c], cells[c])]
+    if has_p:
+        pv = xm[labels[-1]]
+        ok = np.isfinite(pv)
+        col = [""] * pv.size
+        for i, cell in zip(np.flatnonzero(ok), format_pvalues(pv[ok], dig_tst)):
+            col[i] = cell
+        cells[labels[-1]] = col
+        if ok.any() and (pv[ok] < 0.1).any():
+            stars = [signif_stars(v) for v in pv]
+            w = max(len(s) for s in stars)
+            cells[""] = [s.ljust(w) for s in stars]
+    return cells
+
+
+def r_matrix_text(cells: dict, row_names) -> list[str]:
+    """Lines of R's ``print`` of a character matrix (``right = TRUE``, ``quote = FALSE``):
+    row names left-justified, every column right-justified to its widest cell or label,
+    one space between columns."""
+    names = [str(r) for r in row_names]
+    wn = max((len(r) for r in names), default=0)
+    widths = {c: max([len(c)] + [len(v) for v in col]) for c, col in cells.items()}
+    lines = [" " * wn + "".join(" " + c.rjust(widths[c]) for c in cells)]
+    for i, r in enumerate(names):
+        lines.append(r.ljust(wn) + "".join(" " + col[i].rjust(widths[c])
+                                           for c, col in cells.items()))
+    return lines
 
 
 def _fmt(x, digits: int = 5) -> str:

@@ -34,7 +34,7 @@ FORMULA = "y ~ ."
 SPARSE_FORMATS = ("csr", "csc")
 
 
-def _term_names(est, p: int) -> list[str]:
+def term_names(est, p: int) -> list[str]:
     """The coefficients' names: ``feature_names_in_`` when ``X`` was a DataFrame with string
     column names (made unique against the intercept), else ``x0, x1, ...``."""
     names = getattr(est, "feature_names_in_", None)
@@ -73,16 +73,9 @@ def expected_failed_checks(estimator) -> dict[str, str]:
     return dict(getattr(estimator, "EXPECTED_FAILED_CHECKS", {}))
 
 
-_SVM_REASON = (
-    "fmstats' SVMs need two rows with positive weight in each class (fmstats.svm "
-    "raises a ResponseError otherwise); the check's weighted data have a single negative row "
-    "(of weight > 1) where its repeated data have copies of it. With that rule relaxed to one "
-    "row the check passes (measured), and on data with two rows per class weights are "
-    "repeated rows (tests/test_sklearn.py).")
 #: the dense and sparse versions of scikit-learn's sample-weight check
 _WEIGHT_CHECKS = ("check_sample_weight_equivalence_on_dense_data",
                   "check_sample_weight_equivalence_on_sparse_data")
-_SVM_WEIGHT_CHECK = dict.fromkeys(_WEIGHT_CHECKS, _SVM_REASON)
 
 
 class FmstatsClassifier(ClassifierMixin, BaseEstimator):
@@ -202,7 +195,7 @@ class FmstatsClassifier(ClassifierMixin, BaseEstimator):
         w = self._class_weights(y, y01, w)
         if w is not None and self.class_weight is not None:
             self._check_weights(w, X.shape[0], y01)
-        data = MatrixData(X, y01, _term_names(self, X.shape[1]))
+        data = MatrixData(X, y01, term_names(self, X.shape[1]))
         params = {k: v for k, v in self.get_params().items() if k != "class_weight"}
         res, caught = _recording(lambda: type(self)._formula_fn(FORMULA, data, w, **params))
         self._report(caught)
@@ -537,7 +530,6 @@ class WsvmClassifier(FmstatsClassifier):
         self.C_neg = C_neg
         self.tol = tol
 
-    EXPECTED_FAILED_CHECKS = _SVM_WEIGHT_CHECK
     _formula_fn = staticmethod(wsvm)
 
     @staticmethod
@@ -642,7 +634,7 @@ class FsvmClassifier(FmstatsClassifier):
         self.constraint_tol = constraint_tol
         self.degenerate = degenerate
 
-    EXPECTED_FAILED_CHECKS = {**_SVM_WEIGHT_CHECK, "check_class_weight_classifiers": (
+    EXPECTED_FAILED_CHECKS = {"check_class_weight_classifiers": (
         "the check weights class 0 by 1000 and class 1 by 0.0001 and expects most test rows "
         "in class 0. The F-SVM's default C is the weighted number of positive rows (thesis "
         "ch. 8: C = m+), which those weights make 0.0026, so the regularised start is "

@@ -7,22 +7,46 @@ import pandas as pd
 from scipy import sparse
 from sklearn.utils.validation import check_is_fitted
 
+from .._utils.validation import check_scalar
 from ..calibration import calibrate
 from ..maxent_models import maxent
 from ..multiclass import multinom
-from ._estimators import INTERCEPT_NAMES, FmstatsClassifier
+from ._estimators import INTERCEPT_NAMES, FmstatsClassifier, term_names
 
 __all__ = ["MultinomClassifier", "CalibratedMaxentClassifier"]
 
 
+def _frame_names(est, p: int) -> list[str]:
+    """The columns (and term names) of the frame of ``X``: ``feature_names_in_`` when ``X``
+    was a DataFrame with string column names (as the other estimators' coefficients), else
+    ``x0, x1, ...``; positional names too when a name cannot be quoted in a formula."""
+    names = term_names(est, p)
+    return [f"x{j}" for j in range(p)] if any("`" in n for n in names) else names
+
+
+def _response_name(names) -> str:
+    """A name for the label column that no feature has."""
+    name = "y"
+    while name in names:
+        name = f"{name}_"
+    return name
+
+
 def _fit_on_frame(est, X, y, sample_weight):
-    """Fit ``est``'s formula function on a DataFrame of ``X`` (columns x0, x1, ...) and the
-    label codes ``y``: the model functions behind these estimators take DataFrames only."""
-    X, _, y01, w = est._fit_input(X, y, sample_weight)
+    """Fit ``est``'s formula function on a DataFrame of ``X`` (columns named as
+    :func:`_frame_names`, each term quoted in the formula) and the label codes ``y``: the
+    model functions behind these estimators take DataFrames only."""
+    X, y, y01, w = est._fit_input(X, y, sample_weight)
+    if getattr(est, "class_weight", None) is not None:
+        w = est._class_weights(y, y01, w)
+        est._check_weights(w, X.shape[0], y01)
     X = X.toarray() if sparse.issparse(X) else X
-    names = [f"x{j}" for j in range(X.shape[1])]
-    frame = pd.DataFrame(X, columns=names, copy=False).assign(y=y01)
-    res = type(est)._formula_fn("y ~ " + " + ".join(names), frame, w, **est.get_params())
+    names = _frame_names(est, X.shape[1])
+    resp = _response_name(names)
+    frame = pd.DataFrame(X, columns=names, copy=False).assign(**{resp: y01})
+    formula = f"{resp} ~ " + " + ".join(f"`{n}`" for n in names)
+    params = {k: v for k, v in est.get_params().items() if k != "class_weight"}
+    res = type(est)._formula_fn(formula, frame, w, **params)
     return est._fitted(res, X.shape[1])
 
 
@@ -37,6 +61,9 @@ class MultinomClassifier(FmstatsClassifier):
         Newton convergence tolerance.
     max_iter : int, default 100
         Newton iteration cap.
+    class_weight : dict, "balanced" or None, default None
+        Weights of the classes, multiplying ``sample_weight`` (scikit-learn's rule:
+        ``"balanced"`` gives n / (K n_class)).
 
     Attributes
     ----------
@@ -64,10 +91,12 @@ class MultinomClassifier(FmstatsClassifier):
     (['a', 'b', 'c'], (2, 3))
     """
 
-    def __init__(self, penalty: float = 0.0, tol: float = 1e-10, max_iter: int = 100):
+    def __init__(self, penalty: float = 0.0, tol: float = 1e-10, max_iter: int = 100,
+                 class_weight=None):
         self.penalty = penalty
         self.tol = tol
         self.max_iter = max_iter
+        self.class_weight = class_weight
 
     EXPECTED_FAILED_CHECKS = {
         "check_sample_weight_equivalence_on_dense_data":
@@ -109,8 +138,9 @@ class MultinomClassifier(FmstatsClassifier):
     def _store_coef(self, res, p: int) -> None:
         coef = np.zeros((len(self.classes_), p + 1))
         B = res.coefficients().fillna(0.0)      # aliased columns: 0, as MaxentClassifier
+        position = {n: j for j, n in enumerate(_frame_names(self, p))}
         for name in B.columns:
-            col = 0 if name in INTERCEPT_NAMES else 1 + int(str(name)[1:])   # x0, x1, ...
+            col = 0 if name in INTERCEPT_NAMES else 1 + position[str(name)]
             coef[[int(c) for c in B.index], col] = B[name].to_numpy()
         self.intercept_, self.coef_ = coef[:, 0], coef[:, 1:]
 
@@ -170,7 +200,8 @@ class CalibratedMaxentClassifier(FmstatsClassifier):
     method : {"platt", "isotonic", "beta"}, default "platt"
         The calibration map (see :func:`fmstats.calibrate`).
     cv : int, default 5
-        Folds of the cross-fitting.
+        Folds of the cross-fitting: an integer of at least 2 (fewer when the rarer class has
+        fewer rows, but at least 2).
     penalty : float, default 0
         Ridge penalty of the maxent fit.
     threshold : float, default 0.5
@@ -238,8 +269,12 @@ class CalibratedMaxentClassifier(FmstatsClassifier):
 
     @staticmethod
     def _formula_fn(formula, frame, w, *, method, cv, penalty, threshold, random_state):
+        check_scalar("cv", cv, low=2, integer=True)     # 0, -3 or 2.7 are not a number of folds
         base = maxent(formula, frame, w, penalty=penalty)
-        folds = min(int(cv), int(np.bincount(frame["y"].to_numpy()).min()))
+        # fewer folds than cv when the rarer class has fewer rows (scikit-learn's checks fit
+        # tiny data sets); never fewer than 2
+        labels = frame[formula.split("~", 1)[0].strip()].to_numpy()
+        folds = min(int(cv), int(np.bincount(labels).min()))
         return calibrate(base, frame, method=method, cv=max(folds, 2), threshold=threshold,
                          random_state=random_state)
 
@@ -254,7 +289,7 @@ class CalibratedMaxentClassifier(FmstatsClassifier):
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
         X = X.toarray() if sparse.issparse(X) else X
-        return pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])], copy=False)
+        return pd.DataFrame(X, columns=_frame_names(self, X.shape[1]), copy=False)
 
     def predict_proba(self, X) -> np.ndarray:
         """Calibrated probabilities of ``classes_[0]`` and ``classes_[1]``.

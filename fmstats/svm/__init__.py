@@ -11,6 +11,9 @@ from ._cobyla import SvmObjective, run_nlopt, step_approx, thesis_bounds
 from ._fsvm import DEFAULT_A, THESIS_A, FsvmResults, all_negative_objective, fsvm
 from ._wsvm import WsvmResults, wsvm
 from ._qp import WsvmFit, wsvm_fit
+# held by fits and tuners, under the public names results files give them
+from ._cobyla import NloptRun
+from ._tuning import WsvmGrid
 from ._tuning import (DEFAULT_A_GRID, THESIS_A_GRID, THESIS_C_VALUES, thesis_grid, tune_fsvm,
                       tune_wsvm, with_measure)
 

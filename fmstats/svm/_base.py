@@ -14,6 +14,7 @@ from .._utils.validation import check_choice, check_scalar
 from ..exceptions import (InvalidArgumentError,
                           ResponseError)
 from .._utils.call import ModelCall, Settings, refit_changes
+from ..formula import KeptRows
 from ..results import ModelResults
 from ..results import Section, Summary
 from ._data import SvmData
@@ -126,6 +127,8 @@ class SvmResults(ModelResults):
     def _design(self, newdata, missing="drop"):
         if newdata is None:
             return self.X, self.index
+        if isinstance(newdata, KeptRows):       # rows of a fit's design (tuning without data)
+            return np.take(newdata.results.X, newdata.positions, axis=0), newdata.index
         X, index = self.spec.build(newdata, missing=missing)
         return np.delete(X, self.intercept_pos, axis=1), index
 
@@ -136,6 +139,19 @@ class SvmResults(ModelResults):
         ``type="class"`` gives 0/1 labels (1 where x'w + b > 0); ``"response"`` is the
         same (an SVM has no probabilities: as kernlab's ``predict``, its response is the
         class); ``"decision"`` (alias ``"link"``) gives the decision value x'w + b.
+
+        Parameters
+        ----------
+        newdata : DataFrame, optional
+            The rows to predict (default: the training rows).
+        type : {"class", "response", "decision", "link"}, default "class"
+            The classes or the decision values.
+        missing : {"drop", "raise"}, default "drop"
+            The older spelling of ``na_action``: ``"drop"`` is ``"omit"``, ``"raise"``
+            ``"fail"``.
+        na_action : {"pass", "omit", "exclude", "fail"}, optional
+            A row with a missing value in the model's columns: NaN in its place (default, R's
+            ``na.pass``), dropped or refused (:func:`fmstats.results.keeps_rows`).
         """
         check_choice("type", type, _PREDICT_TYPES)
         check_choice("missing", missing, ("drop", "raise"))

@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from .._utils.boundary import public
 
 __all__ = ["step_approx", "SvmObjective", "fixed_order_matvec", "fixed_order_dot",
            "quantise_start", "thesis_bounds", "NloptRun", "run_nlopt",
@@ -358,6 +359,7 @@ class NloptRun:
     runs: int = 1
 
 
+@public
 def run_nlopt(fun, x0: np.ndarray, *, lower=None, upper=None, constraints=None,
               constraint_tol: float = 0.0, algorithm="COBYLA", maxeval: int = 500,
               ftol_rel: float = 1e-4, xtol_rel: float = 0.0, initial_step=None,

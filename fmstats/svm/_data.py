@@ -13,7 +13,7 @@ import numpy as np
 from .._utils.validation import prior_weights
 from ..exceptions import InvalidArgumentError, ResponseError
 from ..formula import (KeptRows, MatrixData, is_sparse, kept_model_frame, matrix_model_frame,
-                       model_frame)
+                       model_frame, refuse_offsets)
 
 __all__ = ["SvmData", "svm_data", "INTERCEPT_NAMES"]
 
@@ -49,8 +49,9 @@ def _kept_frame(rows: KeptRows):
     return kept_model_frame(rows, X, kind="binary")
 
 
-def svm_data(formula, data, weights, missing, engine) -> SvmData:
-    """The checked model frame of an SVM: a binary response, an intercept, two rows a class.
+def svm_data(formula, data, weights, missing, engine, model: str = "wsvm") -> SvmData:
+    """The checked model frame of an SVM (``model``, as messages name it): a binary response,
+    an intercept, two rows a class, no offset (the SVMs have none).
     ``data`` may be :class:`~fmstats.formula.KeptRows` of an SVM fit (a refit without the
     DataFrame) or a :class:`~fmstats.formula.MatrixData` (a sparse one is densified: the
     QP and NLopt cores work on dense arrays)."""
@@ -67,6 +68,7 @@ def svm_data(formula, data, weights, missing, engine) -> SvmData:
             frame = replace(frame, X=frame.X.toarray())
     else:
         frame = model_frame(formula, data, missing=missing, engine=engine)
+        refuse_offsets(frame, model)
     resp = frame.response
     if resp.kind != "binary":
         raise ResponseError(
@@ -85,11 +87,14 @@ def svm_data(formula, data, weights, missing, engine) -> SvmData:
     w = prior_weights(weights, data, frame.rows)
     y = resp.y.astype(float)
     for label, cls in (("positive", 1.0), ("negative", 0.0)):
+        # two rows, where a row of weight w >= 2 counts as w rows: frequency weights are
+        # repeated rows (one row of weight 2 is accepted as its two copies are)
         k = int(np.count_nonzero((y == cls) & (w > 0)))
-        if k < 2:
+        if k < 2 and not (k == 1 and float(w[y == cls].sum()) >= 2):
             raise ResponseError(
                 f"the {label} class of '{resp.name}' has {k} row(s) with positive weight; an "
-                "SVM needs at least 2 rows in each class.")
+                "SVM needs at least 2 rows in each class (a row of weight w >= 2 counts as w "
+                "rows).")
     X = np.ascontiguousarray(np.delete(frame.X, pos[0], axis=1))
     return SvmData(frame=frame, X=X, y=y, ypm=np.where(y == 1, 1.0, -1.0), weights=w,
                    term_names=names, intercept_pos=pos[0])

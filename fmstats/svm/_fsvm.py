@@ -462,7 +462,7 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
     if start_C is not None and not (isinstance(start_C, (tuple, list)) and len(start_C) == 2):
         raise InvalidArgumentError(f"`start_C` must be a pair (C_pos, C_neg); got "
                                    f"{describe(start_C)}.")
-    sd = svm_data(formula, data, weights, missing, engine)
+    sd = svm_data(formula, data, weights, missing, engine, "fsvm")
     if objective == "fmeasure":
         C = sd.m_pos if C is None else check_cost("C", C)
         C_pos = C_neg = None

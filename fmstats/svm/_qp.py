@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg
+from .._utils.boundary import public
 
 __all__ = ["WsvmFit", "wsvm_fit", "wsvm_grid", "as_pm1", "class_costs"]
 
@@ -433,6 +434,7 @@ def _solve_costs(X, ypm, costs, sample_weight, tol, max_iter) -> list[WsvmFit]:
             for g in range(len(costs))]
 
 
+@public
 def wsvm_fit(X, y, C_pos: float, C_neg: float, sample_weight=None, *, tol: float = 1e-10,
              max_iter: int = 200) -> WsvmFit:
     """Weighted linear soft-margin SVM (thesis (3.1) with class costs (3.2)), solved exactly.

@@ -35,6 +35,7 @@ from ._data import svm_data
 from ._fsvm import fsvm
 from ._wsvm import wsvm
 from ._qp import wsvm_grid
+from .._utils.boundary import public
 
 __all__ = ["thesis_grid", "THESIS_C_VALUES", "THESIS_A_GRID", "DEFAULT_A_GRID", "with_measure",
            "tune_wsvm", "tune_fsvm"]
@@ -47,6 +48,7 @@ THESIS_A_GRID = (0.1, 1.0, 5.0, 10.0, 30.0)
 #: objective's degenerate minimum (the all-negative classifier) is within reach yet the
 #: 2-fold CV often prefers it; chosen by held-out F (benchmarks/bench_fsvm_chapter8.py).
 DEFAULT_A_GRID = (0.1, 5.0, 10.0, 30.0)
+@public
 def thesis_grid(y=None, n_values: int = 20) -> list[dict]:
     """The lower-triangular (C_pos, C_neg) grid of chapter 8 as a list of dicts.
 
@@ -217,7 +219,7 @@ def _wsvm_chunk(formula, design, train, test, fixed, costs) -> list:
             for v, e, w in _grid_counts(arrays, costs, fixed.get("tol", 1e-10))]
 
 
-class _WsvmGrid(with_measure):
+class WsvmGrid(with_measure):
     """``with_measure(wsvm, fm)`` that fits a whole (C_pos, C_neg) grid per fold.
 
     ``cv_tune`` calls :meth:`cv_counts` instead of one ``wsvm`` fit per (point, fold):
@@ -247,6 +249,7 @@ class _WsvmGrid(with_measure):
 
 
 # ----------------------------------------------------------------------------- tuners
+@public
 def tune_wsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measure=None,
               criterion: str = "f", grid=None, n_values: int = 20, cv=2, repeats: int = 1,
               pooling: str = "tp_fp", refit: bool = True, on_error: str = "record",
@@ -327,12 +330,13 @@ def tune_wsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measur
     _check_fit_args(wsvm, fit_args, _WSVM_RESERVED)
     rows = _svm_rows(formula, data, fit_args)
     points = _wsvm_points(grid, rows.y, n_values)
-    return cv_tune(_WsvmGrid(fm), formula, data, points, cv=cv, repeats=repeats,
+    return cv_tune(WsvmGrid(fm), formula, data, points, cv=cv, repeats=repeats,
                    pooling=pooling, refit=refit, on_error=on_error, n_jobs=n_jobs,
                    random_state=random_state, progress=progress, reuse_design=reuse_design,
                    **crit, **fit_args)
 
 
+@public
 def tune_fsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measure=None,
               a_grid=DEFAULT_A_GRID, C: float | None = None, start_C=None, criterion: str = "f",
               cv=2, repeats: int = 1, pooling: str = "tp_fp", refit: bool = True,
