@@ -43,7 +43,7 @@ ensure_fmstats_importable()
 from fmstats.costsensitive import best_threshold, cost_grid, costsens  # noqa: E402
 from fmstats.datasets._datasets import load_adult  # noqa: E402
 from fmstats.formula._frame import model_frame  # noqa: E402
-from fmstats.glm.irls import irls_coef  # noqa: E402
+from fmstats.glm import irls_coef  # noqa: E402
 
 FORMULA = (
     "income == '>50K' ~ age + education_num + hours_per_week + capital_gain + capital_loss"

@@ -68,8 +68,8 @@ def main():
     from dask.distributed import Client, LocalCluster
 
     import fmstats as fm
-    from fmstats.glm.dask import irls_logit_dask
-    from fmstats.glm.irls import irls_logit
+    from fmstats.glm import irls_logit_dask
+    from fmstats.glm import irls_logit
 
     print_header(f"bench_dask: n = {n:,}, p = 20, blocks of {chunk:,} rows, 2 workers",
                  ["numpy", "dask", "distributed", "fmstats"], 1,

@@ -37,7 +37,7 @@ each, MALLOC_TRIM_THRESHOLD_ unset, DESIGN section 7):
 Part B (workers limited to ``--big-worker-memory`` (1 GiB) each, and as many rows as make the
 data -- their pandas size -- ``--ratio`` (2) times the two workers' total, in files of about
 64 MiB): ``maxent`` and ``fmaxent`` (default covariance) out of core from the parquet files;
-the design is then not persisted (:data:`fmstats.glm.dask.PERSIST_SHARE`) and every pass
+the design is then not persisted (:data:`fmstats.glm.PERSIST_SHARE`) and every pass
 re-reads the files.  Reported: no error, the time, the passes, and the peak memory of each
 worker (the scheduler's memory metric, polled every 0.2 s).  At the defaults the data are
 4 GiB (3.7e7 rows): part B takes the longest (every pass reads the files); ``--big-maxent-only``
@@ -176,7 +176,7 @@ def blb_se(fit, B, seed, s=5, gamma=0.7):
     core on the b rows only), the SEs averaged over the subsets."""
     import numpy as np
 
-    from fmstats.glm.irls import irls_logit
+    from fmstats.glm import irls_logit
 
     X, y, w = fit.X, fit.y, fit.count_weights
     n = len(y)
@@ -269,7 +269,7 @@ def part_b(args, base_dir, cluster_kwargs, bytes_per_row):
     from dask.distributed import Client, LocalCluster
 
     import fmstats as fm
-    from fmstats.glm import dask as glm_dask
+    from fmstats.glm import _dask as glm_dask
 
     if args.persist_share is not None:
         glm_dask.PERSIST_SHARE = args.persist_share
@@ -321,7 +321,7 @@ def main():
                     help="part B: data size / the workers' total memory limit (default 2)")
     ap.add_argument("--big-maxent-only", action="store_true", help="part B: maxent only")
     ap.add_argument("--persist-share", type=float, default=None,
-                    help="override fmstats.glm.dask.PERSIST_SHARE in part B (a small value "
+                    help="override fmstats.glm.PERSIST_SHARE in part B (a small value "
                          "checks the path of data that are not persisted at a small size)")
     ap.add_argument("--skip-big", action="store_true", help="part A only")
     ap.add_argument("--quick", action="store_true", help="n = 2e5, B = 60, no part B")

@@ -283,7 +283,7 @@ def maxent_vs_core(n: int, repeat: int, threads: int, seed: int) -> None:
     from threadpoolctl import threadpool_limits
 
     import fmstats as fm
-    from fmstats.glm.irls import irls_logit
+    from fmstats.glm import irls_logit
 
     formula, df, X, y = maxent_problem(n, seed)
     cands = {"fmstats maxent(formula, df)": lambda: fm.maxent(formula, df),

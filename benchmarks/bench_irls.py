@@ -160,7 +160,7 @@ def make_fitter(name: str):
     import numpy as np
 
     if name == "fmstats-core":
-        from fmstats.glm.irls import irls_logit
+        from fmstats.glm import irls_logit
 
         def fit(d):
             X, y, w = d
@@ -258,7 +258,7 @@ def run_worker(name: str, n: int, seed: int, threads: int) -> None:
     exact = None
     if name == REFERENCE:
         # the optimum to machine precision (untimed), to show how far each stopping rule is
-        from fmstats.glm.irls import irls_logit
+        from fmstats.glm import irls_logit
 
         with threadpool_limits(limits=threads):
             exact = [float(c) for c in irls_logit(*data, tol=1e-15, max_iter=50, warn=False).coef]

@@ -99,7 +99,7 @@ def main() -> None:
     import fmstats as fm
     from fmstats.resampling import bootstrap
     from fmstats.datasets import load_adult
-    from fmstats.glm.irls import irls_logit
+    from fmstats.glm import irls_logit
 
     print_header("bench_resampling: bootstrap of maxent on UCI Adult",
                  ["numpy", "scipy", "pandas", "joblib", "statsmodels", "fmstats"], 1,

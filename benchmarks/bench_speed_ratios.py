@@ -117,7 +117,7 @@ def tune_threshold_ratio(repeat: int, seed: int):
 def maxent_ratio(repeat: int, seed: int, n: int, ab: bool = False):
     import fmstats as fm
     from bench_formula import maxent_problem
-    from fmstats.glm.irls import irls_logit
+    from fmstats.glm import irls_logit
 
     formula, df, X, y = maxent_problem(n, seed)
     with threadpool_limits(1):

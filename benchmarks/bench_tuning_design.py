@@ -22,7 +22,7 @@ Contenders, all in this one process, one thread (``threadpool_limits(1)``):
    Target: fmstats <= 1.5 x hand loop.
 2. ``cv_tune`` of maxent over 10 ridge penalties x 5 folds (``refit=False``):
    * ``fmstats``, ``fmstats/rebuild`` as above;
-   * ``hand loop``        per (penalty, fold) :func:`fmstats.glm.irls.irls_logit` on the
+   * ``hand loop``        per (penalty, fold) :func:`fmstats.glm.irls_logit` on the
      prebuilt training rows (intercept unpenalised, the same tol and max_iter), the held-out
      classes and their confusion counts.
    Target: fmstats <= 1.2 x hand loop.
@@ -54,7 +54,7 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 
 import fmstats as fm  # noqa: E402
 from fmstats.formula import model_frame  # noqa: E402
-from fmstats.glm.irls import irls_logit  # noqa: E402
+from fmstats.glm import irls_logit  # noqa: E402
 
 ADULT = ("income ~ age + education_num + hours_per_week + C(sex) + C(relationship) + C(race)"
          " + workclass + np.log1p(capital_gain)")

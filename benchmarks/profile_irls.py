@@ -127,8 +127,8 @@ def main(argv=None) -> int:
     from threadpoolctl import threadpool_limits
 
     from bench_irls import SEED, make_arrays
-    from fmstats.glm import irls as irls_mod
-    from fmstats.glm.irls import _probs, binomial_deviance, gram, has_intercept, irls_logit
+    from fmstats.glm import _irls as irls_mod
+    from fmstats.glm._irls import _probs, binomial_deviance, gram, has_intercept, irls_logit
 
     X, y, w = make_arrays(args.n, SEED)
     n, p = X.shape

@@ -240,7 +240,7 @@ def test_fmaxent_bootstrap_refits_the_outer_loop(synth):
     lean = fm.maxent("y ~ x1 + x2", small, keep_data=False)
     with pytest.raises(InvalidArgumentError, match="fast=True needs a maxent"):
         bootstrap(lean, 3, data=small, fast=True)
-    # the fast path: the outer loop on the stored arrays (fmstats.glm.outer)
+    # the fast path: the outer loop on the stored arrays (fmstats.glm._outer)
     b = bootstrap(r, 3, data=small, random_state=5, progress=False, replicates="full")
     assert b.fast
     slow = bootstrap(r, 3, data=small, random_state=5, progress=False, fast=False)

@@ -24,8 +24,8 @@ from fmstats.exceptions import (CollinearityWarning, ConvergenceWarning, DataErr
                                 InvalidArgumentError, MissingDataError, MissingDataWarning,
                                 ResponseError, UnseenLevelError, WeightsError)
 from fmstats.maxent_models._fmaxent import fmaxent  # noqa: E402
-from fmstats.glm.dask import irls_logit_dask  # noqa: E402
-from fmstats.glm.irls import irls_logit  # noqa: E402
+from fmstats.glm import irls_logit_dask  # noqa: E402
+from fmstats.glm import irls_logit  # noqa: E402
 from fmstats.maxent_models._maxent import MaxentResults  # noqa: E402
 
 RTOL = 1e-10

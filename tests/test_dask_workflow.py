@@ -34,7 +34,7 @@ from fmstats._utils.rowrng import (fold_key, poisson_counts, replicate_keys,  # 
                                    row_folds, row_uniforms)
 from fmstats.exceptions import (ConvergenceWarning, DataError, EmptyFoldWarning,  # noqa: E402
                                 InvalidArgumentError, UnseenLevelError)
-from fmstats.glm.blockreplicates import RowDraws  # noqa: E402
+from fmstats.glm import RowDraws  # noqa: E402
 from fmstats.model_selection import Criterion  # noqa: E402
 from fmstats.model_selection._blocksearch import exact_search  # noqa: E402
 from fmstats.model_selection._search import curve_arrays, midpoint  # noqa: E402

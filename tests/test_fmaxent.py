@@ -16,7 +16,7 @@ from fmstats.exceptions import (ConvergenceWarning, InvalidArgumentError, Respon
                                 SeparationWarning)
 from fmstats.maxent_models._fmaxent import (DEFAULT_SHRINKAGE, expected_f_weights, noisy_f_weights,
                              smoothed_noisy_counts)
-from fmstats.glm.fweights import iterate_metrics
+from fmstats.glm import iterate_metrics
 
 # rounding-sensitive decisions: .ci/run runs these again under a second OpenBLAS kernel
 pytestmark = pytest.mark.numerics

@@ -25,7 +25,7 @@ from scipy.special import expit
 
 import fmstats as fm
 from fmstats.exceptions import ConvergenceWarning, InvalidArgumentError
-from fmstats.glm.stacked import (estimating_equations, stacked_covariance, stacked_terms,
+from fmstats.glm import (estimating_equations, stacked_covariance, stacked_terms,
                                  unrolled_covariance, unrolled_influence)
 
 pytestmark = pytest.mark.numerics

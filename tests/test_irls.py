@@ -9,7 +9,7 @@ import statsmodels.api as sm
 from sklearn.linear_model import LogisticRegression
 
 from fmstats.exceptions import ConvergenceWarning
-from fmstats.glm.irls import IrlsFit, binomial_deviance, gram, independent_columns, irls_logit
+from fmstats.glm import IrlsFit, binomial_deviance, gram, independent_columns, irls_logit
 
 # rounding-sensitive decisions: .ci/run runs these again under a second OpenBLAS kernel
 pytestmark = pytest.mark.numerics
@@ -113,7 +113,7 @@ def test_start_gram_is_the_first_steps_gram(problem, monkeypatch):
     import pandas as pd
 
     import fmstats as fm
-    import fmstats.glm.irls as irls
+    import fmstats.glm._irls as irls
     from fmstats.maxent_models._prepare import start_gram
 
     X, y, q, w = problem

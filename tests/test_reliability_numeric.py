@@ -17,7 +17,7 @@ import pytest
 
 import fmstats as fm
 from fmstats.exceptions import DesignError, FmstatsError, WeightsError
-from fmstats.glm.irls import irls_logit
+from fmstats.glm import irls_logit
 
 N = 500
 

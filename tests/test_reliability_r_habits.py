@@ -15,8 +15,8 @@ import scipy.sparse as sp
 import fmstats as fm
 from fmstats.exceptions import DataError, DesignError, SeparationWarning
 from fmstats.formula import blocked_model_frame
-from fmstats.glm.irls import irls_logit
-from fmstats.glm.separation import newton_reach, no_finite_mle, zero_count_cells
+from fmstats.glm import irls_logit
+from fmstats.glm import newton_reach, no_finite_mle, zero_count_cells
 from fmstats.sklearn import MaxentClassifier
 
 
@@ -124,7 +124,7 @@ def test_a_one_class_factor_cell_decides_separation_without_the_lp(monkeypatch):
     it as the certificate and skips Konis's LP (0.17 s per fold on Adult, which made
     tune_threshold 5x its hand loop).  The decision is the LP's: it is run here on the same
     design, and a fit without the cell still goes to the LP."""
-    import fmstats.glm.irls as irls
+    import fmstats.glm._irls as irls
 
     X, y, w = _one_hot_design(True)
     terms = [("g", [2, 3, 4], ["g[T.1]", "g[T.2]", "g[T.3]"])]

@@ -102,7 +102,7 @@ def test_out_of_core_fit_survives_a_worker_killed_between_passes(d, cluster, mon
     share, which the scheduler recomputes from the graph: the same coefficients."""
     import dask.dataframe as dd
 
-    import fmstats.glm.dask as gdask
+    import fmstats.glm._dask as gdask
 
     ddf = dd.from_pandas(d, npartitions=6)
     undisturbed = fm.maxent("y ~ x1 + x2", ddf)

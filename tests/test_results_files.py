@@ -362,6 +362,27 @@ def test_format_2_files_open_only_when_trusted(small, tmp_path):
     assert marker.exists() and back.params.equals(fit.params)
 
 
+def test_files_naming_modules_made_private_still_open(small, tmp_path):
+    """glm's modules became private (``fmstats.glm.irls`` -> ``fmstats.glm._irls``): the old
+    public name of the IRLS fit still resolves in format-3 files, and a trusted format-2
+    pickle naming the old module opens, with the same numbers.  Mutants: the entry dropped
+    from ``_registry.RENAMED`` or ``_registry.MOVED_MODULES``."""
+    from fmstats.results import _registry
+
+    assert _registry.resolve("fmstats.glm.irls.IrlsFit", "class") is fm.glm.IrlsFit
+    assert _registry.name_of(fm.glm.IrlsFit) == "fmstats.glm.IrlsFit"
+    fit = fm.maxent("y ~ x1 + x2", small)
+    payload = pickle.dumps(fit, protocol=2)       # protocol 2 names classes as text lines
+    old = payload.replace(b"cfmstats.glm._irls\n", b"cfmstats.glm.irls\n")
+    assert old != payload and b"fmstats.glm._irls" not in old
+    path = tmp_path / "old.fmr"
+    _write_format2(path, old)
+    with pytest.warns(ResultsFileWarning, match="format 2"):
+        back = fm.MaxentResults.load(path, trusted=True)
+    assert type(back.core_fit) is fm.glm.IrlsFit
+    np.testing.assert_array_equal(back.params.to_numpy(), fit.params.to_numpy())
+
+
 class _Call:
     """Pickles as ``function(*args)``: what a crafted ``__reduce__`` looks like."""
 

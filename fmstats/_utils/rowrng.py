@@ -16,7 +16,7 @@ own draws, and the same rows give the same draws whichever partition holds them.
   fold key;
 * :func:`replicate_keys` -- the keys of B replicates from their seeds.
 
-Pure numpy; used by the out-of-core replicate engine (``fmstats.glm.daskreplicates``) and by
+Pure numpy; used by the out-of-core replicate engine (``fmstats.glm.RowDraws``) and by
 anyone who wants the same counts in memory (``BootstrapResults.counts``, the tests).
 """
 from __future__ import annotations

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize
 
-from ..glm.irls import newton_iterate
+from ..glm import newton_iterate
 
 __all__ = ["LogitLearner", "SvmLearner", "LEARNERS"]
 

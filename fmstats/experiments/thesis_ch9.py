@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..datasets import make_thesis_noisy_data
-from ..glm.fweights import noisy_f_weights
+from ..glm import noisy_f_weights
 from ..maxent_models import umaxent
 
 __all__ = ["ALPHAS", "chapter9_gains", "claim_fractions", "titanic_split", "TITANIC_FORMULA",
@@ -134,7 +134,7 @@ def thesis_inner_loop(X, q, alpha: float, *, maxit: int, its: int = 100,
     ``its`` iterations, and — like the R code — keeps the *last* iterate.  Returns
     ``(noisy F of the last iterate, best noisy F over the iterates, iterations)``.
     """
-    from ..glm.fweights import smoothed_noisy_counts
+    from ..glm import smoothed_noisy_counts
 
     X = np.asarray(X, float)
     q = np.asarray(q, float)

@@ -4,7 +4,7 @@
 without intercept), 0/1 labels and the names of its columns; a model function given it as
 ``data`` builds its model frame with :func:`matrix_model_frame` instead of a formula engine:
 the design is the intercept column followed by the columns of X, **kept sparse** when X is
-sparse (the maxent cores accumulate X'WX from it; see :mod:`fmstats.glm.irls`).  The frame's
+sparse (the maxent cores accumulate X'WX from it; see :mod:`fmstats.glm._irls`).  The frame's
 :class:`MatrixSpec` rebuilds the design of new data from a matrix of the same columns (or a
 DataFrame holding them by name).  Used by :mod:`fmstats.sklearn`,
 :mod:`fmstats.maxent_models._prepare` and :mod:`fmstats.svm._data`.

@@ -20,7 +20,7 @@ default 0.01 it is about 1e-4 standard errors.  A column that has not stopped af
 steps (or whose Hessian is not positive definite, or whose numbers are not finite) is
 reported as not converged, and the caller refits it in full.
 
-``fmaxent_block`` runs the F-measure maximiser's outer loop (:func:`fmstats.glm.outer.
+``fmaxent_block`` runs the F-measure maximiser's outer loop (:func:`fmstats.glm._outer.
 outer_loop`) the same way: every outer iteration's weighted fit is a k-step solve started
 from the full-data fit's iterate of the same index shifted by the replicate's current
 deviation from it, and each column keeps its own best iterate and its own stopping rule.
@@ -37,7 +37,7 @@ from scipy.special import expit
 
 from .._utils.boundary import public
 
-from .fweights import noisy_f_weights
+from ._fweights import noisy_f_weights
 
 __all__ = ["BlockFit", "OuterFit", "newton_block", "fmaxent_block", "column_products",
            "column_grams", "block_size", "DEFAULT_K", "DEFAULT_STEP_TOL"]
@@ -310,12 +310,12 @@ def _f(tp, fp, fn, alpha):
 
 
 def _scale12(values: np.ndarray) -> np.ndarray:
-    """Each value to 12 significant digits (:func:`fmstats.glm.fweights.weight_scale`)."""
+    """Each value to 12 significant digits (:func:`fmstats.glm.weight_scale`)."""
     return np.array([float(f"{v:.12g}") for v in values])
 
 
 def _g1(x, eps):
-    """Smooth max(0, x) of (7.2) (:func:`fmstats.glm.fweights.smoothed_noisy_counts`)."""
+    """Smooth max(0, x) of (7.2) (:func:`fmstats.glm.smoothed_noisy_counts`)."""
     return np.where(x <= -eps, 0.0, np.where(x <= 0, (x + eps) ** 2 / (2 * eps), x + eps / 2))
 
 
@@ -326,9 +326,9 @@ def _g2(x, eps):
 
 def _weighted_f_weights(q, P, W, f, tp, alpha, method, epsilon, bounds, positives,
                         sums=None):
-    """W times the F-weights of :meth:`fmstats.glm.rowsource.ArraySource.fweights`, column by
+    """W times the F-weights of :meth:`fmstats.glm.ArraySource.fweights`, column by
     column: raw weights at the probabilities P, scaled to count-weighted mean 1 over the
-    rows with a finite weight (the scale rounded as :func:`~fmstats.glm.fweights.weight_scale`
+    rows with a finite weight (the scale rounded as :func:`~fmstats.glm.weight_scale`
     rounds it), then clipped to ``bounds``.
 
     ``sums`` (expected F only): the columns' sums (W q p, W p, W q, W) at P, from which the
@@ -360,7 +360,7 @@ def fmaxent_block(X, q, W, path, *, alpha, method, epsilon, bounds, inner, max_o
                   patience, min_improvement, rel_improvement, select, threshold, prior_penalty,
                   shrinkage, k: int = DEFAULT_K, step_tol: float = DEFAULT_STEP_TOL,
                   products=None) -> OuterFit:
-    """:func:`fmstats.glm.outer.outer_loop` on every column of ``W`` at once (module notes).
+    """:func:`fmstats.glm.outer_loop` on every column of ``W`` at once (module notes).
 
     Column b's weighted fit of outer iteration j starts from ``path[j] + (theta_b,j-1 -
     path[j-1])`` (its own previous iterate beyond the path).  ``inner="step"`` is one Newton

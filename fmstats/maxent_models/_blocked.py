@@ -2,7 +2,7 @@
 
 A fit that keeps no design needs it only for sums over the rows, so it never builds it whole:
 :func:`fmstats.formula.blocked_model_frame` gives the response and a design built block by
-block, and :func:`fmstats.glm.blocks.irls_logit_blocks` runs the IRLS core over the blocks
+block, and :func:`fmstats.glm.irls_logit_blocks` runs the IRLS core over the blocks
 (the same Newton loop, start, stopping rule, column scaling and separation checks), gathering
 the hat values and the HC0-HC3 sandwich meats in its last pass.  The argument checks are
 :mod:`fmstats.maxent_models._prepare`'s; the numbers are those of the fit on the whole design
@@ -29,9 +29,9 @@ import numpy as np
 from .._utils.call import ModelCall
 from ..exceptions import DesignError
 from ..formula import blocked_model_frame, check_extremes
-from ..glm.blocks import BlockDesign, BlockSource, rank_gram_blocks
-from ..glm.irls import check_weights_range
-from ..glm.separation import LP_MAX_ENTRIES, no_finite_mle
+from ..glm import BlockDesign, BlockSource, rank_gram_blocks
+from ..glm import check_weights_range
+from ..glm import LP_MAX_ENTRIES, no_finite_mle
 from ._prepare import checked_weights, check_settings, columns_to_keep, penalty_and_start
 from ._training import InMemoryTraining
 
@@ -56,7 +56,7 @@ class BlockedPrepared:
 
     def _exact_separation(self) -> bool:
         """Konis's linear programme on the whole design: small fits only (see
-        :data:`fmstats.glm.separation.LP_MAX_ENTRIES`)."""
+        :data:`fmstats.glm.LP_MAX_ENTRIES`)."""
         X = np.concatenate([X for _, _, X in self.rows])
         return no_finite_mle(X, self.frame.response.y, self.w)
 

@@ -147,11 +147,11 @@ class Reweighted(CovarianceEstimator):
     ``inner="full"``: the influence rows psi of the returned iterate, differentiated through
     every outer iteration (the F-weights' dependence on the coefficients, on F and on their
     scale, the clipping and the data-dependent shrinkage), V = sum psi psi' / N^2
-    (:func:`fmstats.glm.stacked.unrolled_covariance`).  Every term is a sum over rows, so an
+    (:func:`fmstats.glm.unrolled_covariance`).  Every term is a sum over rows, so an
     out-of-core fit computes it at fit time from its row blocks, with the same code
-    (:func:`fmstats.glm.stacked.unrolled_covariance_sums`: four passes).  ``inner="step"``: the stacked
+    (:func:`fmstats.glm.unrolled_covariance_sums`: four passes).  ``inner="step"``: the stacked
     sandwich J^-1 B J^-T / N of the coefficients and the F aggregates at the fixed point
-    (:func:`fmstats.glm.stacked.stacked_covariance`).  Computed in the core's centred and
+    (:func:`fmstats.glm.stacked_covariance`).  Computed in the core's centred and
     scaled coordinates when it used them, V = A V~ A'.  The documentation's "Inference for
     fmaxent" derives both.
     """

@@ -3,7 +3,7 @@
 :func:`prepare` validates the arguments and builds the design with the rules of
 :mod:`fmstats.maxent_models._prepare`; for a Dask DataFrame it hands over to :mod:`fmstats.maxent_models._outofcore`.
 Either way the answer offers ``settings``, ``call``, ``frame``, ``aliased``, ``penalty``,
-``start``, ``rows(threshold)`` (a row source, :mod:`fmstats.glm.rowsource`) and
+``start``, ``rows(threshold)`` (a row source, :mod:`fmstats.glm._rowsource`) and
 ``results_data(fit, ...)`` (what the results keep: X and the prior weights, or the training
 sums of an out-of-core fit).  Used by :mod:`fmstats.maxent_models._maxent` and :mod:`fmstats.maxent_models._fmaxent`, which
 therefore hold no out-of-core code.

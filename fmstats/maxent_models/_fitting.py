@@ -5,7 +5,7 @@ ch. 4): R's ``glm(family = binomial, weights = w)``.  ``umaxent`` maximises the
 uncertain log-likelihood of probabilistic labels q (thesis ch. 5),
 sum_i w_i [q_i log p_i + (1 - q_i) log(1 - p_i)]: the same estimating equations
 as R's ``glm(family = quasibinomial)``, whose dispersion it estimates by
-default.  Both are fitted by :func:`fmstats.glm.irls.irls_logit`.
+default.  Both are fitted by :func:`fmstats.glm.irls_logit`.
 """
 from __future__ import annotations
 

@@ -42,9 +42,9 @@ from ..exceptions import (ConvergenceWarning, InvalidArgumentError, ResponseErro
                          SeparationWarning)
 from .._utils.call import records_call, refuse_unused
 from ._fitdata import prepare
-from ..glm.fweights import (expected_f_weights, noisy_f_weights, smoothed_noisy_counts,
+from ..glm import (expected_f_weights, noisy_f_weights, smoothed_noisy_counts,
                            standardised_ridge)
-from ..glm.outer import outer_loop
+from ..glm import outer_loop
 from ._covariance import FMAXENT_COV_TYPES, MIN_CLASS_REWEIGHTED, default_cov_type
 from ._fresults import DEFAULT_SHRINKAGE, FMaxentResults
 

@@ -12,9 +12,9 @@ from scipy.special import expit
 
 from ..exceptions import (InvalidArgumentError)
 from .._utils.call import refit_changes
-from ..glm.outer import Outer
-from ..glm.separation import saturated_rows
-from ..glm.stacked import (Reweighting, direct_sums, fixed_point_gap,
+from ..glm import Outer
+from ..glm import saturated_rows
+from ..glm import (Reweighting, direct_sums, fixed_point_gap,
                            stacked_covariance_sums, unrolled_covariance_sums)
 from ._covariance import MIN_CLASS_BOOT_TESTS, MIN_CLASS_REWEIGHTED
 from ._maxent import MaxentResults
@@ -169,14 +169,14 @@ class FMaxentResults(MaxentResults):
         return pd.Series(np.abs(self.core_fit.coef) * sd, index=names, name="std_coef")
 
     def outer_settings(self) -> dict | None:
-        """The settings of the outer loop (:func:`fmstats.glm.outer.outer_loop`), for refits
+        """The settings of the outer loop (:func:`fmstats.glm.outer_loop`), for refits
         on the stored arrays; ``None`` when the fit keeps no design in memory."""
         if not self.training.in_memory or self.X is None:
             return None
         return self.loop_settings()
 
     def loop_settings(self) -> dict:
-        """The settings of the outer loop (:func:`fmstats.glm.outer.outer_loop`): what a refit
+        """The settings of the outer loop (:func:`fmstats.glm.outer_loop`): what a refit
         of the whole F-maximiser reruns."""
         s = self.settings
         return dict(alpha=self.fmeasure.alpha, method=s["method"],
@@ -233,7 +233,7 @@ class FMaxentResults(MaxentResults):
         """(covariance, fixed-point gap or None) of ``cov_type="reweighted"``, computed
         (:class:`~fmstats.maxent_models._covariance.Reweighted` caches it) from the kept
         design, or from ``sums`` over the training rows (a row source's ``sums``: an
-        out-of-core fit at fit time), by the same passes (:mod:`fmstats.glm.stacked`).
+        out-of-core fit at fit time), by the same passes (:mod:`fmstats.glm._stacked`).
 
         Parameters
         ----------
@@ -287,7 +287,7 @@ class FMaxentResults(MaxentResults):
     @cached_property
     def n_saturated(self) -> int:
         """Rows whose fitted probability is within 1e-8 of 0 or 1 (a sharp model: they have
-        left the information matrix; :data:`fmstats.glm.separation.SATURATION`)."""
+        left the information matrix; :data:`fmstats.glm.SATURATION`)."""
         return saturated_rows(expit(self.core_fit.eta), self.weights)
 
     def _profile_conf_int(self, level: float) -> pd.DataFrame:

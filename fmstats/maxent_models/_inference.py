@@ -17,7 +17,7 @@ from scipy.special import expit
 from .._utils.boundary import public
 from .._utils.validation import check_choice, check_scalar
 from ..exceptions import InvalidArgumentError, ModelComparisonError
-from ..glm.irls import binomial_deviance, deviance_scale, gram, irls_logit
+from ..glm import binomial_deviance, deviance_scale, gram, irls_logit
 from ._termtable import r_anova_text, warn_f_test
 from ..results import check_comparable
 

@@ -35,7 +35,7 @@ import pandas as pd
 
 from .._utils.boundary import public
 from .._utils.validation import check_choice
-from ..glm.irls import irls_evaluate
+from ..glm import irls_evaluate
 from ._inference import require_likelihood
 from ._training import COV_TYPES, sandwich_cov
 

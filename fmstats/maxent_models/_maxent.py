@@ -17,7 +17,7 @@ from .._utils.call import ModelCall, Settings, refit_changes
 from ._prepare import check_threshold
 from ..exceptions import InvalidArgumentError, MissingDataWarning
 from ..formula import ModelFrame
-from ..glm.irls import IrlsFit
+from ..glm import IrlsFit
 from ..results import ModelResults, Summary
 from ._report import SummaryHooks, maxent_summary
 from ._covariance import estimator, with_cov
@@ -370,7 +370,7 @@ class MaxentResults(SummaryHooks, ModelResults):
     @property
     def separation_text(self) -> str:
         """How separation was found: fitted probabilities numerically 0 or 1 (R's rule), or
-        no finite maximum of the likelihood (:mod:`fmstats.glm.separation`)."""
+        no finite maximum of the likelihood (:mod:`fmstats.glm._separation`)."""
         if getattr(self.core_fit, "separation", "fitted") == "no finite MLE":
             return "the likelihood has no finite maximum"
         return "fitted probabilities numerically 0 or 1 occurred"

@@ -3,9 +3,9 @@
 The out-of-core counterpart of :mod:`fmstats.maxent_models._refits`.  A fit made on a Dask
 DataFrame keeps no rows, so its resamplings run where the rows are: every replicate is the
 same model on the same rows with other frequency weights, drawn on each row block from the
-rows' global positions (:class:`fmstats.glm.blockreplicates.RowDraws`: Poisson(1) counts
+rows' global positions (:class:`fmstats.glm.RowDraws`: Poisson(1) counts
 for the bootstrap, fold memberships for cross-validation), and every pass over the blocks
-updates all replicates at once (:mod:`fmstats.glm.blockreplicates`).  The client receives
+updates all replicates at once (:mod:`fmstats.glm._blockreplicates`).  The client receives
 sums of a few numbers per replicate; no row leaves its worker.
 
 * ``replicates="kstep"`` (the default): as in memory, each maxent refit starts from the fit's
@@ -34,10 +34,10 @@ from scipy.special import expit
 from .._utils.progress import progress_bar, progress_enabled
 from .._utils.rowrng import fold_key, replicate_keys
 from ..exceptions import DesignError, ResponseError
-from ..glm.blockreplicates import (RowDraws, margins_pass, newton_passes, outer_passes,
+from ..glm import (RowDraws, margins_pass, newton_passes, outer_passes,
                                    replicate_constants, training_f_passes)
-from ..glm.separation import SATURATION
-from ..glm.stacked import influence_rows, unrolled_covariance_sums, unrolled_plan
+from ..glm import SATURATION
+from ..glm import influence_rows, unrolled_covariance_sums, unrolled_plan
 from ._refits import SE_RATIO, Refits
 
 __all__ = ["BlockRefits", "FULL_STEP_TOL"]
@@ -83,12 +83,12 @@ class BlockRefits:
     results : MaxentResults
         The out-of-core fit.
     rows : row source
-        Its training rows (:class:`fmstats.glm.daskrows.DaskSource`, or any row source with
-        ``sums``; an :class:`~fmstats.glm.rowsource.ArraySource` gives the same numbers in
+        Its training rows (:class:`fmstats.glm.DaskSource`, or any row source with
+        ``sums``; an :class:`~fmstats.glm.ArraySource` gives the same numbers in
         memory).
     """
 
-    #: replicate draws are made on the blocks (:class:`fmstats.glm.blockreplicates.RowDraws`)
+    #: replicate draws are made on the blocks (:class:`fmstats.glm.RowDraws`)
     out_of_core = True
 
     def __init__(self, results, rows):
@@ -402,6 +402,5 @@ def _held_out_block(X, q, c, positions, draws, coef, link, inner, inner_kwargs):
 
 
 def _fmaxent_psi(X, q, c, plan):
-    """The influence rows of an fmaxent fit on a block (:func:`fmstats.glm.stacked.
-    influence_rows`)."""
+    """The influence rows of an fmaxent fit on a block (:func:`fmstats.glm.influence_rows`)."""
     return influence_rows(X, q, c, plan)

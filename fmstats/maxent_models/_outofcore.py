@@ -3,7 +3,7 @@
 :func:`fmstats.maxent_models._fitdata.prepare` routes here when ``data`` is a ``dask.dataframe.DataFrame``.
 The design is built partition by partition (:func:`fmstats.formula.dask_model_frame`), kept
 in (worker) memory with ``persist``, checked with the rules of :mod:`fmstats.maxent_models._prepare`, and
-handed to the model cores as a :class:`fmstats.glm.daskrows.DaskSource` row source; the
+handed to the model cores as a :class:`fmstats.glm.DaskSource` row source; the
 coefficients, standard errors, deviances and iteration counts equal the in-memory fit's (to
 ~1e-13).  The cores and the results classes are the in-memory ones: a fit returns a
 :class:`~fmstats.MaxentResults` (or ``FMaxentResults``) holding, instead of X, the
@@ -38,10 +38,10 @@ from ._prepare import (check_response_kind, check_settings, check_threshold, col
 from ..exceptions import DataError, InvalidArgumentError, MissingDataWarning, WeightsError
 from ..formula import DaskModelFrame, dask_model_frame
 from ..formula import is_dask_frame
-from ..glm.dask import (block_sums, persist_if_fits, refuse_offset_columns, start_sums,
+from ..glm import (block_sums, persist_if_fits, refuse_offset_columns, start_sums,
                         start_sums_columns)
-from ..glm.daskrows import DaskSource
-from ..glm.irls import gram, logit_probs
+from ..glm import DaskSource
+from ..glm import gram, logit_probs
 
 __all__ = ["prepare_dask", "DaskPrepared", "TrainingStats"]
 
@@ -78,7 +78,7 @@ class DaskPrepared:
     def finish(self, results, rows: DaskSource):
         """The fit's covariance, computed now if it needs the rows (the results keep none):
         ``"reweighted"`` from sums over the row blocks (the same code as in memory,
-        :mod:`fmstats.glm.stacked`; its passes are counted in the docstring of
+        :mod:`fmstats.glm._stacked`; its passes are counted in the docstring of
         :func:`fmstats.fmaxent`), ``"bootstrap"`` by replicates run on the row blocks
         (:mod:`fmstats.maxent_models._oocrefits`).  Returns ``results``."""
         if results.separated and not results.penalised:
@@ -105,7 +105,7 @@ class DaskPrepared:
 
 
 def _check_block(X, y, trials, prior):
-    """IRLS's first pass (R's start, :func:`fmstats.glm.dask.start_sums`), sum cw and cw x,
+    """IRLS's first pass (R's start, :func:`fmstats.glm.start_sums`), sum cw and cw x,
     then X'WX, active rows, classes, sum w y, cbind log-coefficients, prior weight range."""
     X = np.require(X, dtype=float, requirements=["A", "C"])
     w = np.ones(len(y)) if prior is None else prior
@@ -144,7 +144,7 @@ def prepare_dask(model: str, call: ModelCall, data, weights, **fixed) -> DaskPre
     X, y, trials, prior = persist_if_fits(frame.X, resp.y, resp.trials, frame.prior)
     p = X.shape[1]
     v = block_sums(_check_block, X, y, trials, prior, n_max=2)
-    n_first = p * p + p + 1 + 6 + p          # see fmstats.glm.dask.start_sums
+    n_first = p * p + p + 1 + 6 + p          # see fmstats.glm.start_sums
     first, column_sums, v = v[:n_first], v[n_first:n_first + 1 + p], v[n_first + 1 + p:]
     n_ok, n_nonzero, n_nonone = (int(c) for c in v[p * p:p * p + 3])
     checks = {"n_ok": n_ok, "sum_q": float(v[p * p + 3]), "llf_const": float(v[p * p + 4]),

@@ -21,8 +21,8 @@ from ..exceptions import (CollinearityWarning, DesignError, InvalidArgumentError
 from ..formula import (MISSING_OF, KeptRows, MatrixData, ModelFrame, check_design,
                        describe_subset, is_sparse, kept_model_frame, matrix_model_frame,
                        model_frame, resolve_na_action)
-from ..glm.irls import check_weights_range, column_scaling, independent_columns, rank_gram
-from ..glm.rowsource import ArraySource
+from ..glm import check_weights_range, column_scaling, independent_columns, rank_gram
+from ..glm import ArraySource
 from ._training import COV_TYPES, InMemoryTraining, full_design
 
 __all__ = ["Prepared", "COV_TYPES",
@@ -104,7 +104,7 @@ def columns_to_keep(G: np.ndarray | None, names, collinear: str, *, X: np.ndarra
 
     Given the design ``X`` (and weights ``w``), the weights' and columns' ranges are checked
     first, and aliasing is decided on the Gram matrix of the centred and scaled design
-    (:func:`fmstats.glm.irls.rank_gram`), so an offset column (a timestamp, x + 1e9) or a
+    (:func:`fmstats.glm.rank_gram`), so an offset column (a timestamp, x + 1e9) or a
     tiny-scale one is not lost to rounding in X'WX; ``G`` = X'WX is the out-of-core input.
     """
     if X is not None:
@@ -223,7 +223,7 @@ class Prepared:
         return self.frame.response
 
     def source(self, threshold: float) -> ArraySource:
-        """The row source of the cores (:mod:`fmstats.glm.rowsource`)."""
+        """The row source of the cores (:mod:`fmstats.glm._rowsource`)."""
         return ArraySource(self.X, self.frame.response.y, self.w, threshold,
                            terms=design_terms(self.frame, ~self.aliased),
                            offset=self.frame.offset,

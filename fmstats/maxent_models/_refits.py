@@ -46,12 +46,12 @@ from scipy.special import expit
 
 from ..exceptions import FmstatsError
 from ..glm import block_size, column_grams, column_products, fmaxent_block, newton_block
-from ..glm.fweights import standardised_ridge
-from ..glm.irls import column_scaling, independent_columns, irls_logit, rank_gram
-from ..glm.outer import outer_loop
-from ..glm.rowsource import ArraySource
-from ..glm.separation import SATURATION, no_finite_mle
-from ..glm.stacked import Reweighting, unrolled_influence
+from ..glm import standardised_ridge
+from ..glm import column_scaling, independent_columns, irls_logit, rank_gram
+from ..glm import outer_loop
+from ..glm import ArraySource
+from ..glm import SATURATION, no_finite_mle
+from ..glm import Reweighting, unrolled_influence
 
 __all__ = ["Refits", "MaxentRefits", "FMaxentRefits", "REPLICATES", "SE_RATIO", "suspect",
            "refit_fields"]
@@ -122,7 +122,7 @@ def refit_fields(results) -> dict:
 
 
 def _independent(G: np.ndarray, tol: float = 1e-7) -> np.ndarray:
-    """:func:`fmstats.glm.irls.independent_columns`, with a one-call shortcut for full rank
+    """:func:`fmstats.glm.independent_columns`, with a one-call shortcut for full rank
     (every column kept iff the squared Cholesky diagonal exceeds tol^2 G_jj)."""
     d = np.diag(G)
     if np.all(d > 0):
@@ -247,7 +247,7 @@ class MaxentRefits:
         """(coefficients (m, p) in the original coordinates, refits that need a full fit):
         those that did not meet the step rule, and -- the separation screen of
         :func:`fmstats.bootstrap` -- unpenalised ones whose fitted probabilities reach
-        :data:`~fmstats.glm.separation.SATURATION` of 0 or 1 on a row they weight or whose
+        :data:`~fmstats.glm.SATURATION` of 0 or 1 on a row they weight or whose
         standard errors are :data:`SE_RATIO` times the fit's (a full refit tests them)."""
         Xs, start, pen, sc = self._scaled()
         if not screen:        # scores only: steps up to IRLS's own cap, kept where they stop
@@ -495,7 +495,7 @@ class FMaxentRefits(MaxentRefits):
 
     def influence(self) -> np.ndarray:
         """Influence rows of the returned iterate, differentiated through every outer
-        iteration (:func:`fmstats.glm.stacked.unrolled_influence`)."""
+        iteration (:func:`fmstats.glm.unrolled_influence`)."""
         if "influence" not in self._cache:
             Xs, _, pen0, sc = self._scaled()
             path = self.path if sc is None else np.array([sc.to_scaled(t) for t in self.path])

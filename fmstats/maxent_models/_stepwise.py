@@ -47,7 +47,7 @@ from .._utils.validation import check_choice, check_scalar, describe
 from ..exceptions import (DataError, FmstatsWarning, FormulaError, InvalidArgumentError,
                           ModelComparisonError)
 from ..formula import is_sparse, model_frame, split_formula
-from ..glm.irls import independent_columns, irls_logit, rank_gram
+from ..glm import independent_columns, irls_logit, rank_gram
 from ._termtable import StepResults, TermTable, term_table, warn_f_test
 from .._utils.boundary import public
 
@@ -182,7 +182,7 @@ def _subfit(fit, X, tol):
     if X.shape[1] == 0:
         eta = np.zeros(len(y)) if off is None else off
         mu = 1.0 / (1.0 + np.exp(-eta))
-        from ..glm.irls import binomial_deviance
+        from ..glm import binomial_deviance
 
         return 0, binomial_deviance(y, mu, w), mu
     keep = independent_columns(rank_gram(X, w))

@@ -30,7 +30,7 @@ from scipy.special import gammaln, xlogy
 from .._utils.validation import check_choice
 from ..exceptions import DataError
 from ..formula import KeptRows, is_sparse
-from ..glm.irls import has_intercept
+from ..glm import has_intercept
 
 __all__ = ["InMemoryTraining", "COV_TYPES", "noninteger_count", "sandwich_cov", "full_design"]
 
@@ -235,7 +235,7 @@ def sandwich_cov(fit, X: np.ndarray, y: np.ndarray, weights: np.ndarray,
     """The sandwich covariance HC0-HC3 of a weighted logistic fit (R's ``sandwich::vcovHC``):
     B X' diag(e2) X B with B the inverse information, e = w (y - mu), divided by (1 - h) (HC2)
     or (1 - h)^2 (HC3), h the hat values; HC1 scales HC0 by n / (n - p).  ``fit`` is the
-    :class:`~fmstats.glm.irls.IrlsFit` at the coefficients (used by the results and by
+    :class:`~fmstats.glm.IrlsFit` at the coefficients (used by the results and by
     :func:`fmstats.to_statsmodels`, whose GLM gives HC0 whatever HC type is asked)."""
     e2 = (weights * (y - fit.mu)) ** 2
     if cov_type in ("HC2", "HC3"):

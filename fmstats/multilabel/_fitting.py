@@ -16,7 +16,7 @@ from ..exceptions import (
 )
 from .._utils.folds import check_folds
 from ..formula import check_frame
-from ..glm.irls import irls_logit
+from ..glm import irls_logit
 
 from ._checks import (DEFAULT_PENALTIES, check_cv, check_penalties, feature_matrix,
                       label_matrix, resolve_columns)

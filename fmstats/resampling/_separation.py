@@ -2,7 +2,7 @@
 :mod:`fmstats.resampling` (the test, and the counting, dropping and warning of replicates
 without one).
 
-Every unpenalised IRLS fit flags separation itself (:mod:`fmstats.glm.separation`: fitted
+Every unpenalised IRLS fit flags separation itself (:mod:`fmstats.glm._separation`: fitted
 probabilities numerically 0 or 1, or a Newton step at the stopping point that still moves
 rows by ~1, confirmed by the linear programme of Konis (2007) :func:`no_finite_mle`).  A
 replicate whose standard errors grew tenfold beside the original fit's (:func:`suspect`), or
@@ -15,7 +15,7 @@ import pandas as pd
 
 from .._utils.validation import warn
 from ..exceptions import ResamplingWarning
-from ..glm.separation import no_finite_mle
+from ..glm import no_finite_mle
 
 __all__ = ["no_finite_mle", "suspect", "SE_RATIO", "DegenerateReplicateWarning", "split_flags",
            "degenerate_replicates", "warn_all_nan"]

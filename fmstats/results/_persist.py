@@ -46,6 +46,7 @@ unchanged.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import pickle
@@ -55,6 +56,8 @@ import warnings
 from typing import Any
 
 import numpy as np
+
+from . import _registry
 
 __all__ = ["Persistable", "FORMAT_VERSION"]
 
@@ -415,11 +418,19 @@ def _load_pickle(cls, header_line: bytes, content: memoryview, where: str, trust
                          f"{header.get('fmstats_version', '?')}")
 
 
+class _Unpickler(pickle.Unpickler):
+    """``pickle.loads``, with the classes of modules that became private found where they
+    are now (``_registry.MOVED_MODULES``): old trusted files name them by their old module."""
+
+    def find_class(self, module, name):
+        return super().find_class(_registry.MOVED_MODULES.get(module, module), name)
+
+
 def _unpickle(payload, where: str):
     from ..exceptions import ResultsFileError
 
     try:
-        return pickle.loads(payload)
+        return _Unpickler(io.BytesIO(payload)).load()
     except (pickle.UnpicklingError, EOFError, ValueError, IndexError) as exc:
         raise ResultsFileError(
             f"{where} is not a complete fmstats results file (it must be written by "

@@ -2,7 +2,7 @@
 
 Used by :mod:`fmstats.results._tree` (the data-only results file, format 3).  A file names
 every fmstats object it holds by a public name of fmstats (``"fmstats.MaxentResults"``,
-``"fmstats.glm.irls.IrlsFit"``), never by the private module that defines it, so files stay
+``"fmstats.glm.IrlsFit"``), never by the private module that defines it, so files stay
 readable when modules move.  A name is resolved only if it is on these lists, by importing
 the public module it names and taking the attribute: nothing a file says is imported.
 
@@ -43,7 +43,7 @@ CLASSES = (
     "fmstats.FMeasure", "fmstats.Confusion", "fmstats.with_measure",
     "fmstats.formula.DesignSpec", "fmstats.formula.MatrixSpec", "fmstats.formula.Response",
     "fmstats.formula.KeptRows",
-    "fmstats.glm.irls.IrlsFit", "fmstats.glm.dask.DaskIrlsFit",
+    "fmstats.glm.IrlsFit", "fmstats.glm.DaskIrlsFit",
     "fmstats.maxent_models.InMemoryTraining", "fmstats.maxent_models.TrainingStats",
     "fmstats.svm.WsvmFit", "fmstats.svm.NloptRun", "fmstats.svm.WsvmGrid",
     "fmstats.model_selection.Criterion", "fmstats.model_selection.Folds",
@@ -53,6 +53,18 @@ CLASSES = (
     "fmstats.model_selection.RowFolds", "fmstats.extreme.LabelTree",
     "fmstats.calibration.CalibrationMap", "fmstats.multiclass.MultinomFit",
 )
+
+#: Names files written before a class got its present public name hold: old name -> new.
+RENAMED = {
+    "fmstats.glm.irls.IrlsFit": "fmstats.glm.IrlsFit",
+    "fmstats.glm.dask.DaskIrlsFit": "fmstats.glm.DaskIrlsFit",
+}
+
+#: Modules that became private, for the pickles of format 2 and older (``trusted=True``),
+#: which name a class by the module that defined it: old module -> its module now.
+MOVED_MODULES = {f"fmstats.glm.{m}": f"fmstats.glm._{m}" for m in (
+    "irls", "blockreplicates", "blocks", "dask", "daskrows", "fweights", "outer", "rowsource",
+    "separation", "stacked")}
 
 #: Public names of the functions a results file may name (never calls).
 FUNCTIONS = (
@@ -94,6 +106,8 @@ def resolve(name: Any, kind: str) -> Any:
     environment does not have it.
     """
     listed = CLASSES if kind == "class" else FUNCTIONS
+    if isinstance(name, str):
+        name = RENAMED.get(name, name)
     if not isinstance(name, str) or name not in listed or not _public(name):
         raise LookupError(name)
     try:

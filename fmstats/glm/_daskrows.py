@@ -1,6 +1,6 @@
-"""The row source of :mod:`fmstats.glm.rowsource` on dask arrays (out of core).
+"""The row source of :mod:`fmstats.glm._rowsource` on dask arrays (out of core).
 
-Every method is one or two passes over the row blocks (:func:`fmstats.glm.dask.block_sums`);
+Every method is one or two passes over the row blocks (:func:`fmstats.glm.block_sums`);
 only sums of a few numbers per block reach the client.  Built by :mod:`fmstats.maxent_models._outofcore`
 for a Dask DataFrame; used by the maxent and fmaxent cores through the row-source interface.
 """
@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from .dask import block_results, block_sums, irls_evaluate_dask, irls_logit_dask, map_rows
-from .fweights import (TINY, Iterate, expected_f_weights, metric_sums, metrics_from_sums,
+from ._dask import block_results, block_sums, irls_evaluate_dask, irls_logit_dask, map_rows
+from ._fweights import (TINY, Iterate, expected_f_weights, metric_sums, metrics_from_sums,
                        noisy_f_weights, smoothed_from_sums, smoothed_sums, weight_scale)
 
 __all__ = ["DaskSource"]
@@ -83,7 +83,7 @@ def _weights_block(raw, cw, mean, bounds):
 
 
 class DaskSource:
-    """A row source on persisted dask arrays (the interface of :mod:`fmstats.glm.rowsource`):
+    """A row source on persisted dask arrays (the interface of :mod:`fmstats.glm._rowsource`):
     a fit is iterations + 1 passes; per outer iteration of the F-maximiser one pass for the
     metrics, one for the raw F-weights (persisted) and their normalisation, then the
     warm-started IRLS.  ``sum_q`` is sum cw q, known from the checks pass."""
@@ -166,7 +166,7 @@ class DaskSource:
         """One pass: ``fn(X, q, cw, **kwargs)`` on every row block (``cw`` may be None: all
         ones; ``positions``: ``fn(X, q, cw, positions, **kwargs)`` with the block's global
         row positions), the vectors added on the workers, the last ``n_max`` entries by
-        their maximum (:func:`fmstats.glm.dask.block_sums`)."""
+        their maximum (:func:`fmstats.glm.block_sums`)."""
         return block_sums(fn, *self._arrays(positions), n_max=n_max, **kwargs)
 
     def gather(self, fn, *, positions: bool = False, **kwargs) -> list:

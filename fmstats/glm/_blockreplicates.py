@@ -1,7 +1,7 @@
 """k-step replicates as passes over row blocks: every replicate's weights drawn on the blocks.
 
 The out-of-core counterpart of :mod:`fmstats.glm._kstep`.  Resampling a fit whose rows live
-in row blocks (a Dask row source, :mod:`fmstats.glm.daskrows`) cannot form the n x m matrix of
+in row blocks (a Dask row source, :mod:`fmstats.glm._daskrows`) cannot form the n x m matrix of
 the replicates' weights: each block draws its own rows' multiplicities
 (:class:`RowDraws`: Poisson(1) counts, or fold memberships) from the rows' *global positions*
 with a counter-based generator (:mod:`fmstats._utils.rowrng`), so the draws -- and so every
@@ -22,7 +22,7 @@ iteration 2 (the metrics; the weights' scale) + the weighted fit's steps.  Each 
 about m / p times one IRLS pass (m replicates, p columns).
 
 ``sums(fn, positions=True, n_max=, **kwargs)`` is the row source's pass
-(:meth:`fmstats.glm.daskrows.DaskSource.sums`, :meth:`fmstats.glm.rowsource.ArraySource.sums`):
+(:meth:`fmstats.glm.DaskSource.sums`, :meth:`fmstats.glm.ArraySource.sums`):
 ``fn(X, q, c, positions, **kwargs)`` per block, summed.  Pure numpy otherwise.
 """
 from __future__ import annotations
@@ -35,7 +35,7 @@ from scipy.special import expit
 
 from .._utils.rowrng import poisson_counts, row_folds
 from ._kstep import column_products
-from .fweights import f_of_counts, noisy_f_weights, smooth_g1, smooth_g2, weight_scale
+from ._fweights import f_of_counts, noisy_f_weights, smooth_g1, smooth_g2, weight_scale
 
 __all__ = ["RowDraws", "PassFit", "OuterPassFit", "newton_passes", "outer_passes",
            "replicate_constants", "training_f_passes", "margins_pass"]
@@ -366,7 +366,7 @@ class OuterPassFit:
 class _Loop:
     """The outer loop's bookkeeping for m replicates at once: each one's best iterate so far
     (by its criterion), and the ``patience`` rule that stops it (Algorithms 4.1 / 7.1, as
-    :func:`fmstats.glm.outer.outer_loop` applies them to one fit)."""
+    :func:`fmstats.glm.outer_loop` applies them to one fit)."""
 
     def __init__(self, m: int, theta, max_outer, patience, min_improvement, rel_improvement):
         self.crit = np.full(m, -np.inf)

@@ -36,13 +36,14 @@ from scipy.special import expit, xlogy
 
 from .._utils.validation import SPREAD_RANGE as _SPREAD_RANGE
 from ..exceptions import DesignError, WeightsError
-from .separation import NEWTON_REACH, newton_reach, warn_fit, zero_count_cells
-from .separation import separated as no_finite_maximum
+from ._separation import NEWTON_REACH, newton_reach, warn_fit, zero_count_cells
+from ._separation import separated as no_finite_maximum
 
 __all__ = ["IrlsFit", "irls_logit", "as_design", "irls_coef", "irls_evaluate",
            "binomial_deviance", "gram", "independent_columns", "ColumnScaling", "column_scaling", "rank_gram",
            "MAX_WEIGHT", "SPREAD_RANGE", "column_spread", "check_weights_range", "r_start_mu",
-           "deviance_from_eta", "weighted_loglik", "unscale_fit", "deviance_scale"]
+           "deviance_from_eta", "weighted_loglik", "unscale_fit", "deviance_scale",
+           "newton_iterate", "has_intercept", "logit_probs"]
 
 _EPS = np.finfo(float).eps
 #: Fitted probabilities this close to 0 or 1 signal (quasi-)separation, as in R's glm.fit.
@@ -64,7 +65,7 @@ class IrlsFit:
     iterations : number of Newton steps taken.
     converged : whether the relative deviance change fell below ``tol``.
     separated : whether fitted probabilities numerically 0 or 1 occurred (R's rule), or the
-        likelihood has no finite maximum (unpenalised fits; :mod:`fmstats.glm.separation`).
+        likelihood has no finite maximum (unpenalised fits; :mod:`fmstats.glm._separation`).
     history : (iterations + 1, 2) array of (deviance, step size) per iteration; row 0 is the start.
     separation : how separation was found: ``""`` (it was not), ``"fitted"`` (fitted
         probabilities numerically 0 or 1, R's rule) or ``"no finite MLE"`` (the Newton step
@@ -258,7 +259,7 @@ class ColumnScaling:
 
 def intercept_index(X: np.ndarray) -> int | None:
     """Position of the first column of ones in X (the intercept), or None.  Used here and by
-    :mod:`fmstats.glm.dask` to decide where offset columns can be centred."""
+    :mod:`fmstats.glm._dask` to decide where offset columns can be centred."""
     if X.shape[0] == 0:
         return None
     if sparse.issparse(X):
@@ -516,7 +517,7 @@ class Point:
 class ArrayProblem:
     """In-memory data of a fit: R's start, evaluations at coefficients, Newton systems.
 
-    :mod:`fmstats.glm.dask` provides the same three methods over a dask array of rows, so
+    :mod:`fmstats.glm._dask` provides the same three methods over a dask array of rows, so
     both run the one Newton loop :func:`newton_loop` (same start, steps, stopping rule).
     """
 
@@ -696,7 +697,7 @@ def _finish(X, y, w, coef, eta, mu, dev, pen, it, converged, history, tol, max_i
     n_sep = int(np.count_nonzero(active & ((mu_raw > 1 - SEPARATION_EPS) | (mu_raw < SEPARATION_EPS))))
     how, cells = ("fitted" if n_sep else ""), None
     if not n_sep and pen is None:
-        # R's rule missed it: is there a finite maximum at all? (fmstats.glm.separation); a
+        # R's rule missed it: is there a finite maximum at all? (fmstats.glm._separation); a
         # factor cell of one class is a separating direction, so it spares the LP
         reach = newton_reach(X, y, w, mu, xtwx_inv)
         if np.any(reach > NEWTON_REACH):
@@ -731,7 +732,7 @@ def _finish(X, y, w, coef, eta, mu, dev, pen, it, converged, history, tol, max_i
     )
 
 
-#: The helpers the design built in row blocks shares (:mod:`fmstats.glm.blocks`).
+#: The helpers the design built in row blocks shares (:mod:`fmstats.glm._blocks`).
 r_start_mu, deviance_from_eta, weighted_loglik, unscale_fit = (_r_start_mu, _deviance_from_eta,
                                                                _loglik, _unscale)
 

@@ -1,8 +1,8 @@
 """The outer loop of the F-measure maximiser: Algorithms 4.1 and 7.1 of the thesis on a row source.
 
-Pure: a row source (:mod:`fmstats.glm.rowsource`), a start and the settings in, the
+Pure: a row source (:mod:`fmstats.glm._rowsource`), a start and the settings in, the
 returned iterate, its F-weights and the learning curve out.  The formulas of the weights are
-in :mod:`fmstats.glm.fweights`; the model around it is :func:`fmstats.fmaxent`.
+in :mod:`fmstats.glm._fweights`; the model around it is :func:`fmstats.fmaxent`.
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ class Outer:
 
 def outer_loop(data, start, *, alpha, method, epsilon, bounds, inner, max_outer, patience,
                min_improvement, rel_improvement, select, penalty, tol, max_iter) -> Outer:
-    """Algorithms 4.1 / 7.1 on ``data``, a row source (:mod:`fmstats.glm.rowsource`).
+    """Algorithms 4.1 / 7.1 on ``data``, a row source (:mod:`fmstats.glm._rowsource`).
 
     Starts from ``start`` (the unweighted fit), alternates F-weights from the current
     probabilities with a warm-started weighted refit (``inner="full"``) or one IRLS step

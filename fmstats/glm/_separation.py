@@ -19,7 +19,7 @@ nothing is flagged.  Two facts decide it instead:
   trust the screen, whose two outcomes (~1 and ~0) are far apart.
 
 :func:`zero_count_cells` names the cells of factor terms that hold one class only (each is a
-separating direction by itself), for the warning.  Used by :mod:`fmstats.glm.irls` (every
+separating direction by itself), for the warning.  Used by :mod:`fmstats.glm._irls` (every
 unpenalised fit) and :mod:`fmstats.resampling` (bootstrap replicates).
 """
 from __future__ import annotations
@@ -159,7 +159,7 @@ def warn_fit(converged: bool, separated: bool, n_separated: int, iterations: int
     """The :class:`ConvergenceWarning` / :class:`SeparationWarning` of a finished fit.
 
     ``how`` is ``"fitted"`` (fitted probabilities numerically 0 or 1, R's rule) or ``"no
-    finite MLE"`` (found by :mod:`fmstats.glm.separation` at a fit that met its stopping
+    finite MLE"`` (found by :mod:`fmstats.glm._separation` at a fit that met its stopping
     rule); ``cells`` names factor cells holding one class only, ``closest`` is the fitted
     probability closest to 0 or 1.
     """

@@ -4,9 +4,9 @@ The design comes from a callable ``design(start, stop)`` returning the rows ``st
 in-memory DataFrame built in row blocks, :class:`fmstats.formula.BlockedFrame`); y, the weights,
 the linear predictor and the fitted values are n-vectors in memory.  Each evaluation at a
 coefficient vector is one pass over the blocks that returns X'WX, the score and the linear
-predictor (the shape of the Dask passes of :mod:`fmstats.glm.dask`), and the Newton loop is
-:func:`fmstats.glm.irls.newton_loop`: R's start, the steps, step-halving, stopping rule,
-penalty and column scaling are those of :func:`~fmstats.glm.irls.irls_logit`; only the order
+predictor (the shape of the Dask passes of :mod:`fmstats.glm._dask`), and the Newton loop is
+:func:`fmstats.glm._irls.newton_loop`: R's start, the steps, step-halving, stopping rule,
+penalty and column scaling are those of :func:`~fmstats.glm.irls_logit`; only the order
 of floating-point sums differs (coefficients agree to ~1e-13).
 
 Memory beyond the n-vectors is one block of the design and its scaled copy: at n = 2e6,
@@ -23,10 +23,10 @@ from typing import Callable
 import numpy as np
 from scipy.special import expit
 
-from .irls import (SEPARATION_EPS, IrlsFit, Point, binomial_deviance, column_scaling,
+from ._irls import (SEPARATION_EPS, IrlsFit, Point, binomial_deviance, column_scaling,
                    deviance_from_eta, deviance_scale, gram, information_inverse, logit_probs,
                    newton_loop, r_start_mu, unscale_fit, warn_fit, weighted_loglik)
-from .separation import NEWTON_REACH
+from ._separation import NEWTON_REACH
 
 __all__ = ["BlockDesign", "rank_gram_blocks", "irls_logit_blocks", "BlockStats",
            "BlockSource"]
@@ -55,7 +55,7 @@ def _scaling(rows: BlockDesign, intercept: int | None | str, pen=None):
 
 
 def rank_gram_blocks(rows: BlockDesign, w: np.ndarray):
-    """:func:`fmstats.glm.irls.rank_gram` accumulated over the blocks, and the largest and
+    """:func:`fmstats.glm.rank_gram` accumulated over the blocks, and the largest and
     smallest value of every column, in one pass: ``(G, hi, lo, intercept)`` with
     ``intercept`` the first column of ones (None if there is none).
 
@@ -81,7 +81,7 @@ def rank_gram_blocks(rows: BlockDesign, w: np.ndarray):
 
 
 class _BlockProblem:
-    """The three evaluations of :func:`~fmstats.glm.irls.newton_loop`, each a pass over blocks."""
+    """The three evaluations of :func:`~fmstats.glm._irls.newton_loop`, each a pass over blocks."""
 
     def __init__(self, rows: BlockDesign, y, w, sc):
         self.rows, self.y, self.w, self.sc = rows, y, w, sc
@@ -129,7 +129,7 @@ class BlockStats:
     """What the last pass of :func:`irls_logit_blocks` gathers at the solution: the hat values
     and the sandwich meats X' diag(e2) X of HC0, HC2 and HC3 (in the coordinates of the fit's
     column scaling), and how far the next Newton step would move each row (the separation
-    screen of :mod:`fmstats.glm.separation`)."""
+    screen of :mod:`fmstats.glm._separation`)."""
 
     hat: np.ndarray
     meats: dict
@@ -137,7 +137,7 @@ class BlockStats:
 
     def covariances(self, fit: IrlsFit) -> dict:
         """The HC0-HC3 sandwich covariances B meat B (B the inverse information), as
-        :meth:`fmstats.glm.irls.IrlsFit.sandwich` computes them from the design."""
+        :meth:`fmstats.glm.IrlsFit.sandwich` computes them from the design."""
         V = fit.xtwx_inv if fit.scaling is None else fit.xtwx_inv_scaled
         out = {}
         for name, meat in self.meats.items():
@@ -172,14 +172,14 @@ def irls_logit_blocks(rows: BlockDesign, y: np.ndarray, weights: np.ndarray, *,
                       max_iter: int = 25, max_halving: int = 30, warn: bool = True,
                       exact_separation: Callable[[], bool] | None = None
                       ) -> tuple[IrlsFit, BlockStats]:
-    """:func:`fmstats.glm.irls.irls_logit` over a design built block by block.
+    """:func:`fmstats.glm.irls_logit` over a design built block by block.
 
     ``rows`` gives the blocks (and a ``sample`` of given rows, on which the column scaling
     is decided as the in-memory core decides it); ``intercept`` is the position of the column
     of ones (None: there is none), known from :func:`column_extremes`.  Returns the fit
     (``eta``, ``mu`` and the working weights as n-vectors, no design) and the
     :class:`BlockStats` of its last pass.  Separation is R's rule or the Newton screen of
-    :mod:`fmstats.glm.separation`, confirmed by ``exact_separation()`` (the linear programme
+    :mod:`fmstats.glm._separation`, confirmed by ``exact_separation()`` (the linear programme
     on the whole design of a small fit) when given.
     """
     y = np.asarray(y, dtype=float)
@@ -226,7 +226,7 @@ def irls_logit_blocks(rows: BlockDesign, y: np.ndarray, weights: np.ndarray, *,
 
 
 class BlockSource:
-    """The row source of :mod:`fmstats.glm.rowsource` (its ``fit``) over a design built block
+    """The row source of :mod:`fmstats.glm._rowsource` (its ``fit``) over a design built block
     by block; ``stats`` holds the :class:`BlockStats` of the last fit."""
 
     def __init__(self, rows: BlockDesign, q, cw, threshold: float, *, intercept: int | None,

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from .fweights import TINY, smooth_g1, smooth_g2
+from ._fweights import TINY, smooth_g1, smooth_g2
 
 __all__ = ["Reweighting", "StackedCov", "stacked_covariance", "estimating_equations",
            "stacked_terms", "aggregates", "fixed_point_gap", "unrolled_covariance",
@@ -157,7 +157,7 @@ def _aligned(X, q, c):
 
 def direct_sums(X, q, c):
     """``sums`` of rows held in memory: ``sums(fn, **kw)`` is ``fn(X, q, c, **kw)``, the
-    one block's vector (out of core, :meth:`fmstats.glm.daskrows.DaskSource.sums` adds the
+    one block's vector (out of core, :meth:`fmstats.glm.DaskSource.sums` adds the
     vectors of every row block)."""
     return lambda fn, **kw: np.asarray(fn(X, q, c, **kw), dtype=float)
 

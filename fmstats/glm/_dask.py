@@ -1,11 +1,11 @@
-"""Out-of-core IRLS: the binomial-logit fit of :mod:`fmstats.glm.irls` on a dask array of rows.
+"""Out-of-core IRLS: the binomial-logit fit of :mod:`fmstats.glm._irls` on a dask array of rows.
 
 The rows of X, y and the prior weights live in blocks (dask chunks along the rows; one chunk
 across the columns).  Each evaluation of the model at a coefficient vector is one pass over the
 data: every block returns its X'WX, X'w(y - mu), deviance terms and a few sums as one flat
 vector, the vectors are added in a tree of tasks on the workers, and only the sum (a few p^2
 numbers) reaches the client, which does the Cholesky solve.  The Newton loop itself is
-:func:`fmstats.glm.irls.newton_loop`, shared with the in-memory core, so the start, the
+:func:`fmstats.glm._irls.newton_loop`, shared with the in-memory core, so the start, the
 step-halving, the stopping rule, the penalty and the warm start are the same code; only the
 order of the floating-point sums differs (results agree to ~1e-13, not bit for bit).
 
@@ -28,7 +28,7 @@ from scipy.special import expit, xlogy
 from threadpoolctl import threadpool_limits
 
 from ..exceptions import DataError, DesignError, InvalidArgumentError
-from .irls import (SEPARATION_EPS, SPREAD_RANGE, intercept_index, newton_loop, Point, logit_probs,
+from ._irls import (SEPARATION_EPS, SPREAD_RANGE, intercept_index, newton_loop, Point, logit_probs,
                    column_spread, deviance_scale, gram, independent_columns,
                    information_inverse, warn_fit)
 
@@ -64,14 +64,14 @@ def is_dask_collection(x) -> bool:
 
 @dataclass(frozen=True)
 class DaskIrlsFit:
-    """The outcome of :func:`irls_logit_dask`: :class:`~fmstats.glm.irls.IrlsFit` without
+    """The outcome of :func:`irls_logit_dask`: :class:`~fmstats.glm.IrlsFit` without
     the n-length arrays (eta, mu, working weights stay with the data), plus sums computed on
     the way.
 
     Attributes
     ----------
     coef, xtwx_inv, deviance, null_deviance, loglik, iterations, converged, separated,
-    history, tol, penalty : as in :class:`~fmstats.glm.irls.IrlsFit`.
+    history, tol, penalty : as in :class:`~fmstats.glm.IrlsFit`.
     pearson_chi2 : sum w (y - mu)^2 / (mu (1 - mu)) at the solution.
     n_separated : rows with positive weight and fitted probability numerically 0 or 1.
     nobs, n_active : rows, rows with positive weight.
@@ -281,7 +281,7 @@ class _DaskProblem:
         return float(self.consts[0])
 
     def deviance_scale(self) -> float:
-        """s of the stopping rule (:func:`fmstats.glm.irls.deviance_scale`)."""
+        """s of the stopping rule (:func:`fmstats.glm.deviance_scale`)."""
         return deviance_scale(float(self.consts[3]), int(self.consts[5]))
 
     def r_start(self):
@@ -359,7 +359,7 @@ def refuse_offset_columns(X, names=None) -> None:
     """Raise :class:`DesignError` when X (a dask array of rows) has an offset or badly scaled
     column, judged on its first non-empty row block.
 
-    The in-memory core centres and scales such columns (:func:`~fmstats.glm.irls.column_scaling`);
+    The in-memory core centres and scales such columns (:func:`~fmstats.glm.column_scaling`);
     the out-of-core passes accumulate X'WX of X as given, which would lose an offset column
     (x + 1e7, a timestamp) to rounding and drop it as collinear.  Until the passes centre too,
     such a design fails loudly rather than silently.
@@ -430,13 +430,13 @@ def irls_logit_dask(X, y, weights=None, *, start: np.ndarray | None = None,
                     max_halving: int = 30, warn: bool = True, persist: bool = True,
                     check_rank: bool = False, first_pass: np.ndarray | None = None
                     ) -> DaskIrlsFit:
-    """:func:`fmstats.glm.irls.irls_logit` on a dask array of rows.
+    """:func:`fmstats.glm.irls_logit` on a dask array of rows.
 
     Parameters
     ----------
     X : (n, p) dask array chunked along the rows (full column rank).
     y, weights : (n,) dask arrays with the same row chunks (numpy arrays are chunked like X).
-    start, penalty, tol, max_iter, max_halving, warn : as in :func:`~fmstats.glm.irls.irls_logit`.
+    start, penalty, tol, max_iter, max_halving, warn : as in :func:`~fmstats.glm.irls_logit`.
     persist : keep X, y and the weights in (worker) memory across the passes (default);
         ``False`` recomputes their graph on every pass.
     check_rank : raise :class:`~fmstats.exceptions.InvalidArgumentError` when X'WX is rank
@@ -477,7 +477,7 @@ def irls_logit_dask(X, y, weights=None, *, start: np.ndarray | None = None,
 
 def irls_evaluate_dask(X, y, weights, coef: np.ndarray, *, penalty: float | np.ndarray = 0.0
                        ) -> DaskIrlsFit:
-    """:func:`fmstats.glm.irls.irls_evaluate` on a dask array of rows: the fit at given
+    """:func:`fmstats.glm.irls_evaluate` on a dask array of rows: the fit at given
     coefficients, in one pass (``iterations`` 0, ``converged`` True)."""
     X, y, w = as_row_blocks(X, y, weights)
     coef = np.asarray(coef, dtype=float).copy()

@@ -3,13 +3,13 @@
 The IRLS fit of :func:`fmstats.maxent` and the outer loop of the F-maximiser
 (:func:`fmstats.fmaxent`) see their data only through this interface, so the same
 code fits a design held in memory (:class:`ArraySource`, here) and one held in chunks of a Dask
-DataFrame (:class:`fmstats.glm.daskrows.DaskSource`, each method one or two passes that sum
+DataFrame (:class:`fmstats.glm.DaskSource`, each method one or two passes that sum
 per-chunk results: X'WX, scores, metric counts)::
 
     fit(start=, penalty=, tol=, max_iter=)      IRLS fit with the count weights (IrlsFit-like)
     has_positives()                             some active row has q > 0
     baseline(penalty, tol, max_iter) -> coef    the unweighted fit's coefficients
-    iterate(coef, alpha, epsilon) -> Iterate    F-measure sums at coef (fmstats.glm.fweights)
+    iterate(coef, alpha, epsilon) -> Iterate    F-measure sums at coef (fmstats.glm._fweights)
     smoothed_counts(it, alpha, epsilon)         smoothed noisy counts (tp, ., f)
     fweights(it, method, f, tp, alpha, epsilon, bounds)   F-weights, mean 1, clipped
     unit_weights()                              the weights of iteration 0
@@ -27,9 +27,9 @@ import numpy as np
 from scipy import sparse
 from scipy.special import expit
 
-from .fweights import (TINY, Iterate, expected_f_weights, metric_sums, metrics_from_sums,
+from ._fweights import (TINY, Iterate, expected_f_weights, metric_sums, metrics_from_sums,
                        noisy_f_weights, smoothed_noisy_counts, weight_scale)
-from .irls import irls_coef, irls_evaluate, irls_logit
+from ._irls import irls_coef, irls_evaluate, irls_logit
 
 __all__ = ["ArraySource"]
 
@@ -104,7 +104,7 @@ class ArraySource:
 
     def sums(self, fn, *, positions: bool = False, n_max: int = 0, **kwargs) -> np.ndarray:
         """``fn(X, q, cw, **kwargs)``: the rows as one block (see
-        :meth:`fmstats.glm.daskrows.DaskSource.sums`; ``positions`` passes 0 .. n - 1)."""
+        :meth:`fmstats.glm.DaskSource.sums`; ``positions`` passes 0 .. n - 1)."""
         extra = (np.arange(self.n_rows),) if positions else ()
         return np.asarray(fn(self.X, self.q, self.cw, *extra, **kwargs), dtype=float)
 
