@@ -1,5 +1,9 @@
 """Independent refits (CV grid points, bootstrap replicates) through joblib.
 
+:func:`capturing` runs one fit in a worker, returning an FmstatsError instead of raising it and
+the warnings it emitted, which :func:`reemit` repeats once per category in the calling process
+(so warnings do not depend on ``n_jobs``); used by the tuners and :mod:`fmstats.svm`.
+
 Workers are module-level functions, so ``joblib.parallel_config(backend="dask")``
 sends them to a Dask cluster unchanged.  Seeds are spawned from ``random_state``
 before any work is dispatched, so results do not depend on ``n_jobs`` or on the
@@ -8,6 +12,7 @@ order in which workers finish.  Progress bars follow the rule of ``_progress``.
 from __future__ import annotations
 
 import os
+import warnings
 from concurrent.futures import BrokenExecutor
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Sequence
@@ -15,10 +20,11 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from .progress import progress_bar, progress_enabled
-from .validation import check_choice, check_random_state, check_scalar
-from ..exceptions import WorkerError
+from .validation import check_choice, check_random_state, check_scalar, warn
+from ..exceptions import FmstatsError, WorkerError
 
-__all__ = ["spawn_seeds", "check_n_jobs", "run_tasks", "row_block", "ROW_BLOCKS"]
+__all__ = ["spawn_seeds", "check_n_jobs", "run_tasks", "row_block", "ROW_BLOCKS", "capturing",
+           "reemit"]
 
 
 def spawn_seeds(random_state: Any, n: int) -> list[np.random.SeedSequence]:
@@ -117,3 +123,22 @@ def run_tasks(fn: Callable, tasks: Iterable[Sequence], *, n_jobs: int | None = N
                 f"crashed); the other workers were stopped, no result of this call was "
                 f"returned and nothing was written. Rerun it, with fewer `n_jobs` (or "
                 f"n_jobs=1) if memory ran out.") from exc
+
+
+def capturing(fn: Callable, *args):
+    """Run ``fn(*args)``; return (value, FmstatsError or None, [(category, message)])."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            value, error = fn(*args), None
+        except FmstatsError as exc:
+            value, error = None, exc
+    return value, error, [(w.category, str(w.message)) for w in caught]
+
+
+def reemit(records: list, n: int, what: str) -> None:
+    by_cat: dict = {}
+    for cat, msg in records:
+        by_cat.setdefault(cat, []).append(msg)
+    for cat, msgs in by_cat.items():
+        warn(f"{len(msgs)} warning(s) of this kind in {n} {what}; the first: {msgs[0]}", cat)

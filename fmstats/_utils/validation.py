@@ -104,6 +104,12 @@ def check_scalar(name: str, value: Any, *, low=None, high=None, low_open=False,
     return value
 
 
+def check_level(level) -> float:
+    """``level`` in (0, 1), as a float (an :class:`InvalidArgumentError` naming it otherwise):
+    the check of every confidence level of fmstats."""
+    return float(check_scalar("level", level, low=0, high=1, low_open=True, high_open=True))
+
+
 def raise_if_any(bad: np.ndarray, error: type, message) -> None:
     """Raise ``error(message(i, count))`` when any entry of the mask ``bad`` is set.
 

@@ -18,7 +18,7 @@ from .._utils.folds import check_folds, stratified_folds
 from .._utils.validation import check_choice, check_random_state, check_scalar, describe
 from ..exceptions import InvalidArgumentError, ResponseError
 from ..formula import check_frame, take_rows
-from ..model_selection import array_weights, kept_rows, training_frame
+from ..results import array_weights, kept_rows, training_frame
 from ..results import ModelResults, ScoreCurves, Section, Summary, predict_kept
 from ._diagnostics import calibration_stats, plot_calibration, stats_lines
 from ._maps import METHODS, fit_map

@@ -6,8 +6,9 @@ import numpy as np
 from scipy import stats
 
 from .. import measures as _m
-from .._utils.validation import check_random_state, check_scalar
+from .._utils.validation import check_level, check_random_state, check_scalar
 from .._utils.boundary import public
+from ..inference import tail_quantiles
 
 __all__ = ["calibration_stats", "stats_lines", "plot_calibration", "brier_decomposition",
            "ece", "f_optimal_threshold"]
@@ -122,7 +123,7 @@ def calibration_stats(p, y, w, *, n_bins: int = 10, level: float = 0.95, B: int 
     dict
     """
     check_scalar("n_bins", n_bins, low=1, integer=True)
-    check_scalar("level", level, low=0, high=1, low_open=True, high_open=True)
+    check_level(level)
     check_scalar("B", B, low=10, integer=True)
     measure = _m.FMeasure() if measure is None else measure
     p, y, w = (np.asarray(v, dtype=float) for v in (p, y, w))
@@ -140,9 +141,8 @@ def calibration_stats(p, y, w, *, n_bins: int = 10, level: float = 0.95, B: int 
         eces[b] = ece(p[i], y[i], w[i], n_bins)
         tb, fb = f_optimal_threshold(p[i], y[i], w[i], measure)
         gaps[b] = tb - (fb * measure.alpha if measure.alpha != 0.5 else fb / 2)
-    q = [(1 - level) / 2, (1 + level) / 2]
-    out["ece_interval"] = tuple(np.quantile(eces, q))
-    out["gap_interval"] = tuple(np.quantile(gaps, q))
+    out["ece_interval"] = tuple(tail_quantiles(eces, level))
+    out["gap_interval"] = tuple(tail_quantiles(gaps, level))
     out["level"] = level
     return out
 

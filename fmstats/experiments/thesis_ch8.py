@@ -15,7 +15,8 @@ from .._utils.progress import progress_bar, progress_enabled
 from .._utils.validation import describe
 from ..datasets import make_thesis_svm_data
 from ..exceptions import InvalidArgumentError
-from ..model_selection import CvTuneResults, reemit
+from .._utils.parallel import reemit
+from ..model_selection import CvTuneResults
 from ..svm import DEFAULT_A_GRID, tune_fsvm, tune_wsvm, wsvm
 
 __all__ = ["THESIS_ALPHAS", "CHAPTER8_MODELS", "chapter8", "plot_chapter8", "VIGNETTE_NAMES",

@@ -26,6 +26,7 @@ from ._reuse import REBUILT, REUSED, DesignMatrix, model_engine, predict_rows, r
 from ._rows import MISSING_OF, NA_ACTIONS, describe_subset, resolve_na_action
 from ._splines import ns_basis, ns_knots
 from ._kept import KeptDesign, KeptRows, kept_model_frame, take_rows
+from ._lhs import FoldResponse, fold_response
 from ._matrix import MatrixData, MatrixSpec, is_sparse, matrix_model_frame
 from ._offset import refuse_offsets
 

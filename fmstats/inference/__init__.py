@@ -22,6 +22,9 @@ from ._interval import MeasureInterval, check_B, check_level, quantile_mc_error
 from ._bands import delta_band
 from ._curveband import BAND_METHODS, CurveBand, band_region, f_band
 from ._optimism import estimate_632plus, no_information_counts
+from ._percentile import (basic_interval, bca_interval, finite_values, jackknife_acceleration,
+                          percentile_interval, tail_quantiles)
 
 __all__ = ["f_interval", "precision_interval", "recall_interval", "MeasureInterval",
-           "compare", "Comparison", "f_band", "CurveBand", "interval_of_rows"]
+           "compare", "Comparison", "f_band", "CurveBand", "interval_of_rows", "percentile_interval",
+           "basic_interval", "bca_interval", "jackknife_acceleration", "tail_quantiles"]

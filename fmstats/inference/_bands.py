@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from ._percentile import tail_quantiles
+
 __all__ = ["delta_band", "bootstrap_band", "profile_band", "profile_f_interval", "pr_region",
            "pr_statistic"]
 
@@ -87,10 +89,9 @@ def bootstrap_band(y, s, w, alpha: float, level: float, B: int, rng, chunk: int 
         f_all.append(F)
         p_all.append(P)
         r_all.append(R)
-    a = (1 - level) / 2
     out = {"threshold": t}
     for name, arr in (("f", f_all), ("precision", p_all), ("recall", r_all)):
-        lo, hi = np.quantile(np.concatenate(arr), [a, 1 - a], axis=0)
+        lo, hi = tail_quantiles(np.concatenate(arr), level, axis=0)
         out[f"{name}_low"], out[f"{name}_high"] = lo, hi
     return out, np.concatenate(best)
 

@@ -15,6 +15,7 @@ from .._utils.validation import check_probabilities, check_random_state, check_w
 from ..exceptions import DataError, InvalidArgumentError
 from ._bands import bootstrap_band, delta_band, pr_region, profile_band
 from ._interval import check_B, check_level, check_method
+from ._percentile import tail_quantiles
 from .._utils.boundary import public
 
 __all__ = ["f_band", "CurveBand", "BAND_METHODS", "band_region"]
@@ -141,8 +142,7 @@ def f_band(y: Any, score: Any, sample_weight: Any = None, *, method: str = "boot
         cols = {"f_low": d["low"], "f_high": d["high"]}
     for k, v in cols.items():
         table[k] = v
-    a = (1 - level) / 2
-    ci = tuple(float(v) for v in np.quantile(np.sort(best), [a, 1 - a], method="inverted_cdf"))
+    ci = tuple(float(v) for v in tail_quantiles(best, level, method="inverted_cdf"))
     return CurveBand(table=table, method=method, level=level,
                      best_threshold=float(table["threshold"].iloc[_pr.best_row(table)]),
                      threshold_ci=ci, B=B, thresholds=best)

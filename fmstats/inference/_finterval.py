@@ -14,6 +14,7 @@ from .._utils.validation import (check_binary, check_choice, check_random_state,
                                  check_weights, warn)
 from ..exceptions import DataError, IntervalWarning, InvalidArgumentError
 from ._interval import MeasureInterval, check_B, check_level, check_method
+from ._percentile import tail_quantiles
 from ._units import Units, binary_units, matrix_units
 from .._utils.boundary import public
 
@@ -93,8 +94,7 @@ def units_of(y_true, preds: list, names: list, sample_weight, alpha: float, aver
 
 def mc_interval(draws: np.ndarray, level: float) -> tuple[float, float]:
     """Equal-tailed interval of Monte-Carlo draws (numpy's linear quantiles)."""
-    a = (1 - level) / 2
-    lo, hi = np.quantile(draws, [a, 1 - a])
+    lo, hi = tail_quantiles(draws, level)
     return float(lo), float(hi)
 
 

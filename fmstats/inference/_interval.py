@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._utils.validation import check_scalar, describe
+from .._utils.validation import check_level, check_scalar, describe
 from ..exceptions import InvalidArgumentError
 
 __all__ = ["MeasureInterval", "check_level", "check_B", "DEFAULT_B", "quantile_mc_error"]
@@ -19,11 +19,6 @@ __all__ = ["MeasureInterval", "check_level", "check_B", "DEFAULT_B", "quantile_m
 DEFAULT_B = 2000
 #: The fewest draws in each tail of a Monte-Carlo interval (B (1 - level) / 2 >= this).
 MIN_TAIL = 5
-
-
-def check_level(level) -> float:
-    """``level`` in (0, 1), as a float (an :class:`InvalidArgumentError` naming it otherwise)."""
-    return float(check_scalar("level", level, low=0, high=1, low_open=True, high_open=True))
 
 
 def check_B(B, level: float, name: str = "B") -> int:

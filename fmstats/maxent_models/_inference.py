@@ -15,7 +15,7 @@ from scipy import optimize, stats
 from scipy.special import expit
 
 from .._utils.boundary import public
-from .._utils.validation import check_choice, check_scalar
+from .._utils.validation import check_choice, check_level, check_scalar
 from ..exceptions import InvalidArgumentError, ModelComparisonError
 from ..glm import binomial_deviance, deviance_scale, gram, irls_logit
 from ._termtable import r_anova_text, warn_f_test
@@ -73,7 +73,7 @@ def predict_se(results, X, eta, index, type: str, interval, level: float) -> pd.
     response scale the delta method multiplies by p (1 - p).  Intervals are formed on the link
     scale and transformed.  ``attrs["residual_scale"]`` is sqrt(dispersion), as R returns it.
     """
-    check_scalar("level", level, low=0, high=1, low_open=True, high_open=True)
+    check_level(level)
     why = results.se_unusable()
     cov = results.cov_params().to_numpy()
     se_link = link_se(X, cov)
@@ -400,7 +400,7 @@ def profile_conf_int(results, level: float = 0.95, parm=None) -> pd.DataFrame:
     around, so its bounds are all NaN with a :class:`~fmstats.exceptions.SeparationWarning`.
     ``parm`` (coefficient names) profiles those only; the others are NaN.
     """
-    check_scalar("level", level, low=0, high=1, low_open=True, high_open=True)
+    check_level(level)
     require_likelihood(results, "conf_int(method='profile')")
     if results.X is None:
         results.require_design("profile-likelihood intervals")
@@ -506,7 +506,7 @@ def confint(fit, parm=None, level: float = 0.95) -> pd.DataFrame:
     sex[T.male]   -2.7635    -2.1661
     age           -0.0145     0.0059
     """
-    check_scalar("level", level, low=0, high=1, low_open=True, high_open=True)
+    check_level(level)
     params = getattr(fit, "params", None)
     if not isinstance(params, pd.Series) or not callable(getattr(fit, "conf_int", None)):
         raise InvalidArgumentError(f"`fit` must be a fitted model with coefficients; got "

@@ -12,12 +12,7 @@ from ._thresholded import BlockThresholdedResults   # a threshold tuned out of c
 from ._oocthreshold import RowFolds   # held by it (the public name results files give it)
 from ._criterion import Criterion
 from ._folds import Folds   # held by tuners (the public name results files give it)
-from ._folds import FoldResponse
 from ._constrained import QUANTITIES, ConstraintWarning
-from ._fits import capturing, reemit
-from ._grid import grid_points
-from ._training import (array_weights, keeps_rows, kept_rows, training_design,
-                        training_frame)
 from ._grid_uncertainty import GridUncertainty
 from ._uncertainty import TuningUncertainty
 

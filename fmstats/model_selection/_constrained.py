@@ -20,11 +20,11 @@ import numpy as np
 import pandas as pd
 
 from .. import measures as _m
-from .._utils.validation import check_choice, check_random_state, check_scalar, describe, warn
+from .._utils.validation import check_choice, check_level, check_random_state, check_scalar, describe, warn
 from ..exceptions import ConstraintWarning, InvalidArgumentError
 from ..formula import take_rows
 from ..results import predict_kept
-from ._fits import capturing, reemit
+from .._utils.parallel import capturing, reemit
 
 __all__ = ["QUANTITIES", "ConstraintWarning", "check_constraint", "constrained_best",
            "quantities", "constraint_probability"]
@@ -127,14 +127,14 @@ def constraint_probability(results, *, B: int = 200, random_state=None, level: f
         raise InvalidArgumentError("constraint_probability() needs a threshold tuned with "
                                    "`constraint=`.")
     check_scalar("B", B, low=10, integer=True)
-    check_scalar("level", level, low=0, high=1, low_open=True, high_open=True)
+    check_level(level)
     q, op, bound = constraint
     rng = check_random_state(random_state)
     data = results.training_data
     response = results._training_response()
     y, w = response.y, response.w * results._prior()
     base = results.base
-    from ._training import array_weights
+    from ..results import array_weights
     aw = array_weights(base)
     values, caught = [], []
     n = len(data)

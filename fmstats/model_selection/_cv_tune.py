@@ -35,10 +35,11 @@ import numpy as np
 import pandas as pd
 
 from .. import measures as _m
-from ._grid import check_names, grid_points, ineffective_parameters
+from .._utils.grid import check_names, grid_points, ineffective_parameters
 from ._criterion import Criterion
-from ._fits import capturing, reemit
-from ._folds import Folds, fixed_seed, fold_response, kept_cv, make_folds, warn_empty_folds
+from .._utils.parallel import capturing, reemit
+from ..formula import fold_response
+from ._folds import Folds, fixed_seed, kept_cv, make_folds, warn_empty_folds
 from ..formula import DesignMatrix
 from .._utils.parallel import check_n_jobs, run_tasks
 from .._utils.progress import progress_enabled

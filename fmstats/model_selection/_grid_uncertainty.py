@@ -28,8 +28,9 @@ from ..exceptions import FmstatsError, InvalidArgumentError, ResamplingWarning
 from ..inference import interval_of_rows
 from ..results import predict_kept
 from ._criterion import Criterion
-from ._fits import capturing
-from ._folds import FoldResponse, fold_response, make_folds
+from .._utils.parallel import capturing
+from ..formula import FoldResponse, fold_response
+from ._folds import make_folds
 from ._uncertainty import CHUNK_ENTRIES, OUTER_FOLDS, stratified_draw
 from .._utils.boundary import public
 

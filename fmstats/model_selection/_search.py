@@ -14,8 +14,9 @@ from ..formula import DesignMatrix, predict_rows, refit_rows
 from ..results import predict_kept
 from .._utils.parallel import run_tasks
 from ._criterion import Criterion
-from ._fits import capturing, reemit
-from ._folds import FoldResponse, make_folds, warn_empty_folds
+from .._utils.parallel import capturing, reemit
+from ..formula import FoldResponse
+from ._folds import make_folds, warn_empty_folds
 from ..exceptions import ConvergenceWarning, SeparationWarning
 
 __all__ = ["scores", "best_row", "refit_and_score", "threshold_task", "counts_at", "threshold_curve",

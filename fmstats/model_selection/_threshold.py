@@ -9,11 +9,12 @@ import numpy as np
 import pandas as pd
 
 from ._criterion import Criterion
-from ._folds import fixed_seed, fold_response, kept_cv, make_folds, warn_empty_folds
+from ..formula import fold_response
+from ._folds import fixed_seed, kept_cv, make_folds, warn_empty_folds
 from .._utils.parallel import check_n_jobs
 from .._utils.progress import progress_enabled
-from ._training import (array_weights, kept_design_frame, kept_rows, training_design,
-                        training_frame)
+from ..results import (array_weights, kept_design_frame, kept_rows, training_design,
+                       training_frame)
 from ._search import best_row, cv_threshold, held_frame, midpoint, scores, threshold_curve
 from ._tuned import check_protocol
 from ._oocthreshold import tune_out_of_core

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 
 from .. import measures as _m
-from ._folds import fold_response
-from ._training import prior_weights, training_frame
+from ..formula import fold_response
+from ..results import training_frame, training_weights
 from ._search import counts_at, scores
 from ._tuned import Tuned, fn_name
 from ._constrained import constraint_probability
@@ -27,7 +27,7 @@ __all__ = ["ThresholdedResults", "BlockThresholdedResults", "row_weights"]
 
 def row_weights(results, n: int) -> np.ndarray:
     """Prior weights of the ``n`` checked training rows (1 where the model has none)."""
-    w = prior_weights(results)
+    w = training_weights(results)
     return np.ones(n) if w is None or len(w) != n else w
 
 

@@ -36,13 +36,15 @@ from ..exceptions import (FmstatsError, InvalidArgumentError, ResamplingWarning,
                           TrivialRuleWarning, UnstableThresholdWarning)
 from ..formula import predict_rows, refit_rows
 from ..inference import (delta_band, estimate_632plus, interval_of_rows, quantile_mc_error,
+                         tail_quantiles,
                          no_information_counts)
 from ..results import predict_kept
 from .._utils.folds import stratified_folds
 from .._utils.parallel import run_tasks
 from .._utils.validation import warn
-from ._fits import capturing
-from ._folds import FoldResponse, make_folds
+from .._utils.parallel import capturing
+from ..formula import FoldResponse
+from ._folds import make_folds
 from ._search import cv_threshold, tuned_threshold
 
 __all__ = ["TuningUncertainty", "tuning_uncertainty", "warn_trivial", "OUTER_FOLDS",
@@ -311,7 +313,7 @@ def tuning_uncertainty(results, design, response, prior, crit, cv, repeats, seed
              f"failed and were left out; the first: {errors[0]}", ResamplingWarning)
     a = (1 - level) / 2
     good = np.sort(thresholds[ok])
-    threshold_ci = tuple(float(v) for v in np.quantile(good, [a, 1 - a], method="inverted_cdf"))
+    threshold_ci = tuple(float(v) for v in tail_quantiles(good, level, method="inverted_cdf"))
     threshold_ci_mc = (quantile_mc_error(good, a), quantile_mc_error(good, 1 - a))
     # nested cross-validation
     cls_nested = np.zeros(n)

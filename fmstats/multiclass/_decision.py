@@ -19,7 +19,7 @@ from .._utils.folds import check_folds, stratified_folds
 from .._utils.validation import check_choice, check_random_state, check_scalar, describe
 from ..exceptions import InvalidArgumentError, ResponseError
 from ..formula import check_frame
-from ..model_selection import array_weights, training_frame
+from ..results import array_weights, training_frame
 from ..results import Persistable, Section, Summary, keeps_rows, predict_kept
 from ._mnresults import known_classes, multiclass_confusion
 from ._rules import (cost_decision, frank_wolfe, macro_f, micro_curve, micro_scores,

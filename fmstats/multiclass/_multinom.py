@@ -20,8 +20,7 @@ from .._utils.call import Settings, records_call, weights_label
 from .._utils.validation import check_choice, check_scalar, describe, prior_weights, warn
 from ..exceptions import (CollinearityWarning, ConvergenceWarning, DesignError,
                           InvalidArgumentError, ResponseError)
-from ..formula import check_frame, model_frame, refuse_offsets, split_formula
-from ..model_selection import FoldResponse
+from ..formula import FoldResponse, check_frame, model_frame, refuse_offsets, split_formula
 from ._mncore import expand_aliased, fit_multinom
 from ._mnresults import MultinomResults
 

@@ -8,7 +8,7 @@
 """
 from ._bootstrap import (BootstrapResults, DegenerateReplicateWarning, ResamplingWarning,
                          bootstrap)
-from ._intervals import basic_interval, bca_interval, jackknife_acceleration, percentile_interval
+from ..inference import basic_interval, bca_interval, jackknife_acceleration, percentile_interval
 from ._validate import OptimismWarning, ValidateResults, validate
 from ._replicates import Draws, PoissonDraws   # held by bootstraps (the public names results files give them)
 

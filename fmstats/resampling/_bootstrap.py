@@ -30,7 +30,7 @@ which reaches a given Monte-Carlo error with fewer replicates.  ``mc_error()`` r
 Monte-Carlo errors.
 
 Confidence intervals are pure functions of the replicate array (:func:`percentile_interval`,
-:func:`basic_interval`, :func:`bca_interval`, in :mod:`fmstats.resampling._intervals`), so they can be fed any replicates (the tests
+:func:`basic_interval`, :func:`bca_interval`, in :mod:`fmstats.inference`), so they can be fed any replicates (the tests
 feed them scipy's).  Quantiles are numpy's linear interpolation, as in
 ``scipy.stats.bootstrap``.  BCa (Efron & Tibshirani 1993, §14.3) needs the jackknife
 acceleration: with n rows that is n refits; above ``JACKKNIFE_MAX`` rows a grouped
@@ -62,11 +62,11 @@ from ._mcerror import (check_mc_tol, covariance as mc_covariance, enough, linear
 from ._replicates import (TYPES, BlockEngine, Draws, PoissonDraws, RowsEngine, as_series,
                           collect, default_statistic, make_engine, replicate_block, report,
                           run, unpack)
-from ..resampling._separation import (DegenerateReplicateWarning, degenerate_replicates, split_flags,
+from ._separation import (DegenerateReplicateWarning, degenerate_replicates, split_flags,
                           warn_all_nan)
 from .._utils.validation import check_choice, check_scalar, describe
-from ._intervals import (basic_interval, bca_interval, check_level, finite_values,
-                     jackknife_acceleration, percentile_interval)
+from ..inference import (basic_interval, bca_interval, check_level, finite_values,
+                         jackknife_acceleration, percentile_interval)
 from ..exceptions import InvalidArgumentError, ResamplingWarning
 from ..results import SIGNIF_LEGEND, Section, Summary, format_numbers
 

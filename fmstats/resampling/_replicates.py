@@ -24,7 +24,7 @@ from ..formula import DesignMatrix
 from .._utils.parallel import check_n_jobs, run_tasks
 from .._utils.progress import progress_enabled
 from ..resampling._separation import no_finite_mle, suspect
-from ..model_selection import array_weights, keeps_rows, training_design, training_frame
+from ..results import array_weights, keeps_training_rows, training_design, training_frame
 from ..results import ModelResults
 from .._utils.rowrng import poisson_counts, replicate_keys
 from .._utils.validation import check_choice, describe, warn
@@ -485,7 +485,7 @@ def make_engine(results, *, type_, data, statistic, fast, columns=None, reuse_de
     frame = design = None
     if use_fast:
         frame = None if data is None else training_frame(results, data)
-    elif data is None and keeps_rows(results):
+    elif data is None and keeps_training_rows(results):
         pass                       # refits on the rows the model kept (KeptRows)
     else:
         frame, design = training_design(results, data, reuse=reuse_design)

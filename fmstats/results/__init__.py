@@ -17,6 +17,8 @@ from ._curves import ScoreCurves
 from ._newdata import NEWDATA_NA, keeps_rows, predict_kept
 from ._persist import FORMAT_VERSION, Persistable
 from ._protocol import ModelResults
+from ._training import (CHECK_ROWS, array_weights, keeps_training_rows, kept_design_frame,
+                        kept_rows, training_design, training_frame, training_weights)
 from ._summary import (SIGNIF_LEGEND, Section, Summary, anova_columns, coef_columns,
                        format_numbers, format_pvalue, format_pvalues, r_matrix_text,
                        signif_stars)

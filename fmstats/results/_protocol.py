@@ -30,7 +30,7 @@ import pandas as pd
 from scipy import stats
 
 from ._persist import Persistable
-from .._utils.validation import check_choice, check_scalar
+from .._utils.validation import check_choice, check_level
 from ..exceptions import InvalidArgumentError
 from ..measures import as_fmeasure
 from ._curves import ScoreCurves
@@ -171,7 +171,7 @@ class ModelResults(Persistable, ScoreCurves):
         method : {"wald", "profile"}, default "wald"
             Wald or profile-likelihood intervals (see above).
         """
-        check_scalar("level", level, low=0, high=1, low_open=True, high_open=True)
+        check_level(level)
         check_choice("method", method, ("wald", "profile"))
         if method == "profile":
             return self._profile_conf_int(level)

@@ -25,11 +25,11 @@ import numpy as np
 import pandas as pd
 
 from .. import measures as _m
-from ..model_selection import capturing
+from .._utils.parallel import capturing
 from .._utils.parallel import run_tasks
 from .._utils.validation import check_binary, check_choice, check_scalar, describe
 from ..exceptions import ConvergenceWarning, InvalidArgumentError, ResponseError
-from ..model_selection import grid_points
+from .._utils.grid import grid_points
 from ..model_selection import CvTuneResults, cv_tune, with_measure
 from ._data import svm_data
 from ._fsvm import fsvm

@@ -12,7 +12,7 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from .._utils.validation import describe
+from .validation import describe
 from ..exceptions import InvalidArgumentError
 
 __all__ = ["grid_points", "check_names", "ineffective_parameters", "TABLE_COLUMNS"]

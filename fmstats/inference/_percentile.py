@@ -1,22 +1,48 @@
-"""Bootstrap confidence intervals as pure functions of a replicate array.
+"""Percentile intervals of replicates and draws: the one percentile rule of fmstats.
 
-Used by :mod:`fmstats.resampling._bootstrap` (which re-exports them) and open to any replicates (the
-tests feed scipy's).  Quantiles are numpy's linear interpolation, as in
-``scipy.stats.bootstrap``; non-finite replicates are left out.
+:func:`tail_quantiles` is the rule every equal-tailed interval of replicates or Monte-Carlo
+draws uses: the (1 - level)/2 and 1 - (1 - level)/2 quantiles, by numpy's linear
+interpolation as in ``scipy.stats.bootstrap``, or (``method="inverted_cdf"``) the replicate
+at that rank -- the intervals of a tuned threshold take a threshold some replicate chose.
+The bootstrap intervals (:func:`percentile_interval`, :func:`basic_interval`,
+:func:`bca_interval`) are pure functions of a replicate array, open to any replicates (the
+tests feed scipy's); non-finite replicates are left out.  Used by ``bootstrap`` (which
+re-exports them), the intervals of F (Bayes, bootstrap), the bands on score curves, the
+tuners' intervals and the calibration diagnostics.
 """
 from __future__ import annotations
 
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from .._utils.validation import check_scalar
+from ._interval import check_level
 
 __all__ = ["percentile_interval", "basic_interval", "bca_interval", "jackknife_acceleration",
-           "check_level", "finite_values"]
+           "finite_values", "tail_quantiles"]
 
 
-def check_level(level) -> float:
-    return float(check_scalar("level", level, low=0, high=1, low_open=True, high_open=True))
+def tail_quantiles(values, level: float, *, axis=None, method: str = "linear") -> np.ndarray:
+    """The (1 - level)/2 and 1 - (1 - level)/2 quantiles of ``values`` (along ``axis``).
+
+    Parameters
+    ----------
+    values : array_like
+        Replicates or draws (used as given: leave out non-finite ones first if needed).
+    level : float
+        The confidence level, in (0, 1) (checked by the caller).
+    axis : int, optional
+        The axis of the replicates (pointwise bands); None flattens.
+    method : str, default "linear"
+        numpy's quantile method: ``"linear"`` interpolates between order statistics;
+        ``"inverted_cdf"`` takes the replicate at the rank (an attained value).
+
+    Returns
+    -------
+    numpy.ndarray
+        The lower and upper quantiles, stacked on the first axis.
+    """
+    a = (1 - level) / 2
+    return np.quantile(values, [a, 1 - a], axis=axis, method=method)
 
 
 def finite_values(a) -> np.ndarray:
@@ -40,10 +66,10 @@ def percentile_interval(replicates, level: float = 0.95) -> tuple[float, float]:
         The lower and upper limits (NaN, NaN without finite replicates).
     """
     r = finite_values(replicates)
-    a = (1 - check_level(level)) / 2
+    level = check_level(level)
     if r.size == 0:
         return (np.nan, np.nan)
-    lo, hi = np.quantile(r, [a, 1 - a])
+    lo, hi = tail_quantiles(r, level)
     return float(lo), float(hi)
 
 

@@ -1,10 +1,10 @@
 """The training rows and prior weights of a fitted model, for functions that refit it.
 
-Used by :mod:`fmstats.resampling._bootstrap` (and through it :mod:`fmstats.resampling._validate`) and by
-:mod:`fmstats.model_selection._threshold` (``tune_threshold``): every function that refits a model on
+Used by ``bootstrap`` and ``validate``, ``tune_threshold``, ``calibrate`` and
+``multiclass_decision``: every function that refits a model on
 parts of "its" data checks that the data given is the data the model was fitted on
 (:func:`training_frame`) and scores rows with the model's prior weights
-(:func:`prior_weights`), passing array weights back to the refits
+(:func:`training_weights`), passing array weights back to the refits
 (:func:`array_weights`), so that frequency weights give the results of duplicated rows.
 """
 from __future__ import annotations
@@ -17,9 +17,9 @@ import pandas as pd
 from .._utils.call import ARRAY_WEIGHTS
 from .._utils.validation import describe
 from ..exceptions import DataError, InvalidArgumentError
-from ..formula import KeptRows
+from ..formula import KeptRows, fold_response
 
-__all__ = ["training_frame", "training_design", "prior_weights", "array_weights", "keeps_rows",
+__all__ = ["training_frame", "training_design", "training_weights", "array_weights", "keeps_training_rows",
            "kept_rows", "kept_design_frame", "CHECK_ROWS"]
 
 
@@ -114,8 +114,6 @@ def kept_design_frame(results, data, *, what: str = "resampling") -> pd.DataFram
     if not data.index.is_unique or len(index.difference(data.index)):
         return training_frame(results, data, what=what)     # raises the lookup's DataError
     frame = data.loc[index].reset_index(drop=True)
-    from ._folds import fold_response
-
     resp = fold_response(results.formula, frame)
     bad = ~np.isclose(resp.y, y, rtol=1e-10, atol=1e-12)
     where = None
@@ -153,7 +151,7 @@ def training_design(results, data, *, what: str = "resampling", reuse: bool = Tr
     return frame, design_of(frame)
 
 
-def prior_weights(results) -> np.ndarray | None:
+def training_weights(results) -> np.ndarray | None:
     """The model's prior weights, one per training row (in the fit's order), or None."""
     w = getattr(results, "prior_weights", None)
     return None if w is None else np.asarray(w, dtype=float)
@@ -169,11 +167,11 @@ def array_weights(results) -> np.ndarray | None:
     for the rows it is given); None for weights from a column or no weights."""
     rec = _recorded_weights(results)
     if isinstance(rec, str) and rec == ARRAY_WEIGHTS:
-        return prior_weights(results)
+        return training_weights(results)
     return None
 
 
-def keeps_rows(results) -> bool:
+def keeps_training_rows(results) -> bool:
     """Whether ``results`` refits on the rows it kept (:class:`~fmstats.formula.KeptRows`):
     maxent-family fits in memory with their design (``keep_data=True``), and the SVMs."""
     return (bool(getattr(results, "refits_kept_rows", False))
@@ -184,7 +182,7 @@ def kept_rows(results, what: str) -> KeptRows:
     """All the rows ``results`` kept, for ``what`` called without ``data=`` (the rule of
     every function that refits: docs/user_guide.rst, "Refits without data="); an :class:`InvalidArgumentError` asking for ``data=`` when it keeps
     none."""
-    if keeps_rows(results):
+    if keeps_training_rows(results):
         return KeptRows(results, np.arange(np.asarray(results.y).shape[0]))
     why = ("keeps no design (keep_data=False, or fitted out of core)"
            if getattr(results, "refits_kept_rows", False) else "does not keep its rows")
