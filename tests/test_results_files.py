@@ -383,6 +383,23 @@ def test_files_naming_modules_made_private_still_open(small, tmp_path):
     np.testing.assert_array_equal(back.params.to_numpy(), fit.params.to_numpy())
 
 
+def test_pickles_naming_a_moved_class_by_its_old_private_path_open(small, tmp_path):
+    """Trusted old pickles named the bootstrap's draws ``fmstats.resampling._bootstrap._Draws``
+    (an alias the module no longer holds): ``_registry.MOVED_CLASSES`` finds the class.
+    Mutant: the entry dropped."""
+    boot = fm.bootstrap(fm.maxent("y ~ x1 + x2", small), B=20, random_state=0)
+    payload = pickle.dumps(boot, protocol=2)
+    old = payload.replace(b"cfmstats.resampling._replicates\nDraws\n",
+                          b"cfmstats.resampling._bootstrap\n_Draws\n")
+    assert old != payload
+    path = tmp_path / "old.fmr"
+    _write_format2(path, old, cls="fmstats.resampling._bootstrap.BootstrapResults")
+    with pytest.warns(ResultsFileWarning, match="format 2"):
+        back = fm.BootstrapResults.load(path, trusted=True)
+    assert type(back.draws) is fm.resampling.Draws
+    pd.testing.assert_frame_equal(back.replicates, boot.replicates)
+
+
 class _Call:
     """Pickles as ``function(*args)``: what a crafted ``__reduce__`` looks like."""
 

@@ -190,6 +190,20 @@ class ModelCall:
                 f"the rows of its own data; pass `{name}=` again for the new data to refit it.")
         return self.function(**{**args, self.data_arg: data})
 
+    def refit_model_run(self, data: Any, model: Any, *, n_folds: int, weights: Any = None,
+                        model_arg: str = "fit", **changes) -> Any:
+        """The call of a function run on a fitted model (``calibrate``,
+        ``multiclass_decision``) again on ``data``: the model refitted on ``data`` first (its
+        own recorded call, with ``weights`` when given), then this call with it; folds given
+        other than by their number (explicit rows, a splitter) become ``n_folds`` folds of the
+        new rows.
+        """
+        new = model.refit(data) if weights is None else model.refit(data, weights=weights)
+        cv = self.arguments.get("cv")
+        if cv is not None and not isinstance(cv, (int, np.integer)):
+            changes.setdefault("cv", n_folds)
+        return self.refit(data, **{model_arg: new, **changes})
+
     def text(self) -> str:
         """The call as R prints it: ``name(arg = value, ...)`` in the signature's order, with
         the arguments the user gave and the data argument."""
@@ -242,6 +256,16 @@ class Settings(Mapping):
     def replace(self, **changes) -> "Settings":
         """A copy with some settings changed."""
         return Settings(self._values, **changes)
+
+    @classmethod
+    def of(cls, call: "ModelCall", *, drop: tuple = (), **resolved) -> "Settings":
+        """The settings of a run of ``call``: every argument of the function's signature with
+        its default applied (the data, the arguments in ``drop`` -- a fitted model a tuner
+        takes -- and the ``**kwargs`` passed through left out), then ``resolved``: what the
+        run resolved (a fixed seed, a criterion built from ``measure``/``beta``/``alpha``)."""
+        params = inspect.signature(call.function).parameters
+        values = {k: v for k, v in call.resolved().items() if k in params and k not in drop}
+        return cls(values, **resolved)
 
     def __repr__(self) -> str:
         return "Settings(" + ", ".join(f"{k}={describe_value(v)}" for k, v in

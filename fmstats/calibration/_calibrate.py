@@ -149,9 +149,8 @@ def calibrate(fit, data: pd.DataFrame | None = None, *, method: str = "platt", c
     cmap = fit_map(method, s_oof, y, w)
     oof = pd.DataFrame({"split": split, "score": s_oof, "calibrated": cmap(s_oof), "y": y,
                         "weight": w})
-    settings = Settings(method=method, cv=cv if isinstance(cv, (int, np.integer)) else
-                        "<folds>", threshold=float(threshold), random_state=random_state,
-                        score_type=score_type)
+    settings = Settings.of(_call, drop=("fit",), cv=cv if isinstance(cv, (int, np.integer))
+                           else "<folds>", threshold=float(threshold), score_type=score_type)
     return CalibratedResults(base=fit, cmap=cmap, oof=oof, folds=pairs, settings=settings,
                              call=_call)
 
@@ -289,12 +288,8 @@ class CalibratedResults(ModelResults):
         weights : str or array-like, optional
             Prior weights of the base model for ``data`` (needed again for array weights).
         """
-        base = self.base.refit(data) if weights is None else self.base.refit(data,
-                                                                             weights=weights)
-        cv = self.settings["cv"]
-        cv = len(self.folds) if cv == "<folds>" else cv
-        return calibrate(base, data, method=self.method, cv=cv,
-                         threshold=self.threshold, random_state=self.settings["random_state"])
+        return self.call.refit_model_run(data, self.base, n_folds=len(self.folds),
+                                         weights=weights)
 
     # ------------------------------------------------------------------ diagnostics
     def _evaluated(self, newdata):

@@ -318,7 +318,7 @@ class CostSensitiveResults(ModelResults):
         if self.formula is None:
             raise InvalidArgumentError(
                 "refit() needs a fit made from a formula; call costsens_arrays() again.")
-        return self.call.refit(data)
+        return super().refit(data)
 
     # ------------------------------------------------------------------ display
     def _selection_lines(self) -> list:

@@ -13,7 +13,7 @@ from scipy.special import expit
 
 from .. import measures as _m
 from .._utils.validation import check_bool, check_choice
-from .._utils.call import ModelCall, Settings, refit_changes
+from .._utils.call import ModelCall, Settings
 from ._prepare import check_threshold
 from ..exceptions import InvalidArgumentError, MissingDataWarning
 from ..formula import ModelFrame
@@ -583,25 +583,6 @@ class MaxentResults(SummaryHooks, ModelResults):
         from ._qresample import resample_f
 
         return resample_f(self, newdata, B=B, random_state=random_state, **kwargs)
-
-    def refit(self, data: pd.DataFrame, weights=None, **changes) -> "MaxentResults":
-        """Fit the same model with the same settings to ``data``: the recorded call again.
-
-        A weights column given by name is looked up in ``data``; weights given as
-        an array must be passed again (they belong to the old rows).
-
-        Parameters
-        ----------
-        data : DataFrame
-            The data to fit to.
-        weights : str or array-like, optional
-            Prior weights for ``data``: needed again when the original ones were an array
-            (default: the original weights column, looked up in ``data``).
-        **changes
-            Other arguments of the call to change (a ``subset`` mask or an ``offset`` array
-            belongs to the old rows: give it again, or None).
-        """
-        return self.call.refit(data, **{**refit_changes(self.call, weights), **changes})
 
     def to_statsmodels(self, cov_type: str | None = None):
         """This model refitted by statsmodels' GLM; see :func:`fmstats.to_statsmodels`.

@@ -36,12 +36,6 @@ class Criterion:
         self.name = "accuracy" if self.accuracy else self.fmeasure.name
         self.column = "accuracy" if self.accuracy else "f"
 
-    def as_kwargs(self) -> dict:
-        """The arguments that make this criterion again (for refits)."""
-        kw = ({"measure": "accuracy", "alpha": self.fmeasure.alpha} if self.accuracy
-              else {"measure": self.fmeasure})
-        return {**kw, "pooling": self.pooling}
-
     def text(self, k: int) -> str:
         what = "accuracy (TP + TN) / n" if self.accuracy else str(self.fmeasure)
         return f"{what}; {_POOLING_TEXT[self.pooling].format(k=k)}"

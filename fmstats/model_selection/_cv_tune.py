@@ -327,10 +327,8 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
     if first is not None and on_error == "raise":
         raise first
     reemit([w for ws in caught for w in ws], G * K, "fold fits of cv_tune")
-    settings = Settings(model_fn=model_fn, formula=formula, grid=points, names=names,
-                        cv=kept_cv(cv), repeats=repeats, measure=crit, refit=refit,
-                        on_error=on_error, random_state=seed, fixed=fixed,
-                        design_note=design.note, ci=bool(ci))
+    settings = Settings.of(_call, grid=points, names=names, cv=kept_cv(cv), measure=crit,
+                           random_state=seed, fixed=fixed, design_note=design.note, ci=bool(ci))
     uncertainty = None
     if ci:
         if kept_cv(cv) is None:

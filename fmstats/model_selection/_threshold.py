@@ -295,8 +295,8 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
             B=B, level=level, n_jobs=n_jobs, progress=progress,
             naive=float(curve[crit.column].iloc[best]), cv_scores=cv_scores, curve=curve,
             refits=refits, replicates=replicates)
-    settings = Settings(cv=kept_cv(cv), repeats=repeats, measure=crit, refit_folds=refit_folds,
-                        type=type, random_state=seed,
+    settings = Settings.of(_call, drop=("results",), cv=kept_cv(cv), measure=crit,
+                           type=type, random_state=seed,
                         design_note=(KEPT_DESIGN if refits is not None and isinstance(
                             data, pd.DataFrame) else KeptDesign.note if refits is not None
                             else None if design is None else design.note), ci=bool(ci),

@@ -197,9 +197,8 @@ def multiclass_decision(fit, data: pd.DataFrame | None = None, *, rule: str = "m
                 if rule == "micro_f"
                 else macro_f(argmax_oof, codes, w, K, fm_.alpha) if rule == "macro_f"
                 else float(w @ c[codes, argmax_oof] / w.sum()))
-    settings = Settings(rule=rule, default_class=d, measure=fm_, wrong_class=wrong_class,
-                        cv=cv if isinstance(cv, (int, np.integer)) else "<folds>",
-                        random_state=random_state, iterations=iterations)
+    settings = Settings.of(_call, drop=("fit",), default_class=d, measure=fm_,
+                           cv=cv if isinstance(cv, (int, np.integer)) else "<folds>")
     oof = pd.DataFrame(P, columns=pd.Index(levels, name="class"))
     oof.insert(0, "split", split)
     oof.insert(1, "y", np.asarray(levels, dtype=object)[codes])
@@ -354,15 +353,10 @@ class MulticlassDecision(Persistable):
         weights : str or array-like, optional
             The base model's prior weights for ``data`` (needed again for array weights).
         """
-        base = self.base.refit(data) if weights is None else self.base.refit(data,
-                                                                             weights=weights)
-        s = self.settings
-        cv = len(self.folds) if s["cv"] == "<folds>" else s["cv"]
-        cost = self.rule_params.get("cost")
-        return multiclass_decision(base, data, rule=self.rule, default_class=s["default_class"],
-                                   cost=cost, measure=s["measure"], wrong_class=s["wrong_class"],
-                                   cv=cv, iterations=s["iterations"],
-                                   random_state=s["random_state"])
+        # the default class the fit resolved stays (the refitted model's may differ)
+        return self.call.refit_model_run(data, self.base, n_folds=len(self.folds),
+                                         weights=weights,
+                                         default_class=self.settings["default_class"])
 
     @property
     def params(self) -> pd.Series:

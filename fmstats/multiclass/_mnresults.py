@@ -9,7 +9,6 @@ import pandas as pd
 from scipy import stats
 
 from .. import measures as _m
-from .._utils.call import refit_changes
 from .._utils.validation import check_choice, describe
 from ..exceptions import InvalidArgumentError, ModelComparisonError, ResponseError
 from ..formula import check_frame
@@ -224,18 +223,6 @@ class MultinomResults(ModelResults):
         else:
             pred = pred.to_numpy()
         return multiclass_confusion(truth, pred, d, w)
-
-    def refit(self, data: pd.DataFrame, weights=None) -> "MultinomResults":
-        """The same model fitted to ``data`` (the recorded call again).
-
-        Parameters
-        ----------
-        data : DataFrame
-            The data.
-        weights : str or array-like, optional
-            Prior weights for ``data`` (needed again when the original ones were an array).
-        """
-        return self.call.refit(data, **refit_changes(self.call, weights))
 
     # ------------------------------------------------------------------ reporting
     def anova(self, *others) -> pd.DataFrame:

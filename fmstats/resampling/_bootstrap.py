@@ -55,6 +55,7 @@ import numpy as np
 import pandas as pd
 
 from .._utils.boundary import public
+from .._utils.call import ModelCall
 from .._utils.parallel import spawn_seeds
 from ..results import Persistable
 from ._mcerror import (check_mc_tol, covariance as mc_covariance, enough, linear_covariance,
@@ -73,9 +74,6 @@ from ..results import SIGNIF_LEGEND, Section, Summary, format_numbers
 __all__ = ["bootstrap", "BootstrapResults", "ResamplingWarning", "DegenerateReplicateWarning",
            "percentile_interval", "basic_interval", "bca_interval", "jackknife_acceleration",
            "TYPES", "CIS", "JACKKNIFE_MAX"]
-
-#: Results pickled before the engines moved to :mod:`fmstats.resampling._replicates` name this class.
-_Draws = Draws
 
 CIS = ("percentile", "basic", "bca")
 #: The ways replicates are refitted on the fast path (:mod:`fmstats.maxent_models._refits`).
@@ -294,7 +292,7 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
         ci="percentile" if ci is None else ci, level=level, B=len(raw), n=engine.n,
         fast=is_fast, n_failed=len(errors),
         n_incomplete=incomplete, replicate_warnings=warned, model_table=tidy_model,
-        model_call=str(getattr(results, "call", results.__class__.__name__)),
+        model_call=results.call,
         model_se_label=str(getattr(results, "cov_type", "model-based")),
         random_state=repr(random_state), seeds=tuple(seeds[:len(raw)]),
         n_separated=int(infinite.sum()), n_nonconverged=int(unconverged.sum()),
@@ -399,8 +397,9 @@ class BootstrapResults(Persistable):
         Warning category -> number of replicates that raised it.
     model_table : DataFrame, optional
         The model's own coefficient table (``tidy()`` at ``level``), or None.
-    model_call : str
-        The model's call, printed by ``summary()``.
+    model_call : ModelCall or str
+        The model's recorded call (printed by ``summary()``); a str in files written before
+        it was kept whole.
     model_se_label : str
         The model's covariance type, printed beside its SEs.
     random_state : str
@@ -449,7 +448,7 @@ class BootstrapResults(Persistable):
     n_incomplete: int
     replicate_warnings: dict = field(default_factory=dict)
     model_table: pd.DataFrame | None = None
-    model_call: str = ""
+    model_call: ModelCall | str = ""
     model_se_label: str = ""
     random_state: str = "None"
     seeds: tuple = field(default=(), repr=False)
@@ -681,7 +680,7 @@ class BootstrapResults(Persistable):
         if self.replicate_warnings:
             lines.append(("Replicate warnings", ", ".join(
                 f"{k} in {v}" for k, v in sorted(self.replicate_warnings.items()))))
-        return _BootSummary(title="Bootstrap of a fitted model", call=self.model_call,
+        return _BootSummary(title="Bootstrap of a fitted model", call=str(self.model_call),
                             coef_table=self.tidy(), sections=[Section("Bootstrap:", lines)])
 
     def _refit_label(self) -> str:
@@ -727,7 +726,10 @@ class BootstrapResults(Persistable):
             coef = set(self.model_table["term"]) if self.model_table is not None else set()
             groups = [g for g in ([t for t in terms if t in coef],
                                   [t for t in terms if t not in coef]) if g]
-            logit = self.model_call.split("(")[0] in ("maxent", "umaxent", "fmaxent")
+            call = self.model_call
+            family = (call.name if isinstance(call, ModelCall)
+                      else str(call).split("(")[0])      # the text kept by older files
+            logit = family in ("maxent", "umaxent", "fmaxent")
             coef_label = "coefficient (log-odds scale)" if logit else "coefficient"
             if ax is None:
                 fig, axes = pyplot().subplots(

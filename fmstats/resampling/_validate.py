@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from .._utils.boundary import public
+from .._utils.call import ModelCall
 from .. import measures as _m
 from .._utils.parallel import spawn_seeds
 from ..results import Persistable, predict_kept
@@ -207,7 +208,7 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
                            n=engine.n, n_failed=len(errors), n_never_out=n_never_out,
                            fast=is_fast, seeds=tuple(seeds), replicate_warnings=warned,
                            replicate_method=replicates if is_fast else "refit",
-                           model_call=str(getattr(results, "call", type(results).__name__)),
+                           model_call=results.call,
                            random_state=repr(random_state),
                            scheme="poisson" if isinstance(engine, BlockEngine) else "case")
 
@@ -289,8 +290,9 @@ class ValidateResults(Persistable):
         The seed of every replicate (used by :meth:`counts`).
     replicate_warnings : dict
         Warning category -> number of replicates that raised it.
-    model_call : str
-        The model's call, printed by ``summary()``.
+    model_call : ModelCall or str
+        The model's recorded call (printed by ``summary()``); a str in files written before
+        it was kept whole.
     random_state : str
         The ``repr`` of the ``random_state`` given.
     scheme : str
@@ -310,7 +312,7 @@ class ValidateResults(Persistable):
     fast: bool
     seeds: tuple = field(repr=False, default=())
     replicate_warnings: dict = field(default_factory=dict)
-    model_call: str = ""
+    model_call: ModelCall | str = ""
     random_state: str = "None"
     scheme: str = "case"
     replicate_method: str = "full"
@@ -383,7 +385,7 @@ class ValidateResults(Persistable):
             lines.append(("Replicate warnings", ", ".join(
                 f"{k} in {v}" for k, v in sorted(self.replicate_warnings.items()))))
         return Summary(title="Bootstrap validation of a fitted model (optimism-corrected)",
-                       call=self.model_call,
+                       call=str(self.model_call),
                        sections=[Section("Performance of the predicted classes:", [], table=show),
                                  Section("Corrected:", [f"  {k}: {v:.4f}" for k, v in
                                                         self.corrected.items()]),

@@ -419,10 +419,12 @@ def _load_pickle(cls, header_line: bytes, content: memoryview, where: str, trust
 
 
 class _Unpickler(pickle.Unpickler):
-    """``pickle.loads``, with the classes of modules that became private found where they
-    are now (``_registry.MOVED_MODULES``): old trusted files name them by their old module."""
+    """``pickle.loads``, with the classes that moved found where they are now
+    (``_registry.MOVED_CLASSES``, ``_registry.MOVED_MODULES``): old trusted files name them
+    by their old paths."""
 
     def find_class(self, module, name):
+        module, name = _registry.MOVED_CLASSES.get((module, name), (module, name))
         return super().find_class(_registry.MOVED_MODULES.get(module, module), name)
 
 

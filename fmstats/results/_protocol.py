@@ -30,6 +30,7 @@ import pandas as pd
 from scipy import stats
 
 from ._persist import Persistable
+from .._utils.call import refit_changes
 from .._utils.validation import check_choice, check_level
 from ..exceptions import InvalidArgumentError
 from ..measures import as_fmeasure
@@ -228,15 +229,32 @@ class ModelResults(Persistable, ScoreCurves):
         })
 
     # ------------------------------------------------------------------ protocol
-    def refit(self, data):  # pragma: no cover - abstract
-        """Fit the same model, with the same settings, to new data.
+    def refit(self, data, weights=None, **changes):
+        """Fit the same model with the same settings to ``data``: the recorded call again.
+
+        Implemented once, here, for every family: the model function of the recorded call
+        (``self.call``) is called again with the arguments it was given, on ``data``.
+        Defaults that depend on the data (fsvm's C = m+, the costs of its start) are
+        recomputed on ``data``.  A weights column given by name is looked up in ``data``;
+        weights given as an array must be passed again (they belong to the old rows).
 
         Parameters
         ----------
         data : DataFrame
-            The new data.
+            The data to fit to.
+        weights : str or array-like, optional
+            Prior weights for ``data``: needed again when the original ones were an array
+            (default: the original weights column, looked up in ``data``).
+        **changes
+            Other arguments of the call to change (a ``subset`` mask or an ``offset`` array
+            belongs to the old rows: give it again, or None).
+
+        Returns
+        -------
+        ModelResults
+            The new fit, of this fit's class.
         """
-        raise NotImplementedError
+        return self.call.refit(data, **{**refit_changes(self.call, weights), **changes})
 
     def predict(self, newdata=None, type: str = "response"):  # pragma: no cover - abstract
         raise NotImplementedError

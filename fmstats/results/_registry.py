@@ -66,6 +66,13 @@ MOVED_MODULES = {f"fmstats.glm.{m}": f"fmstats.glm._{m}" for m in (
     "irls", "blockreplicates", "blocks", "dask", "daskrows", "fweights", "outer", "rowsource",
     "separation", "stacked")}
 
+#: Classes old pickles name by a private path that no longer holds them: (module, name) ->
+#: (the public module, name) now.
+MOVED_CLASSES = {
+    ("fmstats.resampling._bootstrap", "_Draws"): ("fmstats.resampling", "Draws"),
+    ("fmstats.model_selection._folds", "FoldResponse"): ("fmstats.formula", "FoldResponse"),
+}
+
 #: Public names of the functions a results file may name (never calls).
 FUNCTIONS = (
     "fmstats.maxent", "fmstats.umaxent", "fmstats.fmaxent", "fmstats.wsvm", "fmstats.fsvm",

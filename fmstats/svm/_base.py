@@ -13,7 +13,7 @@ from .. import measures as _m
 from .._utils.validation import check_choice, check_scalar
 from ..exceptions import (InvalidArgumentError,
                           ResponseError)
-from .._utils.call import ModelCall, Settings, refit_changes
+from .._utils.call import ModelCall, Settings
 from ..formula import KeptRows
 from ..results import ModelResults
 from ..results import Section, Summary
@@ -201,28 +201,6 @@ class SvmResults(ModelResults):
         return [("Response", resp), ("Rows used", f"{self.nobs} of {self.n_input}"),
                 ("Positives / negatives", f"{int((self.y == 1).sum())} / "
                                           f"{int((self.y == 0).sum())}")]
-
-    def refit(self, data: pd.DataFrame, weights=None) -> "SvmResults":
-        """Fit the same model with the same settings to ``data``: the recorded call again.
-
-        Defaults that depend on the data (fsvm's C = m+, the costs of its start and of the
-        counting objective) are recomputed on ``data``, and fsvm's start is the weighted SVM
-        on ``data`` (as in the thesis's cross-validation).
-
-        Parameters
-        ----------
-        data : pandas.DataFrame
-            The data to fit, with the columns the formula refers to.
-        weights : str or array-like, optional
-            New prior weights; weights recorded by column name are looked up in ``data``,
-            array weights must be re-given.
-
-        Returns
-        -------
-        WsvmResults or FsvmResults
-            The new fit, of this fit's class.
-        """
-        return self.call.refit(data, **refit_changes(self.call, weights))
 
     def _summary(self, fit_lines: list, detail_lines: list) -> Summary:
         sections = [Section("Fit:", fit_lines), self._f_section(),
