@@ -420,3 +420,17 @@ def test_small_top_level_and_no_ambient_state():
     ambient = sorted(str(p.relative_to(PACKAGE_DIR)) for p in PACKAGE_DIR.rglob("*.py")
                      if "ContextVar" in p.read_text())
     assert ambient == [], f"ContextVar (ambient state) in {ambient}"
+
+
+def test_one_percentile_rule():
+    """Equal-tailed intervals of replicates or draws take their quantiles in one place
+    (``inference.tail_quantiles``, issue 43), not inline.  Mutant: calibration's
+    ``np.quantile(eces, [(1 - level) / 2, (1 + level) / 2])`` back."""
+    import re
+
+    inline = re.compile(r"quantile\([^)]*\[\s*(a\s*,\s*1\s*-\s*a|\(1\s*-\s*level\)\s*/\s*2\s*,)"
+                        r"|\(1\s*\+\s*level\)\s*/\s*2|=\s*\[\(1\s*-\s*level\)\s*/\s*2")
+    offenders = [f"{name}: {m.group(0)}" for name, p in sorted(MODULES.items())
+                 if name != "fmstats.inference._percentile"
+                 for m in inline.finditer(p.read_text())]
+    assert offenders == [], "\n".join(offenders)

@@ -2,8 +2,8 @@
 
 * :class:`ModelResults` -- coefficient tables, ``measure``, ``tidy``, pickling and
   ``save``/``load`` (:class:`Persistable`), and the score curves (:class:`ScoreCurves`:
-  ``f_curve``, ``plot_pr``, ``plot_roc``); a family implements ``params``, ``cov_params``,
-  ``predict``, ``confusion``, ``refit`` and ``summary``;
+  ``f_curve``, ``plot_pr``, ``plot_roc``), ``refit`` (the recorded call again); a family
+  implements ``params``, ``cov_params``, ``predict``, ``confusion`` and ``summary``;
 * :class:`Summary` and :class:`Section` -- R-style text, HTML and LaTeX summaries;
 * :class:`ModelCall` and :class:`Settings` -- the recorded call and settings every result
   holds (``fit.call``, ``fit.settings``), named here in results files;

@@ -15,8 +15,9 @@ Every fmstats model returns a results object that
 What is shared is implemented here once: the coefficient table (standard errors, Wald
 statistics, p-values, intervals, ``tidy``), ``measure`` (the F-measure of ``confusion``
 under the fit's measure ``fmeasure`` or the one asked for), ``_repr_html_``, pickling and
-persistence.  A family implements what differs: ``params``, ``cov_params``, ``predict``,
-``confusion``, ``refit`` and ``summary``.
+persistence, and ``refit`` (the recorded call, ``self.call``, again on other data).  A family
+implements what differs: ``params``, ``cov_params``, ``predict``, ``confusion`` and
+``summary``; its model function, recorded in the call, is its core fit.
 
 Results are immutable after construction; derived statistics are
 ``functools.cached_property`` values computed on first use.
