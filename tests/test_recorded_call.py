@@ -130,3 +130,34 @@ def test_bootstrap_and_validate_keep_the_models_call(data):
         labels = [a.get_xlabel() for a in fig.axes]
         assert any("log-odds" in lab for lab in labels), labels
         matplotlib.pyplot.close(fig)
+
+
+def test_every_results_class_answers_its_training_rows_through_one_interface(data):
+    """Issue 43, item 2: the models, the tuners and the decisions speak FitRows (what they
+    do not keep reads None), and the functions that refit ask it through ``rows_of``; an
+    object of another class (``step()``'s result delegates to its model) is read through the
+    same names.  Mutants: a class dropped from FitRows (a tuned threshold's rows lost:
+    bootstrap refuses it), ``rows_of`` answering None for a foreign object's rows."""
+    from fmstats.results import FitRows, rows_of
+
+    fit = fm.maxent("y ~ x1 + x2", data)
+    tuned = fm.tune_threshold(fit, data, cv=3, random_state=0)
+    cal = fm.calibrate(fit, data, random_state=0)
+    cvt = fm.cv_tune(fm.maxent, "y ~ x1 + x2", data, {"penalty": [0.0, 1.0]}, cv=3,
+                     random_state=0)
+    for obj in (fit, tuned, cal, cvt, fm.wsvm("y ~ x1 + x2", data)):
+        assert isinstance(obj, FitRows) and rows_of(obj) is obj
+    assert rows_of(tuned).training_data is tuned.training_data
+    assert rows_of(cvt).X is None and rows_of(cvt).training_data is None
+    pd.testing.assert_index_equal(rows_of(cal).index, fit.index)
+    # a foreign object: what it has is read, what it lacks is FitRows' answer
+    step = fm.step(fm.maxent("y ~ x1 + x2", data))
+    view = rows_of(step)
+    assert not isinstance(step, FitRows)
+    np.testing.assert_array_equal(view.y, step.model.y)
+    assert view.training_data is None and view.refits_kept_rows is True
+    with pytest.raises(AttributeError):
+        view.params                      # only the training-rows names
+    # the tuned threshold's own rows are what a bootstrap of it resamples
+    boot = fm.bootstrap(tuned, B=20, random_state=0)
+    assert boot.n == len(data)

@@ -13,7 +13,7 @@ from ..formula import fold_response
 from ._folds import fixed_seed, kept_cv, make_folds, warn_empty_folds
 from .._utils.parallel import check_n_jobs
 from .._utils.progress import progress_enabled
-from ..results import (array_weights, kept_design_frame, kept_rows, training_design,
+from ..results import (array_weights, kept_design_frame, kept_rows, rows_of, training_design,
                        training_frame)
 from ._search import best_row, cv_threshold, held_frame, midpoint, scores, threshold_curve
 from ._tuned import check_protocol
@@ -229,16 +229,17 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
                                  random_state=fixed_seed(random_state), constraint=constraint,
                                  progress=progress)
         return BlockThresholdedResults(
-            base=results, data=None, formula=getattr(results, "formula", None),
+            base=results, data=None, formula=rows_of(results).formula,
             score_type=found.score_type, threshold=found.threshold, curve=found.curve,
             best_index=found.best, cv_scores=None, folds=found.folds, settings=found.settings,
             call=_call, own_counts=found.own_counts, own=found.own, passes=found.passes)
     # a maxent-family fit refits its folds on its own design (its engine: no design built)
     if not (refit_folds and reuse_design):
         refits = None
-    formula = getattr(results, "formula", None)
+    rows = rows_of(results)
+    formula = rows.formula
     design = None      # the design of the training rows, built once (only when refitting)
-    if data is None and not isinstance(getattr(results, "training_data", None), pd.DataFrame):
+    if data is None and not isinstance(rows.training_data, pd.DataFrame):
         # without data: the rows the fit kept (the rule of every function that refits)
         if not reuse_design:
             raise InvalidArgumentError(
@@ -247,13 +248,13 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
         data = kept_rows(results, "tune_threshold()")
         design = KeptDesign(results) if refit_folds and refits is None else None
     elif refits is not None:
-        data = kept_design_frame(results, results.training_data if data is None else data,
+        data = kept_design_frame(results, rows.training_data if data is None else data,
                                  what="tune_threshold()")
     else:
         # the rows the model was fitted on, checked as bootstrap() and validate() check them,
         # in the fit's order (so that the prior weights line up); positions index the
         # predictions
-        data = results.training_data if data is None else check_frame(data, "data")
+        data = rows.training_data if data is None else check_frame(data, "data")
         if refit_folds:
             data, design = training_design(results, data, what="tune_threshold()",
                                            reuse=reuse_design)

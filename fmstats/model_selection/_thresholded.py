@@ -101,7 +101,7 @@ class ThresholdedResults(Tuned, ScoreCurves):
         return fold_response(self.formula, self.training_data)
 
     def _prior(self) -> np.ndarray:
-        w = getattr(self, "prior_weights", None)   # None in results pickled before weights
+        w = self.prior_weights       # FitRows' None in results pickled before weights
         return np.ones(len(self.training_data)) if w is None else w
 
     def __init__(self, *, base, data, formula, score_type, threshold, curve, best_index,

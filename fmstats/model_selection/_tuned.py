@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ._folds import Folds, reuse_cv
-from ..results import Persistable
+from ..results import FitRows, Persistable
 from .._utils.call import ModelCall, Settings
 from .._utils.validation import describe
 from ..exceptions import InvalidArgumentError
@@ -28,7 +28,7 @@ def fn_name(fn) -> str:
     return getattr(fn, "__name__", type(fn).__name__)
 
 
-class Tuned(Persistable):
+class Tuned(Persistable, FitRows):
     """What the results of both tuning functions share: criterion, folds, HTML, pickling."""
 
     settings: Settings

@@ -19,7 +19,7 @@ from .._utils.folds import check_folds, stratified_folds
 from .._utils.validation import check_choice, check_random_state, check_scalar, describe
 from ..exceptions import InvalidArgumentError, ResponseError
 from ..formula import check_frame
-from ..results import array_weights, training_frame
+from ..results import FitRows, array_weights, training_frame
 from ..results import Persistable, Section, Summary, keeps_rows, predict_kept
 from ._mnresults import known_classes, multiclass_confusion
 from ._rules import (cost_decision, frank_wolfe, macro_f, micro_curve, micro_scores,
@@ -208,7 +208,7 @@ def multiclass_decision(fit, data: pd.DataFrame | None = None, *, rule: str = "m
                               settings=settings, call=_call)
 
 
-class MulticlassDecision(Persistable):
+class MulticlassDecision(Persistable, FitRows):
     """A multiclass model with a decision rule tuned by pooled CV (:func:`multiclass_decision`).
 
     ``predict(newdata)`` gives the decided classes (``type="probs"``: the base model's

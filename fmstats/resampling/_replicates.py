@@ -24,7 +24,8 @@ from ..formula import DesignMatrix
 from .._utils.parallel import check_n_jobs, run_tasks
 from .._utils.progress import progress_enabled
 from ..resampling._separation import no_finite_mle, suspect
-from ..results import array_weights, keeps_training_rows, training_design, training_frame
+from ..results import (array_weights, keeps_training_rows, rows_of, training_design,
+                       training_frame)
 from ..results import ModelResults
 from .._utils.rowrng import poisson_counts, replicate_keys
 from .._utils.validation import check_choice, describe, warn
@@ -431,8 +432,8 @@ def as_series(value) -> pd.Series:
 
 def _label_probabilities(results, frame, type_):
     """(q, trials, response columns) for labels_from_q; rejects certain 0/1 labels."""
-    q = getattr(results, "y", None)
-    trials = getattr(results, "trials", None)
+    rows = rows_of(results)
+    q, trials = rows.y, rows.trials
     name = getattr(results, "response_name", "the response")
     if q is None:
         raise InvalidArgumentError(f"type={type_!r} needs the model's label probabilities q; "
@@ -450,7 +451,7 @@ def _label_probabilities(results, frame, type_):
     if frame is not None:
         from ..formula import parse_response
 
-        kind, names, _ = parse_response(results.spec.lhs, frame)
+        kind, names, _ = parse_response(rows.spec.lhs, frame)
         if kind == "expr":
             raise InvalidArgumentError(
                 f"type='labels_from_q' writes the drawn labels into the response column, but "
@@ -493,9 +494,10 @@ def make_engine(results, *, type_, data, statistic, fast, columns=None, reuse_de
     cols = ()
     if type_ == "labels_from_q":
         q, trials, cols = _label_probabilities(results, None if use_fast else frame, type_)
-    y = getattr(results, "y", None)
-    if y is None and frame is not None and hasattr(results, "spec"):
-        y = results.spec.build_with_response(frame, missing="raise")[0].y
+    rows = rows_of(results)
+    y = rows.y
+    if y is None and frame is not None and rows.spec is not None:
+        y = rows.spec.build_with_response(frame, missing="raise")[0].y
     n = len(frame) if frame is not None else int(results.nobs)
     strata = None
     if type_ == "stratified":
@@ -503,7 +505,7 @@ def make_engine(results, *, type_, data, statistic, fast, columns=None, reuse_de
             raise InvalidArgumentError(f"type='stratified' needs the training labels; "
                                        f"{type(results).__name__} does not expose them (`y`).")
         strata = (np.asarray(y) >= 0.5).astype(np.int8)
-    trials = getattr(results, "trials", None) if trials is None else trials
+    trials = rows.trials if trials is None else trials
     base = dict(n=n, type=type_, strata=strata, q=q, trials=trials)
     if use_fast:
         linear = refits.influence() if control and type_ != "labels_from_q" else None

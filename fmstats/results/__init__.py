@@ -8,6 +8,9 @@
 * :class:`ModelCall` and :class:`Settings` -- the recorded call and settings every result
   holds (``fit.call``, ``fit.settings``), named here in results files;
 * :func:`check_comparable` -- what a nested comparison of fits (``anova``) checks;
+* :class:`FitRows` -- "my training rows", one interface for every results class
+  (``formula``, ``spec``, ``index``, ``y``, ``X``, ``prior_weights``, ...), asked through
+  ``rows_of`` by the functions that refit (``training_frame``, ``kept_rows``, ...);
 * :func:`keeps_rows` -- ``predict(newdata)`` returns one row per row of ``newdata`` (R's
   ``na.pass``; ``na_action=`` for the other choices), for every family.
 """
@@ -17,8 +20,9 @@ from ._curves import ScoreCurves
 from ._newdata import NEWDATA_NA, keeps_rows, predict_kept
 from ._persist import FORMAT_VERSION, Persistable
 from ._protocol import ModelResults
-from ._training import (CHECK_ROWS, array_weights, keeps_training_rows, kept_design_frame,
-                        kept_rows, training_design, training_frame, training_weights)
+from ._training import (CHECK_ROWS, FitRows, array_weights, keeps_training_rows,
+                        kept_design_frame, kept_rows, rows_of, training_design, training_frame,
+                        training_weights)
 from ._summary import (SIGNIF_LEGEND, Section, Summary, anova_columns, coef_columns,
                        format_numbers, format_pvalue, format_pvalues, r_matrix_text,
                        signif_stars)

@@ -36,11 +36,12 @@ from .._utils.validation import check_choice, check_level
 from ..exceptions import InvalidArgumentError
 from ..measures import as_fmeasure
 from ._curves import ScoreCurves
+from ._training import FitRows
 
 __all__ = ["ModelResults"]
 
 
-class ModelResults(Persistable, ScoreCurves):
+class ModelResults(Persistable, ScoreCurves, FitRows):
     """Base class for fitted models with a coefficient vector.
 
     Subclasses provide ``params`` (Series, NaN for aliased terms),

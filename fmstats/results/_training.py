@@ -1,5 +1,12 @@
 """The training rows and prior weights of a fitted model, for functions that refit it.
 
+Every results object answers "my training rows" through one interface, :class:`FitRows`
+(``formula``, ``spec``, ``index``, ``y``, ``trials``, ``X``, ``aliased``, ``prior_weights``,
+``refits_kept_rows``, ``training_data``): each is None (False) where the results do not keep
+it, and the families set or compute the ones they keep (a maxent-family fit asks its
+training-data object, :class:`fmstats.maxent_models.InMemoryTraining`).  The functions here
+ask it through :func:`rows_of`, never by probing attributes.
+
 Used by ``bootstrap`` and ``validate``, ``tune_threshold``, ``calibrate`` and
 ``multiclass_decision``: every function that refits a model on
 parts of "its" data checks that the data given is the data the model was fitted on
@@ -19,8 +26,62 @@ from .._utils.validation import describe
 from ..exceptions import DataError, InvalidArgumentError
 from ..formula import KeptRows, fold_response
 
-__all__ = ["training_frame", "training_design", "training_weights", "array_weights", "keeps_training_rows",
-           "kept_rows", "kept_design_frame", "CHECK_ROWS"]
+__all__ = ["FitRows", "rows_of", "training_frame", "training_design", "training_weights",
+           "array_weights", "keeps_training_rows", "kept_rows", "kept_design_frame",
+           "CHECK_ROWS"]
+
+
+class FitRows:
+    """What a results object says about the rows it was fitted on: the one interface of
+    every fmstats results class (the models, the tuners, the decisions).
+
+    A class attribute is the answer of results that do not keep that item (None, or False);
+    a family sets or computes the ones it keeps.
+    """
+
+    #: The model formula (None: fitted from arrays).
+    formula = None
+    #: The design specification that rebuilds the design of data.
+    spec = None
+    #: The index labels of the rows the fit used, in its order.
+    index = None
+    #: The response of those rows as proportions (as the fit used it).
+    y = None
+    #: Binomial trials of ``cbind`` responses.
+    trials = None
+    #: The design of those rows, when the fit keeps it.
+    X = None
+    #: Which design columns were aliased (dropped) by the fit.
+    aliased = None
+    #: The prior weights of those rows.
+    prior_weights = None
+    #: Whether the fit refits on the rows it kept (``formula.KeptRows``) when it keeps ``X``.
+    refits_kept_rows = False
+    #: The DataFrame the results keep of their training data (a tuned threshold's).
+    training_data = None
+
+
+_DECLARED = tuple(n for n in vars(FitRows) if not n.startswith("_"))
+
+
+class _Foreign:
+    """An object outside the fmstats results classes (the model :func:`fmstats.step`
+    returns, which delegates to the selected model; a user's own object) read through the
+    names of :class:`FitRows`: what it lacks reads as FitRows' answer."""
+
+    def __init__(self, results):
+        self._results = results
+
+    def __getattr__(self, name):
+        if name not in _DECLARED:
+            raise AttributeError(name)
+        return getattr(self._results, name, getattr(FitRows, name))
+
+
+def rows_of(results) -> FitRows | _Foreign:
+    """``results`` as :class:`FitRows`: itself for every fmstats results class; an object
+    of another class is read through the same names (what it lacks reads as None)."""
+    return results if isinstance(results, FitRows) else _Foreign(results)
 
 
 _INTERCEPTS = ("Intercept", "(Intercept)")
@@ -38,8 +99,9 @@ def training_frame(results, data, *, what: str = "resampling", design=None) -> p
     of the rows, returning a :class:`fmstats.formula.DesignMatrix`) builds the design
     of the rows once for the caller, and the comparison takes it from there.
     """
+    rows = rows_of(results)
     if data is None:
-        data = getattr(results, "training_data", None)
+        data = rows.training_data
     if isinstance(data, KeptRows):
         raise InvalidArgumentError(
             f"{what} a {type(results).__name__} tuned on the rows its model kept refits it "
@@ -52,7 +114,7 @@ def training_frame(results, data, *, what: str = "resampling", design=None) -> p
             "DataFrame the model was fitted on).")
     if not isinstance(data, pd.DataFrame):
         raise InvalidArgumentError(f"`data` must be a pandas DataFrame; got {describe(data)}.")
-    index = getattr(results, "index", None)
+    index = rows.index
     if not isinstance(index, pd.Index):
         return data
     if not data.index.is_unique:
@@ -64,7 +126,7 @@ def training_frame(results, data, *, what: str = "resampling", design=None) -> p
                         f"fitted on (e.g. index label {missing[0]!r}); pass the training frame "
                         f"({what} needs the data the model was fitted on).")
     frame = data.loc[index]
-    spec, y = getattr(results, "spec", None), getattr(results, "y", None)
+    spec, y = rows.spec, rows.y
     if spec is not None and y is not None:
         if design is None:
             resp, X, _ = spec.build_with_response(frame, missing="raise", arg="data")
@@ -74,8 +136,8 @@ def training_frame(results, data, *, what: str = "resampling", design=None) -> p
             resp, X, _ = spec.build_with_response(cache.subset(np.arange(len(frame)),
                                                                frame=frame), missing="raise",
                                                   arg="data")
-        X = X[:, ~results.aliased] if hasattr(results, "aliased") else X
-        stored = getattr(results, "X", None)
+        X = X[:, ~rows.aliased] if rows.aliased is not None else X
+        stored = rows.X
         if stored is not None and stored.shape[1] == X.shape[1] - 1:
             # SVMs store the design without its intercept column (b is separate)
             names = list(spec.column_names)
@@ -105,8 +167,8 @@ def kept_design_frame(results, data, *, what: str = "resampling") -> pd.DataFram
     """
     if not isinstance(data, pd.DataFrame):
         return training_frame(results, data, what=what)
-    index = getattr(results, "index", None)
-    spec, y, stored = (getattr(results, a, None) for a in ("spec", "y", "X"))
+    rows = rows_of(results)
+    index, spec, y, stored = rows.index, rows.spec, rows.y, rows.X
     if not isinstance(index, pd.Index) or spec is None or y is None or stored is None:
         return training_frame(results, data, what=what).reset_index(drop=True)
     n = len(index)
@@ -114,14 +176,14 @@ def kept_design_frame(results, data, *, what: str = "resampling") -> pd.DataFram
     if not data.index.is_unique or len(index.difference(data.index)):
         return training_frame(results, data, what=what)     # raises the lookup's DataError
     frame = data.loc[index].reset_index(drop=True)
-    resp = fold_response(results.formula, frame)
+    resp = fold_response(rows.formula, frame)
     bad = ~np.isclose(resp.y, y, rtol=1e-10, atol=1e-12)
     where = None
     if bad.any():
         where = f"the response differs at row {index[np.flatnonzero(bad)[0]]!r}"
     else:
         _, X, _ = spec.build_with_response(frame.iloc[sample], missing="raise", arg="data")
-        X = X[:, ~results.aliased]
+        X = X[:, ~rows.aliased]
         part = stored[sample]
         part = part.toarray() if hasattr(part, "toarray") else part
         if X.shape != part.shape or not np.allclose(X, part, rtol=1e-10, atol=1e-12):
@@ -140,7 +202,7 @@ def training_design(results, data, *, what: str = "resampling", reuse: bool = Tr
     built = []
 
     def design_of(frame):
-        built.append(DesignMatrix(getattr(results, "formula", None), frame,
+        built.append(DesignMatrix(rows_of(results).formula, frame,
                                   engine=model_engine(results), reuse=reuse))
         return built[-1]
 
@@ -153,7 +215,7 @@ def training_design(results, data, *, what: str = "resampling", reuse: bool = Tr
 
 def training_weights(results) -> np.ndarray | None:
     """The model's prior weights, one per training row (in the fit's order), or None."""
-    w = getattr(results, "prior_weights", None)
+    w = rows_of(results).prior_weights
     return None if w is None else np.asarray(w, dtype=float)
 
 
@@ -174,8 +236,8 @@ def array_weights(results) -> np.ndarray | None:
 def keeps_training_rows(results) -> bool:
     """Whether ``results`` refits on the rows it kept (:class:`~fmstats.formula.KeptRows`):
     maxent-family fits in memory with their design (``keep_data=True``), and the SVMs."""
-    return (bool(getattr(results, "refits_kept_rows", False))
-            and getattr(results, "X", None) is not None)
+    rows = rows_of(results)
+    return bool(rows.refits_kept_rows) and rows.X is not None
 
 
 def kept_rows(results, what: str) -> KeptRows:
@@ -185,7 +247,7 @@ def kept_rows(results, what: str) -> KeptRows:
     if keeps_training_rows(results):
         return KeptRows(results, np.arange(np.asarray(results.y).shape[0]))
     why = ("keeps no design (keep_data=False, or fitted out of core)"
-           if getattr(results, "refits_kept_rows", False) else "does not keep its rows")
+           if rows_of(results).refits_kept_rows else "does not keep its rows")
     raise InvalidArgumentError(
         f"{what} refits the model on its training rows; without `data=` it takes the rows "
         f"the fit kept, but this {type(results).__name__} {why}: pass `data=`, the DataFrame "
