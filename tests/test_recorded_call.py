@@ -148,6 +148,9 @@ def test_every_results_class_answers_its_training_rows_through_one_interface(dat
     for obj in (fit, tuned, cal, cvt, fm.wsvm("y ~ x1 + x2", data)):
         assert isinstance(obj, FitRows) and rows_of(obj) is obj
     assert rows_of(tuned).training_data is tuned.training_data
+    # the model a result stands on (the replicates' separation flags, the design's engine)
+    assert fit.fitted_model is fit and tuned.fitted_model is fit and cal.fitted_model is fit
+    assert cvt.fitted_model is cvt.best_model
     assert rows_of(cvt).X is None and rows_of(cvt).training_data is None
     pd.testing.assert_index_equal(rows_of(cal).index, fit.index)
     # a foreign object: what it has is read, what it lacks is FitRows' answer
@@ -156,6 +159,7 @@ def test_every_results_class_answers_its_training_rows_through_one_interface(dat
     assert not isinstance(step, FitRows)
     np.testing.assert_array_equal(view.y, step.model.y)
     assert view.training_data is None and view.refits_kept_rows is True
+    assert view.fitted_model is step
     with pytest.raises(AttributeError):
         view.params                      # only the training-rows names
     # the tuned threshold's own rows are what a bootstrap of it resamples

@@ -208,6 +208,11 @@ class CalibratedResults(ModelResults):
                          doc="Whether the base model converged.")
 
     @property
+    def fitted_model(self):
+        """The base model whose scores are calibrated."""
+        return self.base
+
+    @property
     def params(self) -> pd.Series:
         """The base model's coefficients and the map's parameters (Platt: a, b; beta: a, b,
         c; isotonic: none)."""

@@ -51,7 +51,7 @@ from ._modelframe import model_frame
 from ._subset import DesignRows, stamp
 from .._utils.boundary import public
 
-__all__ = ["DesignMatrix", "model_engine", "refit_rows", "predict_rows", "REUSED", "REBUILT"]
+__all__ = ["DesignMatrix", "refit_rows", "predict_rows", "REUSED", "REBUILT"]
 
 REUSED = "built once; fold fits and predictions take its rows"
 REBUILT = "rebuilt for every fold"
@@ -263,13 +263,6 @@ class DesignMatrix:
             return None
         drows = self.design_row[positions]
         return None if (drows < 0).any() else drows
-
-
-def model_engine(results) -> str | None:
-    """The formula engine of a fitted model's design (of its base model for tuned ones)."""
-    src = getattr(results, "base", None) or getattr(results, "best_model", None) or results
-    spec = getattr(src, "spec", None)
-    return getattr(spec, "engine", None)
 
 
 def refit_rows(design: DesignMatrix, results, positions, **kwargs):

@@ -411,6 +411,11 @@ class CvTuneResults(Tuned):
         self.call = call
         self.n_rows = n_rows
 
+    @property
+    def fitted_model(self):
+        """The best model refitted on all rows (these results themselves without it)."""
+        return self.best_model or self
+
     @classmethod
     def _build(cls, spec, call, names, folds, counts, errors, data,
                uncertainty=None) -> "CvTuneResults":

@@ -123,6 +123,11 @@ class ThresholdedResults(Tuned, ScoreCurves):
         self.call = call
 
     @property
+    def fitted_model(self):
+        """The base model whose threshold was tuned."""
+        return self.base
+
+    @property
     def params(self) -> pd.Series:
         """The base model's coefficients and the tuned threshold (what ``bootstrap``
         resamples by default: each replicate refits the model and retunes the threshold)."""

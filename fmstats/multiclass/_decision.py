@@ -359,6 +359,11 @@ class MulticlassDecision(Persistable, FitRows):
                                          default_class=self.settings["default_class"])
 
     @property
+    def fitted_model(self):
+        """The base model whose class probabilities the rule decides on."""
+        return self.base
+
+    @property
     def params(self) -> pd.Series:
         """The base model's coefficients and the rule's tuned numbers (what bootstrap
         resamples)."""

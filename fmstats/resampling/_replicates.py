@@ -366,7 +366,7 @@ class _RefitEngine(Draws):
 
     def flags(self, fit) -> tuple:
         """(no finite MLE, converged) of a refitted model (of its base model for tuned ones)."""
-        src = getattr(fit, "base", None) or getattr(fit, "best_model", None) or fit
+        src = rows_of(fit).fitted_model
         converged = bool(getattr(src, "converged", True))
         penalised = getattr(src, "penalised", None)     # the model knows its own ridge
         if penalised is None:
@@ -512,7 +512,7 @@ def make_engine(results, *, type_, data, statistic, fast, columns=None, reuse_de
         return RowsEngine(**base, refits=refits, replicates=replicates, k=int(k),
                            linear=linear), True
     w = array_weights(results)
-    src = getattr(results, "base", None) or getattr(results, "best_model", None) or results
+    src = rows_of(results).fitted_model
     row_args, row_offset = _row_arguments(results, kept=frame is None)
     return _RefitEngine(**base, results=results, se0=_model_se(src), frame=frame, weights=w,
                         statistic=statistic, columns=columns, response=cols,

@@ -47,7 +47,7 @@ from .._utils.boundary import public
 from .._utils.call import ModelCall
 from .. import measures as _m
 from .._utils.parallel import spawn_seeds
-from ..results import Persistable, predict_kept
+from ..results import Persistable, predict_kept, rows_of
 from ._replicates import BlockEngine, Draws, PoissonDraws, collect, make_engine, report, run
 from .._utils.validation import check_choice, check_scalar, describe, warn
 from ..exceptions import InvalidArgumentError, ResamplingWarning
@@ -218,7 +218,7 @@ def _replicate_cells(engine, results, seeds, n_jobs, progress):
     cells, rows never out of bag, failures, warnings) from replicates' class predictions of
     the rows in memory."""
     frame = getattr(engine, "frame", None)
-    q = getattr(results, "y", None)
+    q = rows_of(results).y
     w = getattr(results, "count_weights", None)
     if q is None:
         resp = results.spec.build_with_response(frame, missing="raise")[0]

@@ -60,8 +60,16 @@ class FitRows:
     #: The DataFrame the results keep of their training data (a tuned threshold's).
     training_data = None
 
+    @property
+    def fitted_model(self):
+        """The fitted model these results stand on: themselves for a model; the base model
+        of a tuned threshold, a calibration or a decision; the refitted best model of
+        ``cv_tune``."""
+        return self
 
-_DECLARED = tuple(n for n in vars(FitRows) if not n.startswith("_"))
+
+_DECLARED = tuple(n for n, v in vars(FitRows).items()
+                  if not n.startswith("_") and not isinstance(v, property))
 
 
 class _Foreign:
@@ -76,6 +84,16 @@ class _Foreign:
         if name not in _DECLARED:
             raise AttributeError(name)
         return getattr(self._results, name, getattr(FitRows, name))
+
+    @property
+    def fitted_model(self):
+        r = self._results
+        return getattr(r, "base", None) or getattr(r, "best_model", None) or r
+
+
+def model_engine(results) -> str | None:
+    """The formula engine of a fitted model's design (of its base model for tuned ones)."""
+    return getattr(rows_of(rows_of(results).fitted_model).spec, "engine", None)
 
 
 def rows_of(results) -> FitRows | _Foreign:
@@ -197,7 +215,7 @@ def kept_design_frame(results, data, *, what: str = "resampling") -> pd.DataFram
 def training_design(results, data, *, what: str = "resampling", reuse: bool = True):
     """(the checked training rows numbered 0..n-1, their design built once): the
     :class:`~fmstats.formula.DesignMatrix` that also served the check of ``data``."""
-    from ..formula import DesignMatrix, model_engine
+    from ..formula import DesignMatrix
 
     built = []
 
