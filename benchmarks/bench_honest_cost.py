@@ -240,7 +240,7 @@ def coverage(reps: int, full_reps: int, jobs: int, n_values, cells=None) -> pd.D
         # paired on the data sets with both: the k-step SE over the full-replicate SE (the
         # accuracy of the cheap replicates, free of the coverage's sampling error)
         ratios = np.concatenate([(res[f"se_kstep:{name}"] / res[f"se_full:{name}"]).dropna()
-                                 .to_numpy() for name in tgt if f"se_full:{name}" in res])
+                                 .to_numpy() for name in tgt.keys() if f"se_full:{name}" in res])
         if ratios.size:
             row["SE ratio median"] = float(np.median(ratios))
             row["SE ratio 5%"], row["SE ratio 95%"] = np.quantile(ratios, [0.05, 0.95])
