@@ -26,7 +26,7 @@ non-intercept coefficients, exact threshold search on the validation scores):
 
 Every contender runs with BLAS limited to one thread (threadpoolctl), as costsens does inside
 its loop: on these shared 2-core machines two BLAS threads per fit were measured to be
-several times slower under load (DESIGN.md section 7).
+several times slower under load.
 """
 from __future__ import annotations
 

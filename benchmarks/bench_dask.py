@@ -16,7 +16,7 @@ weights ~ U(0.5, 2) (the problem of bench_irls.py); for the model functions a fa
 * ``maxent(ddf)``       the whole out-of-core front end on a Dask DataFrame with the same rows
                         (scan, design per partition, persist, checks, IRLS, training statistics).
 
-MALLOC_TRIM_THRESHOLD_ is unset for the workers (DESIGN §7).  The table prints wall times
+MALLOC_TRIM_THRESHOLD_ is unset for the workers.  The table prints wall times
 (median of --repeat), the ratio to the in-memory contender, the passes over the data, and
 the largest relative coefficient difference to the in-memory fit.  The machine is shared:
 the load average is printed with the results; compare ratios only within one run.

@@ -13,7 +13,7 @@ positives, written to ``--files`` parquet files.  Formula ``y ~ x1 + ... + x11 +
 (16 design columns).
 
 Part A (n rows; a LocalCluster of 2 worker processes, 1 thread each, ``--worker-memory``
-each, MALLOC_TRIM_THRESHOLD_ unset, DESIGN section 7):
+each, MALLOC_TRIM_THRESHOLD_ unset):
 
 1. ``maxent`` from the parquet files, end to end (read, design, fit): in memory
    (``pd.read_parquet`` + ``maxent(df)``), out of core (``dd.read_parquet`` + ``maxent(ddf)``)

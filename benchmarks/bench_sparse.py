@@ -9,7 +9,7 @@ Run from the repository root::
 Problem: one factor with ``--levels`` levels and a second with 20, one-hot coded without the
 first level (scipy.sparse CSR, two non-zeros a row), plus two N(0, 1) columns; labels from a
 logistic model with N(0, 0.5) level effects; fixed seed.  Every contender fits the same
-matrix, BLAS limited to one thread (many small Newton steps; DESIGN.md §7).
+matrix, BLAS limited to one thread (many small Newton steps).
 
 Contenders
 ----------

@@ -247,6 +247,11 @@ class CalibratedResults(ModelResults):
         na_action : {"pass", "omit", "exclude", "fail"}, optional
             A row with a missing value in the model's columns: NaN in its place (default, R's
             ``na.pass``), dropped or refused (:func:`fmstats.results.keeps_rows`).
+
+        Returns
+        -------
+        pandas.Series
+            One value per row of ``newdata``.
         """
         check_choice("type", type, ("response", "link", "class"))
         s = predict_kept(self.base, newdata, type=self.score_type, **kwargs)
@@ -270,6 +275,11 @@ class CalibratedResults(ModelResults):
             Rows with the response (default: the training rows).
         threshold : float, optional
             The calibrated probability at or above which the class is 1.
+
+        Returns
+        -------
+        Confusion
+            The weighted counts tp, fp, fn, tn.
         """
         t = self.threshold if threshold is None else check_scalar("threshold", threshold,
                                                                   low=0, high=1)
@@ -288,6 +298,11 @@ class CalibratedResults(ModelResults):
             The new data.
         weights : str or array-like, optional
             Prior weights of the base model for ``data`` (needed again for array weights).
+
+        Returns
+        -------
+        CalibratedResults
+            The recalibrated model.
         """
         base = self.base.refit(data) if weights is None else self.base.refit(data,
                                                                              weights=weights)
@@ -324,6 +339,11 @@ class CalibratedResults(ModelResults):
             Bootstrap resamples of the rows for the intervals.
         random_state : int or numpy.random.Generator, default 0
             Seeds the resamples (fixed by default, so a printed summary is reproducible).
+
+        Returns
+        -------
+        dict
+            The statistics by name, each a float.
         """
         p, y, w = self._evaluated(newdata)
         return calibration_stats(p, y, w, n_bins=n_bins, level=level, B=B,
@@ -348,6 +368,11 @@ class CalibratedResults(ModelResults):
             also fitted, so slightly optimistic).
         **kwargs
             ``n_bins``, ``level``, ``B``, ``random_state`` as in :meth:`calibration_stats`.
+
+        Returns
+        -------
+        Summary
+            The printable summary.
         """
         st = self.calibration_stats(newdata, **kwargs)
         where = ("pooled held-out rows (the map was fitted on them)" if newdata is None
@@ -376,6 +401,11 @@ class CalibratedResults(ModelResults):
             The level of the band.
         ax : sequence of two matplotlib Axes, optional
             Where to draw (default: a new figure).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn on.
         """
         p, y, w = self._evaluated(newdata)
         return plot_calibration(p, y, w, n_bins=n_bins, level=level, ax=ax,
@@ -383,7 +413,13 @@ class CalibratedResults(ModelResults):
                                       f"{type(self.base).__name__}")
 
     def summary(self) -> Summary:
-        """The calibration summary on the pooled held-out rows (:meth:`calibration_summary`)."""
+        """The calibration summary on the pooled held-out rows (:meth:`calibration_summary`).
+
+        Returns
+        -------
+        Summary
+            The printable summary.
+        """
         return self.calibration_summary()
 
     def __repr__(self) -> str:

@@ -74,6 +74,8 @@ class CostSensitiveResults(ModelResults):
     # ------------------------------------------------------------------ tables
     @cached_property
     def coef(self):
+        """The selected classifier's coefficients: a Series by term, or a DataFrame (terms
+        by class or label) for several outputs."""
         if self._coef.ndim == 1:
             return pd.Series(self._coef, index=pd.Index(self.term_names, name="term"),
                              name="estimate")
@@ -82,6 +84,7 @@ class CostSensitiveResults(ModelResults):
 
     @property
     def params(self):
+        """The coefficients (:attr:`coef`), for the results protocol."""
         return self.coef
 
     @property
@@ -94,15 +97,52 @@ class CostSensitiveResults(ModelResults):
         return bool(self.curve["converged"].all())
 
     def tidy(self) -> pd.DataFrame:
-        """The F-versus-cost curve on the validation part (one row per fitted level)."""
+        """The F-versus-cost curve on the validation part (one row per fitted level).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per cost level.
+        """
         return self.curve.copy()
 
     def cov_params(self, cov_type=None):
+        """Refused: a classifier selected on a validation split has no coefficient covariance.
+
+        Parameters
+        ----------
+        cov_type : str, optional
+            Ignored.
+
+        Raises
+        ------
+        InvalidArgumentError
+            Always; use fmstats' bootstrap for uncertainty.
+        """
         raise InvalidArgumentError(
             "costsens selects a classifier on a validation split; it has no coefficient "
             "covariance (use fmstats' bootstrap for uncertainty).")
 
     def conf_int(self, level: float = 0.95, cov_type=None):
+        """Refused, as :meth:`cov_params`: there is no coefficient covariance.
+
+        Parameters
+        ----------
+        level : float, default 0.95
+            Ignored.
+        cov_type : str, optional
+            Ignored.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Not reached: :meth:`cov_params` raises.
+
+        Raises
+        ------
+        InvalidArgumentError
+            Always.
+        """
         return self.cov_params()
 
     # ------------------------------------------------------------------ prediction
@@ -345,6 +385,13 @@ class CostSensitiveResults(ModelResults):
         return "log-odds" if self.learner == "logit" else "SVM decision"
 
     def summary(self) -> Summary:
+        """The measure, the learner, the cost levels tried and the selected classifier.
+
+        Returns
+        -------
+        Summary
+            The printable summary.
+        """
         fm = self.fmeasure
         learner = ("class-weighted ridge logistic regression" if self.learner == "logit"
                    else "class-weighted linear soft-margin SVM (C = 1/penalty)")

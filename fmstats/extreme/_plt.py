@@ -338,12 +338,19 @@ class PLTResults(Persistable):
 
     @property
     def n_labels(self) -> int:
+        """The number of labels (leaves of the tree)."""
         return self.tree.n_labels
 
     def file_problem(self) -> str | None:
         """Why these results, read from a results file, are not consistent, or None: the
         compiled descent (:func:`~fmstats.extreme._nodes.expand_children`) indexes the
-        weights with the tree's arrays unchecked."""
+        weights with the tree's arrays unchecked.
+
+        Returns
+        -------
+        str or None
+            The reason, or None.
+        """
         tree, W, b = self.tree, self.weights, self.intercepts
         if not isinstance(tree, LabelTree):
             return "its tree is not a LabelTree"
@@ -357,6 +364,7 @@ class PLTResults(Persistable):
 
     @property
     def n_features(self) -> int:
+        """The number of features the node classifiers take."""
         return int(self.weights.shape[1])
 
     def __repr__(self) -> str:

@@ -265,7 +265,13 @@ class RandomizedTopK(Persistable):
 
     def file_problem(self) -> str | None:
         """Why this rule, read from a results file, is not consistent, or None (``k`` sizes
-        the compiled top-k's buffers)."""
+        the compiled top-k's buffers).
+
+        Returns
+        -------
+        str or None
+            The reason, or None.
+        """
         a, b, p = self.a, self.b, self.p
         if not all(isinstance(v, np.ndarray) and v.dtype.kind == "f" for v in (a, b, p)):
             return "its rules are not float arrays"

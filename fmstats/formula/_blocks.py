@@ -15,7 +15,7 @@ the sample has the levels the whole frame has, and formulas whose design depends
 columns) are not built in blocks (:func:`blocked_model_frame` returns None).  When every
 design column is the intercept, a numeric data column taken as it is or a treatment dummy
 of a factor column (checked on the sample), a block is filled from the columns directly,
-without the engine (10x faster; :mod:`fmstats.formula._direct`).
+without the engine (several times faster; ``benchmarks/README.md``).
 """
 from __future__ import annotations
 

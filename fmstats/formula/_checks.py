@@ -148,8 +148,8 @@ def column_extremes(X: np.ndarray, rows: int = 256) -> tuple[np.ndarray, np.ndar
     ``X.max(axis=0)``, ``X.min(axis=0)``.
 
     On a C-ordered matrix those reduce with an inner loop as short as a row (p values);
-    viewing ``rows`` rows as one row of rows * p values makes it long, three times faster at
-    1e6 x 20 (0.06 s for both against 0.19 s), which the fit of every formula pays once.
+    viewing ``rows`` rows as one row of rows * p values makes it long and the reduction several
+    times faster (``benchmarks/README.md``); the fit of every formula pays it once.
     """
     n, p = X.shape
     k = (n // rows) * rows

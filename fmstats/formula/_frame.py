@@ -130,6 +130,11 @@ class DesignSpec:
         ----------
         data : pandas.DataFrame
             Rows with the offset's columns (those the design of ``build`` covers).
+
+        Returns
+        -------
+        numpy.ndarray or None
+            The offset, one value per row of ``data``, or None.
         """
         if self.offset_array:
             raise DataError(
@@ -152,7 +157,13 @@ class DesignSpec:
         """The engine's fitted specification (formulaic's ``ModelSpec``, patsy's
         ``DesignInfo``), rebuilt on first use when the design was unpickled (patsy's, from
         ``patsy_data``) or read from a results file (from :attr:`engine_state`, after the
-        design's text is checked again by :mod:`fmstats.formula._safety`)."""
+        design's text is checked again by :mod:`fmstats.formula._safety`).
+
+        Returns
+        -------
+        object
+            The engine's specification (a formulaic ``ModelSpec`` or a patsy ``DesignInfo``).
+        """
         spec = self.engine_spec
         if spec is None:
             spec = _rebuilt_engine(self)
@@ -164,7 +175,13 @@ class DesignSpec:
         specification as :attr:`engine_state` (formulaic's as plain data,
         :mod:`fmstats.formula._engine_state`; ``{}`` for patsy's, rebuilt from
         ``patsy_data``).  Raises ``ValueError`` when the design holds something that is not
-        data (a contrast of the user's own)."""
+        data (a contrast of the user's own).
+
+        Returns
+        -------
+        dict
+            The design's fields as plain data.
+        """
         state = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "engine_spec"}
         if state["engine_state"] is None and self.engine in ENGINES:
             formulaic = self.engine == "formulaic"
@@ -302,6 +319,11 @@ class DesignSpec:
             The terms kept (``"Intercept"`` for the intercept).
         rhs : str
             The right-hand side of the smaller model's formula.
+
+        Returns
+        -------
+        DesignSpec
+            The encoding of the kept terms.
         """
         if self.engine == "patsy":
             engine_spec = self.engine_spec.subset(list(labels))
@@ -320,7 +342,13 @@ class DesignSpec:
         """Why the design of a subset of rows may differ from those rows of this design
         (None when it cannot): a stateful transform (means, knots, norms learnt from the
         data) or a categorical term that is not a data column (its levels are not known
-        per row).  A factor column's levels are the other dependence; callers check them."""
+        per row).  A factor column's levels are the other dependence; callers check them.
+
+        Returns
+        -------
+        str or None
+            The reason, or None.
+        """
         transform = stateful_transform(self.rhs)
         if transform is not None:
             return f"the formula uses the stateful transform {transform}()"
@@ -334,6 +362,11 @@ class DesignSpec:
 
         The intercept is labelled ``"Intercept"``; other labels are the engine's
         (``"C(pclass):sex"``).  Used by :func:`fmstats.anova` for sequential tables.
+
+        Returns
+        -------
+        list of tuple
+            ``(term label, slice of design columns)`` pairs.
         """
         out = []
         for term, sl in self.engine_object().term_slices.items():
@@ -585,9 +618,8 @@ def design_and_spec(engine, rhs, lhs, frame, variables, response_levels):
 
 
 #: Rows from which :func:`model_frame` fills designs from the data's columns (see
-#: :mod:`fmstats.formula._direct`) when it can.  Measured on 15 numbers and a five-level
-#: factor: the two paths cost the same at 50,000 rows (16 ms; the sample's engine call
-#: offsets the saving below), the fill 0.92x the engine's time at 2e5 and 0.73x at 1e6.
+#: :mod:`fmstats.formula._direct`) when it can: below it the engine call on the sample
+#: offsets what the fill saves (the timings: ``benchmarks/README.md``).
 DIRECT_MIN_ROWS = 50_000
 
 _FACTOR_CALL = re.compile(r"\b(?:C|factor)\(\s*`?([A-Za-z_][\w.]*)`?")

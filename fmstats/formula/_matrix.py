@@ -162,7 +162,13 @@ class MatrixSpec(DesignSpec):
                         "(estimator.score, sklearn.metrics) or refit from a formula.")
 
     def term_slices(self):
-        """One term per column (the intercept first)."""
+        """One term per column (the intercept first).
+
+        Returns
+        -------
+        list of tuple
+            ``(column name, slice of one column)`` pairs.
+        """
         return [(n, slice(j, j + 1)) for j, n in enumerate(self.column_names)]
 
     def data_dependent(self):

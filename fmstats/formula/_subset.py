@@ -21,9 +21,9 @@ always detected (numbers enter by their bits, categories by their codes, one-to-
 values by a 64-bit hash, and several changes in one row, are missed with probability about
 2**-64.  A sample of rows, or the identity of the column buffers (an in-place edit keeps
 them), could miss an edit; read-only buffers would make pandas raise raw errors at the user's
-edit and do not cover pandas' extension arrays.  Cost, ``benchmarks/bench_design_stamp.py``
-on 1e6 rows: a few ms a numeric or categorical column, about 50 ms a string column; the
-check of a fold's frame is a fraction of the fit on it and of the rebuild it saves.  This
+edit and do not cover pandas' extension arrays.  Cost (``benchmarks/speed/bench_design_stamp.py``; a string column
+costs most): the check of a fold's frame is a fraction of the fit on it and of the rebuild
+it saves.  This
 module imports nothing from fmstats.
 """
 from __future__ import annotations

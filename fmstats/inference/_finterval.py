@@ -50,7 +50,7 @@ def _no_positives(name: str) -> DataError:
     return DataError(
         f"`{name}` has no positive label (no row with truth 1): F is then fixed by the "
         "predictions alone -- 0 when anything is predicted positive, 1 (zero_division, "
-        "DESIGN.md's rule 0/0 = 1) when nothing is -- and has no sampling variability to put "
+        "the rule 0/0 = 1) when nothing is -- and has no sampling variability to put "
         "an interval on.")
 
 
@@ -222,7 +222,8 @@ def f_interval(y_true: Any, y_pred: Any, *, beta: float | None = None,
     and this delta SE 0.0118, does not follow the paper); the two agree for micro F1.
 
     No positive label in ``y_true`` raises a :class:`~fmstats.exceptions.DataError`: F is
-    then fixed by the predictions (DESIGN.md's zero-division rule) and has no interval.
+    then fixed by the predictions (1 when nothing is predicted positive, the rule 0/0 = 1;
+    else 0) and has no interval.
 
     Examples
     --------

@@ -160,7 +160,13 @@ class MeasureInterval:
         return bool(self.low <= float(value) <= self.high)
 
     def as_tuple(self) -> tuple[float, float]:
-        """``(low, high)``."""
+        """``(low, high)``.
+
+        Returns
+        -------
+        tuple of float
+            The lower and upper limits.
+        """
         return (self.low, self.high)
 
     def prob_greater(self, other: "MeasureInterval") -> float:
@@ -191,7 +197,13 @@ class MeasureInterval:
         return float((below + upto).sum() / (2.0 * a.size * b.size))
 
     def tidy(self) -> pd.DataFrame:
-        """One row: measure, estimate, se, conf_low, conf_high, method, level, average, n."""
+        """One row: measure, estimate, se, conf_low, conf_high, method, level, average, n.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The one-row table.
+        """
         return pd.DataFrame([{"measure": self.measure, "estimate": self.estimate,
                               "se": self.se, "conf_low": self.low, "conf_high": self.high,
                               "method": self.method, "level": self.level,

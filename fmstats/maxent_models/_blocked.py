@@ -17,7 +17,7 @@ design built once (tuning's DesignRows) are built whole, as with ``keep_data=Tru
 design is dropped after the fit.
 
 Time: a design of numeric columns fills its blocks from the frame's columns directly (the fit
-took 36 s at n = 2e6, p = 50, against 41 s on the whole design: ``bench_memory.py --case
+takes about the time of a fit on the whole design: ``reliability/bench_memory.py --case
 maxent``); factors and transforms go through the formula engine block by block, so every pass
 over the data (iterations + 3) costs about one build of the design: such fits take several
 times longer than on the whole design, the price of not holding it.

@@ -122,6 +122,12 @@ def maxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_ac
         (``center()``, splines) and fits with ``subset``, ``offset``, ``contrasts`` or
         ``na_action="exclude"`` build it whole and drop it after the fit.
 
+    Returns
+    -------
+    MaxentResults
+        The fitted model: coefficients, covariance, the recorded call and the F-measure section
+        of its summary.
+
     Examples
     --------
     >>> import fmstats as fm
@@ -210,6 +216,12 @@ def umaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
         covariances and hat values instead, at a fraction of the memory, and builds the
         design in row blocks (the fit's extra memory at most 0.5 x a frame of 40 or more
         columns).
+
+    Returns
+    -------
+    MaxentResults
+        The fitted model of the probabilistic labels, with the dispersion and dependence used
+        by its standard errors.
 
     Examples
     --------

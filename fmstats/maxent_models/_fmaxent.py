@@ -1,6 +1,6 @@
 """The F-measure maximising maxent model: the reweighting algorithms of the thesis.
 
-Notation: our ``alpha`` is the thesis's beta (DESIGN.md §1); F = 1/(alpha/P + (1-alpha)/R).
+Notation: our ``alpha`` is the thesis's beta (:mod:`fmstats.measures`); F = 1/(alpha/P + (1-alpha)/R).
 
 Certain labels y in {0, 1} (thesis §4.2, Algorithm 4.1).  The expected F-measure
 F~ = TP~ / (TP~ + alpha FP~ + (1 - alpha) FN~), with expected counts from the model
@@ -332,7 +332,7 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
 
     base_coef = rows.baseline(pen, tol, max_iter)
     with threadpool_limits(limits=1, user_api="blas"):
-        # many small refits: one BLAS thread each is faster than two fighting (DESIGN §7)
+        # many small refits: one BLAS thread each is faster than two fighting
         outer = outer_loop(rows, base_coef, alpha=fm.alpha, method=method,
                             epsilon=epsilon if method != "expected" else None, bounds=bounds,
                             inner=inner, max_outer=int(max_outer), patience=int(patience),
@@ -394,6 +394,11 @@ def sweep(formula: str, data: pd.DataFrame, newdata: pd.DataFrame | None = None,
     **kwargs
         Further arguments of :func:`fmaxent`; ``penalty``, ``threshold``, ``missing``,
         ``collinear`` and ``engine`` also go to the baseline.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per alpha, model and data set, as described above.
 
     Examples
     --------

@@ -131,6 +131,12 @@ class MaxentResults(SummaryHooks, ModelResults):
         ----------
         data : dask.dataframe.DataFrame, optional
             The training rows of an out-of-core fit (unused in memory).
+
+        Returns
+        -------
+        MaxentRefits or BlockRefits or None
+            The refit engine, or None when the fit keeps no design in memory and no ``data`` is
+            given.
         """
         if not self.training.in_memory and type(self) is MaxentResults:
             return self.training.row_refits(self, data)
@@ -273,6 +279,11 @@ class MaxentResults(SummaryHooks, ModelResults):
             The Series' name.
         fill : float, default NaN
             The value of the rows left out.
+
+        Returns
+        -------
+        pandas.Series
+            One value per row the model considered, ``fill`` at the rows the fit left out.
         """
         if getattr(self, "na_index", None) is None:
             return pd.Series(values, index=self.index, name=name)
@@ -308,12 +319,24 @@ class MaxentResults(SummaryHooks, ModelResults):
         ----------
         type : {"deviance", "pearson", "response", "working"}, default "deviance"
             The kind of residual.
+
+        Returns
+        -------
+        pandas.Series
+            The residuals, indexed as the training rows.
         """
         return self.padded(self.training.resid(self.core_fit, type), f"resid_{type}")
 
     def influence(self) -> pd.DataFrame:
         """Leverage, standardised and studentised residuals and Cook's distance per row (R's
-        ``influence.measures``); see :func:`fmstats.maxent_models.influence`."""
+        ``influence.measures``); see :func:`fmstats.maxent_models.influence`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per training row: hat, std_resid_deviance, std_resid_pearson,
+            student_resid, cooks_distance.
+        """
         from ._diagnostics import influence
 
         return influence(self)
@@ -325,6 +348,11 @@ class MaxentResults(SummaryHooks, ModelResults):
         ----------
         fig : matplotlib.figure.Figure, optional
             The figure to draw the 2 x 2 panels on (default: a new figure).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn on.
         """
         from ._diagnostics import plot_diagnostics
 
@@ -354,6 +382,11 @@ class MaxentResults(SummaryHooks, ModelResults):
         ----------
         cov_type : str, optional
             The covariance type (default: the fit's), as ``cov_params`` takes it.
+
+        Returns
+        -------
+        str or None
+            The reason, or None when the standard errors are usable.
         """
         return self.covariance(cov_type).unusable()
 
@@ -364,6 +397,11 @@ class MaxentResults(SummaryHooks, ModelResults):
         ----------
         cov_type : str, optional
             The covariance type (default: the fit's), as ``cov_params`` takes it.
+
+        Returns
+        -------
+        str or None
+            The reason, or None when the tests are printed.
         """
         return None if self.se_unusable(cov_type) else self.covariance(cov_type).tests_withheld()
 
@@ -383,6 +421,11 @@ class MaxentResults(SummaryHooks, ModelResults):
         cov_type : {"nonrobust", "HC0", "HC1", "HC2", "HC3"}, optional
             ``"nonrobust"`` (model-based, times the dispersion) or the sandwich estimators
             ``"HC0"``–``"HC3"``; default: the one chosen at fit.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The covariance matrix, rows and columns labelled by term.
         """
         names = [t for t, a in zip(self.term_names, self.aliased) if not a]
         return pd.DataFrame(self.covariance(cov_type).cov(), index=names, columns=names)
@@ -446,6 +489,12 @@ class MaxentResults(SummaryHooks, ModelResults):
         na_action : {"pass", "omit", "exclude", "fail"}, optional
             A row with a missing value in the model's columns: NaN in its place (default, R's
             ``na.pass``), dropped or refused (:func:`fmstats.results.keeps_rows`).
+
+        Returns
+        -------
+        pandas.Series or pandas.DataFrame
+            One prediction per row of ``newdata`` (a DataFrame with ``se_fit`` or ``interval``;
+            a lazy dask Series for a Dask ``newdata``).
         """
         se_fit = check_bool("se_fit", se_fit)
         lazy = self.training.lazy_predict(self, newdata, type, threshold, missing, se_fit,
@@ -523,6 +572,11 @@ class MaxentResults(SummaryHooks, ModelResults):
         threshold : float, optional
             The probability at or above which the predicted class is 1 (default: the fit's
             threshold).
+
+        Returns
+        -------
+        Confusion
+            The weighted counts tp, fp, fn, tn.
         """
         cells = self.training.cells(self, newdata, threshold)
         if cells is not None:
@@ -549,6 +603,11 @@ class MaxentResults(SummaryHooks, ModelResults):
         dependence : {"correlated", "independent"}, optional
             The noisy counts (see :func:`fmstats.measures.noisy_confusion`); default: the
             fit's own (``"correlated"`` unless ``umaxent`` was given another).
+
+        Returns
+        -------
+        float
+            The noisy F-measure.
         """
         fm = self.resolve_measure(measure, beta, alpha)
         dep = self.settings["dependence"] if dependence is None else dependence
@@ -578,6 +637,11 @@ class MaxentResults(SummaryHooks, ModelResults):
         **kwargs
             Further arguments of :func:`fmstats.resample_f`: ``measure``, ``beta``,
             ``alpha``, ``threshold``, ``max_cells``.
+
+        Returns
+        -------
+        ResampledF
+            The B values of F with their quantiles and summary.
         """
         self.training.check_resample(newdata)
         from ._qresample import resample_f
@@ -600,6 +664,11 @@ class MaxentResults(SummaryHooks, ModelResults):
         **changes
             Other arguments of the call to change (a ``subset`` mask or an ``offset`` array
             belongs to the old rows: give it again, or None).
+
+        Returns
+        -------
+        MaxentResults
+            The model fitted to ``data``.
         """
         return self.call.refit(data, **{**refit_changes(self.call, weights), **changes})
 
@@ -610,6 +679,11 @@ class MaxentResults(SummaryHooks, ModelResults):
         ----------
         cov_type : str, optional
             ``"nonrobust"`` or ``"HC0"``–``"HC3"``; default: the fit's own ``cov_type``.
+
+        Returns
+        -------
+        statsmodels.genmod.generalized_linear_model.GLMResultsWrapper
+            The statsmodels fit of the same model.
         """
         from ._interop import to_statsmodels
 
@@ -626,6 +700,11 @@ class MaxentResults(SummaryHooks, ModelResults):
             ``cov_params`` takes it.
         level : float, default 0.95
             The confidence level of the Wald coefficient intervals.
+
+        Returns
+        -------
+        Summary
+            The printable summary (``print`` it, or ``as_latex()``).
         """
         return maxent_summary(self, cov_type=cov_type, level=level)
 

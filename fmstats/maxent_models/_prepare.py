@@ -146,8 +146,7 @@ def start_gram(G: np.ndarray, X: np.ndarray, y: np.ndarray, w: np.ndarray,
 
     For a 0/1 response mu0 (1 - mu0) = (w + 1/2) / (2 (w + 1)^2) whatever y is, so with equal
     positive weights w0 (rows of weight 0 add nothing to either) W0 = W (w0 + 1/2) /
-    (2 (w0 + 1)^2): the fit then skips one pass over X (issue 28: maxent from a formula within
-    1.25x the IRLS core at n = 1e6).  None when ``rank_gram`` rescaled X, the weights differ
+    (2 (w0 + 1)^2): the fit then skips one pass over X.  None when ``rank_gram`` rescaled X, the weights differ
     or the response has proportions; the fit computes X'W0X itself then.
     """
     pos = w > 0

@@ -65,11 +65,22 @@ class ResampledF(Persistable):
         ----------
         probs : sequence of float, default (0.025, 0.5, 0.975)
             The probabilities of the quantiles, in [0, 1].
+
+        Returns
+        -------
+        pandas.Series
+            One quantile per probability, indexed like ``'2.5%'``.
         """
         return pd.Series(np.quantile(self.values, probs), index=[f"{100 * p:g}%" for p in probs])
 
     def summary(self) -> pd.Series:
-        """Mean, standard deviation and 2.5/50/97.5 % quantiles of the resampled F."""
+        """Mean, standard deviation and 2.5/50/97.5 % quantiles of the resampled F.
+
+        Returns
+        -------
+        pandas.Series
+            mean, sd and the three quantiles.
+        """
         out = pd.Series({"mean": self.mean, "std": self.std})
         return pd.concat([out, self.quantiles()]).rename(f"{self.measure.name} over {self.B} draws")
 
@@ -86,6 +97,11 @@ class ResampledF(Persistable):
         ----------
         ax : matplotlib.axes.Axes, optional
             The axes to draw on (default: a new figure's).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn on.
         """
         from ..plotting import new_axes, finish_figure
 
@@ -128,6 +144,11 @@ def resample_f(results, newdata: pd.DataFrame | None = None, *, B: int = 1000,
     max_cells : int, default 10_000_000
         Draws are made in chunks of at most this many B x n cells (an integer of at least n:
         one label vector).
+
+    Returns
+    -------
+    ResampledF
+        The B values of F with their quantiles and summary.
 
     Examples
     --------

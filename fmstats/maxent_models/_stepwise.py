@@ -171,6 +171,11 @@ def extract_aic(fit, k: float = 2.0) -> float | None:
         A maxent/umaxent fit.
     k : float, default 2
         The penalty per parameter (``log(n)`` gives the BIC).
+
+    Returns
+    -------
+    float or None
+        The criterion, or None.
     """
     return None if fit.aic is None else float(fit.aic + (k - 2.0) * _edf(fit))
 

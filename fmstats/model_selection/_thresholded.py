@@ -150,7 +150,13 @@ class ThresholdedResults(Tuned, ScoreCurves):
     def tidy(self) -> pd.DataFrame:
         """The curve: one row per cut of the pooled held-out scores (``threshold`` is the
         lowest score classed positive; +inf is "none"), pooled counts, f, precision,
-        recall, accuracy (pooled as chosen)."""
+        recall, accuracy (pooled as chosen).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The curve, one row per cut.
+        """
         return self._curve.copy()
 
     def cv_value(self, threshold: float) -> dict:
@@ -160,6 +166,11 @@ class ThresholdedResults(Tuned, ScoreCurves):
         ----------
         threshold : float
             A row is classed positive when its score is at least this.
+
+        Returns
+        -------
+        dict
+            The keys f, precision, recall and accuracy, each a float.
         """
         h, crit = self.cv_scores, self.settings["measure"]
         t = np.array([float(threshold)])
@@ -185,6 +196,11 @@ class ThresholdedResults(Tuned, ScoreCurves):
         na_action : {"pass", "omit", "exclude", "fail"}, optional
             A row with a missing value in the model's columns: NaN in its place (default, R's
             ``na.pass``), dropped or refused (:func:`fmstats.results.keeps_rows`).
+
+        Returns
+        -------
+        pandas.Series
+            One value per row of ``newdata``.
         """
         if type != "class":
             return predict_kept(self.base, newdata, type=type, **kwargs)
@@ -204,6 +220,11 @@ class ThresholdedResults(Tuned, ScoreCurves):
         ----------
         newdata : DataFrame, optional
             Rows with the response (default: the tuning data).
+
+        Returns
+        -------
+        Confusion
+            The weighted counts tp, fp, fn, tn.
         """
         data = (self.training_data if newdata is None
                 else check_frame(newdata, "newdata").reset_index(drop=True))
@@ -263,6 +284,11 @@ class ThresholdedResults(Tuned, ScoreCurves):
             A tqdm progress bar of the retuning.
         **kwargs
             Further arguments of the base model's ``refit``.
+
+        Returns
+        -------
+        ThresholdedResults
+            The refitted (and, with ``retune=True``, retuned) rule.
         """
         base = self.base.refit(data, **kwargs)
         if not retune:
@@ -290,12 +316,25 @@ class ThresholdedResults(Tuned, ScoreCurves):
             Seeds the resamples.
         level : float, default 0.95
             The level of the (Wilson) interval of the probability.
+
+        Returns
+        -------
+        dict
+            ``probability``, ``conf_low``, ``conf_high`` (its Wilson interval at ``level``),
+            ``B`` (the refits that scored rows) and ``values`` (the quantity on each resample's
+            left-out rows).
         """
         return constraint_probability(self, B=B, random_state=random_state, level=level)
 
     # ------------------------------------------------------------------ reporting
     def summary(self) -> Summary:
-        """The tuned threshold, the criterion there and at the base model's own threshold."""
+        """The tuned threshold, the criterion there and at the base model's own threshold.
+
+        Returns
+        -------
+        Summary
+            The printable summary.
+        """
         crit = self.settings["measure"]
         b = self._curve.iloc[self.best_index]
         name = f"CV {crit.name}"
@@ -363,6 +402,11 @@ class ThresholdedResults(Tuned, ScoreCurves):
         ----------
         ax : matplotlib Axes or sequence of two Axes, optional
             The axes to draw on (default: a new figure; two axes with ``ci=True``).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn on.
         """
         from ..plotting import finish_figure, new_axes, pyplot
 
@@ -466,6 +510,11 @@ class BlockThresholdedResults(ThresholdedResults):
         ----------
         threshold : float
             A row is classed positive when its score is at least this.
+
+        Returns
+        -------
+        dict
+            The keys f, precision, recall and accuracy, each a float.
         """
         crit = self.settings["measure"]
         if self.own_counts is not None and self.own is not None and threshold == self.own:
@@ -496,6 +545,11 @@ class BlockThresholdedResults(ThresholdedResults):
         na_action : {"pass", "omit", "exclude", "fail"}, optional
             A row with a missing value in the model's columns, as in the base model's
             ``predict``.
+
+        Returns
+        -------
+        pandas.Series or dask.dataframe.Series
+            One value per row of ``newdata``.
         """
         if type != "class":
             return self.base.predict(newdata, type=type, **kwargs)
@@ -509,6 +563,11 @@ class BlockThresholdedResults(ThresholdedResults):
         ----------
         newdata : DataFrame or dask.dataframe.DataFrame
             Rows with the response.
+
+        Returns
+        -------
+        Confusion
+            The weighted counts tp, fp, fn, tn.
         """
         if newdata is None:
             _rows_not_kept("confusion()")
@@ -527,6 +586,11 @@ class BlockThresholdedResults(ThresholdedResults):
             The F-measure (one of them; default: the tuned one).
         ci, level, B, random_state
             Not available out of core (``ci`` raises).
+
+        Returns
+        -------
+        float
+            The measure's value.
         """
         if ci is not None:
             raise InvalidArgumentError("`ci`: intervals of the F need the rows in memory; "
@@ -537,7 +601,13 @@ class BlockThresholdedResults(ThresholdedResults):
         return float(self.confusion(newdata).f(fm))
 
     def fold_table(self):
-        """One row per fold: held-out rows and their positive and negative weights."""
+        """One row per fold: held-out rows and their positive and negative weights.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per fold.
+        """
         return self._folds.table()
 
     def _search_text(self) -> str:

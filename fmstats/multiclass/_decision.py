@@ -264,6 +264,11 @@ class MulticlassDecision(Persistable):
         ----------
         P : ndarray of shape (n, K)
             Class probabilities in the model's class order.
+
+        Returns
+        -------
+        numpy.ndarray
+            The class code of each row.
         """
         P = np.asarray(P, dtype=float)
         if self.rule == "micro_f":
@@ -288,6 +293,11 @@ class MulticlassDecision(Persistable):
         na_action : {"pass", "omit", "exclude", "fail"}, optional
             A row with a missing value in the model's columns: NaN in its place (default, R's
             ``na.pass``), dropped or refused (:func:`fmstats.results.keeps_rows`).
+
+        Returns
+        -------
+        pandas.Series or pandas.DataFrame
+            The classes, or the probabilities (one column per class).
         """
         check_choice("type", type, ("class", "probs"))
         pr = predict_kept(self.base, newdata, type="probs")
@@ -322,6 +332,11 @@ class MulticlassDecision(Persistable):
         ----------
         newdata : DataFrame, optional
             Rows with the response (default: the training rows).
+
+        Returns
+        -------
+        Confusion
+            The micro-averaged counts tp, fp, fn, tn.
         """
         y, pred, w = self._truth_pred(newdata)
         return micro_confusion(y, pred, self.levels.index(self.default_class), w,
@@ -335,6 +350,11 @@ class MulticlassDecision(Persistable):
         ----------
         newdata : DataFrame, optional
             Rows with the response (default: the training rows).
+
+        Returns
+        -------
+        float
+            The criterion's value.
         """
         if self.rule == "micro_f":
             return float(self.confusion(newdata).f(self.fmeasure))
@@ -353,6 +373,11 @@ class MulticlassDecision(Persistable):
             The new data.
         weights : str or array-like, optional
             The base model's prior weights for ``data`` (needed again for array weights).
+
+        Returns
+        -------
+        MulticlassDecision
+            The refitted, retuned rule.
         """
         base = self.base.refit(data) if weights is None else self.base.refit(data,
                                                                              weights=weights)
@@ -377,7 +402,13 @@ class MulticlassDecision(Persistable):
 
     @public
     def summary(self) -> Summary:
-        """The rule, its pooled held-out criterion and that of the most probable class."""
+        """The rule, its pooled held-out criterion and that of the most probable class.
+
+        Returns
+        -------
+        Summary
+            The printable summary.
+        """
         crit = {"micro_f": f"micro-{self.fmeasure.name} (default class "
                            f"{self.default_class!r}, wrong_class='{self.settings['wrong_class']}')",
                 "macro_f": f"macro-{self.fmeasure.name}", "cost": "mean cost"}[self.rule]

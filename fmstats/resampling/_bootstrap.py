@@ -57,6 +57,7 @@ import pandas as pd
 from .._utils.boundary import public
 from .._utils.parallel import spawn_seeds
 from ..results import Persistable
+from ._bootsummary import BootSummary
 from ._mcerror import (check_mc_tol, covariance as mc_covariance, enough, linear_covariance,
                        next_round, quantile_mc_error, reported_errors, se_mc_error)
 from ._replicates import (TYPES, BlockEngine, Draws, PoissonDraws, RowsEngine, as_series,
@@ -68,7 +69,7 @@ from .._utils.validation import check_choice, check_scalar, describe
 from ._intervals import (basic_interval, bca_interval, check_level, finite_values,
                      jackknife_acceleration, percentile_interval)
 from ..exceptions import InvalidArgumentError, ResamplingWarning
-from ..results import SIGNIF_LEGEND, Section, Summary, format_numbers
+from ..results import Section, Summary
 
 __all__ = ["bootstrap", "BootstrapResults", "ResamplingWarning", "DegenerateReplicateWarning",
            "percentile_interval", "basic_interval", "bca_interval", "jackknife_acceleration",
@@ -338,28 +339,6 @@ def _jackknife(engine, k, groups, seed, n_jobs, progress, degenerate="drop"):
 
 # ============================================================================ results
 
-class _BootSummary(Summary):
-    """A Summary whose coefficient table holds bootstrap columns (no significance stars)."""
-
-    def _coef_text_rows(self):
-        t = self.coef_table
-        header = ["", "Estimate", "Model SE", "Boot SE", "Bias", "Wald low", "Wald high",
-                  "Boot low", "Boot high", ""]
-        cols = ["estimate", "model_std_error", "std_error", "bias", "model_conf_low",
-                "model_conf_high", "conf_low", "conf_high"]
-        # each column in R's common layout (4 significant digits, decimal points aligned)
-        cells = [[c.strip() for c in format_numbers(t[c].to_numpy(dtype=float), digits=4)]
-                 for c in cols]
-        rows = [[str(term), *(col[i] for col in cells), ""] for i, term in enumerate(t["term"])]
-        return header, rows
-
-    def __str__(self) -> str:
-        return super().__str__().replace("---\n" + SIGNIF_LEGEND + "\n", "")
-
-    def _repr_html_(self) -> str:
-        return super()._repr_html_().replace(SIGNIF_LEGEND, "")
-
-
 @dataclass(frozen=True, eq=False)
 class BootstrapResults(Persistable):
     """Replicates of a bootstrap (:func:`bootstrap`) with SEs, CIs, summary and plots.
@@ -478,6 +457,11 @@ class BootstrapResults(Persistable):
         ----------
         replicate : int
             The replicate's index, 0 to B - 1.
+
+        Returns
+        -------
+        numpy.ndarray
+            One count per training row.
         """
         if self.type == "labels_from_q":
             raise InvalidArgumentError("type='labels_from_q' keeps the rows; see labels().")
@@ -603,6 +587,11 @@ class BootstrapResults(Persistable):
             the jackknife was computed there).
         level : float, optional
             The confidence level (default: the one chosen in :func:`bootstrap`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per term, columns ``conf_low`` and ``conf_high``.
         """
         ci = self.ci if ci is None else check_choice("ci", ci, CIS)
         level = self.level if level is None else check_level(level)
@@ -631,6 +620,11 @@ class BootstrapResults(Persistable):
         level : float, optional
             The confidence level (default: the fit's level).  The ``model_*`` columns are
             filled at the fit's level only (NaN at another).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per term, as described above.
         """
         c = self.conf_int(ci, level)
         out = pd.DataFrame({"term": self.estimate.index.to_numpy(),
@@ -648,7 +642,13 @@ class BootstrapResults(Persistable):
         return out
 
     def summary(self) -> Summary:
-        """Coefficient table with bootstrap SE and CI beside the model's SE and Wald CI."""
+        """Coefficient table with bootstrap SE and CI beside the model's SE and Wald CI.
+
+        Returns
+        -------
+        Summary
+            The printable summary.
+        """
         scheme = {"case": "case resampling (rows with replacement)",
                   "poisson": "Poisson(1) frequency weights drawn on the row blocks (the Poisson "
                              "bootstrap of a model fitted out of core)",
@@ -681,7 +681,7 @@ class BootstrapResults(Persistable):
         if self.replicate_warnings:
             lines.append(("Replicate warnings", ", ".join(
                 f"{k} in {v}" for k, v in sorted(self.replicate_warnings.items()))))
-        return _BootSummary(title="Bootstrap of a fitted model", call=self.model_call,
+        return BootSummary(title="Bootstrap of a fitted model", call=self.model_call,
                             coef_table=self.tidy(), sections=[Section("Bootstrap:", lines)])
 
     def _refit_label(self) -> str:
@@ -713,6 +713,11 @@ class BootstrapResults(Persistable):
         ax : matplotlib Axes or sequence of Axes, optional
             For ``"forest"``: one axes per panel (a sequence when there are two); default a
             new figure.  ``"hist"`` always draws a new figure.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn on.
         """
         from ..plotting import finish_figure, pyplot
 

@@ -65,8 +65,8 @@ def _plain_arrays(engine):
     """The engine with joblib's memory-mapped arrays copied into the worker's own memory.
 
     Workers see large arrays as read-only memory maps of a shared file; the replicate
-    loop reading them cost about 20 % more CPU than on private memory (measured with
-    ``benchmarks/bench_resampling.py``).  One copy per chunk is cheap by comparison.
+    loop reading them costs more CPU than on private memory
+    (``benchmarks/speed/bench_resampling.py``).  One copy per chunk is cheap by comparison.
     """
     if not dataclasses.is_dataclass(engine):
         return engine

@@ -167,6 +167,11 @@ class ScoreCurves:
         random_state : int, SeedSequence or Generator, optional
             Seed of the bootstrap.
 
+        Returns
+        -------
+        pandas.DataFrame
+            One row per distinct score, as described above.
+
         Examples
         --------
         >>> import fmstats as fm
@@ -233,6 +238,11 @@ class ScoreCurves:
             prior weights and trials).
         weights : str or array_like, optional
             For ``newdata``: a column name or array of case weights.
+
+        Returns
+        -------
+        float
+            The area under the ROC curve.
 
         Examples
         --------
@@ -321,6 +331,11 @@ class ScoreCurves:
         random_state : int, SeedSequence or Generator, optional
             Seed of the bootstrap.
 
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn on.
+
         Examples
         --------
         >>> import fmstats as fm
@@ -351,6 +366,11 @@ class ScoreCurves:
             model's own); give at most one of ``measure``, ``beta`` and ``alpha``.
         beta, alpha : float, optional
             That F-measure by its beta, or by its weight on precision alpha.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn on.
 
         Examples
         --------

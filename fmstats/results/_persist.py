@@ -167,6 +167,11 @@ class Persistable:
         path : str or path-like
             The file to write (replaced if it exists).
 
+        Returns
+        -------
+        None
+            The file is written at ``path``.
+
         Raises
         ------
         ResultsFileError

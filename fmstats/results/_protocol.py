@@ -55,9 +55,22 @@ class ModelResults(Persistable, ScoreCurves):
     # ------------------------------------------------------------------ coefficient table
     @property
     def params(self) -> pd.Series:  # pragma: no cover - abstract
+        """The coefficient estimates, indexed by term (a family implements it)."""
         raise NotImplementedError
 
     def cov_params(self, cov_type: str | None = None) -> pd.DataFrame:  # pragma: no cover
+        """The covariance of the coefficient estimates (a family implements it).
+
+        Parameters
+        ----------
+        cov_type : str, optional
+            The covariance estimator (default: the fit's).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The covariance matrix, rows and columns labelled by term.
+        """
         raise NotImplementedError
 
     def row_refits(self, data=None):
@@ -170,6 +183,11 @@ class ModelResults(Persistable, ScoreCurves):
             ``cov_params`` takes it.
         method : {"wald", "profile"}, default "wald"
             Wald or profile-likelihood intervals (see above).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per term, columns ``conf_low`` and ``conf_high``.
         """
         check_scalar("level", level, low=0, high=1, low_open=True, high_open=True)
         check_choice("method", method, ("wald", "profile"))
@@ -202,6 +220,12 @@ class ModelResults(Persistable, ScoreCurves):
             intervals for a logistic model, as ``broom::tidy(exponentiate = TRUE)``; the
             standard error, statistic and p-value stay on the log-odds scale, as broom's.
             Refused for models whose coefficients are not log-odds (the SVMs).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per term: term, estimate, std_error, statistic, p_value, conf_low,
+            conf_high.
         """
         if not isinstance(exponentiate, (bool, np.bool_)):
             raise InvalidArgumentError(f"`exponentiate` must be True or False; got "
@@ -239,6 +263,23 @@ class ModelResults(Persistable, ScoreCurves):
         raise NotImplementedError
 
     def predict(self, newdata=None, type: str = "response"):  # pragma: no cover - abstract
+        """Predictions for ``newdata`` (a family implements it).
+
+        Parameters
+        ----------
+        newdata : DataFrame, optional
+            The rows to predict (default: the training rows).
+        type : str, default 'response'
+            What to predict; the family documents its types.
+        na_action : {"pass", "omit", "exclude", "fail"}, optional
+            A row with a missing value in the model's columns: NaN in its place (default, R's
+            ``na.pass``), dropped or refused (:func:`fmstats.results.keeps_rows`).
+
+        Returns
+        -------
+        pandas.Series
+            One prediction per row of ``newdata``.
+        """
         raise NotImplementedError
 
     def confusion(self, newdata=None, **kwargs):  # pragma: no cover - abstract
@@ -254,6 +295,13 @@ class ModelResults(Persistable, ScoreCurves):
         raise NotImplementedError
 
     def summary(self):  # pragma: no cover - abstract
+        """The printable summary (a family implements it).
+
+        Returns
+        -------
+        Summary
+            The summary; ``print`` it, or ``as_latex()``.
+        """
         raise NotImplementedError
 
     def resolve_measure(self, measure=None, beta=None, alpha=None):
@@ -265,6 +313,11 @@ class ModelResults(Persistable, ScoreCurves):
             An F-measure.
         beta, alpha : float, optional
             The F-measure's beta, or its weight on precision alpha.
+
+        Returns
+        -------
+        FMeasure
+            The measure to use.
         """
         if measure is None and beta is None and alpha is None:
             return self.fmeasure

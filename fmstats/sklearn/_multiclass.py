@@ -157,6 +157,11 @@ class MultinomClassifier(FmstatsClassifier):
         ----------
         X : array-like of shape (n_samples, n_features)
             The rows.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (n, K - 1), or (n,) with two classes.
         """
         eta = self._eta(X)
         return eta[:, 1] if eta.shape[1] == 2 else eta
@@ -168,6 +173,11 @@ class MultinomClassifier(FmstatsClassifier):
         ----------
         X : array-like of shape (n_samples, n_features)
             The rows.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (n, K).
         """
         eta = self._eta(X)
         eta = eta - eta.max(axis=1, keepdims=True)
@@ -181,6 +191,11 @@ class MultinomClassifier(FmstatsClassifier):
         ----------
         X : array-like of shape (n_samples, n_features)
             The rows.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (n,).
         """
         codes = np.argmax(self._eta(X), axis=1)
         return self.classes_[codes]
@@ -298,6 +313,11 @@ class CalibratedMaxentClassifier(FmstatsClassifier):
         ----------
         X : array-like of shape (n_samples, n_features)
             The rows.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (n, 2).
         """
         frame = self._frame(X)
         p = self.result_.predict(frame).to_numpy()
@@ -310,6 +330,11 @@ class CalibratedMaxentClassifier(FmstatsClassifier):
         ----------
         X : array-like of shape (n_samples, n_features)
             The rows.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (n,).
         """
         frame = self._frame(X)
         return self.result_.predict(frame, type="link").to_numpy()
@@ -321,6 +346,11 @@ class CalibratedMaxentClassifier(FmstatsClassifier):
         ----------
         X : array-like of shape (n_samples, n_features)
             The rows.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (n,).
         """
         positive = self.predict_proba(X)[:, 1] >= self.threshold
         return self.classes_[positive.astype(np.int64)]

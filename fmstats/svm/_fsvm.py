@@ -142,6 +142,13 @@ class FsvmResults(SvmResults):
         return finish_figure(fig)
 
     def summary(self) -> Summary:
+        """The objective, NLopt's report and the coefficient table.
+
+        Returns
+        -------
+        Summary
+            The printable summary.
+        """
         s, r = self.settings, self.nlopt_run
         if s["objective"] == "fmeasure":
             obj = (f"1/2 w'w + C (alpha S- + (1-alpha) S+) / (m+ - S+), C = {self.C:.6g}, "
@@ -334,8 +341,8 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
         the reduced method (see above) and the thesis's 1 for the primal one.
     method : {"reduced", "primal"}, default "reduced"
         ``"reduced"`` (default; over (w, b) with xi = max(0, 1 - y(x'w + b))
-        substituted -- the same minima, n + 1 variables; 0.02 s at m = 400 and about 1 s
-        at m = 1e5 in ``benchmarks/bench_fsvm.py``) or ``"primal"``: the thesis's method
+        substituted -- the same minima, n + 1 variables; timed in
+        ``benchmarks/speed/bench_fsvm.py``) or ``"primal"``: the thesis's method
         exactly -- its formulation over (w, b, xi) with the m margin constraints (one
         vector-valued NLopt constraint), COBYLA from the weighted SVM with
         (C+, C-) = (m-, m+)/10, the box bounds of its R code, ftol_rel 1e-4, maxeval 500,
