@@ -232,9 +232,9 @@ def part_a(args, path, client, rows):
                  "PASS" if fooc.cov_type == fmem.cov_type and se_diff <= 1e-6 else "FAIL"])
     # 3. bootstrap
     B = args.B
-    bmem, t_bmem = timed(lambda: fm.bootstrap(mem, B=B, random_state=1, mc_tol=None, ci=None))
+    bmem, t_bmem = timed(lambda: fm.bootstrap(mem, B=B, random_state=1, mc_tol=None, ci=False))
     booc, t_booc = timed(lambda: fm.bootstrap(ooc, B=B, data=ddf, random_state=1, mc_tol=None,
-                                              ci=None))
+                                              ci=False))
     terms = list(mem.params.index)
     mc = np.sqrt(bmem.mc_error()["se_mc"][terms] ** 2 + booc.mc_error()["se_mc"][terms] ** 2)
     z = np.abs(booc.std_error[terms] - bmem.std_error[terms]) / mc

@@ -193,7 +193,7 @@ def _coverage_one(design, prevalence, n, beta, seed, full):
         if full:
             g = f.with_cov("HC0")
             b = fm.bootstrap(g, B=200, random_state=seed, replicates="full", control=False,
-                             mc_tol=None, ci=None, progress=False)
+                             mc_tol=None, ci=False, progress=False)
             sef = b.std_error[f.params.index].to_numpy()
             for name, v in zip(f.params.index, sef):
                 out[f"se_full:{name}"] = v

@@ -19,7 +19,7 @@ The R-style public API:
 * ``multilabel`` (GFM) and ``extreme`` (STO/FTA/OFO, probabilistic label trees);
 * ``FMeasure(beta=|alpha=)`` and the measures in :mod:`fmstats.measures`;
 * ``f_interval()``, ``precision_interval()``, ``recall_interval()``, ``compare()``: how sure
-  the F is (:mod:`fmstats.inference`); every model's ``measure(newdata, ci=)``;
+  the F is (:mod:`fmstats.inference`); every model's ``measure(newdata, ci=True)``;
 * ``f_curve()``: precision, recall and F at every threshold (:mod:`fmstats.prcurve`);
   every model with scores also has ``f_curve()``, ``plot_pr()`` and ``plot_roc()``;
 * data sets in :mod:`fmstats.datasets`.

@@ -935,14 +935,18 @@ def test_a_cost_that_is_not_numbers_is_blamed_on_cost(data, cost):
         fm.multiclass_decision(mn, data, rule="cost", cost=cost)
 
 
-@pytest.mark.parametrize("ci", [True, "yes", 1])
-def test_measure_ci_names_ci(data, ci):
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(ci="yes"), r"^`ci` must be one of 'delta', 'bayes', 'bootstrap'"),
+    (dict(ci=1), r"^`ci` must be True or False; got 1"),
+    (dict(ci=True, ci_method=True), r"^`ci_method` must be one of 'delta', 'bayes', "),
+    (dict(ci_method="bayes"), r"^`ci_method='bayes'` names the method of an interval"),
+])
+def test_measure_ci_names_ci(data, kwargs, message):
     fit = quiet(fm.maxent, FORMULA, data)
     tuned = quiet(fm.tune_threshold, fit, data, cv=3, random_state=0)
     for obj in (fit, tuned):
-        with pytest.raises(InvalidArgumentError, match=r"^`ci` must be one of 'delta', "
-                                                       r"'bayes', 'bootstrap'"):
-            obj.measure(data, ci=ci)
+        with pytest.raises(InvalidArgumentError, match=message):
+            obj.measure(data, **kwargs)
     with pytest.raises(InvalidArgumentError, match=r"^`method` must be one of"):
         fm.f_interval(data["y"], data["y"], method=True)
 
@@ -1031,7 +1035,7 @@ def test_measure_ci_bayes_on_perfect_predictions_warns(data):
     fit = quiet(fm.maxent, "y ~ x1", data)
     perfect = data.assign(y=fit.predict(data, type="class"))
     with pytest.warns(IntervalWarning, match="excludes the estimate F1 = 1"):
-        fit.measure(perfect, ci="bayes", random_state=0)
+        fit.measure(perfect, ci=True, ci_method="bayes", random_state=0)
 
 
 def test_a_comparison_interval_that_excludes_its_difference_warns():

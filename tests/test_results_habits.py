@@ -25,13 +25,13 @@ def fair():
 
 
 # ----------------------------------------------------------------------------- tidy
-@pytest.mark.parametrize("conf_method", ["wald", "profile"])
-def test_tidy_exponentiate_gives_odds_ratios(titanic, conf_method):
+@pytest.mark.parametrize("ci_method", ["wald", "profile"])
+def test_tidy_exponentiate_gives_odds_ratios(titanic, ci_method):
     """exp() of the estimate and of the interval's bounds (broom's exponentiate = TRUE); the
     standard error, statistic and p-value stay on the log-odds scale."""
     fit = fm.maxent("survived ~ C(pclass) + sex + age", titanic)
-    plain = fit.tidy(conf_method=conf_method)
-    odds = fit.tidy(conf_method=conf_method, exponentiate=True)
+    plain = fit.tidy(ci_method=ci_method)
+    odds = fit.tidy(ci_method=ci_method, exponentiate=True)
     np.testing.assert_allclose(odds["estimate"], np.exp(plain["estimate"]), rtol=1e-15)
     np.testing.assert_allclose(odds["conf_low"], np.exp(plain["conf_low"]), rtol=1e-15)
     np.testing.assert_allclose(odds["conf_high"], np.exp(plain["conf_high"]), rtol=1e-15)

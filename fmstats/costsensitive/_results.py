@@ -8,7 +8,7 @@ import pandas as pd
 from scipy.special import expit, softmax
 
 from .. import measures as _m
-from .._utils.validation import check_binary, check_choice, describe
+from .._utils.validation import check_binary, check_choice, describe, interval_request
 from ..exceptions import InvalidArgumentError, UnseenLevelError
 from ..results import ModelResults
 from ..results import Section, Summary
@@ -288,10 +288,10 @@ class CostSensitiveResults(ModelResults):
         return _m.Confusion(float(np.sum(tp)), float(np.sum(fp)), float(np.sum(fn)),
                             float(np.sum(tn)))
 
-    def measure(self, newdata, y=None, measure=None, *, beta=None, alpha=None, ci=None,
-                level=0.95, B=None, random_state=None):
+    def measure(self, newdata, y=None, measure=None, *, beta=None, alpha=None, ci=False,
+                ci_method=None, level=0.95, B=None, random_state=None):
         """The fit's measure (F, micro-F, macro-F or multiclass micro-F) on ``newdata``; with
-        ``ci``, with its interval.
+        ``ci=True``, with its interval.
 
         Empty denominators follow :mod:`fmstats.measures` (``zero_division=1``: a label with
         neither truth nor predictions has F = 1 in the macro mean).
@@ -307,10 +307,14 @@ class CostSensitiveResults(ModelResults):
         beta, alpha : float, optional
             The F-measure by its beta or by its weight alpha on precision (at most one of
             ``measure``, ``beta`` and ``alpha``).
-        ci : {"delta", "bayes", "bootstrap"}, optional
+        ci : bool, default False
             Return the :class:`fmstats.inference.MeasureInterval` of
-            :func:`fmstats.f_interval` by this method (binary F, micro-F and macro-F; the
-            multiclass micro-F with a default class has none) instead of a float.
+            :func:`fmstats.f_interval` (binary F, micro-F and macro-F; the multiclass
+            micro-F with a default class has none) instead of a float (``ci="delta"`` is the
+            old spelling of ``ci=True, ci_method="delta"``: deprecated).
+        ci_method : {"delta", "bayes", "bootstrap"}, default "delta"
+            The method of the interval (with ``ci=True``), as ``method`` of
+            :func:`fmstats.f_interval`.
         level : float, default 0.95
             The level of the interval (with ``ci``).
         B : int, optional
@@ -323,19 +327,21 @@ class CostSensitiveResults(ModelResults):
         float or MeasureInterval
             The measure's value, or with ``ci`` the interval object.
         """
+        from ..inference import F_METHODS, f_interval
+
+        ci, ci_method = interval_request(ci, ci_method, F_METHODS, default="delta",
+                                         call="measure")
         fm = self.resolve_measure(measure, beta, alpha)
         truth, pred = self._truth(newdata, y)
-        if ci is not None:
+        if ci:
             if self.kind == "multiclass":
                 raise InvalidArgumentError(
                     "`ci`: fmstats has no interval for the multiclass micro-F with a default "
-                    "class (f_interval covers binary, micro and macro F); got "
-                    f"ci={ci!r} on a multiclass fit.")
-            from ..inference import f_interval
-
+                    "class (f_interval covers binary, micro and macro F); got ci=True on a "
+                    "multiclass fit.")
             avg = {"f": "binary", "micro_f": "micro", "macro_f": "macro"}[self.measure_name]
-            return f_interval(truth, pred, measure=fm, average=avg, method=ci, level=level,
-                              B=B, random_state=random_state)
+            return f_interval(truth, pred, measure=fm, average=avg, method=ci_method,
+                              level=level, B=B, random_state=random_state)
         if self.kind == "multiclass":
             return float(_m.multiclass_micro_f(truth, pred, self.default_index, measure=fm,
                                                wrong_class="fn"))

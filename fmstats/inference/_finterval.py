@@ -1,6 +1,6 @@
 """Intervals for F, precision and recall from labels and predictions: :func:`f_interval`,
 :func:`precision_interval`, :func:`recall_interval`, and :func:`interval_of_rows` (what a
-fitted model's ``measure(newdata, ci=...)`` calls)."""
+fitted model's ``measure(newdata, ci=True)`` calls)."""
 from __future__ import annotations
 
 from typing import Any
@@ -245,7 +245,7 @@ def interval_of_rows(y, yhat, w, fm, method: str, level: float = 0.95, B=None,
                      random_state=None, prior: float = DEFAULT_PRIOR,
                      name: str = "method") -> MeasureInterval:
     """The interval of binary rows: labels ``y`` in [0, 1] (probabilistic labels count
-    fractionally), classes ``yhat``, count weights ``w``.  What ``measure(ci=)`` calls
+    fractionally), classes ``yhat``, count weights ``w``.  What ``measure(ci=True)`` calls
     (``name``: the argument that chose the method, in messages)."""
     check_method(method, F_METHODS, name)
     level = check_level(level)

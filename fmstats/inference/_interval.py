@@ -80,7 +80,7 @@ class MeasureInterval:
     """An estimate of a measure (F, precision, recall, or a difference of F) with its interval.
 
     Returned by :func:`f_interval`, :func:`precision_interval`, :func:`recall_interval`,
-    every fitted model's ``measure(newdata, ci=...)`` and (for differences)
+    every fitted model's ``measure(newdata, ci=True)`` and (for differences)
     :func:`compare`.  Frozen; pickles.  ``low <= estimate <= high`` for the delta, Wilson and
     Clopper-Pearson intervals; a Monte-Carlo interval (bootstrap, Bayes) need not contain
     the estimate when the distribution is very skewed.

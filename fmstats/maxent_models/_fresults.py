@@ -106,7 +106,7 @@ class FMaxentResults(MaxentResults):
         s = self.settings
         seed = s["random_state"] if s["random_state"] is not None else self.DEFAULT_BOOT_SEED
         return bootstrap(self.with_cov("HC0"), B=int(s["B"]), type="case", random_state=seed,
-                         n_jobs=s["n_jobs"], progress=s["progress"], ci=None,
+                         n_jobs=s["n_jobs"], progress=s["progress"], ci=False,
                          replicates=s.get("replicates", "kstep"), data=rows)
 
     def keep_bootstrap(self, rows) -> None:

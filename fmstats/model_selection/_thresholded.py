@@ -17,10 +17,11 @@ from ._tuned import Tuned, fn_name
 from ._constrained import constraint_probability
 from ..exceptions import DataError, InvalidArgumentError
 from ..formula import check_frame
-from ..inference import interval_of_rows
+from ..inference import F_METHODS, interval_of_rows
 from ..results import ScoreCurves
 from ..results import Section, Summary, predict_kept
 from .._utils.boundary import public
+from .._utils.validation import interval_request
 
 __all__ = ["ThresholdedResults", "BlockThresholdedResults", "row_weights"]
 
@@ -236,8 +237,8 @@ class ThresholdedResults(Tuned, ScoreCurves):
         return _m.noisy_confusion(response.y[rows][keep], cls.to_numpy()[keep],
                                   dependence="independent", sample_weight=w[rows][keep])
 
-    def measure(self, newdata=None, measure=None, *, beta=None, alpha=None, ci=None,
-                level=0.95, B=None, random_state=None):
+    def measure(self, newdata=None, measure=None, *, beta=None, alpha=None, ci=False,
+                ci_method=None, level=0.95, B=None, random_state=None):
         """F of the tuned classes on ``newdata``; the tuned F-measure by default.
 
         Parameters
@@ -246,9 +247,12 @@ class ThresholdedResults(Tuned, ScoreCurves):
             Rows with the response (default: the tuning data).
         measure, beta, alpha : FMeasure or float, optional
             The F-measure (one of them; default: the tuned one).
-        ci : {"delta", "bayes", "bootstrap"}, optional
+        ci : bool, default False
             Return the F with its interval (:class:`fmstats.inference.MeasureInterval`), as
-            :meth:`fmstats.results.ModelResults.measure`.
+            :meth:`fmstats.results.ModelResults.measure` (``ci="delta"`` is the old spelling
+            of ``ci=True, ci_method="delta"``: deprecated).
+        ci_method : {"delta", "bayes", "bootstrap"}, default "delta"
+            The method of the interval (with ``ci=True``).
         level : float, default 0.95
             The level of the interval (with ``ci``).
         B : int, optional
@@ -261,12 +265,15 @@ class ThresholdedResults(Tuned, ScoreCurves):
         float or MeasureInterval
             The F-measure, or with ``ci`` the interval object.
         """
+        ci, ci_method = interval_request(ci, ci_method, F_METHODS, default="delta",
+                                         call="measure")
         fm = self.fmeasure if measure is None and beta is None and alpha is None \
             else _m.as_fmeasure(measure, beta, alpha)
-        if ci is None:
+        if not ci:
             return float(self.confusion(newdata).f(fm))
         y, yhat, w, _ = self._class_rows(newdata)
-        return interval_of_rows(y, yhat, w, fm, ci, level, B, random_state, name="ci")
+        return interval_of_rows(y, yhat, w, fm, ci_method, level, B, random_state,
+                                name="ci_method")
 
     def refit(self, data: pd.DataFrame, *, retune: bool = True, n_jobs=1, progress=False,
               **kwargs) -> "ThresholdedResults":
@@ -573,8 +580,8 @@ class BlockThresholdedResults(ThresholdedResults):
             _rows_not_kept("confusion()")
         return self.base.confusion(newdata, threshold=self._response_threshold())
 
-    def measure(self, newdata=None, measure=None, *, beta=None, alpha=None, ci=None,
-                level=0.95, B=None, random_state=None):
+    def measure(self, newdata=None, measure=None, *, beta=None, alpha=None, ci=False,
+                ci_method=None, level=0.95, B=None, random_state=None):
         """F of the tuned classes on ``newdata`` (see :meth:`confusion`); the tuned
         F-measure by default.
 
@@ -584,17 +591,17 @@ class BlockThresholdedResults(ThresholdedResults):
             Rows with the response.
         measure, beta, alpha : FMeasure or float, optional
             The F-measure (one of them; default: the tuned one).
-        ci, level, B, random_state
-            Not available out of core (``ci`` raises).
+        ci, ci_method, level, B, random_state
+            Not available out of core (``ci=True`` raises).
 
         Returns
         -------
         float
             The measure's value.
         """
-        if ci is not None:
+        if (ci is not None and ci is not False) or ci_method is not None:
             raise InvalidArgumentError("`ci`: intervals of the F need the rows in memory; "
-                                       "use the base model's measure(newdata, ci=...) on a "
+                                       "use the base model's measure(newdata, ci=True) on a "
                                        "pandas DataFrame.")
         fm = self.fmeasure if measure is None and beta is None and alpha is None \
             else _m.as_fmeasure(measure, beta, alpha)

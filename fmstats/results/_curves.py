@@ -94,7 +94,7 @@ class ScoreCurves:
 
     def _class_rows(self, newdata=None, threshold=None):
         """(labels, 0/1 classes of the model's rule -- or of ``score >= threshold`` --, count
-        weights, row keys or None): the rows ``measure(ci=)`` and ``compare`` count, as
+        weights, row keys or None): the rows ``measure(ci=True)`` and ``compare`` count, as
         ``confusion(newdata)`` counts them."""
         y, s, w, keys = self._scored_rows(newdata, None)
         t, strict, _ = self._decision_rule() if threshold is None else (threshold, False, "")

@@ -30,7 +30,8 @@ import pandas as pd
 from scipy import stats
 
 from ._persist import Persistable
-from .._utils.validation import check_choice, check_scalar
+from .._utils.validation import (check_choice, check_scalar, interval_request,
+                                 renamed_arguments)
 from ..exceptions import InvalidArgumentError
 from ..measures import as_fmeasure
 from ._curves import ScoreCurves
@@ -202,8 +203,9 @@ class ModelResults(Persistable, ScoreCurves):
             f"`method`='profile' needs a likelihood fit; {type(self).__name__} has none. Use "
             "method='wald'.")
 
+    @renamed_arguments(conf_method="ci_method")
     def tidy(self, level: float = 0.95, cov_type: str | None = None,
-             conf_method: str = "wald", exponentiate: bool = False) -> pd.DataFrame:
+             ci_method: str = "wald", exponentiate: bool = False) -> pd.DataFrame:
         """The coefficient table as a tidy DataFrame (one row per term).
 
         Parameters
@@ -213,8 +215,9 @@ class ModelResults(Persistable, ScoreCurves):
         cov_type : str, optional
             The covariance type (default: the one chosen at fit time), as
             ``cov_params`` takes it.
-        conf_method : {"wald", "profile"}, default "wald"
-            The intervals, as ``method`` of :meth:`conf_int`.
+        ci_method : {"wald", "profile"}, default "wald"
+            The intervals, as ``method`` of :meth:`conf_int` (``conf_method=`` is the old
+            spelling: deprecated).
         exponentiate : bool, default False
             Report exp(estimate) and exp() of the interval's bounds: odds ratios and their
             intervals for a logistic model, as ``broom::tidy(exponentiate = TRUE)``; the
@@ -236,7 +239,7 @@ class ModelResults(Persistable, ScoreCurves):
                 "so exp() of them is no odds ratio.")
         se = self._se(cov_type)
         stat, p = self._stat_p(se, cov_type)
-        ci = self.conf_int(level, cov_type, method=conf_method)
+        ci = self.conf_int(level, cov_type, method=ci_method)
         est, lo, hi = (self.params.to_numpy(), ci["conf_low"].to_numpy(),
                        ci["conf_high"].to_numpy())
         if exponentiate:
@@ -323,10 +326,10 @@ class ModelResults(Persistable, ScoreCurves):
             return self.fmeasure
         return as_fmeasure(measure, beta=beta, alpha=alpha)
 
-    def measure(self, newdata=None, measure=None, *, beta=None, alpha=None, ci=None,
-                level=0.95, B=None, random_state=None, **kwargs):
+    def measure(self, newdata=None, measure=None, *, beta=None, alpha=None, ci=False,
+                ci_method=None, level=0.95, B=None, random_state=None, **kwargs):
         """F-measure of the class predictions on ``newdata`` (default: the training data),
-        under the fit's measure or the one given; with ``ci``, with its interval.
+        under the fit's measure or the one given; with ``ci=True``, with its interval.
 
         Parameters
         ----------
@@ -336,11 +339,15 @@ class ModelResults(Persistable, ScoreCurves):
             The F-measure (default: the fit's own, unless ``beta`` or ``alpha`` is given).
         beta, alpha : float, optional
             The F-measure's beta, or its weight on precision alpha.
-        ci : {"delta", "bayes", "bootstrap"}, optional
-            Return a :class:`fmstats.inference.MeasureInterval` made by this method of
+        ci : bool, default False
+            Return a :class:`fmstats.inference.MeasureInterval` made by
             :func:`fmstats.f_interval` (rows counted as :meth:`confusion` counts them: count
             weights as frequency weights, probabilistic labels fractionally) instead of a
-            float.
+            float.  (``ci="delta"``, the method given as ``ci``, is the old spelling of
+            ``ci=True, ci_method="delta"``, deprecated).
+        ci_method : {"delta", "bayes", "bootstrap"}, default "delta"
+            The method of the interval (with ``ci=True``), as ``method`` of
+            :func:`fmstats.f_interval`.
         level : float, default 0.95
             The level of the interval (with ``ci``).
         B : int, optional
@@ -355,13 +362,16 @@ class ModelResults(Persistable, ScoreCurves):
         float or MeasureInterval
             The F-measure, or with ``ci`` the interval object.
         """
-        fm = self.resolve_measure(measure, beta, alpha)
-        if ci is None:
-            return float(self.confusion(newdata, **kwargs).f(fm))
-        from ..inference import interval_of_rows
+        from ..inference import F_METHODS, interval_of_rows
 
+        ci, ci_method = interval_request(ci, ci_method, F_METHODS, default="delta",
+                                         call="measure")
+        fm = self.resolve_measure(measure, beta, alpha)
+        if not ci:
+            return float(self.confusion(newdata, **kwargs).f(fm))
         y, yhat, w, _ = self._class_rows(newdata, **kwargs)
-        return interval_of_rows(y, yhat, w, fm, ci, level, B, random_state, name="ci")
+        return interval_of_rows(y, yhat, w, fm, ci_method, level, B, random_state,
+                                name="ci_method")
 
     def _repr_html_(self) -> str:
         return self.summary()._repr_html_()

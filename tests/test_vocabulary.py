@@ -1,0 +1,188 @@
+"""One vocabulary for the interval choice (user guide, *Intervals: one vocabulary*).
+
+``ci`` asks for an interval (True or False), ``ci_method`` names how it is computed where the
+interval is an optional part of a result, ``method`` where the interval is the result
+(``f_interval``, ``conf_int``, ``compare``, ``f_band``), ``level`` its level.  The old
+spellings -- the method given as ``ci`` (``measure(ci="delta")``, ``bootstrap(ci="bca")``),
+``bootstrap(ci=None)``, ``tidy(conf_method=)``, ``BootstrapResults.conf_int(ci=)`` and
+``tidy(ci=)``/``mc_error(ci=)`` -- still work, give the same numbers, and warn with a
+:class:`~fmstats.exceptions.FmstatsDeprecationWarning` naming the new spelling.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fmstats as fm
+from fmstats.exceptions import FmstatsDeprecationWarning, FmstatsWarning, InvalidArgumentError
+
+
+@pytest.fixture(scope="module")
+def split():
+    titanic = fm.datasets.titanic_complete().sample(frac=1.0, random_state=0)
+    return titanic.iloc[:500], titanic.iloc[500:]
+
+
+@pytest.fixture(scope="module")
+def fit(split):
+    return fm.maxent("survived ~ C(pclass) + sex + age", split[0])
+
+
+@pytest.fixture(scope="module")
+def boot(fit, split):
+    return fm.bootstrap(fit, B=40, ci_method="bca", jackknife=10, data=split[0],
+                        random_state=3, mc_tol=None, progress=False)
+
+
+def _old(call, match):
+    """Run ``call`` (an old spelling): it must warn, naming the new spelling."""
+    with pytest.warns(FmstatsDeprecationWarning, match=match) as rec:
+        out = call()
+    assert all(r.filename == __file__ for r in rec
+               if issubclass(r.category, FmstatsDeprecationWarning)), \
+        "the warning names the user's line, not fmstats'"
+    return out
+
+
+def test_the_warning_is_an_fmstats_and_a_future_warning():
+    assert issubclass(FmstatsDeprecationWarning, FmstatsWarning)
+    assert issubclass(FmstatsDeprecationWarning, FutureWarning)
+    assert "FmstatsDeprecationWarning" in fm.exceptions.__all__
+
+
+@pytest.mark.parametrize("method", ["delta", "bayes", "bootstrap"])
+def test_measure_old_spelling_same_interval(fit, split, method):
+    test = split[1]
+    tuned = fm.tune_threshold(fit, split[0], cv=3, random_state=0)
+    for obj in (fit, tuned):
+        new = obj.measure(test, ci=True, ci_method=method, random_state=0)
+        old = _old(lambda: obj.measure(test, ci=method, random_state=0),
+                   rf"measure\(ci='{method}'\) is the old spelling of "
+                   rf"measure\(ci=True, ci_method='{method}'\)")
+        assert isinstance(old, fm.MeasureInterval)
+        assert (old.estimate, old.low, old.high, old.method) == \
+            (new.estimate, new.low, new.high, new.method)
+
+
+def test_measure_default_method_is_delta(fit, split):
+    test = split[1]
+    by_default = fit.measure(test, ci=True)
+    delta = fm.f_interval(test["survived"], fit.predict(test, type="class"), method="delta")
+    assert (by_default.low, by_default.high) == pytest.approx((delta.low, delta.high),
+                                                              rel=1e-12)
+    assert fit.measure(test, ci=False) == fit.measure(test)
+
+
+def test_costsens_measure_old_spelling_same_interval(split):
+    train, test = split
+    cs = fm.costsens("survived ~ C(pclass) + sex + age", train, grid=3, random_state=0)
+    new = cs.measure(test, ci=True, ci_method="bayes", random_state=0)
+    old = _old(lambda: cs.measure(test, ci="bayes", random_state=0), "ci_method='bayes'")
+    assert (old.low, old.high) == (new.low, new.high)
+
+
+def test_old_and_new_spelling_together_refused(fit, split, boot):
+    with pytest.raises(InvalidArgumentError, match="old spelling of `ci=True, ci_method="):
+        fit.measure(split[1], ci="delta", ci_method="bayes")
+    with pytest.raises(InvalidArgumentError, match="`conf_method` is the old name of "
+                                                   "`ci_method`"):
+        fit.tidy(conf_method="wald", ci_method="wald")
+    with pytest.raises(InvalidArgumentError, match="`ci` is the old name of `method`"):
+        boot.conf_int(ci="basic", method="basic")
+
+
+def test_bootstrap_old_spelling_same_replicates(fit, split, boot):
+    old = _old(lambda: fm.bootstrap(fit, B=40, ci="bca", jackknife=10, data=split[0],
+                                    random_state=3, mc_tol=None, progress=False),
+               r"bootstrap\(ci='bca'\) is the old spelling of "
+               r"bootstrap\(ci=True, ci_method='bca'\)")
+    pd.testing.assert_frame_equal(old.replicates, boot.replicates)
+    np.testing.assert_array_equal(old.jackknife, boot.jackknife)
+    pd.testing.assert_frame_equal(old.tidy(), boot.tidy())
+    assert old.ci == boot.ci == "bca"
+
+
+def test_bootstrap_ci_none_is_ci_false(fit, split):
+    kw = dict(B=60, data=split[0], random_state=5, mc_tol=0.2, progress=False)
+    new = fm.bootstrap(fit, ci=False, **kw)
+    old = _old(lambda: fm.bootstrap(fit, ci=None, **kw),
+               r"bootstrap\(ci=None\) is the old spelling of bootstrap\(ci=False\)")
+    # ci=False: the early stop watches the standard errors only, so both stop alike
+    assert old.B == new.B
+    pd.testing.assert_frame_equal(old.replicates, new.replicates)
+    assert old.ci == new.ci == "percentile"
+
+
+def test_bootstrap_results_old_keywords(boot):
+    for method in ("percentile", "basic", "bca"):
+        pd.testing.assert_frame_equal(
+            _old(lambda: boot.conf_int(ci=method), r"conf_int\(ci=...\) is the old spelling "
+                                                   r"of conf_int\(method=...\)"),
+            boot.conf_int(method=method))
+        pd.testing.assert_frame_equal(boot.conf_int(method), boot.conf_int(method=method))
+        pd.testing.assert_frame_equal(
+            _old(lambda: boot.tidy(ci=method), r"tidy\(ci=...\) is the old spelling of "
+                                               r"tidy\(ci_method=...\)"),
+            boot.tidy(ci_method=method))
+        pd.testing.assert_frame_equal(
+            _old(lambda: boot.mc_error(ci=method), r"mc_error\(ci=...\)"),
+            boot.mc_error(ci_method=method))
+    basic = boot.conf_int(method="basic").to_numpy()
+    t0 = boot.estimate.to_numpy()
+    q = boot.replicates.quantile([0.975, 0.025]).to_numpy().T     # numpy's linear rule
+    np.testing.assert_allclose(basic, 2 * t0[:, None] - q, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["wald", "profile"])
+def test_tidy_conf_method_old_spelling(fit, method):
+    new = fit.tidy(ci_method=method)
+    old = _old(lambda: fit.tidy(conf_method=method),
+               r"tidy\(conf_method=...\) is the old spelling of tidy\(ci_method=...\)")
+    pd.testing.assert_frame_equal(old, new)
+    pd.testing.assert_frame_equal(fit.tidy(0.95, None, method), new)     # positional too
+
+
+NAMESPACES = ["fmstats", "fmstats.inference", "fmstats.resampling", "fmstats.model_selection",
+              "fmstats.results", "fmstats.maxent_models", "fmstats.costsensitive",
+              "fmstats.calibration", "fmstats.multiclass", "fmstats.svm", "fmstats.extreme"]
+
+
+def _public_signatures():
+    seen = {}
+    for ns in NAMESPACES:
+        mod = importlib.import_module(ns)
+        for name in mod.__all__:
+            obj = getattr(mod, name)
+            members = [(name, obj)] if inspect.isfunction(obj) else []
+            if inspect.isclass(obj):
+                members += [(f"{name}.{m}", f) for m, f in inspect.getmembers(obj)
+                            if not m.startswith("_") and inspect.isfunction(f)]
+            for label, f in members:
+                try:
+                    seen.setdefault(label, inspect.signature(f))
+                except (TypeError, ValueError):
+                    pass
+    return seen
+
+
+def test_every_entry_point_speaks_the_vocabulary():
+    """``ci`` is a switch (default True or False), never a method name; ``ci_method`` only
+    beside ``ci`` or where the interval is always part of the table (``tidy``, ``mc_error``);
+    ``conf_method`` is gone.  Mutant: a new ``ci="percentile"`` default."""
+    sigs = _public_signatures()
+    assert "bootstrap" in sigs and "MaxentResults.measure" in sigs
+    bad = []
+    for label, sig in sigs.items():
+        params = sig.parameters
+        if "ci" in params and params["ci"].default not in (True, False):
+            bad.append(f"{label}: ci={params['ci'].default!r}")
+        if "conf_method" in params:
+            bad.append(f"{label}: conf_method")
+        if ("ci_method" in params and "ci" not in params
+                and label.rsplit(".", 1)[-1] not in ("tidy", "mc_error")):
+            bad.append(f"{label}: ci_method without ci")
+    assert bad == [], bad
