@@ -13,18 +13,20 @@ P and p0 are consistent with a distribution: they are ``estimate_P`` of 200 labe
 instance drawn from a model with dependent labels (sparse marginals as in Mediamill, ~4 labels
 per instance, times a per-sample Gamma "intensity" shared by all labels).
 
-    PYTHONPATH=. python benchmarks/bench_gfm.py               # n = 12,914 (~1 min, ~6 GB RAM)
-    PYTHONPATH=. python benchmarks/bench_gfm.py --quick       # n = 2,000
-    PYTHONPATH=. python benchmarks/bench_gfm.py --threads 1 --repeat 5
+    PYTHONPATH=. python benchmarks/extreme/bench_gfm.py               # n = 12,914 (~1 min, ~6 GB RAM)
+    PYTHONPATH=. python benchmarks/extreme/bench_gfm.py --quick       # n = 2,000
+    PYTHONPATH=. python benchmarks/extreme/bench_gfm.py --threads 1 --repeat 5
 """
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 from _common import (ensure_fmstats_importable, format_table, timed, n_cores, print_header,
                      set_thread_env, source_fingerprint)
 

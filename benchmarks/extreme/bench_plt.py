@@ -23,17 +23,19 @@ default's P@1 within 1 point of napkinXC's default; ``n_jobs=2`` >= 1.6x ``n_job
 The machine is shared, so the load average is printed; the ratios in the same run are what
 count.
 
-    PYTHONPATH=. python benchmarks/bench_plt.py --repeats 3           # full split
-    PYTHONPATH=. python benchmarks/bench_plt.py --quick --repeats 3   # 6,000 packages
-    PYTHONPATH=. python benchmarks/bench_plt.py --tree balanced-kmeans
+    PYTHONPATH=. python benchmarks/extreme/bench_plt.py --repeats 3           # full split
+    PYTHONPATH=. python benchmarks/extreme/bench_plt.py --quick --repeats 3   # 6,000 packages
+    PYTHONPATH=. python benchmarks/extreme/bench_plt.py --tree balanced-kmeans
 """
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 from _common import (ensure_fmstats_importable, format_table, print_header, set_thread_env,
                      source_fingerprint)
 

@@ -15,17 +15,19 @@ Peers, measured in the same run and extrapolated linearly:
   estimates and true labels (scalar updates), on the first instances, times
   n / subset.  Its thresholds on those instances are checked against fmstats'.
 
-    PYTHONPATH=. python benchmarks/bench_xmlc.py              # full size (~2-3 min)
-    PYTHONPATH=. python benchmarks/bench_xmlc.py --quick      # n = m = 20,000
+    PYTHONPATH=. python benchmarks/extreme/bench_xmlc.py              # full size (~2-3 min)
+    PYTHONPATH=. python benchmarks/extreme/bench_xmlc.py --quick      # n = m = 20,000
 """
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 from _common import (ensure_fmstats_importable, format_table, timed, n_cores, print_header,
                      source_fingerprint)
 

@@ -49,17 +49,18 @@ last run and prints, per setting, the training time, P@k and the section-6 test 
 e.g. ``--also C=3 max_leaves=25``.
 
     # issue 44, on an idle 2-core machine: the speed-ups at 1/4 shape (~15 min)
-    PYTHONPATH=. python benchmarks/bench_xmlc_scale.py --scale 0.25 --jobs 1 2 --no-napkinxc
+    PYTHONPATH=. python benchmarks/extreme/bench_xmlc_scale.py --scale 0.25 --jobs 1 2 --no-napkinxc
     # issue 44: the full shape with both cores, against napkinXC with 2 threads (~40 min)
-    PYTHONPATH=. python benchmarks/bench_xmlc_scale.py --jobs 2 --peer-test-rows 20000
+    PYTHONPATH=. python benchmarks/extreme/bench_xmlc_scale.py --jobs 2 --peer-test-rows 20000
     # a quick check of the script (~2 min)
-    PYTHONPATH=. python benchmarks/bench_xmlc_scale.py --scale 0.03 --jobs 1 2 --no-napkinxc
+    PYTHONPATH=. python benchmarks/extreme/bench_xmlc_scale.py --scale 0.03 --jobs 1 2 --no-napkinxc
 """
 from __future__ import annotations
 
 import argparse
 import hashlib
 import os
+import sys
 import tempfile
 import threading
 import time
@@ -67,6 +68,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 from _common import (ensure_fmstats_importable, format_table, print_header, set_thread_env,
                      source_fingerprint)
 

@@ -3,7 +3,7 @@
 multinom vs statsmodels MNLogit on the three stored cases; calibrate vs scikit-learn
 CalibratedClassifierCV (sigmoid, isotonic), the exact beta map and betacal, on the stored folds.
 The tests (tests/test_multinom.py, tests/test_calibration.py) assert the tolerances; this prints
-the numbers behind them.  Run:  PYTHONPATH=. python benchmarks/agreement_issue27.py
+the numbers behind them.  Run:  PYTHONPATH=. python benchmarks/fidelity/agreement_multinom_calibrate.py
 """
 import numpy as np
 import pandas as pd

@@ -26,11 +26,12 @@ seeded splits) for the binary part; fair's religious (4 classes), Titanic's pcla
 classes) and a synthetic 4-class set with a dominant default class (20,000 / 10,000 rows)
 for the multiclass part.
 
-Run:  PYTHONPATH=. python benchmarks/bench_decisions.py [--quick]
+Run:  PYTHONPATH=. python benchmarks/fidelity/bench_decisions.py [--quick]
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 import warnings
@@ -38,6 +39,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 from _common import ensure_fmstats_importable
 
 ensure_fmstats_importable()

@@ -17,11 +17,13 @@ alpha = 0.05, ..., 0.95; Titanic (``survived ~ C(pclass) * sex + age + sibsp``) 
 For probabilistic labels (noisy-F maximiser, q ~ x1 + x2) the default (epsilon = 0.01, no
 clipping, shrinkage 1e-4) is compared with the thesis's clipping of the raw weights.
 
-    python benchmarks/bench_fmaxent_defaults.py [--seeds 5] [--quick]
+    python benchmarks/fidelity/bench_fmaxent_defaults.py [--seeds 5] [--quick]
 
 Prints the tables and whether the targets of issue 14 hold; never asserts.
 """
 from __future__ import annotations
+import os
+import sys
 
 import argparse
 import time
@@ -30,6 +32,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 from _common import ensure_fmstats_importable
 
 ensure_fmstats_importable()

@@ -19,7 +19,7 @@ Part 2 (``--single``): one ``fsvm`` fit without tuning (C = m+, start wsvm (m-, 
 for a in {1, 5, 10} and the default, on several draws x 5 alphas: mean and worst test F
 and the number of fits that predict no positive test row -- how DEFAULT_A was chosen.
 
-Usage: PYTHONPATH=. python benchmarks/bench_fsvm_chapter8.py [--data-seed 2026]
+Usage: PYTHONPATH=. python benchmarks/fidelity/bench_fsvm_chapter8.py [--data-seed 2026]
        [--compare-thesis] [--single] [--quick]
 """
 from __future__ import annotations
@@ -32,7 +32,7 @@ import warnings
 
 import pandas as pd
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 from _common import ensure_fmstats_importable, format_table, print_header, source_fingerprint
 
 ensure_fmstats_importable()

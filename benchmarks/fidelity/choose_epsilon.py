@@ -5,7 +5,7 @@ maximiser with several epsilon values and with the thesis's hard clipping, and p
 training and test noisy F, the mean number of outer iterations and the largest weight ratio.
 This is the measurement behind fmstats.maxent_models.DEFAULT_EPSILON.
 
-    python benchmarks/choose_epsilon.py [--seeds 3]
+    python benchmarks/fidelity/choose_epsilon.py [--seeds 3]
 """
 from __future__ import annotations
 

@@ -20,8 +20,8 @@ c. ``compare`` of two rules with equal true F (x1 + x3/2 >= c and x2 + x3/2 >= c
 
 Run from the repository root::
 
-    PYTHONPATH=. python benchmarks/bench_f_intervals.py --part a c            # ~2 min
-    PYTHONPATH=. python benchmarks/bench_f_intervals.py --part b --every 20 # ~2 h on one core
+    PYTHONPATH=. python benchmarks/inference/bench_f_intervals.py --part a c            # ~2 min
+    PYTHONPATH=. python benchmarks/inference/bench_f_intervals.py --part b --every 20 # ~2 h on one core
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ import pandas as pd
 from scipy import integrate, optimize, stats
 from scipy.special import expit
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # _common
 from _common import ensure_fmstats_importable, print_header  # noqa: E402
 
 ensure_fmstats_importable()

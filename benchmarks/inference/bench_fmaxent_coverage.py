@@ -32,9 +32,9 @@ Designs:
 
 Run from the repository root (about 40 minutes on 2 cores for everything)::
 
-    PYTHONPATH=. python benchmarks/bench_fmaxent_coverage.py                 # all designs
-    PYTHONPATH=. python benchmarks/bench_fmaxent_coverage.py --quick         # a smoke run
-    PYTHONPATH=. python benchmarks/bench_fmaxent_coverage.py --table-only    # re-print
+    PYTHONPATH=. python benchmarks/inference/bench_fmaxent_coverage.py                 # all designs
+    PYTHONPATH=. python benchmarks/inference/bench_fmaxent_coverage.py --quick         # a smoke run
+    PYTHONPATH=. python benchmarks/inference/bench_fmaxent_coverage.py --table-only    # re-print
 
 Replicates are saved to ``benchmarks/results/fmaxent_coverage_*.csv`` as they finish, so a
 run can be resumed and the table re-printed.
@@ -58,7 +58,7 @@ import fmstats as fm
 from fmstats.maxent_models import MIN_CLASS_REWEIGHTED
 
 Z = 1.959963984540054
-RESULTS = Path(__file__).with_name("results")
+RESULTS = Path(__file__).resolve().parents[1] / "results"   # benchmarks/results/
 RESULTS.mkdir(parents=True, exist_ok=True)   # benchmarks/results/ is not in git
 FORMULA = {"logistic": "y ~ x1 + x2 + x3 + C(g)", "misspecified": "y ~ x1 + x2 + x3 + C(g)",
            "thesisA": "q ~ x1 + x2", "thesisB": "q ~ x1 + x2"}

@@ -2,9 +2,9 @@
 
 Run from the repository root::
 
-    PYTHONPATH=. python benchmarks/bench_honest_cost.py                  # timings + coverage
-    PYTHONPATH=. python benchmarks/bench_honest_cost.py --only timings
-    PYTHONPATH=. python benchmarks/bench_honest_cost.py --only coverage --reps 200
+    PYTHONPATH=. python benchmarks/inference/bench_honest_cost.py                  # timings + coverage
+    PYTHONPATH=. python benchmarks/inference/bench_honest_cost.py --only timings
+    PYTHONPATH=. python benchmarks/inference/bench_honest_cost.py --only coverage --reps 200
 
 **Timings** (interleaved pairs, minimum and median of ``--repeat``; wall seconds, one BLAS
 thread per worker):
@@ -42,7 +42,7 @@ import sys
 import time
 import warnings
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 import _common  # noqa: E402
 
 os.environ.update(_common.set_thread_env(1, {}))

@@ -34,9 +34,9 @@ classifies the outcome:
   covariance, fitted values, predictions on the training data or summary text differ (or
   raise).
 
-    PYTHONPATH=. python benchmarks/bench_byteflip.py                 # 3,583 flips per layout
-    PYTHONPATH=. python benchmarks/bench_byteflip.py --flips 500     # quicker
-    PYTHONPATH=. python benchmarks/bench_byteflip.py --every-byte    # every byte of every file
+    PYTHONPATH=. python benchmarks/reliability/bench_byteflip.py                 # 3,583 flips per layout
+    PYTHONPATH=. python benchmarks/reliability/bench_byteflip.py --flips 500     # quicker
+    PYTHONPATH=. python benchmarks/reliability/bench_byteflip.py --every-byte    # every byte of every file
 
 Counts are printed, never asserted (tests/test_results_files.py asserts a fixed-seed sample).
 A second table times ``save()``/``load()`` against ``pickle.dump``/``pickle.load`` of the same
@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import pickle
 import sys
 import tempfile
@@ -54,6 +55,7 @@ import time
 import warnings
 from pathlib import Path
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 from _common import (cpu_model, ensure_fmstats_importable, format_table, n_cores,
                      source_fingerprint, versions)
 

@@ -9,7 +9,7 @@ a fresh process. Printed per variant:
 * the peak RSS of the fit above the RSS before it (the fit itself needs X either way);
 * the fit's wall time.
 
-    PYTHONPATH=. python benchmarks/bench_keep_data.py [--n 2000000] [--p 50] [--quick]
+    PYTHONPATH=. python benchmarks/reliability/bench_keep_data.py [--n 2000000] [--p 50] [--quick]
 
 Figures are printed, never asserted.
 """
@@ -18,11 +18,13 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import pickle
 import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 from _common import ensure_fmstats_importable, proc_status_kib, reset_peak_rss
 
 ensure_fmstats_importable()

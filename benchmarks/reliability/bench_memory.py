@@ -22,11 +22,11 @@ size beside the bound 0.5 (the docstring of ``fmstats.maxent``); "whole" is the 
 (5d6713b: ``keep_data=False`` built the whole design and dropped it).  Coefficients and
 standard errors of every run are compared with the "whole" run (max relative difference).
 
-    PYTHONPATH=. python benchmarks/bench_memory.py            # gfm n=600, m=300; sto 2e7 estimates
-    PYTHONPATH=. python benchmarks/bench_memory.py --quick    # gfm n=300, m=200; sto 2e6
-    PYTHONPATH=. python benchmarks/bench_memory.py --gfm-m 500 --case gfm   # ~4 GB before
-    PYTHONPATH=. python benchmarks/bench_memory.py --case maxent   # n=2e6, p=50 (~6 GB in all)
-    PYTHONPATH=. python benchmarks/bench_memory.py --case maxent --maxent-n 200000
+    PYTHONPATH=. python benchmarks/reliability/bench_memory.py            # gfm n=600, m=300; sto 2e7 estimates
+    PYTHONPATH=. python benchmarks/reliability/bench_memory.py --quick    # gfm n=300, m=200; sto 2e6
+    PYTHONPATH=. python benchmarks/reliability/bench_memory.py --gfm-m 500 --case gfm   # ~4 GB before
+    PYTHONPATH=. python benchmarks/reliability/bench_memory.py --case maxent   # n=2e6, p=50 (~6 GB in all)
+    PYTHONPATH=. python benchmarks/reliability/bench_memory.py --case maxent --maxent-n 200000
 
 Figures are printed, never asserted; the exit status is 0.
 """
@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import subprocess
 import sys
 import tarfile
@@ -42,6 +43,7 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 from _common import (REPO_ROOT, format_table, print_header, proc_status_kib, reset_peak_rss,
                      set_thread_env)
 

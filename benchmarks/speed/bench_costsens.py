@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    PYTHONPATH=. python benchmarks/bench_costsens.py [--repeats 3]
+    PYTHONPATH=. python benchmarks/speed/bench_costsens.py [--repeats 3]
 
 Data: ``load_adult("train")`` (32,561 rows); the missing values of ``workclass`` and
 ``occupation`` are recoded as a level "Unknown" so that every row is used.  Formula::
@@ -29,6 +29,8 @@ its loop: on these shared 2-core machines two BLAS threads per fit were measured
 several times slower under load.
 """
 from __future__ import annotations
+import os
+import sys
 
 import argparse
 import time
@@ -36,13 +38,14 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 from _common import ensure_fmstats_importable
 
 ensure_fmstats_importable()
 
 from fmstats.costsensitive import best_threshold, cost_grid, costsens  # noqa: E402
 from fmstats.datasets._datasets import load_adult  # noqa: E402
-from fmstats.formula._frame import model_frame  # noqa: E402
+from fmstats.formula import model_frame  # noqa: E402
 from fmstats.glm.irls import irls_coef  # noqa: E402
 
 FORMULA = (

@@ -2,8 +2,8 @@
 
 Run from the repository root::
 
-    PYTHONPATH=. python benchmarks/bench_dask.py            # n = 1_000_000, p = 20
-    PYTHONPATH=. python benchmarks/bench_dask.py --quick    # n = 100_000
+    PYTHONPATH=. python benchmarks/speed/bench_dask.py            # n = 1_000_000, p = 20
+    PYTHONPATH=. python benchmarks/speed/bench_dask.py --quick    # n = 100_000
 
 Problem: X = [1, Z], Z (n, 19) independent N(0, 1), y ~ Bernoulli(expit(X beta)), prior
 weights ~ U(0.5, 2) (the problem of bench_irls.py); for the model functions a factor with
@@ -27,7 +27,7 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 from _common import (bench_parser, ensure_fmstats_importable, format_table, median,  # noqa: E402
                      print_header)
 

@@ -3,9 +3,9 @@ memory and against dask-ml, in one run.
 
 Run from the repository root (a quiet machine; about 15 min at the default size)::
 
-    PYTHONPATH=. python benchmarks/bench_dask_workflow.py                 # n = 2e6, 16 files
-    PYTHONPATH=. python benchmarks/bench_dask_workflow.py --quick         # n = 2e5, part A
-    PYTHONPATH=. python benchmarks/bench_dask_workflow.py --skip-big      # without part B
+    PYTHONPATH=. python benchmarks/speed/bench_dask_workflow.py                 # n = 2e6, 16 files
+    PYTHONPATH=. python benchmarks/speed/bench_dask_workflow.py --quick         # n = 2e5, part A
+    PYTHONPATH=. python benchmarks/speed/bench_dask_workflow.py --skip-big      # without part B
 
 Data: n rows x 14 columns (y, prior weights w, eleven N(0, 1) predictors x1..x11 and a
 5-level factor g), y ~ Bernoulli(expit(eta)) with an intercept that gives about 10 %
@@ -57,7 +57,7 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 from _common import ensure_fmstats_importable, format_table, print_header  # noqa: E402
 
 ensure_fmstats_importable()

@@ -2,8 +2,8 @@
 
 Run from the repository root::
 
-    PYTHONPATH=. python benchmarks/bench_design_stamp.py              # n = 1_000_000, 3 repeats
-    PYTHONPATH=. python benchmarks/bench_design_stamp.py --quick      # n = 100_000
+    PYTHONPATH=. python benchmarks/speed/bench_design_stamp.py              # n = 1_000_000, 3 repeats
+    PYTHONPATH=. python benchmarks/speed/bench_design_stamp.py --quick      # n = 100_000
 
 A :class:`fmstats.formula.DesignMatrix` records a stamp of the columns its design was built
 from (a 64-bit hash of every row and the columns' dtypes, :func:`fmstats.formula._subset.stamp`)
@@ -27,7 +27,7 @@ import os
 import sys
 import warnings
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 import _common  # noqa: E402
 
 _common.ensure_fmstats_importable()

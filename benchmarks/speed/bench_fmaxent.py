@@ -9,9 +9,11 @@ The peer for (1) is the same algorithm written with statsmodels: ``GLM(var_weigh
 in a loop with the weights of thesis eq. (7.1), as a user without fmstats would write it (same
 number of outer iterations as fmstats used, so the comparison is per iteration).
 
-    python benchmarks/bench_fmaxent.py [--quick]
+    python benchmarks/speed/bench_fmaxent.py [--quick]
 """
 from __future__ import annotations
+import os
+import sys
 
 import argparse
 import time
@@ -20,6 +22,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 from _common import ensure_fmstats_importable
 
 ensure_fmstats_importable()

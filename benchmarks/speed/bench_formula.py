@@ -2,10 +2,10 @@
 
 Run from the repository root::
 
-    PYTHONPATH=. python benchmarks/bench_formula.py             # n = 1_000_000, 3 repeats
-    PYTHONPATH=. python benchmarks/bench_formula.py --quick     # n = 100_000 smoke run
-    PYTHONPATH=. python benchmarks/bench_formula.py --h-dtype category
-    PYTHONPATH=. python benchmarks/bench_formula.py --maxent-only --threads 1 --repeat 5
+    PYTHONPATH=. python benchmarks/speed/bench_formula.py             # n = 1_000_000, 3 repeats
+    PYTHONPATH=. python benchmarks/speed/bench_formula.py --quick     # n = 100_000 smoke run
+    PYTHONPATH=. python benchmarks/speed/bench_formula.py --h-dtype category
+    PYTHONPATH=. python benchmarks/speed/bench_formula.py --maxent-only --threads 1 --repeat 5
 
 Data: a DataFrame with a numeric ``x`` ~ N(0, 1), a 3-level pandas
 Categorical ``g`` (a, b, c), a 4-level ``h`` (p, q, r, s) stored as pandas'
@@ -55,7 +55,7 @@ import random
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 import _common  # noqa: E402
 
 SEED = 20240611

@@ -15,7 +15,7 @@ Parts (each times fmstats and a peer in the same run and prints the ratio):
 4. ``--investigate``: what makes the primal slow (bounds as extra constraints, constraint
    tolerance, initial step) and reduced-vs-primal objectives on A1, A2, B1, B2.
 
-Usage: python benchmarks/bench_fsvm.py [--quick] [--skip-primal] [--investigate]
+Usage: python benchmarks/speed/bench_fsvm.py [--quick] [--skip-primal] [--investigate]
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 from _common import (
     ensure_fmstats_importable,
     format_table,

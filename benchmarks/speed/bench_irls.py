@@ -2,9 +2,9 @@
 
 Run from the repository root::
 
-    PYTHONPATH=. python benchmarks/bench_irls.py              # n = 1_000_000, 3 repeats
-    PYTHONPATH=. python benchmarks/bench_irls.py --quick      # n = 100_000 smoke run
-    PYTHONPATH=. python benchmarks/bench_irls.py --threads 1  # single-threaded BLAS/OpenMP
+    PYTHONPATH=. python benchmarks/speed/bench_irls.py              # n = 1_000_000, 3 repeats
+    PYTHONPATH=. python benchmarks/speed/bench_irls.py --quick      # n = 100_000 smoke run
+    PYTHONPATH=. python benchmarks/speed/bench_irls.py --threads 1  # single-threaded BLAS/OpenMP
 
 Problem
 -------
@@ -86,11 +86,10 @@ import sys
 import time
 import warnings
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 import _common  # noqa: E402
+from _irls_problem import P, SEED, beta_true, make_arrays  # noqa: E402
 
-P = 20
-SEED = 20240611
 CONTENDERS = {
     "fmstats-core": "fmstats irls_logit(X, y, w)",
     "fmstats-maxent": "fmstats maxent(formula, df, weights='w')",
@@ -98,42 +97,11 @@ CONTENDERS = {
     "sklearn": "sklearn LogisticRegression(newton-cholesky)",
 }
 #: optional (--with-prototype): a sketch of irls_logit with the fixes suggested by
-#: benchmarks/profile_irls.py -- NOT fmstats code, shown only to size those fixes.
+#: benchmarks/speed/profile_irls.py -- NOT fmstats code, shown only to size those fixes.
 PROTOTYPE = {"prototype": "prototype irls (profile_irls.py; NOT fmstats)"}
 REFERENCE = "fmstats-core"
 MARKER = "@@BENCH_RESULT@@"
 TARGETS = {"statsmodels": 5.0, "sklearn": 1.0}
-
-
-def beta_true(p: int = P):
-    import numpy as np
-
-    b = np.linspace(-1.0, 1.0, p)
-    b[0] = -0.5
-    return b
-
-
-# ----------------------------------------------------------------------------- data
-
-def make_arrays(n: int, seed: int):
-    """X (n, p) C-contiguous with an intercept column, y in {0, 1}, w ~ U(0.5, 2).
-
-    Generated in chunks so that generation needs little more memory than X itself.
-    """
-    import numpy as np
-    from scipy.special import expit
-
-    rng = np.random.default_rng(seed)
-    X = np.empty((n, P))
-    X[:, 0] = 1.0
-    chunk = 100_000
-    for start in range(0, n, chunk):
-        stop = min(start + chunk, n)
-        X[start:stop, 1:] = rng.standard_normal((stop - start, P - 1))
-    mu = expit(X @ beta_true())
-    y = (rng.random(n) < mu).astype(float)
-    w = rng.uniform(0.5, 2.0, n)
-    return X, y, w
 
 
 def make_frame(n: int, seed: int):

@@ -21,8 +21,8 @@ Measures (issue 5, performance item):
 BLAS is limited to one thread in every contender (bootstrap workers do this themselves).
 Other processes share the 2 cores: rerun when the machine is quiet if the numbers look off.
 
-    python benchmarks/bench_resampling.py            # B = 500, refit-path B = 100
-    python benchmarks/bench_resampling.py --quick    # B = 100, refit-path B = 20
+    python benchmarks/speed/bench_resampling.py            # B = 500, refit-path B = 100
+    python benchmarks/speed/bench_resampling.py --quick    # B = 100, refit-path B = 20
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 from _common import ensure_fmstats_importable, format_table, print_header  # noqa: E402
 
 ensure_fmstats_importable()

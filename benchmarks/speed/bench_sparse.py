@@ -3,8 +3,8 @@ scikit-learn's LogisticRegression on the same CSR matrix.
 
 Run from the repository root::
 
-    PYTHONPATH=. python benchmarks/bench_sparse.py            # n = 50_000, 600 levels
-    PYTHONPATH=. python benchmarks/bench_sparse.py --quick    # n = 10_000, 200 levels
+    PYTHONPATH=. python benchmarks/speed/bench_sparse.py            # n = 50_000, 600 levels
+    PYTHONPATH=. python benchmarks/speed/bench_sparse.py --quick    # n = 10_000, 200 levels
 
 Problem: one factor with ``--levels`` levels and a second with 20, one-hot coded without the
 first level (scipy.sparse CSR, two non-zeros a row), plus two N(0, 1) columns; labels from a
@@ -23,6 +23,8 @@ Printed per contender: wall time (best of ``--repeats``), peak memory traced by
 difference from ``fmstats sparse``, and the time ratio to ``fmstats sparse``.
 """
 from __future__ import annotations
+import os
+import sys
 
 import argparse
 import time
@@ -30,6 +32,7 @@ import tracemalloc
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 from _common import ensure_fmstats_importable
 
 ensure_fmstats_importable()

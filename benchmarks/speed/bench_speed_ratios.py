@@ -2,8 +2,8 @@
 
 Run from the repository root::
 
-    PYTHONPATH=. python benchmarks/bench_speed_ratios.py --repeat 5
-    PYTHONPATH=. python benchmarks/bench_speed_ratios.py --only wsvm --n-values 45 --repeat 7
+    PYTHONPATH=. python benchmarks/speed/bench_speed_ratios.py --repeat 5
+    PYTHONPATH=. python benchmarks/speed/bench_speed_ratios.py --only wsvm --n-values 45 --repeat 7
 
 Three ratios, each of two contenders timed in interleaved pairs (a fresh random order per
 pair, ``gc.collect()`` before each call); every pair's ratio is printed, with the median
@@ -38,7 +38,7 @@ import sys
 import time
 import warnings
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 import _common  # noqa: E402
 
 os.environ.update(_common.set_thread_env(1, {}))
@@ -133,7 +133,7 @@ def maxent_ratio(repeat: int, seed: int, n: int, ab: bool = False):
     # the kernel's part of the CPU seconds is mostly the first touch of the fresh design
     # (160 MB per fit): on this VM it is 0.016 s right after a free but 0.15-0.44 s once the
     # freed pages have been handed back to the host (virtio-balloon free page reporting,
-    # 2-4 s later), so it varies from fit to fit; benchmarks/touch_memory.py measures it
+    # 2-4 s later), so it varies from fit to fit; benchmarks/speed/touch_memory.py measures it
     report("  maxent / IRLS core, user-mode CPU seconds (diagnostic)", user_ratios(), 1.25)
     if ab:   # the same fit without the first-step Gram of the aliasing check (issue 28)
         import fmstats.maxent_models._prepare as prep

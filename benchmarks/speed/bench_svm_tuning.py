@@ -17,7 +17,7 @@ minima over the repeats (the machine is shared, so medians carry other jobs' loa
 Targets (issue 15): tune_wsvm / GridSearchCV(SVC) <= 1.0 with one job, and tune_wsvm's
 n_jobs = 1 / n_jobs = 2 time >= 1.6.
 
-Usage: python benchmarks/bench_svm_tuning.py [--repeat 7] [--n-values 20] [--sklearn-tol 1e-3]
+Usage: python benchmarks/speed/bench_svm_tuning.py [--repeat 7] [--n-values 20] [--sklearn-tol 1e-3]
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ import os
 import sys
 import warnings
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 from _common import (ensure_fmstats_importable, format_table, print_header,  # noqa: E402
                      set_thread_env, timed)
 

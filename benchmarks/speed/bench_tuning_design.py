@@ -2,8 +2,8 @@
 
 Run from the repository root::
 
-    PYTHONPATH=. python benchmarks/bench_tuning_design.py            # 9 interleaved repeats
-    PYTHONPATH=. python benchmarks/bench_tuning_design.py --repeat 9
+    PYTHONPATH=. python benchmarks/speed/bench_tuning_design.py            # 9 interleaved repeats
+    PYTHONPATH=. python benchmarks/speed/bench_tuning_design.py --repeat 9
 
 Data: Adult (``load_adult("train")``, 32,561 rows; the rows with a missing value in the
 model's columns are dropped first, so that fold positions index the prebuilt arrays
@@ -44,7 +44,7 @@ import sys
 import time
 import warnings
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 import _common  # noqa: E402
 
 _common.ensure_fmstats_importable()

@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    PYTHONPATH=. python benchmarks/profile_formula.py [--n 1000000] [--h-dtype str|category]
+    PYTHONPATH=. python benchmarks/speed/profile_formula.py [--n 1000000] [--h-dtype str|category]
 
 On the data of ``bench_formula.py`` this times, in one process and without
 other contenders in between, the raw formulaic call, ``model_frame`` and the
@@ -20,7 +20,7 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 import _common  # noqa: E402
 
 

@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    PYTHONPATH=. python benchmarks/profile_irls.py [--n 1000000] [--threads 1] [--cprofile]
+    PYTHONPATH=. python benchmarks/speed/profile_irls.py [--n 1000000] [--threads 1] [--cprofile]
 
 Times, on the data of ``bench_irls.py``, the building blocks one IRLS
 iteration of fmstats uses (the weighted Gram matrix, the score, the linear
@@ -22,7 +22,7 @@ import pstats
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _common
 import _common  # noqa: E402
 
 
@@ -126,7 +126,7 @@ def main(argv=None) -> int:
     from scipy.special import xlogy
     from threadpoolctl import threadpool_limits
 
-    from bench_irls import SEED, make_arrays
+    from _irls_problem import SEED, make_arrays
     from fmstats.glm import irls as irls_mod
     from fmstats.glm.irls import _probs, binomial_deviance, gram, has_intercept, irls_logit
 

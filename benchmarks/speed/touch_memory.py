@@ -7,7 +7,7 @@ allocation costs the kernel ~0.02 s or ~0.4 s depending on how long ago memory w
 This script shows it: the wall and kernel (sys) seconds of allocating the array and writing
 its first column, after pauses of 0, 0.5, 2 and 4 s.
 
-    python benchmarks/touch_memory.py
+    python benchmarks/speed/touch_memory.py
 """
 from __future__ import annotations
 

@@ -33,10 +33,10 @@ children of a node are scored for all the rows that reach it with one pass over 
 row's entries (the children's weights regrouped by feature).
 
 Why numba and not Cython: ``pip install -e .`` and ``.ci/run`` on a clean clone need no C
-compiler with numba (a binary wheel).  Measured in ``benchmarks/bench_plt.py`` (debtags,
+compiler with numba (a binary wheel).  Measured in ``benchmarks/extreme/bench_plt.py`` (debtags,
 one thread, 2026-11-27), training takes 0.79x napkinXC's C++ (liblinear) time on the same
 tree and C, and 0.66x with both libraries' defaults (pre-leaves of 100 labels); on an
-RCV1-like problem at a tenth of the seed's size (``benchmarks/bench_xmlc_scale.py``),
+RCV1-like problem at a tenth of the seed's size (``benchmarks/extreme/bench_xmlc_scale.py``),
 0.56x napkinXC's CPU time.  A Cython build would add an install-time compiler for no
 speed to gain.
 """

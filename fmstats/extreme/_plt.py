@@ -182,7 +182,7 @@ def probabilistic_label_tree(X: Any, Y: Any, *, arity: int = 2, tree: str | Labe
         The default 0.1 is napkinXC's; on debtags (80/20 split, seed 0, random binary
         tree, C = 1) held-out P@1 was 89.14 with ``tol=0.1`` and with ``tol=0.01``
         (P@3, P@5 within 0.02 points).  On an RCV1-like problem at a quarter of the
-        seed's size (``benchmarks/bench_xmlc_scale.py --n 155961 --test 38990``, the
+        seed's size (``benchmarks/extreme/bench_xmlc_scale.py --n 155961 --test 38990``, the
         defaults otherwise) ``max_iter=20`` gave the same P@k and section-6 macro-F
         (within 0.04 points) in the same time (the nodes that need more epochs are few),
         ``tol=1`` 30 % less training time for 0.02-0.05 points less, ``max_iter=10``

@@ -4,7 +4,7 @@
 (0/1 labels, probabilities, or ``cbind(yes, no)`` counts), a design matrix and
 a :class:`DesignSpec` that re-applies the same encoding to new data.  Two
 engines sit behind it, ``"formulaic"`` (the default: it was faster at 1e6 rows
-in ``benchmarks/bench_formula.py``) and ``"patsy"``; they give the same column
+in ``benchmarks/speed/bench_formula.py``) and ``"patsy"``; they give the same column
 names and values, though patsy may order the columns differently (coefficients are
 indexed by name, so fits agree term by term).  ``factor(x)`` is accepted as R's
 spelling of ``C(x)``; ``^`` is R's power (``I(x^2)``, ``(a + b + c)^2``) and R's ``log``,

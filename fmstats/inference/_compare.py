@@ -195,7 +195,7 @@ def compare(a: Any, b: Any, newdata: pd.DataFrame | None = None, *, y_true: Any 
     Notes
     -----
     Type I error at 5 % and power at a difference of 0.03, measured over simulated data sets
-    (``benchmarks/bench_f_intervals.py``, part c; the table is in the user guide).  Two
+    (``benchmarks/inference/bench_f_intervals.py``, part c; the table is in the user guide).  Two
     models fitted to different rows, or classifying different rows of ``newdata`` (missing
     values dropped by one only), raise :class:`~fmstats.exceptions.ModelComparisonError`.
 

@@ -24,7 +24,7 @@ __all__ = ["f_interval", "precision_interval", "recall_interval", "interval_of_r
 F_METHODS = ("delta", "bayes", "bootstrap")
 PROPORTION_METHODS = ("wilson", "clopper-pearson")
 #: Goutte & Gaussier's Dirichlet prior lambda: 0.5 is Jeffreys' prior of the multinomial.
-#: Measured (benchmarks/bench_f_intervals.py, part a, 300 data sets per cell): lambda = 0.5 and
+#: Measured (benchmarks/inference/bench_f_intervals.py, part a, 300 data sets per cell): lambda = 0.5 and
 #: 1 cover alike (within 0.007 of each other in all nine cells, Monte-Carlo SE 0.013); at
 #: n = 200, prevalence 0.05 (about 10 positives) 0.960 and 0.953.  0.5 is kept as the prior
 #: that adds the least to the counts.
@@ -201,7 +201,7 @@ def f_interval(y_true: Any, y_pred: Any, *, beta: float | None = None,
         Seed of the Monte-Carlo methods.
     prior : float, default 0.5
         Goutte & Gaussier's lambda (``method="bayes"``), added to every cell's count; 0.5 is
-        Jeffreys' prior, chosen by measurement (``benchmarks/bench_f_intervals.py``).
+        Jeffreys' prior, chosen by measurement (``benchmarks/inference/bench_f_intervals.py``).
 
     Returns
     -------
@@ -213,7 +213,7 @@ def f_interval(y_true: Any, y_pred: Any, *, beta: float | None = None,
     Notes
     -----
     Coverage of the true F of a fixed rule, measured over 300 simulated logistic data sets
-    per cell (``benchmarks/bench_f_intervals.py``; the table is in the user guide): delta and
+    per cell (``benchmarks/inference/bench_f_intervals.py``; the table is in the user guide): delta and
     bayes within [0.93, 0.97] at n >= 1000; at n = 200 with prevalence 0.05 (about 10
     positives) the delta interval undercovers and the Bayes interval holds better.
 

@@ -10,7 +10,7 @@ to ~1e-13 (the order of the sums differs).
 
 Memory: beyond the data frame, the fit holds the n-vectors of the fit (response, weights,
 linear predictor, fitted values, working weights, hat values) and one block of the design;
-``benchmarks/bench_memory.py --case maxent`` measures the extra peak at n = 2e6, p = 50 (a
+``benchmarks/reliability/bench_memory.py --case maxent`` measures the extra peak at n = 2e6, p = 50 (a
 765 MiB frame) against the bound of 0.5 x the frame's size.  Formulas whose design depends on
 all rows at once (stateful transforms, categorical terms that are not columns) and frames of a
 design built once (tuning's DesignRows) are built whole, as with ``keep_data=True``, and the

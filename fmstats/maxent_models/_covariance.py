@@ -336,11 +336,11 @@ def default_cov_type(model: str, smaller_class: float) -> str:
     ``maxent``/``umaxent``: ``"nonrobust"`` (R's ``glm``).  ``fmaxent``: ``"reweighted"`` when
     the smaller class (weighted rows with y = 1, or with y = 0) has at least
     :data:`MIN_CLASS_REWEIGHTED` = 900 rows, else ``"bootstrap"``.  Evidence
-    (``benchmarks/bench_fmaxent_coverage.py``, the documentation's "Inference for fmaxent"):
+    (``benchmarks/inference/bench_fmaxent_coverage.py``, the documentation's "Inference for fmaxent"):
     the reweighted sandwich's 95 % intervals covered 0.93-0.96 from about 900 rows in the
     smaller class but 0.5-0.93 below, where the bootstrap's covered within a few points of
     the best any interval centred on the estimate can reach; with k-step replicates and the
-    control variate the bootstrap costs a few fits (``benchmarks/bench_honest_cost.py``).
+    control variate the bootstrap costs a few fits (``benchmarks/inference/bench_honest_cost.py``).
 
     Parameters
     ----------

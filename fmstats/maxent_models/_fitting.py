@@ -117,7 +117,7 @@ def maxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_ac
         the DataFrame is the fit's n-vectors and one block -- at most 0.5 x the frame's size
         for frames of 40 or more columns (measured at n = 2e6, p = 50, a 778 MiB frame: 229
         MiB, 0.29 x, against 2.2 x when the design is built whole; ``python
-        benchmarks/bench_memory.py --case maxent`` prints it), with the numbers of
+        benchmarks/reliability/bench_memory.py --case maxent`` prints it), with the numbers of
         ``keep_data=True`` to ~1e-13.  Formulas whose design depends on all rows at once
         (``center()``, splines) and fits with ``subset``, ``offset``, ``contrasts`` or
         ``na_action="exclude"`` build it whole and drop it after the fit.

@@ -168,7 +168,7 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
         -0.005), -0.004 on Titanic and +0.001 on Adult, with coefficients at most 15 on A/B
         (thesis setting: 18, unclipped and unpenalised: 6.5e5) and no separated fit on Titanic;
         3e-5 still separated on Titanic, larger values (1e-3, 1e-2) cost 0.01-0.03 of held-out
-        F on Titanic.  ``benchmarks/bench_fmaxent_defaults.py`` prints the comparison.
+        F on Titanic.  ``benchmarks/fidelity/bench_fmaxent_defaults.py`` prints the comparison.
         ``shrinkage=0, weight_bounds=(0.01, 10)`` is the thesis's setting.
     inner : {"full", "step"}, default "full"
         ``"full"`` (a warm-started full weighted fit per outer iteration) or ``"step"``
@@ -196,7 +196,7 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
         (:func:`~fmstats.maxent_models._covariance.default_cov_type`): ``"reweighted"`` when
         the smaller class (weighted rows with y = 1, or with y = 0) has at least
         :data:`MIN_CLASS_REWEIGHTED` = 900 rows, ``"bootstrap"`` below that, out of core (a
-        Dask DataFrame) as in memory.  Why: in simulation (``benchmarks/bench_fmaxent_coverage.py``;
+        Dask DataFrame) as in memory.  Why: in simulation (``benchmarks/inference/bench_fmaxent_coverage.py``;
         the documentation's "Inference for fmaxent") the reweighted sandwich's 95 % intervals
         covered 0.93-0.96 from about 900 rows in the smaller class but 0.5-0.93 below, where
         the bootstrap's covered within a few points of the best any interval centred on the
@@ -221,7 +221,7 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
         on its stored design, their covariance by regression on their linear part (the
         reweighted influence rows times the resample counts: a control variate), at most
         ``B`` of them and fewer once every standard error's Monte-Carlo error is below 5 % of
-        it (``benchmarks/bench_honest_cost.py`` measures the cost and the coverage).  Computed
+        it (``benchmarks/inference/bench_honest_cost.py`` measures the cost and the coverage).  Computed
         at fit time when asked for explicitly.  Its tests are withheld below 150 rows in the
         smaller class, where the estimator's bias (up to 1.2 of its standard deviations)
         keeps every such interval well below 95 %.

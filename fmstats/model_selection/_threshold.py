@@ -142,7 +142,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
         refitted and its threshold retuned on every replicate), ``f_corrected`` -- the F the
         tuned rule is expected to have on new data, corrected for the optimism of choosing
         the threshold on the same held-out scores (nested cross-validation of the whole
-        tuning; chosen over ``.632+`` by simulation, ``benchmarks/bench_f_intervals.py``
+        tuning; chosen over ``.632+`` by simulation, ``benchmarks/inference/bench_f_intervals.py``
         part b: bias within +-0.01 in eight of nine settings, where the CV F at the tuned
         threshold was up to 0.11 too high) -- with ``f_corrected_ci``, and a band on the CV F curve
         (``plot()``).

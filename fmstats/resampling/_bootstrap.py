@@ -186,7 +186,7 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
         R's start.  A k-step replicate that does not meet the rule, loses a column or looks
         separated is refitted in full and counted (``n_full``).  Measured against full refits
         of the same draws: every replicate within 5e-5 of a standard error, at a fraction of
-        the cost (:mod:`fmstats.maxent_models._refits`; ``benchmarks/bench_honest_cost.py``).
+        the cost (:mod:`fmstats.maxent_models._refits`; ``benchmarks/inference/bench_honest_cost.py``).
     k : int, default 8
         The most Newton steps of a k-step replicate's weighted fit (at least 1).
     mc_tol : float, "auto" or None, default "auto"

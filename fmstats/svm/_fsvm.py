@@ -33,7 +33,7 @@ __all__ = ["fsvm", "FsvmResults", "DEFAULT_REDUCED_ALGORITHMS", "DEFAULT_A", "TH
 #: NLopt algorithms alternated by the reduced method's restarts (chosen by benchmark).
 DEFAULT_REDUCED_ALGORITHMS = ("NELDERMEAD", "COBYLA")
 #: Default slope a of the reduced method, chosen by held-out F
-#: (benchmarks/bench_fsvm_chapter8.py, part 2).
+#: (benchmarks/fidelity/bench_fsvm_chapter8.py, part 2).
 DEFAULT_A = 5.0
 #: The thesis's slope a (section 8.2), the default of ``method="primal"``.
 THESIS_A = 1.0
@@ -306,7 +306,7 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
     COBYLA early (``method="primal"``, 500 evaluations of 400+ variables hardly leave the
     weighted-SVM start); a solver that minimises well finds the collapse.  Two defaults,
     chosen by held-out F on fresh draws of the chapter-8 data (2000-row test sets;
-    ``benchmarks/bench_fsvm_chapter8.py``), keep the default method a good classifier:
+    ``benchmarks/fidelity/bench_fsvm_chapter8.py``), keep the default method a good classifier:
 
     * ``a = 5`` for the reduced method (``bench_fsvm_chapter8.py --single``: mean test F
       0.751 over 4 designs x 3 draws x 5 alphas, no fit without a predicted positive; the
@@ -350,7 +350,7 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
         COBYLA's work per evaluation grows as constraints x variables^2, so the 500
         evaluations end far from the minimum (near the start), which is where the thesis's
         results come from.  It takes minutes at m = 400 (about as long as R's nloptr on
-        the same problem; ``benchmarks/bench_fsvm.py`` prints the ratio): use it to
+        the same problem; ``benchmarks/speed/bench_fsvm.py`` prints the ratio): use it to
         reproduce the thesis, not to classify.
     objective : {"fmeasure", "count"}, default "fmeasure"
         The F-measure objective (3.6) or the counting objective (3.4).

@@ -46,7 +46,7 @@ THESIS_C_VALUES = tuple(float(2.0 ** (-4 + k / 2)) for k in range(1, 21))
 THESIS_A_GRID = (0.1, 1.0, 5.0, 10.0, 30.0)
 #: The default grid of a of tune_fsvm and chapter8: the thesis's without a = 1, where the
 #: objective's degenerate minimum (the all-negative classifier) is within reach yet the
-#: 2-fold CV often prefers it; chosen by held-out F (benchmarks/bench_fsvm_chapter8.py).
+#: 2-fold CV often prefers it; chosen by held-out F (benchmarks/fidelity/bench_fsvm_chapter8.py).
 DEFAULT_A_GRID = (0.1, 5.0, 10.0, 30.0)
 @public
 def thesis_grid(y=None, n_values: int = 20) -> list[dict]:
@@ -370,7 +370,7 @@ def tune_fsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measur
         sets, alpha 0.3/0.5/0.7, 3 fold seeds, 3 data draws) this grid with fsvm's
         default degeneracy check gave a mean test F 0.03-0.07 above the F-tuned weighted
         SVM and no case more than 0.09 below; the thesis's grid gave -0.05 to +0.02 on
-        average with cases 0.6-0.76 below (benchmarks/bench_fsvm_chapter8.py).
+        average with cases 0.6-0.76 below (benchmarks/fidelity/bench_fsvm_chapter8.py).
     C : float, optional
         Weight of the F term, computed once on ``data`` (see above; default m+).
     start_C : tuple of float, optional
