@@ -344,7 +344,8 @@ def _callables():
 # the extreme multi-label functions outside measures at k check their own flags (issue 44's
 # module); they are listed here so that a new one is noticed
 _OWN_CHECKS = {"SPE.row_chunks", "iter_spe", "spe_from_scorer", "spe_from_napkinxc",
-               "make_extreme_spe", "make_extreme_problem", "fta", "ofo", "PLTResults.predict_topk",
+               "make_extreme_spe", "make_extreme_problem", "fta", "ofo",
+               "ProbabilisticLabelTreeResults.predict_topk",
                "spe_top_k", "bca_macro_at_k", "frank_wolfe_macro_at_k", "logistic_l2",
                "LabelTree.path", "label_tree", "compare_thresholds", "tune_thresholds",
                # plumbing of the tuners that refit without data (their callers check)
@@ -923,7 +924,7 @@ def test_counts_on_new_data_still_leave_out_rows_without_predictions(fitted):
 
 # =================================================================== 8. errors name the argument
 # Mutations that fail this section: `check_method` naming `method` whatever `name` says;
-# the `public` decorators of MulticlassDecision removed (a raw TypeError); the `try` around
+# the `public` decorators of MulticlassDecisionResults removed (a raw TypeError); the `try` around
 # `np.asarray(cost)` removed (numpy's ValueError blamed on `data`); StepResults'
 # `__getattr__` removed (a raw AttributeError for save/predict); MultinomClassifier without
 # class_weight (a raw TypeError).
@@ -955,10 +956,10 @@ def test_multiclass_decision_methods_name_what_they_do_not_take(data):
     mn = quiet(fm.multinom, "cls ~ x1 + x2", data)
     dec = quiet(fm.multiclass_decision, mn, data, random_state=0)
     with pytest.raises(InvalidArgumentError, match=r"`ci` is not an argument of "
-                                                   r"MulticlassDecision.measure\(\)"):
+                                                   r"MulticlassDecisionResults.measure\(\)"):
         dec.measure(data, ci=True)
     with pytest.raises(InvalidArgumentError, match=r"`weight` is not an argument of "
-                                                   r"MulticlassDecision.refit\(\).*`weights`"):
+                                                   r"MulticlassDecisionResults.refit\(\).*`weights`"):
         dec.refit(data, weight="w")
 
 

@@ -166,7 +166,7 @@ def _evidence(obj, data) -> dict:
         out["predict"] = obj.predict_marginals(data, random_state=0)
     elif isinstance(obj, fm.multilabel.BRResults):
         out["predict"] = obj.predict_marginals(data)
-    elif isinstance(obj, fm.extreme.PLTResults):
+    elif isinstance(obj, fm.extreme.ProbabilisticLabelTreeResults):
         out["predict"] = obj.predict_marginals(data)
     elif isinstance(obj, fm.extreme.ThresholdFit):
         out["predict"] = obj.predict(data).toarray()

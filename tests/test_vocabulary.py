@@ -1,4 +1,5 @@
-"""One vocabulary for the interval choice (user guide, *Intervals: one vocabulary*).
+"""One vocabulary: the interval choice (user guide, *Intervals: one vocabulary*), and results
+classes named after the function that makes them.
 
 ``ci`` asks for an interval (True or False), ``ci_method`` names how it is computed where the
 interval is an optional part of a result, ``method`` where the interval is the result
@@ -10,15 +11,20 @@ spellings -- the method given as ``ci`` (``measure(ci="delta")``, ``bootstrap(ci
 """
 from __future__ import annotations
 
+import hashlib
 import importlib
 import inspect
+import json
+import pickle
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import fmstats as fm
-from fmstats.exceptions import FmstatsDeprecationWarning, FmstatsWarning, InvalidArgumentError
+from fmstats.exceptions import (FmstatsDeprecationWarning, FmstatsWarning, InvalidArgumentError,
+                                ResultsFileWarning)
+from fmstats.results import _registry
 
 
 @pytest.fixture(scope="module")
@@ -186,3 +192,86 @@ def test_every_entry_point_speaks_the_vocabulary():
                 and label.rsplit(".", 1)[-1] not in ("tidy", "mc_error")):
             bad.append(f"{label}: ci_method without ci")
     assert bad == [], bad
+
+
+# ----------------------------------------------------------------------------- results names
+#: (namespace, the function, its results class, the class's name before the pairing)
+PAIRS = [("fmstats", "tune_threshold", "TuneThresholdResults", "ThresholdedResults"),
+         ("fmstats", "calibrate", "CalibrateResults", "CalibratedResults"),
+         ("fmstats", "costsens", "CostsensResults", "CostSensitiveResults"),
+         ("fmstats", "multiclass_decision", "MulticlassDecisionResults", "MulticlassDecision"),
+         ("fmstats.maxent_models", "resample_f", "ResampleFResults", "ResampledF"),
+         ("fmstats.extreme", "probabilistic_label_tree", "ProbabilisticLabelTreeResults",
+          "PLTResults")]
+
+
+@pytest.mark.parametrize("ns, fn, new, old", PAIRS)
+def test_results_named_after_their_function_old_names_kept(ns, fn, new, old):
+    mod = importlib.import_module(ns)
+    cls = getattr(mod, new)
+    assert cls.__name__ == new and getattr(mod, old) is cls
+    assert new in mod.__all__ and old in mod.__all__
+    assert new.lower() == fn.replace("_", "") + "results"
+    # results files: the new public name is written, the old one still resolves
+    assert _registry.name_of(cls) == f"{ns}.{new}"
+    assert _registry.resolve(f"{ns}.{old}", "class") is cls
+
+
+def test_every_model_function_pairs_with_its_results_class():
+    """A function of fmstats' namespace whose return annotation is one of its results classes
+    names that class after itself (``maxent`` -> ``MaxentResults``), except the functions
+    that share one family's class (``umaxent``: ``MaxentResults``) and the tuners of the SVM
+    family (``tune_wsvm``: ``CvTuneResults``)."""
+    shared = {"umaxent": "MaxentResults", "tune_wsvm": "CvTuneResults",
+              "tune_fsvm": "CvTuneResults", "costsens_arrays": "CostsensResults"}
+    unpaired = []
+    for ns in ("fmstats", "fmstats.extreme", "fmstats.multilabel", "fmstats.maxent_models",
+               "fmstats.svm", "fmstats.resampling", "fmstats.model_selection"):
+        mod = importlib.import_module(ns)
+        for name in mod.__all__:
+            fn = getattr(mod, name)
+            if not inspect.isfunction(fn):
+                continue
+            ret = str(inspect.signature(fn).return_annotation).strip("'\"")
+            if not ret.endswith("Results") or shared.get(name) == ret:
+                continue
+            if ret.lower() != name.replace("_", "").lower() + "results":
+                unpaired.append(f"{ns}.{name} -> {ret}")
+    assert unpaired == [], unpaired
+
+
+def test_files_naming_the_old_class_names_still_open(split, fit, tmp_path, monkeypatch):
+    """A format-3 file written before the renaming (it names ``fmstats.ThresholdedResults``)
+    and a trusted format-2 pickle naming the old class both open, with the same numbers.
+    Mutants: the entry dropped from ``_registry.RENAMED``; the module alias removed."""
+    tuned = fm.tune_threshold(fit, split[0], cv=3, random_state=0)
+    old_writer = _registry.name_of
+
+    def as_before(obj):
+        name = old_writer(obj)
+        back = {v: k for k, v in _registry.RENAMED.items()}
+        return back.get(name, name)
+
+    monkeypatch.setattr(_registry, "name_of", as_before)
+    path = tmp_path / "old3.fmr"
+    tuned.save(path)
+    monkeypatch.setattr(_registry, "name_of", old_writer)
+    assert b'"fmstats.ThresholdedResults"' in path.read_bytes()
+    back = fm.TuneThresholdResults.load(path)
+    assert type(back) is fm.TuneThresholdResults
+    assert back.threshold == tuned.threshold
+    assert back.measure(split[1]) == tuned.measure(split[1])
+
+    payload = pickle.dumps(tuned, protocol=2)
+    payload = payload.replace(b"\nTuneThresholdResults\n", b"\nThresholdedResults\n")
+    assert b"TuneThresholdResults" not in payload
+    header = json.dumps({"class": "fmstats.model_selection._thresholded.ThresholdedResults",
+                         "content_bytes": len(payload)}).encode() + b"\n"
+    version = b"format 2\n"
+    digest = hashlib.sha256(version + header + payload).hexdigest()
+    path2 = tmp_path / "old2.fmr"
+    path2.write_bytes(b"fmstats-results\n" + version + f"sha256 {digest}\n".encode() + header
+                      + payload)
+    with pytest.warns(ResultsFileWarning, match="format 2"):
+        back2 = fm.ThresholdedResults.load(path2, trusted=True)
+    assert type(back2) is fm.TuneThresholdResults and back2.threshold == tuned.threshold

@@ -1,5 +1,5 @@
 """Cross-fitted calibration of a fitted binary model: :func:`calibrate` and
-:class:`CalibratedResults`.
+:class:`CalibrateResults`.
 
 The model is refitted on each training fold and scores its held-out fold; the calibration
 map (:mod:`fmstats.calibration._maps`) is fitted on the pooled held-out scores, so no row's
@@ -24,7 +24,7 @@ from ._diagnostics import calibration_stats, plot_calibration, stats_lines
 from ._maps import METHODS, fit_map
 from .._utils.boundary import public
 
-__all__ = ["calibrate", "CalibratedResults"]
+__all__ = ["calibrate", "CalibrateResults", "CalibratedResults"]
 
 _LINK = {"response": "link"}     # Platt and isotonic calibrate the log-odds of a probability
 
@@ -61,7 +61,7 @@ def _folds(cv, strata: np.ndarray, random_state) -> list:
 
 @records_call(rows=("cv",))
 def calibrate(fit, data: pd.DataFrame | None = None, *, method: str = "platt", cv=5,
-              threshold: float = 0.5, random_state=None, _call=None) -> "CalibratedResults":
+              threshold: float = 0.5, random_state=None, _call=None) -> "CalibrateResults":
     """Calibrate a fitted binary model's scores by cross-fitting (Platt, isotonic or beta).
 
     The model is refitted on each training fold (``fit.refit``) and scores its held-out
@@ -97,7 +97,7 @@ def calibrate(fit, data: pd.DataFrame | None = None, *, method: str = "platt", c
 
     Returns
     -------
-    CalibratedResults
+    CalibrateResults
 
     Examples
     --------
@@ -106,7 +106,7 @@ def calibrate(fit, data: pd.DataFrame | None = None, *, method: str = "platt", c
     >>> fit = fm.maxent("survived ~ C(pclass) + sex + age", t)
     >>> cal = fm.calibrate(fit, t, method="isotonic", random_state=0)
     >>> cal
-    <CalibratedResults isotonic on link of MaxentResults (5 folds)>
+    <CalibrateResults isotonic on link of MaxentResults (5 folds)>
     >>> p = cal.predict(t)
     >>> bool(p.between(0, 1).all())
     True
@@ -152,11 +152,11 @@ def calibrate(fit, data: pd.DataFrame | None = None, *, method: str = "platt", c
     settings = Settings(method=method, cv=cv if isinstance(cv, (int, np.integer)) else
                         "<folds>", threshold=float(threshold), random_state=random_state,
                         score_type=score_type)
-    return CalibratedResults(base=fit, cmap=cmap, oof=oof, folds=pairs, settings=settings,
+    return CalibrateResults(base=fit, cmap=cmap, oof=oof, folds=pairs, settings=settings,
                              call=_call)
 
 
-class CalibratedResults(ModelResults):
+class CalibrateResults(ModelResults):
     """A fitted binary model with cross-fitted calibrated probabilities (:func:`calibrate`).
 
     ``predict(type="response")`` gives calibrated probabilities, ``"link"`` their log-odds,
@@ -288,7 +288,7 @@ class CalibratedResults(ModelResults):
         return _m.noisy_confusion(y, (p >= t).astype(float), dependence="independent",
                                   sample_weight=w)
 
-    def refit(self, data: pd.DataFrame, weights=None) -> "CalibratedResults":
+    def refit(self, data: pd.DataFrame, weights=None) -> "CalibrateResults":
         """Refit the base model on ``data`` and calibrate it again (same method, folds rule,
         seed).
 
@@ -301,7 +301,7 @@ class CalibratedResults(ModelResults):
 
         Returns
         -------
-        CalibratedResults
+        CalibrateResults
             The recalibrated model.
         """
         base = self.base.refit(data) if weights is None else self.base.refit(data,
@@ -423,5 +423,10 @@ class CalibratedResults(ModelResults):
         return self.calibration_summary()
 
     def __repr__(self) -> str:
-        return (f"<CalibratedResults {self.method} on {self.score_type} of "
+        return (f"<CalibrateResults {self.method} on {self.score_type} of "
                 f"{type(self.base).__name__} ({len(self.folds)} folds)>")
+
+
+#: The name of :class:`CalibrateResults` before results classes were named after the
+#: function that makes them (:func:`calibrate`); kept for code and results files.
+CalibratedResults = CalibrateResults

@@ -14,7 +14,7 @@ from ..results import ModelResults
 from ..results import Section, Summary
 from ._search import multiclass_margin
 
-__all__ = ["CostSensitiveResults", "MEASURE_TITLES"]
+__all__ = ["CostsensResults", "CostSensitiveResults", "MEASURE_TITLES"]
 
 MEASURE_TITLES = {
     "f": "binary F",
@@ -36,7 +36,7 @@ def _fmt_table(df: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
     return out
 
 
-class CostSensitiveResults(ModelResults):
+class CostsensResults(ModelResults):
     """A classifier selected by the cost-sensitive reduction (seed 001).
 
     Built by :func:`~fmstats.costsensitive.costsens` (and ``costsens_arrays``,
@@ -358,7 +358,7 @@ class CostSensitiveResults(ModelResults):
 
         Returns
         -------
-        CostSensitiveResults
+        CostsensResults
             The new fit.
         """
         if self.formula is None:
@@ -442,7 +442,7 @@ class CostSensitiveResults(ModelResults):
                        sections=sections)
 
     def __repr__(self) -> str:
-        return (f"<CostSensitiveResults {self.measure_name}, {self.variant}, "
+        return (f"<CostsensResults {self.measure_name}, {self.variant}, "
                 f"learner={self.learner}: validation F = {self.validation_f:.4f}>")
 
     def plot(self, ax=None):
@@ -479,3 +479,7 @@ class CostSensitiveResults(ModelResults):
         ax.legend(fontsize="x-small", ncol=2 if self.measure_name == "macro_f" else 1)
         return finish_figure(fig)
 
+
+#: The name of :class:`CostsensResults` before results classes were named after the
+#: function that makes them (:func:`costsens`); kept for code and results files.
+CostSensitiveResults = CostsensResults

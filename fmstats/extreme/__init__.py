@@ -9,7 +9,7 @@
 * :mod:`~fmstats.extreme._synthetic` — :func:`make_extreme_spe`, a calibrated synthetic
   extreme problem;
 * :mod:`~fmstats.extreme._plt` — probabilistic label trees: :func:`probabilistic_label_tree` (training),
-  :class:`PLTResults` (sparse estimates, top-k); the compiled node trainer is
+  :class:`ProbabilisticLabelTreeResults` (sparse estimates, top-k); the compiled node trainer is
   :mod:`~fmstats.extreme._nodes` (numba), its work units are scheduled on threads by
   :mod:`~fmstats.extreme._training`;
 * :mod:`~fmstats.extreme._atk` — measures at k on top-k predictions: :func:`precision_at_k`,
@@ -32,8 +32,9 @@ from ._thresholds import (PAPER_C, ThresholdFit, fta, label_priors, macro_f_at_t
 from ._atk import (TopK, coverage_at_k, inverse_propensities, macro_f_at_k,
                    macro_precision_at_k, macro_recall_at_k, measures_at_k, ndcg_at_k,
                    precision_at_k, psndcg_at_k, psprecision_at_k, recall_at_k)
-from ._plt import (PLTResults, logistic_l2, plt,  # noqa: F401 (plt: deprecated alias,
-                   probabilistic_label_tree)  # not in __all__)
+from ._plt import (ProbabilisticLabelTreeResults, PLTResults, logistic_l2,
+                   plt,  # noqa: F401 (plt: deprecated alias, not in __all__)
+                   probabilistic_label_tree)
 from ._trees import LabelTree, label_tree
 from ._napkinxc import spe_from_napkinxc
 from ._plugin import RandomizedTopK, bca_macro_at_k, frank_wolfe_macro_at_k, spe_top_k
@@ -56,7 +57,7 @@ __all__ = [
     "threshold_bounds",
     "macro_f_at_thresholds",
     "probabilistic_label_tree",
-    "PLTResults",
+    "ProbabilisticLabelTreeResults", "PLTResults",
     "TopK",
     "precision_at_k",
     "recall_at_k",

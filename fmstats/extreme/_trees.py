@@ -81,7 +81,8 @@ class LabelTree:
 
     def problem(self) -> str | None:
         """Why the arrays are not a label tree as :func:`label_tree` builds them, or None: the
-        compiled descent of :class:`~fmstats.extreme.PLTResults` indexes with them unchecked,
+        compiled descent of :class:`~fmstats.extreme.ProbabilisticLabelTreeResults` indexes with
+        them unchecked,
         so a tree read from a results file is checked first.
 
         Returns

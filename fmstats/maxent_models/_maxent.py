@@ -640,7 +640,7 @@ class MaxentResults(SummaryHooks, ModelResults):
 
         Returns
         -------
-        ResampledF
+        ResampleFResults
             The B values of F with their quantiles and summary.
         """
         self.training.check_resample(newdata)

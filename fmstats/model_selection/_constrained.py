@@ -107,7 +107,7 @@ def constraint_probability(results, *, B: int = 200, random_state=None, level: f
 
     Parameters
     ----------
-    results : ThresholdedResults
+    results : TuneThresholdResults
         A constrained threshold.
     B : int, default 200
         Bootstrap refits.

@@ -1,7 +1,8 @@
 """Cross-validated F-tuning of any fmstats model: :func:`cv_tune` and :func:`tune_threshold`
 (the latter lives in :mod:`fmstats.model_selection._threshold` and is re-exported here).
 
-Both work through the results protocol (:class:`fmstats.results.ModelResults`) only: a model function
+Both work through the results protocol (:class:`fmstats.results.ModelResults`) only: a model
+function
 ``model_fn(formula, data, **params)`` returning a results object that can
 ``refit(data)``, ``predict(newdata, type=...)`` and ``confusion(newdata)``.
 
@@ -49,12 +50,13 @@ from ._tuned import Tuned, fn_name
 from .._utils.call import Settings, records_call, refuse_unused
 from ..formula import check_frame
 from ..results import Section, Summary, keeps_rows, predict_kept
-from ._threshold import ThresholdedResults, tune_threshold
+from ._threshold import TuneThresholdResults, ThresholdedResults, tune_threshold
 from ._grid_uncertainty import grid_uncertainty, point_intervals
 from ..inference import check_level
 from .._utils.boundary import public
 
-__all__ = ["cv_tune", "CvTuneResults", "tune_threshold", "ThresholdedResults", "with_measure",
+__all__ = ["cv_tune", "CvTuneResults", "tune_threshold", "TuneThresholdResults", "ThresholdedResults",
+           "with_measure",
            "FitFailedWarning", "EmptyFoldWarning"]
 
 

@@ -17,7 +17,8 @@ from ._training import (array_weights, kept_design_frame, kept_rows, training_de
 from ._search import best_row, cv_threshold, held_frame, midpoint, scores, threshold_curve
 from ._tuned import check_protocol
 from ._oocthreshold import tune_out_of_core
-from ._thresholded import BlockThresholdedResults, ThresholdedResults, row_weights
+from ._thresholded import (BlockThresholdedResults, TuneThresholdResults, ThresholdedResults,
+                           row_weights)
 from ._uncertainty import tuning_uncertainty, warn_trivial
 from ._constrained import check_constraint, constrained_best
 from .._utils.call import Settings, records_call, refuse_unused
@@ -27,7 +28,8 @@ from ..formula import KeptDesign, check_frame
 from ..inference import check_B, check_level
 from ..results import ModelResults, ScoreCurves
 
-__all__ = ["tune_threshold", "ThresholdedResults", "BlockThresholdedResults"]
+__all__ = ["tune_threshold", "TuneThresholdResults", "ThresholdedResults",
+           "BlockThresholdedResults"]
 
 
 _TYPES = ("response", "decision", "link")
@@ -87,7 +89,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
                    n_jobs=None, progress=None, reuse_design: bool = True, ci: bool = False,
                    B: int = 200, level: float = 0.95, constraint=None,
                    maximize: str | None = None, replicates: str = "kstep",
-                   _call=None) -> "ThresholdedResults":
+                   _call=None) -> "TuneThresholdResults":
     """The decision threshold that maximises the cross-validated F of a fitted model.
 
     The model is refitted on each training fold (``results.refit``), its scores on
@@ -171,7 +173,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
 
     Returns
     -------
-    ThresholdedResults
+    TuneThresholdResults
 
     Warns
     -----
@@ -199,7 +201,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     >>> fit = fm.maxent("survived ~ C(pclass) + sex + age", titanic)
     >>> tuned = fm.tune_threshold(fit, titanic, beta=2, cv=3, random_state=0)
     >>> tuned
-    <ThresholdedResults threshold 0.2893 on response of MaxentResults: CV F2 = 0.7879>
+    <TuneThresholdResults threshold 0.2893 on response of MaxentResults: CV F2 = 0.7879>
     """
     check_protocol(results, "predict", *(("refit",) if refit_folds else ()))
     crit = Criterion(measure, beta, alpha, pooling)
@@ -300,7 +302,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
                             data, pd.DataFrame) else KeptDesign.note if refits is not None
                             else None if design is None else design.note), ci=bool(ci),
                         constraint=constraint, maximize=maximize)
-    return ThresholdedResults(base=results, data=data, formula=formula, score_type=score_type,
+    return TuneThresholdResults(base=results, data=data, formula=formula, score_type=score_type,
                               threshold=threshold, curve=curve, best_index=best,
                               cv_scores=cv_scores, folds=folds, settings=settings, call=_call,
                               prior_weights=weights, uncertainty=uncertainty)

@@ -1,5 +1,5 @@
 """The results of :func:`fmstats.tune_threshold`: a threshold tuned in memory
-(:class:`ThresholdedResults`) or out of core (:class:`BlockThresholdedResults`).
+(:class:`TuneThresholdResults`) or out of core (:class:`BlockThresholdedResults`).
 
 Split from :mod:`fmstats.model_selection._threshold` (the tuning), as linearmodels splits a
 model from its results.
@@ -23,7 +23,7 @@ from ..results import Section, Summary, predict_kept
 from .._utils.boundary import public
 from .._utils.validation import interval_request
 
-__all__ = ["ThresholdedResults", "BlockThresholdedResults", "row_weights"]
+__all__ = ["TuneThresholdResults", "ThresholdedResults", "BlockThresholdedResults", "row_weights"]
 
 
 def row_weights(results, n: int) -> np.ndarray:
@@ -32,7 +32,7 @@ def row_weights(results, n: int) -> np.ndarray:
     return np.ones(n) if w is None or len(w) != n else w
 
 
-class ThresholdedResults(Tuned, ScoreCurves):
+class TuneThresholdResults(Tuned, ScoreCurves):
     """A fitted model with a cross-validated decision threshold (:func:`tune_threshold`).
 
     Speaks the model protocol: ``predict(newdata, type="class")`` classes a row
@@ -276,7 +276,7 @@ class ThresholdedResults(Tuned, ScoreCurves):
                                 name="ci_method")
 
     def refit(self, data: pd.DataFrame, *, retune: bool = True, n_jobs=1, progress=False,
-              **kwargs) -> "ThresholdedResults":
+              **kwargs) -> "TuneThresholdResults":
         """Refit the base model on ``data`` (``kwargs`` go to its ``refit``) and retune.
 
         Parameters
@@ -294,13 +294,13 @@ class ThresholdedResults(Tuned, ScoreCurves):
 
         Returns
         -------
-        ThresholdedResults
+        TuneThresholdResults
             The refitted (and, with ``retune=True``, retuned) rule.
         """
         base = self.base.refit(data, **kwargs)
         if not retune:
             out = training_frame(base, data, what="refit()").reset_index(drop=True)
-            return ThresholdedResults(
+            return TuneThresholdResults(
                 base=base, data=out, formula=self.formula, score_type=self.score_type,
                 threshold=self.threshold, curve=self._curve, best_index=self.best_index,
                 cv_scores=self.cv_scores, folds=self._folds, settings=self.settings,
@@ -459,7 +459,7 @@ class ThresholdedResults(Tuned, ScoreCurves):
         return finish_figure(fig)
 
     def __repr__(self) -> str:
-        return (f"<ThresholdedResults threshold {self.threshold:.4g} on {self.score_type} of "
+        return (f"<TuneThresholdResults threshold {self.threshold:.4g} on {self.score_type} of "
                 f"{fn_name(self.base)}: CV {self.settings['measure'].name} = "
                 f"{self.best_score:.4f}>")
 
@@ -469,10 +469,10 @@ def _rows_not_kept(what: str):
                     "not keep: pass the Dask DataFrame as `newdata`.")
 
 
-class BlockThresholdedResults(ThresholdedResults):
+class BlockThresholdedResults(TuneThresholdResults):
     """A threshold tuned out of core (:func:`fmstats.tune_threshold` of a Dask fit).
 
-    As :class:`ThresholdedResults`, but it keeps no rows:
+    As :class:`TuneThresholdResults`, but it keeps no rows:
     ``tidy()`` is the curve at the cuts the exact search evaluated (every cut near the best
     and the edges of the cells it pruned, each exact), ``cv_scores`` is None, and the
     training-row methods (``confusion()``, ``measure()``, the curves) need the Dask
@@ -487,7 +487,7 @@ class BlockThresholdedResults(ThresholdedResults):
     passes : int, default 0
         The passes over the row blocks the exact search took.
     **kwargs
-        The fields of :class:`ThresholdedResults`.
+        The fields of :class:`TuneThresholdResults`.
     """
 
     def __init__(self, *, own_counts=None, own=None, passes=0, **kwargs):
@@ -623,3 +623,8 @@ class BlockThresholdedResults(ThresholdedResults):
                 f"holds the {len(self._curve)} cuts evaluated (each exact); the threshold is "
                 "the midpoint between the lowest score classed positive and the highest "
                 "classed negative")
+
+
+#: The name of :class:`TuneThresholdResults` before results classes were named after the
+#: function that makes them (:func:`tune_threshold`); kept for code and results files.
+ThresholdedResults = TuneThresholdResults

@@ -3,7 +3,7 @@
 :class:`ScoreCurves` gives every results class with scores ``f_curve()``, ``roc_auc()``,
 ``plot_pr()`` and ``plot_roc()``.  It is a base of :class:`fmstats.results.ModelResults`
 (maxent, umaxent, fmaxent, wsvm, fsvm) and of
-:class:`fmstats.ThresholdedResults`.  The computations are the pure functions of
+:class:`fmstats.TuneThresholdResults`.  The computations are the pure functions of
 :mod:`fmstats.prcurve`; the figures are drawn by :mod:`fmstats.plotting`.
 """
 from __future__ import annotations

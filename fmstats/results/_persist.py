@@ -5,9 +5,10 @@ Used by (each inherits :class:`Persistable`):
 * ``results.ModelResults``: maxent, umaxent, fmaxent, wsvm, fsvm, costsens, calibrate,
   multinom and the Dask fits;
 * ``_tuned.Tuned``: cv_tune and tune_threshold; ``multiclass_decision``;
-* ``bootstrap.BootstrapResults``, ``validate.ValidateResults``, ``qresample.ResampledF``;
+* ``bootstrap.BootstrapResults``, ``validate.ValidateResults``, ``qresample.ResampleFResults``;
 * ``multilabel.models.MultilabelResults``: br and pcc;
-* ``extreme.probabilistic_label_tree.PLTResults``, ``extreme.thresholds.ThresholdFit`` (sto, fta,
+* ``extreme.probabilistic_label_tree.ProbabilisticLabelTreeResults``,
+  ``extreme.thresholds.ThresholdFit`` (sto, fta,
   ofo), ``extreme.spe.SPE`` and the randomized top-k rule.
 
 File format (:data:`FORMAT_VERSION` 3): four text lines, then the arrays::

@@ -26,18 +26,18 @@ import importlib
 import types
 from typing import Any
 
-__all__ = ["CLASSES", "FUNCTIONS", "resolve", "name_of"]
+__all__ = ["CLASSES", "FUNCTIONS", "RENAMED", "resolve", "name_of"]
 
 #: Public names of the classes a results file may hold.
 CLASSES = (
     # results
     "fmstats.MaxentResults", "fmstats.FMaxentResults", "fmstats.WsvmResults",
-    "fmstats.FsvmResults", "fmstats.CostSensitiveResults", "fmstats.CvTuneResults",
-    "fmstats.ThresholdedResults", "fmstats.BootstrapResults", "fmstats.ValidateResults",
-    "fmstats.CalibratedResults", "fmstats.MultinomResults", "fmstats.MulticlassDecision",
-    "fmstats.maxent_models.ResampledF", "fmstats.multilabel.BRResults",
+    "fmstats.FsvmResults", "fmstats.CostsensResults", "fmstats.CvTuneResults",
+    "fmstats.TuneThresholdResults", "fmstats.BootstrapResults", "fmstats.ValidateResults",
+    "fmstats.CalibrateResults", "fmstats.MultinomResults", "fmstats.MulticlassDecisionResults",
+    "fmstats.maxent_models.ResampleFResults", "fmstats.multilabel.BRResults",
     "fmstats.multilabel.PCCResults", "fmstats.extreme.SPE", "fmstats.extreme.ThresholdFit",
-    "fmstats.extreme.PLTResults", "fmstats.extreme.RandomizedTopK",
+    "fmstats.extreme.ProbabilisticLabelTreeResults", "fmstats.extreme.RandomizedTopK",
     # what results hold
     "fmstats.results.ModelCall", "fmstats.results.RowArgument", "fmstats.results.Settings",
     "fmstats.FMeasure", "fmstats.Confusion", "fmstats.with_measure",
@@ -53,6 +53,17 @@ CLASSES = (
     "fmstats.model_selection.RowFolds", "fmstats.extreme.LabelTree",
     "fmstats.calibration.CalibrationMap", "fmstats.multiclass.MultinomFit",
 )
+
+#: Names files written before a class got its present public name hold: old name -> new.
+RENAMED = {
+    # results classes named after the function that makes them
+    "fmstats.ThresholdedResults": "fmstats.TuneThresholdResults",
+    "fmstats.CalibratedResults": "fmstats.CalibrateResults",
+    "fmstats.CostSensitiveResults": "fmstats.CostsensResults",
+    "fmstats.MulticlassDecision": "fmstats.MulticlassDecisionResults",
+    "fmstats.maxent_models.ResampledF": "fmstats.maxent_models.ResampleFResults",
+    "fmstats.extreme.PLTResults": "fmstats.extreme.ProbabilisticLabelTreeResults",
+}
 
 #: Public names of the functions a results file may name (never calls).
 FUNCTIONS = (
@@ -94,6 +105,8 @@ def resolve(name: Any, kind: str) -> Any:
     environment does not have it.
     """
     listed = CLASSES if kind == "class" else FUNCTIONS
+    if isinstance(name, str):
+        name = RENAMED.get(name, name)
     if not isinstance(name, str) or name not in listed or not _public(name):
         raise LookupError(name)
     try:

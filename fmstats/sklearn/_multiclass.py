@@ -228,7 +228,7 @@ class CalibratedMaxentClassifier(FmstatsClassifier):
     ----------
     classes_ : ndarray of shape (2,)
     n_features_in_ : int
-    result_ : fmstats.CalibratedResults
+    result_ : fmstats.CalibrateResults
         The calibrated model (``calibration_summary()``, ``plot_calibration()``, ...).
 
     Examples
