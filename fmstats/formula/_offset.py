@@ -29,6 +29,7 @@ import pandas as pd
 
 from ._rows import aligned
 from ._rsyntax import R_FUNCTIONS, r_power
+from ._scan import closing
 from ._vocabulary import expression_problem
 from .._utils.validation import describe
 from ..exceptions import DataError, FormulaError, InvalidArgumentError
@@ -44,22 +45,10 @@ _OFFSET_CALL = re.compile(r"\boffset\s*\(")
 
 def _closing(text: str, start: int) -> int:
     """Position of the parenthesis closing the one at ``start``."""
-    depth = 0
-    quote = None
-    for i in range(start, len(text)):
-        ch = text[i]
-        if quote:
-            if ch == quote:
-                quote = None
-        elif ch in "'\"`":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-    raise FormulaError(f"unbalanced parentheses in the formula term {text[start - 6:]!r}.")
+    at = closing(text, start)
+    if at is None:
+        raise FormulaError(f"unbalanced parentheses in the formula term {text[start - 6:]!r}.")
+    return at
 
 
 def split_offsets(rhs: str) -> tuple[str, tuple[str, ...]]:

@@ -43,6 +43,7 @@ from ._offset import split_offsets
 from ._parse import ENGINES, expand_dot
 from ._response import FACTOR_RESPONSE, response_expression
 from ._rsyntax import r_power
+from ._scan import split_tilde
 from ._vocabulary import MAX_CHARS, expression_problem
 from ..exceptions import FormulaError
 
@@ -256,21 +257,8 @@ def formula_problem(text, engine: str | None = None) -> str | None:
 
 def _split_tilde(text: str) -> tuple[str | None, str]:
     """(lhs, rhs) at the top-level '~' outside quotes (lhs '' if none); (None, reason)."""
-    depth, quote, cut = 0, None, None
-    for i, ch in enumerate(text):
-        if quote is not None:
-            quote = None if ch == quote else quote
-        elif ch in "'\"`":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "~" and depth == 0:
-            if cut is not None:
-                return None, "the formula has more than one '~'"
-            cut = i
-    return ("", text) if cut is None else (text[:cut], text[cut + 1:])
+    sides = split_tilde(text)
+    return (None, "the formula has more than one '~'") if sides is None else sides
 
 
 def _contrasts_problem(value) -> str | None:

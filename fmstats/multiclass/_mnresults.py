@@ -12,7 +12,7 @@ from .. import measures as _m
 from .._utils.call import refit_changes
 from .._utils.validation import check_choice, describe
 from ..exceptions import InvalidArgumentError, ModelComparisonError, ResponseError
-from ..formula import check_frame
+from ..formula import check_frame, split_formula
 from ..results import (ModelResults, Section, Summary, check_comparable, format_numbers,
                        predict_kept)
 from ._mncore import class_probabilities
@@ -398,7 +398,7 @@ def lr_table(*fits) -> pd.DataFrame:
                      design=lambda f: f.X, size=lambda f: f.edf)
     rows = []
     for i, f in enumerate(order):
-        rhs = f.formula.split("~", 1)[1].strip()
+        rhs = split_formula(f.formula)[1]
         row = {"model": rhs, "resid_df": float(f.df_resid), "resid_dev": f.deviance,
                "test": "", "df": np.nan, "lr_stat": np.nan, "p_value": np.nan}
         if i:

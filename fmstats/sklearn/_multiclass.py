@@ -9,6 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._utils.validation import check_scalar
 from ..calibration import calibrate
+from ..formula import split_formula
 from ..maxent_models import maxent
 from ..multiclass import multinom
 from ._estimators import INTERCEPT_NAMES, FmstatsClassifier, term_names
@@ -288,7 +289,7 @@ class CalibratedMaxentClassifier(FmstatsClassifier):
         base = maxent(formula, frame, w, penalty=penalty)
         # fewer folds than cv when the rarer class has fewer rows (scikit-learn's checks fit
         # tiny data sets); never fewer than 2
-        labels = frame[formula.split("~", 1)[0].strip()].to_numpy()
+        labels = frame[split_formula(formula)[0]].to_numpy()
         folds = min(int(cv), int(np.bincount(labels).min()))
         return calibrate(base, frame, method=method, cv=max(folds, 2), threshold=threshold,
                          random_state=random_state)
