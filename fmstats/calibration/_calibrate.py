@@ -2,7 +2,7 @@
 :class:`CalibrateResults`.
 
 The model is refitted on each training fold and scores its held-out fold; the calibration
-map (:mod:`fmstats.calibration._maps`) is fitted on the pooled held-out scores, so no row's
+map (``_maps.py``) is fitted on the pooled held-out scores, so no row's
 score comes from a fit that saw it (scikit-learn's ``CalibratedClassifierCV(ensemble=False)``:
 ``cross_val_predict`` then one calibrator).  Predictions apply the map to the scores of the
 model fitted on all rows.

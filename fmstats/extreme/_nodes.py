@@ -1,6 +1,6 @@
 """The compiled node trainer of probabilistic label trees (numba).
 
-Used by :mod:`fmstats.extreme._training` and :mod:`~fmstats.extreme._plt` (imported lazily, so ``import fmstats`` does not
+Used by ``_training.py`` and ``_plt.py`` (imported lazily, so ``import fmstats`` does not
 load numba).  Every node of a label tree is an L2-regularised logistic regression in
 liblinear's form (napkinXC's node model), the bias a feature of value 1 penalised like the
 weights:
@@ -12,7 +12,7 @@ solved by dual coordinate descent (Yu, Huang and Lin 2011; liblinear's ``L2R_LR_
 every epoch visits the rows in a seeded random order, solves the one-variable dual problem
 of each row by a few Newton steps and keeps w = sum_i alpha_i s_i x_i up to date.  It stops
 when the largest absolute dual gradient of an epoch is below ``tol`` (see
-:func:`fmstats.extreme._plt.logistic_l2`).
+:func:`fmstats.extreme.logistic_l2`).
 
 :func:`gather_rows` gathers the rows positive at a parent (all rows for the root) into a
 local CSR matrix over the columns they use (numbered in order of first appearance, so the
@@ -26,7 +26,7 @@ parent visit the rows in one seeded order.  Siblings with 3 or more children to 
 siblings, Newton steps in lockstep), each problem with liblinear's own stopping rule, so
 the model is the same as one by one.  Everything runs in compiled code with the GIL
 released, so threads train disjoint units side by side
-(:mod:`~fmstats.extreme._training` schedules them).
+(``_training.py`` schedules them).
 
 :func:`expand_children` is the compiled step of pruned prediction (Algorithm 4): the
 children of a node are scored for all the rows that reach it with one pass over each

@@ -9,9 +9,9 @@ node probabilities on the path from the root to its leaf (eq. 9):
 
 * :func:`probabilistic_label_tree` trains one L2-regularised logistic regression per node on the
   examples positive at the node's parent (Algorithm 3), sibling nodes together, on
-  threads (:mod:`~fmstats.extreme._training` schedules the work), every node by the
+  threads (``_training.py`` schedules the work), every node by the
   compiled dual coordinate descent of :func:`logistic_l2` (numba,
-  :mod:`~fmstats.extreme._nodes`).
+  ``_nodes.py``).
 * :meth:`ProbabilisticLabelTreeResults.predict_proba_sparse` descends only into nodes whose path
   probability exceeds the node threshold ``tau_t = min`` over its children
   (Algorithm 4 with per-label thresholds) and returns sparse probability
@@ -203,7 +203,7 @@ def probabilistic_label_tree(X: Any, Y: Any, *, arity: int = 2, tree: str | Labe
         Threads over the node problems (joblib's threading backend; the compiled trainer
         releases the GIL): a parent's rows are gathered once, and its children trained in
         units (a group of siblings side by side, or one child), the largest first, so
-        that the threads stay busy to the end (:mod:`~fmstats.extreme._training`).  A
+        that the threads stay busy to the end (``_training.py``).  A
         callable ``node_learner`` runs per parent in joblib's default backend.  None:
         joblib's default.  The model does not depend on it.  Memory beyond the data and
         the model, per thread: one parent's gathered rows (8 bytes per non-zero of
@@ -344,7 +344,7 @@ class ProbabilisticLabelTreeResults(Persistable):
 
     def file_problem(self) -> str | None:
         """Why these results, read from a results file, are not consistent, or None: the
-        compiled descent (:func:`~fmstats.extreme._nodes.expand_children`) indexes the
+        compiled descent (``expand_children``) indexes the
         weights with the tree's arrays unchecked.
 
         Returns
@@ -409,7 +409,7 @@ class ProbabilisticLabelTreeResults(Persistable):
         """For pairs (rows[i], nodes[i]) of inner nodes reached with path probability p[i]:
         (pair index, child, p[i] * eta_T(x, child)) of the children whose path probability
         exceeds ``node_tau[child]`` and ``row_tau[i]``, by the compiled kernel
-        :func:`~fmstats.extreme._nodes.expand_children` (per node, the children's weights
+        ``expand_children`` (per node, the children's weights
         regrouped by feature: one pass over a row's entries scores all children)."""
         from ._nodes import expand_children
 

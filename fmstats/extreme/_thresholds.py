@@ -5,7 +5,7 @@ FTA (a fixed candidate grid, one shared threshold or one per label) and OFO
 (Algorithm 2, online F-measure optimisation), plus the threshold range (5)
 derived from the label priors and the macro-F of thresholded SPEs.
 
-Conventions (see :mod:`fmstats.extreme._spe`): label j is predicted for an
+Conventions (see ``_spe.py``): label j is predicted for an
 instance when its estimate is *strictly* above the threshold, ``eta > theta_j``;
 estimates the SPE does not store count as 0 (they are below every candidate
 threshold); a label with no positives and no predicted positives scores

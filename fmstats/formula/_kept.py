@@ -10,7 +10,7 @@ scores rows of a fit's design with another fit of the same formula (a refit's he
 a DataFrame.  The functions that refit a model (``bootstrap``, ``validate``, ``tune_threshold``,
 ``calibrate``, ``step``) refit that way when they are not given ``data=``
 (:func:`fmstats.model_selection.training_rows`: the rule).  Used by
-:mod:`fmstats.maxent_models._prepare`, :mod:`fmstats.maxent_models._training` and
+``fmstats/maxent_models/_prepare.py``, ``fmstats/maxent_models/_training.py`` and
 :mod:`fmstats.svm`.
 """
 from __future__ import annotations

@@ -1,14 +1,14 @@
 """Offsets: ``offset(expr)`` terms of a formula and the ``offset=`` argument of the models.
 
-Used by :mod:`fmstats.formula._frame` (``model_frame`` and ``DesignSpec``).  An offset is a
+Used by ``_frame.py`` (``model_frame`` and ``DesignSpec``).  An offset is a
 known part of the linear predictor, eta = X b + offset, with no coefficient (R's
 ``offset()`` and ``glm(offset =)``):
 
 * ``offset(expr)`` terms on the right of a formula are taken out of the right-hand side
   before it reaches the engine, and ``expr`` (``log(exposure)``, ``0.5 * x``: the columns of the
-  data with R's elementary functions, :data:`fmstats.formula._rsyntax.R_FUNCTIONS`, and
+  data with R's elementary functions, ``R_FUNCTIONS``, and
   ``np.<ufunc>``) is evaluated on the rows used, after its syntax tree is checked to use
-  nothing else (:mod:`fmstats.formula._vocabulary`: no attribute access such as
+  nothing else (``_vocabulary.py``: no attribute access such as
   ``np.__builtins__``); several terms add up;
 * ``offset=`` is the name of a numeric column, or an array with one finite value per row of
   ``data`` (a Series is aligned on its index); it adds to the formula's terms.

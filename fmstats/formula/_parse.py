@@ -1,6 +1,6 @@
 """The text of a formula: its two sides, the names it uses, R's ``.`` and the form of the
 response (a column, ``cbind(yes, no)`` or an expression).  Used by
-:mod:`fmstats.formula._frame`, which re-exports these names, and the Dask model frame.
+``_frame.py``, which re-exports these names, and the Dask model frame.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """R's spelling inside formulas, translated for the Python formula engines.
 
-Used by :mod:`fmstats.formula._frame` only (the one module that talks to the engines).
+Used by ``_frame.py`` only (the one module that talks to the engines).
 
 * ``^`` is R's power operator everywhere in a formula: ``I(age^2)`` is the square and
   ``(a + b + c)^2`` the main effects with all two-way interactions.  Python (and so both

@@ -16,7 +16,7 @@ row mixing the columns' values, and the columns' dtypes) when the design is buil
 :func:`reused_rows` compares the frame's rows with it at every use.  A frame whose design
 columns changed since is treated as any DataFrame (its design is rebuilt from its values);
 what was remembered from a frame (its model frame, its response) is stamped the same way
-(:func:`fmstats.formula._frame.remembered`).  A value changed in one column of a row is
+(``remembered``).  A value changed in one column of a row is
 always detected (numbers enter by their bits, categories by their codes, one-to-one); other
 values by a 64-bit hash, and several changes in one row, are missed with probability about
 2**-64.  A sample of rows, or the identity of the column buffers (an in-place edit keeps

@@ -13,7 +13,7 @@
 Every fitted model's ``measure(newdata, ci=True, ci_method=...)`` returns a
 :class:`MeasureInterval`, and ``tune_threshold(..., ci=True)`` / ``cv_tune(..., ci=True)`` use
 these intervals for the optimism-corrected F of a tuned rule.  The units, the delta method and the Monte-Carlo draws
-are described in :mod:`fmstats.inference._units`.
+are described in ``fmstats/inference/_units.py``.
 """
 from ._finterval import (DEFAULT_PRIOR, F_METHODS, excluded, f_interval, interval_of_rows,
                          precision_interval, recall_interval)

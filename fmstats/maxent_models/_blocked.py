@@ -5,7 +5,7 @@ A fit that keeps no design needs it only for sums over the rows, so it never bui
 block, and :func:`fmstats.glm.blocks.irls_logit_blocks` runs the IRLS core over the blocks
 (the same Newton loop, start, stopping rule, column scaling and separation checks), gathering
 the hat values and the HC0-HC3 sandwich meats in its last pass.  The argument checks are
-:mod:`fmstats.maxent_models._prepare`'s; the numbers are those of the fit on the whole design
+``_prepare.py``'s; the numbers are those of the fit on the whole design
 to ~1e-13 (the order of the sums differs).
 
 Memory: beyond the data frame, the fit holds the n-vectors of the fit (response, weights,
@@ -39,7 +39,7 @@ __all__ = ["prepare_blocked", "BlockedPrepared"]
 
 
 class BlockedPrepared:
-    """The counterpart of :class:`fmstats.maxent_models._prepare.Prepared` for a design built in
+    """The counterpart of ``Prepared`` for a design built in
     row blocks: ``settings``, ``call``, ``frame``, ``aliased``, ``penalty``, ``start``,
     ``source(threshold)`` and ``training(fit)``."""
 
@@ -88,7 +88,7 @@ def _kept_columns(frame, keep: np.ndarray):
 
 
 def prepare_blocked(model: str, call: ModelCall, data, weights, **fixed) -> BlockedPrepared | None:
-    """:func:`fmstats.maxent_models._prepare.prepare` with the design in row blocks, or None
+    """``prepare`` with the design in row blocks, or None
     when it must be built whole (see the module docstring)."""
     settings = check_settings(model, call, **fixed)
     frame = blocked_model_frame(settings["formula"], data, missing=settings["missing"],

@@ -231,10 +231,10 @@ class Bootstrap(CovarianceEstimator):
     -----
     Case-resampling replicates of the whole F-maximiser on the stored design
     (:func:`fmstats.bootstrap`): k-step replicates from the fit's path
-    (:mod:`fmstats.maxent_models._refits`), their covariance by regression on the replicates'
+    (``_refits.py``), their covariance by regression on the replicates'
     linear part (the reweighted influence rows times the resample counts, Efron 1990), and at
     most ``B`` of them, fewer once the Monte-Carlo error of every standard error is below 5 %
-    of it (:mod:`fmstats.resampling._mcerror`).  Computed on first use of the standard errors.
+    of it (``fmstats/resampling/_mcerror.py``).  Computed on first use of the standard errors.
     """
 
     name = "bootstrap"

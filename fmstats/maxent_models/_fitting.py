@@ -61,7 +61,7 @@ def maxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_ac
         factor (the second level is the positive class, as in R) or ``cbind(yes, no)`` counts.
     data : DataFrame or dask.dataframe.DataFrame
         The data.  A Dask DataFrame is fitted out of core, chunk by chunk, with the same
-        results (see :mod:`fmstats.maxent_models._outofcore`; ``weights`` must then be a
+        results (see ``_outofcore.py``; ``weights`` must then be a
         column).
     weights : str or array-like, optional
         Prior weights: a column name of ``data`` or an array with one value per row of

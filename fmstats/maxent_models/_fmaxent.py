@@ -119,7 +119,7 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
         response is 0/1 labels, a probability column q, or ``cbind(yes, no)`` votes.
     data : DataFrame or dask.dataframe.DataFrame
         As in :func:`fmstats.maxent` / :func:`fmstats.umaxent`.  A Dask DataFrame is fitted
-        out of core (:mod:`fmstats.maxent_models._outofcore`): each outer iteration then
+        out of core (``_outofcore.py``): each outer iteration then
         costs about 3 + (inner IRLS steps) passes over the data.
     weights : str or array-like, optional
         As in :func:`fmstats.maxent` / :func:`fmstats.umaxent`: prior weights, a column name
@@ -192,8 +192,8 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
         ``shrinkage``'s, as in :func:`fmstats.maxent`.
     cov_type : {"reweighted", "bootstrap", "HC0", "nonrobust", "HC1", "HC2", "HC3"}, optional
         The covariance of the coefficients, one estimator class each
-        (:mod:`fmstats.maxent_models._covariance`).  Default
-        (:func:`~fmstats.maxent_models._covariance.default_cov_type`): ``"reweighted"`` when
+        (``_covariance.py``).  Default
+        (``default_cov_type``): ``"reweighted"`` when
         the smaller class (weighted rows with y = 1, or with y = 0) has at least
         :data:`MIN_CLASS_REWEIGHTED` = 900 rows, ``"bootstrap"`` below that, out of core (a
         Dask DataFrame) as in memory.  Why: in simulation (``benchmarks/inference/bench_fmaxent_coverage.py``;
@@ -243,7 +243,7 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
     replicates : {"kstep", "full"}, default "kstep"
         The bootstrap of ``cov_type="bootstrap"``: k-step replicates from the fit's path
         (``"kstep"``; their coefficients equal full refits' to 1e-5 of a standard error,
-        :mod:`fmstats.maxent_models._refits`) or full refits (``"full"``); unused otherwise.
+        ``_refits.py``) or full refits (``"full"``); unused otherwise.
     threshold : float, default 0.5
         Predicted class 1 when the probability is at least this.
     missing : {"drop", "raise"}, default "drop"

@@ -202,9 +202,9 @@ class FMaxentResults(MaxentResults):
 
     def row_refits(self, data=None):
         """Refits of the whole F-maximiser on its own design with other frequency weights
-        (:class:`~fmstats.maxent_models._refits.FMaxentRefits`), or ``None`` when the fit
+        (``FMaxentRefits``), or ``None`` when the fit
         keeps no design in memory; an out-of-core fit's refits run on the row blocks of
-        ``data``, its Dask DataFrame (:mod:`fmstats.maxent_models._oocrefits`).
+        ``data``, its Dask DataFrame (``_oocrefits.py``).
 
         Parameters
         ----------
@@ -240,7 +240,7 @@ class FMaxentResults(MaxentResults):
             (replicates of the whole fit; only for a fit made with ``cov_type="bootstrap"`` or
             by default) or the estimators of :meth:`fmstats.MaxentResults.cov_params`, which
             treat the F-weights as fixed; default: the one chosen at fit.  Each is a class of
-            :mod:`fmstats.maxent_models._covariance`.
+            ``_covariance.py``.
 
         Returns
         -------
@@ -257,7 +257,7 @@ class FMaxentResults(MaxentResults):
 
     def reweighted_covariance(self, sums=None) -> tuple:
         """(covariance, fixed-point gap or None) of ``cov_type="reweighted"``, computed
-        (:class:`~fmstats.maxent_models._covariance.Reweighted` caches it) from the kept
+        (``Reweighted`` caches it) from the kept
         design, or from ``sums`` over the training rows (a row source's ``sums``: an
         out-of-core fit at fit time), by the same passes (:mod:`fmstats.glm.stacked`).
 

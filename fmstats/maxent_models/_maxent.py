@@ -49,7 +49,7 @@ class MaxentResults(SummaryHooks, ModelResults):
     fit : IrlsFit
         The IRLS solution.
     training : InMemoryTraining or TrainingStats
-        What the results keep of the training data (:mod:`fmstats.maxent_models._training`):
+        What the results keep of the training data (``_training.py``):
         the rows, or the sums of an out-of-core fit.
     """
 
@@ -121,11 +121,11 @@ class MaxentResults(SummaryHooks, ModelResults):
 
     def row_refits(self, data=None):
         """Refits of this model on its own design with other frequency weights, many at once
-        (:mod:`fmstats.maxent_models._refits`): what the bootstrap, ``validate`` and the
+        (``_refits.py``): what the bootstrap, ``validate`` and the
         tuners' resampling use.  ``None`` when the fit keeps no design in memory
         (``keep_data=False``) or is not a maxent/umaxent fit.  An out-of-core fit's refits
         run on the row blocks of ``data``, its Dask DataFrame
-        (:mod:`fmstats.maxent_models._oocrefits`).
+        (``_oocrefits.py``).
 
         Parameters
         ----------
@@ -362,7 +362,7 @@ class MaxentResults(SummaryHooks, ModelResults):
     # one estimator class per cov_type, looked up in fmstats.maxent_models._covariance
     def covariance(self, cov_type: str | None = None):
         """The covariance estimator of ``cov_type`` (default: the fit's), a class of
-        :mod:`fmstats.maxent_models._covariance`.
+        ``_covariance.py``.
 
         Parameters
         ----------

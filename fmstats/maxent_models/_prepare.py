@@ -1,9 +1,9 @@
 """The validated design of a maxent-family fit: settings, argument checks, columns, start.
 
-Shared by :mod:`fmstats.maxent_models._maxent` and :mod:`fmstats.maxent_models._fmaxent` (in memory, :func:`prepare`), by
-:mod:`fmstats.maxent_models._outofcore` (the same checks on a Dask DataFrame) and by :mod:`fmstats.svm`
+Shared by ``_maxent.py`` and ``_fmaxent.py`` (in memory, :func:`prepare`), by
+``_outofcore.py`` (the same checks on a Dask DataFrame) and by :mod:`fmstats.svm`
 (:func:`model_call`).  Everything here is argument checking and design building; the numerical
-cores live in :mod:`fmstats.glm`, the results in :mod:`fmstats.maxent_models._maxent`.
+cores live in :mod:`fmstats.glm`, the results in ``_maxent.py``.
 """
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def check_settings(model: str, call: ModelCall, **fixed) -> Settings:
     The settings are the call's arguments with the defaults applied (``fixed`` adds the
     model's own: ``dispersion=1`` for maxent), the F-measure resolved from ``measure`` /
     ``beta`` / ``alpha``, and ``weights`` as recorded: a column name, ``None`` or
-    ``"<array>"`` (:func:`fmstats._utils.call.weights_label`).
+    ``"<array>"`` (``weights_label``).
     """
     a = {**call.resolved(), **fixed}
     na_action = resolve_na_action(a.get("na_action"),

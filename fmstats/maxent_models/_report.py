@@ -85,7 +85,7 @@ def dispersion_lines(results, cov_type: str) -> list[str]:
 
 def cov_label(results, cov_type: str) -> str:
     """The summary's "Standard errors" line: the covariance estimator's own label
-    (:mod:`fmstats.maxent_models._covariance`)."""
+    (``_covariance.py``)."""
     return results.covariance(cov_type).label()
 
 

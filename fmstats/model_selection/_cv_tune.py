@@ -1,5 +1,5 @@
 """Cross-validated F-tuning of any fmstats model: :func:`cv_tune` and :func:`tune_threshold`
-(the latter lives in :mod:`fmstats.model_selection._threshold` and is re-exported here).
+(the latter lives in ``_threshold.py`` and is re-exported here).
 
 Both work through the results protocol (:class:`fmstats.results.ModelResults`) only: a model
 function
@@ -223,7 +223,7 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
         numbers as rebuilding it, faster).  ``False`` rebuilds the design from the formula
         on every fold, as R's ``update()`` on a fold would.
     ci : bool, default False
-        Also say how sure the selection is (:mod:`fmstats.model_selection._grid_uncertainty`):
+        Also say how sure the selection is (``_grid_uncertainty.py``):
         ``tidy()`` gains every point's delta-method interval of its CV F (``f_low``,
         ``f_high``; with repeats the spread across repeats, ``repeat_sd``) and how often it is
         chosen when the whole selection is rerun on ``B`` bootstrap replicates
@@ -237,7 +237,7 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
     replicates : {"kstep", "full"}, default "kstep"
         With ``ci``, when every grid point's fit is a maxent-family fit that keeps its design:
         the replicates' and outer folds' fits are k-step refits from each point's fit on its
-        own design, all at once (:mod:`fmstats.maxent_models._refits`), or ``"full"`` refits
+        own design, all at once (``fmstats/maxent_models/_refits.py``), or ``"full"`` refits
         iterated to convergence; other models refit through ``model_fn``.
     **fixed
         Further arguments passed to every fit.  Prior ``weights`` (a column name,

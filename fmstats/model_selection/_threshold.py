@@ -1,6 +1,6 @@
 """The cross-validated decision threshold of a fitted model: :func:`tune_threshold`.
 
-Split from :mod:`fmstats.model_selection._cv_tune` (which re-exports it); the criterion, folds and failure
+Split from ``_cv_tune.py`` (which re-exports it); the criterion, folds and failure
 handling are those of :func:`fmstats.cv_tune` (see that module's notes).
 """
 from __future__ import annotations
@@ -139,7 +139,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
         numbers as rebuilding it, faster).  ``False`` rebuilds the design from the formula
         on every fold, as R's ``update()`` on a fold would.
     ci : bool, default False
-        Also say how sure the tuning is (:mod:`fmstats.model_selection._uncertainty`):
+        Also say how sure the tuning is (``_uncertainty.py``):
         ``threshold_ci`` from ``B`` case-bootstrap replicates of the whole tuning (the model
         refitted and its threshold retuned on every replicate), ``f_corrected`` -- the F the
         tuned rule is expected to have on new data, corrected for the optimism of choosing
@@ -167,7 +167,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     replicates : {"kstep", "full"}, default "kstep"
         With ``ci`` on a maxent-family fit that keeps its design: the replicates' and outer
         folds' fits are k-step refits from the fit's solution on its own design, all at once
-        (:mod:`fmstats.maxent_models._refits`; the replicates' thresholds equal full refits'
+        (``fmstats/maxent_models/_refits.py``; the replicates' thresholds equal full refits'
         to ~1e-5), or ``"full"`` refits iterated to convergence.  Other models refit through
         ``results.refit``.
 
@@ -185,7 +185,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     Notes
     -----
     The design of ``data`` is built once; every fold refit and held-out prediction takes its
-    rows (:mod:`fmstats.formula._reuse`; identical to rebuilding it per fold).  A formula with
+    rows (``fmstats/formula/_reuse.py``; identical to rebuilding it per fold).  A formula with
     a stateful transform (``center``, ``scale``, ``poly``, splines) is rebuilt per fold, as R
     would; ``design_note`` of the result says which.
     ``data`` is checked against the model as :func:`fmstats.bootstrap` checks it (the

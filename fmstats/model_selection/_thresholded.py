@@ -1,7 +1,7 @@
 """The results of :func:`fmstats.tune_threshold`: a threshold tuned in memory
 (:class:`TuneThresholdResults`) or out of core (:class:`BlockThresholdedResults`).
 
-Split from :mod:`fmstats.model_selection._threshold` (the tuning), as linearmodels splits a
+Split from ``_threshold.py`` (the tuning), as linearmodels splits a
 model from its results.
 """
 from __future__ import annotations
@@ -313,7 +313,7 @@ class TuneThresholdResults(Tuned, ScoreCurves):
                                level: float = 0.95) -> dict:
         """How often the constraint holds on new data: the model refitted on ``B`` bootstrap
         resamples, the constrained quantity measured at the tuned threshold on the rows
-        each resample left out (see :mod:`fmstats.model_selection._constrained`).
+        each resample left out (see ``_constrained.py``).
 
         Parameters
         ----------

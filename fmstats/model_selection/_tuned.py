@@ -1,6 +1,6 @@
 """What :func:`fmstats.cv_tune` and :func:`fmstats.tune_threshold` share.
 
-Used by :mod:`fmstats.model_selection._cv_tune` and :mod:`fmstats.model_selection._threshold` only: the results base
+Used by ``_cv_tune.py`` and ``_threshold.py`` only: the results base
 :class:`Tuned` (criterion, folds, HTML, pickling) and small text helpers of their calls.
 """
 from __future__ import annotations

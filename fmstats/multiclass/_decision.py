@@ -3,7 +3,7 @@
 
 The model is refitted on each training fold (``fit.refit``) and predicts the class
 probabilities of its held-out fold (``predict(type="probs")``); the rule of
-:mod:`fmstats.multiclass._rules` is tuned on the pooled held-out probabilities (one
+``_rules.py`` is tuned on the pooled held-out probabilities (one
 criterion over all folds, as :func:`fmstats.tune_threshold` pools counts) and then applied
 to the probabilities of the model fitted on all rows.
 """

@@ -15,14 +15,14 @@ Fast path.  For ``maxent``/``umaxent``/``fmaxent`` fits that keep their design t
 weights are frequency weights (a tested property: weights equal duplicated rows), so a case
 resample is the fit on the original rows with weights times the resample counts.  The model
 hands out the engine that does these refits on its stored design, many at once
-(``results.row_refits()``, :mod:`fmstats.maxent_models._refits`): k-step replicates from the
+(``results.row_refits()``, ``fmstats/maxent_models/_refits.py``): k-step replicates from the
 fit's solution by default (``replicates="kstep"``), full refits with ``replicates="full"``
 (no formula rebuild, no missing factor levels: a level absent from the resample gives an
 aliased column, i.e. a NaN coefficient, exactly as the refit gives a missing term).  It is
 used by default where it applies (``fast=None``); ``tests/test_bootstrap.py`` and
 ``tests/test_kstep.py`` check both against refits through the model.
 
-How many replicates (:mod:`fmstats.resampling._mcerror`).  ``B`` is the most: with the stop
+How many replicates (``_mcerror.py``).  ``B`` is the most: with the stop
 rule of ``mc_tol`` the bootstrap stops once the Monte-Carlo error of every reported quantity
 is small beside its standard error (Andrews & Buchinsky 2000), and on the fast path the
 coefficients' covariance uses the replicates' linear part as a control variate (Efron 1990),
@@ -38,7 +38,7 @@ acceleration: with n rows that is n refits; above ``JACKKNIFE_MAX`` rows a group
 (the skewness of a sum of m influences shrinks by 1/sqrt(m), which the formula's
 normalisation undoes).  ``jackknife=`` sets the number of groups.
 
-The replicate engines live in :mod:`fmstats.resampling._replicates` (shared with :mod:`fmstats.resampling._validate`).
+The replicate engines live in ``_replicates.py`` (shared with ``_validate.py``).
 Replicates are computed in chunks by module-level workers through joblib (so
 ``joblib.parallel_config(backend="dask")`` works unchanged); every replicate has its own
 seed spawned from ``random_state`` before dispatch, so results do not depend on ``n_jobs``.
@@ -80,7 +80,7 @@ __all__ = ["bootstrap", "BootstrapResults", "ResamplingWarning", "DegenerateRepl
 _Draws = Draws
 
 CIS = ("percentile", "basic", "bca")
-#: The ways replicates are refitted on the fast path (:mod:`fmstats.maxent_models._refits`).
+#: The ways replicates are refitted on the fast path (``fmstats/maxent_models/_refits.py``).
 REPLICATES = ("kstep", "full")
 #: The most Newton steps of a k-step replicate's weighted fit.
 DEFAULT_K = 8
@@ -156,7 +156,7 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
         ``"drop"`` (default) or ``"keep"`` the replicates whose fit has no finite
         maximum-likelihood estimate (a (quasi-)separated resample: IRLS's separation flag,
         or standard errors ten times the original fit's confirmed by the linear programme
-        of :mod:`fmstats.resampling._separation`) or did not converge.  Either way they are counted
+        of ``_separation.py``) or did not converge.  Either way they are counted
         in ``summary()`` and a :class:`DegenerateReplicateWarning` says how many.  Dropping
         is the default because such a replicate's coefficients are not estimates but the
         point where the iterations stopped (an intercept of 21.7 at ``max_iter=25``, larger
@@ -186,13 +186,14 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
         R's start.  A k-step replicate that does not meet the rule, loses a column or looks
         separated is refitted in full and counted (``n_full``).  Measured against full refits
         of the same draws: every replicate within 5e-5 of a standard error, at a fraction of
-        the cost (:mod:`fmstats.maxent_models._refits`; ``benchmarks/inference/bench_honest_cost.py``).
+        the cost (``fmstats/maxent_models/_refits.py``;
+        ``benchmarks/inference/bench_honest_cost.py``).
     k : int, default 8
         The most Newton steps of a k-step replicate's weighted fit (at least 1).
     mc_tol : float, "auto" or None, default "auto"
         Stop before ``B`` replicates once the Monte-Carlo error of every reported quantity
         -- each standard error, and each end of the interval -- is at most ``mc_tol``
-        times the standard error (:mod:`fmstats.resampling._mcerror`; checked from 40
+        times the standard error (``_mcerror.py``; checked from 40
         replicates on, then every quarter more).  ``B`` is the maximum.  ``"auto"`` is 0.05
         where ``B`` leaves room for it (at least 40 replicates, and 5 in each tail of the
         interval), else no early stop; ``None`` always runs ``B``.
@@ -514,7 +515,7 @@ class BootstrapResults(Persistable):
     def cov(self, terms=None) -> pd.DataFrame:
         """The bootstrap covariance of ``terms`` (default: all statistics) over the replicates
         finite in all of them: by regression on the replicates' linear part when it was
-        computed for those terms (``control=True``; :mod:`fmstats.resampling._mcerror`),
+        computed for those terms (``control=True``; ``_mcerror.py``),
         else the sample covariance.
 
         Parameters
@@ -543,7 +544,7 @@ class BootstrapResults(Persistable):
         """Monte-Carlo standard errors of the bootstrap's own numbers, per statistic: of the
         standard error (``se_mc``) and of the interval's ends (``conf_low_mc``,
         ``conf_high_mc``; percentile and basic intervals) -- the error that more replicates
-        would remove (:mod:`fmstats.resampling._mcerror`).
+        would remove (``_mcerror.py``).
 
         Parameters
         ----------

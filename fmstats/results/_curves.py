@@ -43,7 +43,7 @@ class ScoreCurves:
 
     #: The protocol methods every results class exposes: a subclass's definitions of them are
     #: public entry points whose foreign exceptions leave as FmstatsErrors
-    #: (:func:`fmstats._utils.boundary.public`).
+    #: (``public``).
     BOUNDARY = ("predict", "confusion", "measure", "refit", "summary", "tidy", "conf_int",
                 "cov_params", "noisy_f", "resid", "influence", "to_statsmodels", "resample_f",
                 "plot_diagnostics", "f_curve", "roc_auc", "plot_pr", "plot_roc")

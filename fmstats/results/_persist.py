@@ -22,7 +22,7 @@ File format (:data:`FORMAT_VERSION` 3): four text lines, then the arrays::
 Line 4 (at most :data:`MAX_HEADER_BYTES`, nested at most :data:`MAX_JSON_DEPTH` deep) is a
 JSON object: the public name of the results class, the versions that wrote the file, where
 each array lies in the array section, and ``state``, the results object as a tree of data
-(:mod:`fmstats.results._tree`).  There is no pickle in a format-3 file: ``load()`` checks the
+(``_tree.py``).  There is no pickle in a format-3 file: ``load()`` checks the
 first line, the format, the checksum, the header's size and depth, parses it, audits the
 whole tree (node types, registered public class names, every ``.npy`` header's dtype and
 shape against its bytes, every stored formula, subset, offset and contrast by its syntax

@@ -9,7 +9,7 @@ Every fmstats model returns a results object that
   ``predict(newdata, type=...)``, ``confusion(newdata)``, ``measure(newdata)``;
 * draws its score curves (:class:`fmstats.results.ScoreCurves`): ``f_curve()``,
   ``plot_pr()``, ``plot_roc()``, ``roc_auc()``;
-* saves and loads itself (``save(path)``, ``Cls.load(path)``; :mod:`fmstats.results._persist`) and
+* saves and loads itself (``save(path)``, ``Cls.load(path)``; ``_persist.py``) and
   shows its summary in a notebook (``_repr_html_``).
 
 What is shared is implemented here once: the coefficient table (standard errors, Wald
@@ -81,10 +81,10 @@ class ModelResults(Persistable, ScoreCurves):
         A family whose refits are a core fit on its kept design returns an engine with
         ``n``, ``threshold``, ``fit(multiplicities, replicates=, k=, step_tol=)``,
         ``full_fit(multiplicities, y=)``, ``scores(design_coef, rows, type)`` and
-        ``influence()`` (:mod:`fmstats.maxent_models._refits`); the bootstrap, ``validate``
+        ``influence()`` (``fmstats/maxent_models/_refits.py``); the bootstrap, ``validate``
         and the tuners' resampling use it.  A model fitted out of core keeps no rows: its
         engine (``out_of_core = True``) runs on the row blocks of ``data`` and draws the
-        replicates' weights there (``fit_draws``, :mod:`fmstats.maxent_models._oocrefits`).
+        replicates' weights there (``fit_draws``, ``fmstats/maxent_models/_oocrefits.py``).
 
         Parameters
         ----------

@@ -1,6 +1,6 @@
 """The classes and functions a results file may hold, by their public names.
 
-Used by :mod:`fmstats.results._tree` (the data-only results file, format 3).  A file names
+Used by ``_tree.py`` (the data-only results file, format 3).  A file names
 every fmstats object it holds by a public name of fmstats (``"fmstats.MaxentResults"``,
 ``"fmstats.glm.irls.IrlsFit"``), never by the private module that defines it, so files stay
 readable when modules move.  A name is resolved only if it is on these lists, by importing

@@ -1,6 +1,6 @@
 """What the SVM results share: the hyperplane x'w + b = 0, its coefficient table, predictions,
-confusion counts and the summary layout (used by :mod:`fmstats.svm._wsvm` and
-:mod:`fmstats.svm._fsvm`), and the settings of an SVM fit.
+confusion counts and the summary layout (used by ``_wsvm.py`` and
+``_fsvm.py``), and the settings of an SVM fit.
 """
 from __future__ import annotations
 

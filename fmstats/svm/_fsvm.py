@@ -362,7 +362,7 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
         its largest coefficient (at least 1), ~1e-9 relative: COBYLA follows the
         objective's values bit for bit, and a start that differs in the last bits between
         BLAS kernels would end at another point.  With the objective evaluated without
-        BLAS (:func:`fmstats.svm._cobyla.fixed_order_matvec`) the same data give the same
+        BLAS (``fixed_order_matvec``) the same data give the same
         fit on every machine.
     start_C : tuple of float, optional
         The costs (C_pos, C_neg) of the weighted SVM that is the default start (default

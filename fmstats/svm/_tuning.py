@@ -13,7 +13,7 @@ on the same folds, the fits run in parallel through joblib with a tqdm progress 
 and the folds are drawn from ``random_state``.  ``tune_wsvm`` fits its grid in
 batches (cv_tune's ``cv_counts`` hook): each joblib task builds one fold's design
 once and solves a whole chunk of grid points' QPs side by side
-(:func:`fmstats.svm._qp.wsvm_grid`), with the answers of one ``wsvm`` fit per point.  Default
+(``wsvm_grid``), with the answers of one ``wsvm`` fit per point.  Default
 ``cv=2`` as in the thesis; any number of folds, a splitter or explicit
 (train, test) pairs work.
 """
@@ -174,7 +174,7 @@ WSVM_CHUNK = 512
 def _fold_design(formula, design, train, test, fit_args) -> tuple:
     """The arrays a fold's fits need, taken once per fold as ``wsvm`` and its
     ``confusion`` would take them on every fit (same checks, errors and warnings), from
-    the rows of the design built once (:mod:`fmstats.formula._reuse`)."""
+    the rows of the design built once (``fmstats/formula/_reuse.py``)."""
     check_scalar("tol", fit_args.get("tol", 1e-10), low=0, low_open=True)
     sd = _svm_rows(formula, design.subset(train), fit_args)
     held = design.subset(test, reset_index=True)
@@ -193,7 +193,7 @@ def _fold_design(formula, design, train, test, fit_args) -> tuple:
 
 def _grid_counts(design, costs, tol) -> list:
     """One fold's weighted SVMs at the (C_pos, C_neg) rows of ``costs`` (one batched QP,
-    :func:`~fmstats.svm._qp.wsvm_grid`) and their held-out confusion counts."""
+    ``wsvm_grid``) and their held-out confusion counts."""
     X, ypm, weights, X_test, y_test, w_test = design
     fits = wsvm_grid(X, ypm, costs, sample_weight=weights, tol=tol)
     W = np.stack([f.w for f in fits])
