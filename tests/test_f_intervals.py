@@ -493,13 +493,13 @@ def test_f_band_threshold_interval_and_methods():
 def test_model_curves_with_bands():
     titanic = fm.datasets.titanic_complete()
     fit = fm.maxent("survived ~ C(pclass) + sex + age", titanic)
-    c = fit.f_curve(band="profile")
+    c = fit.f_curve(band=True, band_method="profile")
     plain = fit.f_curve()
     np.testing.assert_allclose(c["f"], plain["f"], rtol=1e-12)
     assert {"f_low", "f_high"} <= set(c.columns)
     pytest.importorskip("matplotlib").use("Agg")
-    fit.plot_pr(band="bootstrap", B=200, random_state=0)
-    fit.plot_pr(band="profile")
+    fit.plot_pr(band=True, B=200, random_state=0)
+    fit.plot_pr(band=True, band_method="profile")
 
 
 @pytest.mark.reference

@@ -143,6 +143,26 @@ def test_bootstrap_results_old_keywords(boot):
     np.testing.assert_allclose(basic, 2 * t0[:, None] - q, rtol=1e-12, atol=1e-12)
 
 
+def test_curve_bands_old_spelling(fit):
+    """``f_curve(band="profile")``/``plot_pr(band=...)``: the band's method given as the
+    switch, the same rule as ``ci``."""
+    new = fit.f_curve(band=True, band_method="profile")
+    old = _old(lambda: fit.f_curve(band="profile"),
+               r"f_curve\(band='profile'\) is the old spelling of "
+               r"f_curve\(band=True, band_method='profile'\)")
+    pd.testing.assert_frame_equal(old, new)
+    boot = fit.f_curve(band=True, B=200, random_state=0)       # bootstrap by default
+    pd.testing.assert_frame_equal(
+        boot, fit.f_curve(band=True, band_method="bootstrap", B=200, random_state=0))
+    with pytest.raises(InvalidArgumentError, match="`band_method='delta'` names the method"):
+        fit.f_curve(band_method="delta")
+    pytest.importorskip("matplotlib").use("Agg")
+    _old(lambda: fit.plot_pr(band="profile"), r"plot_pr\(band='profile'\)")
+    with pytest.raises(InvalidArgumentError, match="`band_method` must be one of 'bootstrap', "
+                                                   "'profile'"):
+        fit.plot_pr(band=True, band_method="delta")
+
+
 @pytest.mark.parametrize("method", ["wald", "profile"])
 def test_tidy_conf_method_old_spelling(fit, method):
     new = fit.tidy(ci_method=method)
@@ -181,11 +201,15 @@ def test_every_entry_point_speaks_the_vocabulary():
     ``conf_method`` is gone.  Mutant: a new ``ci="percentile"`` default."""
     sigs = _public_signatures()
     assert "bootstrap" in sigs and "MaxentResults.measure" in sigs
+    assert "MaxentResults.f_curve" in sigs and "MaxentResults.plot_pr" in sigs
     bad = []
     for label, sig in sigs.items():
         params = sig.parameters
-        if "ci" in params and params["ci"].default not in (True, False):
-            bad.append(f"{label}: ci={params['ci'].default!r}")
+        for switch in ("ci", "band"):
+            if switch in params and params[switch].default not in (True, False):
+                bad.append(f"{label}: {switch}={params[switch].default!r}")
+            if f"{switch}_method" in params and switch not in params and switch == "band":
+                bad.append(f"{label}: band_method without band")
         if "conf_method" in params:
             bad.append(f"{label}: conf_method")
         if ("ci_method" in params and "ci" not in params

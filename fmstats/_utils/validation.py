@@ -52,7 +52,8 @@ def check_bool(name: str, value: Any) -> bool:
 
 
 def interval_request(ci: Any, ci_method: Any, methods: tuple, *, default: str, call: str,
-                     old_none: bool = False, method_needs_ci: bool = True) -> tuple[bool, str]:
+                     old_none: bool = False, method_needs_ci: bool = True,
+                     name: str = "ci") -> tuple[bool, str]:
     """``(ci, ci_method)`` in fmstats' one vocabulary for intervals: ``ci`` asks for one
     (True or False), ``ci_method`` names how it is computed (one of ``methods``; None:
     ``default``).
@@ -61,31 +62,34 @@ def interval_request(ci: Any, ci_method: Any, methods: tuple, *, default: str, c
     "bca")``), gives the same interval with a :class:`FmstatsDeprecationWarning` naming the
     new one; ``old_none``: ``ci=None`` was the old spelling of ``ci=False`` (bootstrap's),
     else it is read as False quietly (an unset ``ci``).  ``method_needs_ci``: a
-    ``ci_method`` without ``ci=True`` has no effect and is refused.
+    ``ci_method`` without ``ci=True`` has no effect and is refused.  ``name``: the switch's
+    name (``"band"`` for the bands of ``f_curve``/``plot_pr``: ``band``, ``band_method``).
     """
+    method_name = f"{name}_method"
     if isinstance(ci, str):
-        method = check_choice("ci", ci, methods)
+        method = check_choice(name, ci, methods)
         if ci_method is not None:
             raise InvalidArgumentError(
-                f"`ci={ci!r}` is the old spelling of `ci=True, ci_method={ci!r}`, and "
-                f"`ci_method={ci_method!r}` was given too; give `ci=True` and one `ci_method`.")
-        warn(f"{call}(ci={ci!r}) is the old spelling of {call}(ci=True, ci_method={ci!r}) "
-             "(the same interval); it will be removed in a future version.",
-             FmstatsDeprecationWarning)
+                f"`{name}={ci!r}` is the old spelling of `{name}=True, {method_name}={ci!r}`, "
+                f"and `{method_name}={ci_method!r}` was given too; give `{name}=True` and one "
+                f"`{method_name}`.")
+        warn(f"{call}({name}={ci!r}) is the old spelling of {call}({name}=True, "
+             f"{method_name}={ci!r}) (the same interval); it will be removed in a future "
+             "version.", FmstatsDeprecationWarning)
         return True, method
     if ci is None:
         if old_none:
-            warn(f"{call}(ci=None) is the old spelling of {call}(ci=False) (the same "
+            warn(f"{call}({name}=None) is the old spelling of {call}({name}=False) (the same "
                  "results); it will be removed in a future version.", FmstatsDeprecationWarning)
         ci = False
-    ci = check_bool("ci", ci)
+    ci = check_bool(name, ci)
     if ci_method is None:
         return ci, default
-    method = check_choice("ci_method", ci_method, methods)
+    method = check_choice(method_name, ci_method, methods)
     if method_needs_ci and not ci:
         raise InvalidArgumentError(
-            f"`ci_method={ci_method!r}` names the method of an interval, and none was asked "
-            "for; add `ci=True`.")
+            f"`{method_name}={ci_method!r}` names the method of an interval, and none was "
+            f"asked for; add `{name}=True`.")
     return ci, method
 
 
