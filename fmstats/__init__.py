@@ -19,7 +19,7 @@ The R-style public API:
 * ``multilabel`` (GFM) and ``extreme`` (STO/FTA/OFO, probabilistic label trees);
 * ``FMeasure(beta=|alpha=)`` and the measures in :mod:`fmstats.measures`;
 * ``f_interval()``, ``precision_interval()``, ``recall_interval()``, ``compare()``: how sure
-  the F is (:mod:`fmstats.inference`); every model's ``measure(newdata, ci=)``;
+  the F is (:mod:`fmstats.inference`); every model's ``measure(newdata, ci=True)``;
 * ``f_curve()``: precision, recall and F at every threshold (:mod:`fmstats.prcurve`);
   every model with scores also has ``f_curve()``, ``plot_pr()`` and ``plot_roc()``;
 * data sets in :mod:`fmstats.datasets`.
@@ -28,8 +28,8 @@ from ._version import __version__
 from . import (calibration, costsensitive, datasets, exceptions, extreme, formula, glm,
                inference, maxent_models, measures, model_selection, multiclass, multilabel,
                plotting, prcurve, resampling, results, svm)
-from .calibration import CalibratedResults, calibrate
-from .costsensitive import CostSensitiveResults, costsens, costsens_variants
+from .calibration import CalibrateResults, CalibratedResults, calibrate
+from .costsensitive import CostsensResults, CostSensitiveResults, costsens, costsens_variants
 from .exceptions import ConvergenceWarning, FmstatsError, SeparationWarning, brief_warnings
 from .inference import (Comparison, MeasureInterval, compare, f_interval, precision_interval,
                         recall_interval)
@@ -38,9 +38,11 @@ from .maxent_models import (AnovaTable, FMaxentResults, MaxentResults, StepResul
                             to_statsmodels, umaxent)
 from .maxent_models import maxent  # noqa: E402  (the function; the family is maxent_models)
 from .measures import Confusion, FMeasure, f_score, noisy_f
-from .model_selection import (CvTuneResults, ThresholdedResults, cv_tune, tune_threshold,
+from .model_selection import (CvTuneResults, TuneThresholdResults, ThresholdedResults, cv_tune,
+                              tune_threshold,
                               with_measure)
-from .multiclass import (MulticlassDecision, MultinomResults, multiclass_decision,
+from .multiclass import (MulticlassDecisionResults, MulticlassDecision, MultinomResults,
+                         multiclass_decision,
                          multinom)
 from .prcurve import f_curve
 from .resampling import BootstrapResults, ValidateResults, bootstrap, validate
@@ -75,23 +77,23 @@ __all__ = [
     "CvTuneResults",
     "tune_threshold",
     "with_measure",
-    "ThresholdedResults",
+    "TuneThresholdResults", "ThresholdedResults",
     "bootstrap",
     "BootstrapResults",
     "validate",
     "ValidateResults",
     "calibrate",
-    "CalibratedResults",
+    "CalibrateResults", "CalibratedResults",
     "calibration",
     "multinom",
     "MultinomResults",
     "multiclass_decision",
-    "MulticlassDecision",
+    "MulticlassDecisionResults", "MulticlassDecision",
     "multiclass",
     "costsensitive",
     "costsens",
     "costsens_variants",
-    "CostSensitiveResults",
+    "CostsensResults", "CostSensitiveResults",
     "FMeasure",
     "Confusion",
     "f_score",

@@ -38,6 +38,7 @@ __all__ = [
     "IneffectiveParameterWarning",
     "ConstraintWarning",
     "InappropriateTestWarning",
+    "FmstatsDeprecationWarning",
     "brief_warnings",
 ]
 
@@ -167,6 +168,12 @@ class InappropriateTestWarning(FmstatsWarning):
     """A test whose reference distribution does not fit the model, as R warns: an F test of
     a binomial fit (its dispersion is 1, not estimated) or with a dispersion fixed by the
     caller; the message names the test that fits."""
+
+class FmstatsDeprecationWarning(FmstatsWarning, FutureWarning):
+    """An argument was given in an old spelling that still works (the same numbers) and will
+    be removed in a future version; the message names the new spelling (e.g.
+    ``measure(ci="delta")`` is now ``measure(ci=True, ci_method="delta")``)."""
+
 
 
 def brief_warnings(on: bool = True) -> None:

@@ -29,7 +29,13 @@ __all__ = ["plot_history", "plot_sweep", "plot_pr", "plot_roc", "pyplot", "new_a
 
 
 def pyplot():
-    """``matplotlib.pyplot``; a clear :class:`InvalidArgumentError` when matplotlib is missing."""
+    """``matplotlib.pyplot``; a clear :class:`InvalidArgumentError` when matplotlib is missing.
+
+    Returns
+    -------
+    module
+        The ``matplotlib.pyplot`` module.
+    """
     try:
         import matplotlib.pyplot as plt
     except ImportError:  # pragma: no cover - depends on the environment

@@ -112,7 +112,7 @@ def test_jackknife_acceleration_of_the_mean_is_a_sixth_of_the_skewness():
 def test_bca_jackknife_equals_leave_one_out_refits(synth):
     small = synth.iloc[:60]
     r = fm.maxent("y ~ x1 + x2", small)
-    b = bootstrap(r, 40, ci="bca", random_state=2, progress=False)
+    b = bootstrap(r, 40, ci_method="bca", random_state=2, progress=False)
     assert b.jackknife_groups == 60 and b.jackknife.shape == (60, 4)
     for i in (0, 17, 59):
         loo = fm.maxent("y ~ x1 + x2", small.drop(small.index[i]))
@@ -129,7 +129,7 @@ def test_bca_jackknife_equals_leave_one_out_refits(synth):
 
 def test_grouped_jackknife_has_the_requested_groups(synth):
     r = fm.maxent("y ~ x1 + x2", synth)
-    b = bootstrap(r, 20, ci="bca", jackknife=25, random_state=2, progress=False)
+    b = bootstrap(r, 20, ci_method="bca", jackknife=25, random_state=2, progress=False)
     assert b.jackknife.shape == (25, 4) and b.jackknife_groups == 25
     assert np.all(np.isfinite(b.conf_int().to_numpy()))
 
@@ -335,7 +335,7 @@ def test_dask_local_cluster_gives_the_same_replicates(synth):
 
 
 def test_pickle_round_trip(titanic_fit, tmp_path):
-    b = bootstrap(titanic_fit, 30, ci="bca", jackknife=20, random_state=1, progress=False)
+    b = bootstrap(titanic_fit, 30, ci_method="bca", jackknife=20, random_state=1, progress=False)
     c = pickle.loads(pickle.dumps(b))
     assert isinstance(c, BootstrapResults)
     pd.testing.assert_frame_equal(c.replicates, b.replicates)
@@ -370,7 +370,7 @@ def test_plots(titanic_fit):
     (dict(B=1), InvalidArgumentError, r"`B` must lie in \[2, inf\]; got 1"),
     (dict(B=2.5), InvalidArgumentError, "`B` must be an integer"),
     (dict(type="jackknife"), InvalidArgumentError, "`type` must be one of 'case'"),
-    (dict(ci="normal"), InvalidArgumentError, "`ci` must be one of 'percentile'"),
+    (dict(ci_method="normal"), InvalidArgumentError, "`ci_method` must be one of 'percentile'"),
     (dict(level=1.0), InvalidArgumentError, "`level` must lie in"),
     (dict(statistic="params"), InvalidArgumentError, "`statistic` must be None or a function"),
     (dict(fast="yes"), InvalidArgumentError, "`fast` must be True, False or None"),
@@ -386,8 +386,8 @@ def test_bad_arguments(titanic_fit, titanic, kwargs, error, match):
 
 def test_bca_with_labels_from_q_is_refused(synth):
     r = fm.umaxent("q ~ x1", synth)
-    with pytest.raises(InvalidArgumentError, match="ci='bca' needs a jackknife over rows"):
-        bootstrap(r, 5, type="labels_from_q", ci="bca")
+    with pytest.raises(InvalidArgumentError, match="ci_method='bca' needs a jackknife over rows"):
+        bootstrap(r, 5, type="labels_from_q", ci_method="bca")
 
 
 def test_bca_interval_needs_the_jackknife(titanic_fit):

@@ -205,8 +205,8 @@ def test_bootstrap_does_not_depend_on_the_partitioning(df):
 def test_bootstrap_se_agrees_with_in_memory_within_monte_carlo_error(df):
     ddf = dd.from_pandas(df, npartitions=3)
     ooc, mem = fm.maxent(FORMULA, ddf), fm.maxent(FORMULA, df)
-    bo = fm.bootstrap(ooc, B=200, data=ddf, random_state=1, mc_tol=None, ci=None)
-    bm = fm.bootstrap(mem, B=200, random_state=1, mc_tol=None, ci=None)
+    bo = fm.bootstrap(ooc, B=200, data=ddf, random_state=1, mc_tol=None, ci=False)
+    bm = fm.bootstrap(mem, B=200, random_state=1, mc_tol=None, ci=False)
     terms = list(ooc.params.index)
     se_o, se_m = bo.std_error[terms], bm.std_error[terms]
     mc = np.sqrt(bo.mc_error()["se_mc"][terms] ** 2 + bm.mc_error()["se_mc"][terms] ** 2)
@@ -321,7 +321,7 @@ def test_resampling_needs_the_dask_data(df):
     with pytest.raises(InvalidArgumentError, match="Poisson"):
         fm.bootstrap(fit, B=20, data=ddf, type="stratified")
     with pytest.raises(InvalidArgumentError, match="bca"):
-        fm.bootstrap(fit, B=20, data=ddf, ci="bca")
+        fm.bootstrap(fit, B=20, data=ddf, ci_method="bca")
     with pytest.raises(InvalidArgumentError, match="integer number of folds"):
         fm.tune_threshold(fit, ddf, cv=[(np.arange(10), np.arange(10, 20))])
     with pytest.raises(InvalidArgumentError, match="ci=True"):

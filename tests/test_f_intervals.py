@@ -357,7 +357,7 @@ def test_measure_with_ci_on_every_family():
         for newdata in (None, test):
             value = fit.measure(newdata)
             for method in ("delta", "bayes", "bootstrap"):
-                iv = fit.measure(newdata, ci=method, random_state=0)
+                iv = fit.measure(newdata, ci=True, ci_method=method, random_state=0)
                 assert isinstance(iv, fm.MeasureInterval), name
                 assert iv.estimate == pytest.approx(value, rel=1e-12), (name, method)
                 assert iv.low <= iv.high
@@ -384,7 +384,7 @@ def test_measure_with_ci_on_costsens_binary_micro_macro():
         if average == "binary":
             truth = truth[:, 0]
         for method in ("delta", "bayes"):
-            iv = fit.measure(test, ci=method, random_state=0)
+            iv = fit.measure(test, ci=True, ci_method=method, random_state=0)
             ref = fm.f_interval(truth, pred, average=average, method=method, random_state=0)
             assert iv.estimate == pytest.approx(fit.measure(test), rel=1e-12)
             assert (iv.low, iv.high) == pytest.approx((ref.low, ref.high), rel=1e-12)
@@ -392,7 +392,7 @@ def test_measure_with_ci_on_costsens_binary_micro_macro():
                        "y": np.where(d["y1"] == 1, "A", np.where(d["y2"] == 1, "B", "none"))})
     fit = fm.costsens("y ~ x1 + x2", mc, grid=3, default_class="none", random_state=0)
     with pytest.raises(InvalidArgumentError, match="`ci`.*multiclass"):
-        fit.measure(mc, ci="delta")
+        fit.measure(mc, ci=True)
 
 
 def test_measure_ci_counts_probabilistic_labels_fractionally():
@@ -400,10 +400,10 @@ def test_measure_ci_counts_probabilistic_labels_fractionally():
     df = pd.DataFrame({"x": rng.normal(size=300)})
     df["q"] = 1 / (1 + np.exp(-(df["x"] - 0.5)))
     fit = fm.umaxent("q ~ x", df)
-    iv = fit.measure(ci="delta")
+    iv = fit.measure(ci=True)
     assert iv.estimate == pytest.approx(fit.measure(), rel=1e-12)
     with pytest.raises(InvalidArgumentError, match="0/1 labels"):
-        fit.measure(ci="bayes")
+        fit.measure(ci=True, ci_method="bayes")
 
 
 # ----------------------------------------------------------------------------- bands
@@ -493,13 +493,13 @@ def test_f_band_threshold_interval_and_methods():
 def test_model_curves_with_bands():
     titanic = fm.datasets.titanic_complete()
     fit = fm.maxent("survived ~ C(pclass) + sex + age", titanic)
-    c = fit.f_curve(band="profile")
+    c = fit.f_curve(band=True, band_method="profile")
     plain = fit.f_curve()
     np.testing.assert_allclose(c["f"], plain["f"], rtol=1e-12)
     assert {"f_low", "f_high"} <= set(c.columns)
     pytest.importorskip("matplotlib").use("Agg")
-    fit.plot_pr(band="bootstrap", B=200, random_state=0)
-    fit.plot_pr(band="profile")
+    fit.plot_pr(band=True, B=200, random_state=0)
+    fit.plot_pr(band=True, band_method="profile")
 
 
 @pytest.mark.reference

@@ -195,7 +195,7 @@ def fresh_fits():
 
 
 def test_default_held_out_f_matches_thesis_setting(fresh_fits):
-    # benchmarks/bench_fmaxent_defaults.py, seeds 1-5: mean difference +0.0003, worst -0.005
+    # benchmarks/fidelity/bench_fmaxent_defaults.py, seeds 1-5: mean difference +0.0003, worst -0.005
     diff = fresh_fits["default"] - fresh_fits["thesis"]
     assert -0.002 <= diff.mean() <= 0.004
     assert diff.min() >= -0.03

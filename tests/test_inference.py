@@ -172,7 +172,7 @@ def test_profile_bounds_are_exact_roots_of_the_signed_root_deviance(titanic, lev
 
 def test_profile_through_tidy_and_refused_where_no_likelihood(titanic):
     r = fm.maxent("survived ~ sex + age", titanic)
-    t = r.tidy(conf_method="profile")
+    t = r.tidy(ci_method="profile")
     pd.testing.assert_series_equal(t.set_index("term")["conf_low"],
                                    r.conf_int(method="profile")["conf_low"], check_names=False)
     with pytest.raises(InvalidArgumentError, match="method"):

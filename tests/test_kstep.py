@@ -164,7 +164,7 @@ def test_control_variate_needs_fewer_replicates_and_its_mc_error_is_honest():
 def test_stop_rule_stops_before_B_and_says_so():
     d = _data(1000, seed=12)
     fit = fm.maxent("y ~ x1 + x2 + C(g)", d)
-    b = fm.bootstrap(fit, B=400, random_state=0, ci=None, mc_tol=0.1, progress=False)
+    b = fm.bootstrap(fit, B=400, random_state=0, ci=False, mc_tol=0.1, progress=False)
     assert b.B < b.B_max == 400
     errs = b.mc_error()["se_mc"] / b.std_error
     assert float(errs.max()) <= 0.1

@@ -77,13 +77,13 @@ PLOTTERS = {
     "FMaxentResults.plot_history": "fmaxent fit",
     "FsvmResults.plot_trace": "fsvm fit",
     "BootstrapResults.plot": "forest and hist",
-    "ResampledF.plot": "resample_f",
-    "ThresholdedResults.plot": "tune_threshold",
+    "ResampleFResults.plot": "resample_f",
+    "TuneThresholdResults.plot": "tune_threshold",
     "CvTuneResults.plot": "1-D curve and 2-D heat map",
-    "CostSensitiveResults.plot": "costsens",
+    "CostsensResults.plot": "costsens",
     "MaxentResults.plot_diagnostics": "maxent fit",
     "fmstats.calibration._diagnostics.plot_calibration": "calibrated maxent",
-    "CalibratedResults.plot_calibration": "calibrated maxent",
+    "CalibrateResults.plot_calibration": "calibrated maxent",
 }
 
 

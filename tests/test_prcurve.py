@@ -250,10 +250,10 @@ def test_bad_input_errors_name_the_argument(fits):
         fit.f_curve(d, weights="k")
     with pytest.raises(ResponseError, match="no positive weight"):
         fit.roc_auc(d[d["y"] == 0])
-    from fmstats.costsensitive import CostSensitiveResults
+    from fmstats.costsensitive import CostsensResults
 
     with pytest.raises(InvalidArgumentError, match="has no scores"):
-        CostSensitiveResults().f_curve()
+        CostsensResults().f_curve()
     with pytest.raises(InvalidArgumentError, match="`y`: .*without scores"):
         fm.f_curve(fm.CvTuneResults.__new__(fm.CvTuneResults))
 

@@ -3,7 +3,7 @@
 * profile intervals of a (quasi-)separated fit are NaN with a SeparationWarning (they were
   zero-width at the estimate, or one-sided, without a word);
 * one guard, "needs an unpenalised likelihood", for conf_int(method="profile"),
-  tidy(conf_method="profile"), anova and to_statsmodels (profile intervals accepted a ridge
+  tidy(ci_method="profile"), anova and to_statsmodels (profile intervals accepted a ridge
   fit and profiled around the penalised estimate);
 * to_statsmodels("HC1" | "HC2" | "HC3") carries the covariance asked for (statsmodels' GLM
   computes HC0 whatever it is asked).  References: R's sandwich::vcovHC
@@ -60,7 +60,7 @@ def test_profile_intervals_of_an_ordinary_fit_are_finite_and_bracket_the_estimat
 # ----------------------------------------------------------------------------- the one guard
 def _entry_points(fit):
     return {"conf_int": lambda: fit.conf_int(method="profile"),
-            "tidy": lambda: fit.tidy(conf_method="profile"),
+            "tidy": lambda: fit.tidy(ci_method="profile"),
             "anova": lambda: fm.anova(fit),
             "to_statsmodels": lambda: fm.to_statsmodels(fit)}
 

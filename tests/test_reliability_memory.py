@@ -4,7 +4,7 @@ The numbers must be R's (tests/reference/glm_*: coefficients, model-based and sa
 standard errors, deviances) and those of the fit on the whole design (``keep_data=True``) to
 1e-10, with the blocks small enough here (64 rows) that every fit crosses many of them; the
 design is never held whole, which tracemalloc sees.  The full-size bound (n = 2e6, p = 50) is
-printed by ``benchmarks/bench_memory.py --case maxent``.
+printed by ``benchmarks/reliability/bench_memory.py --case maxent``.
 """
 from __future__ import annotations
 

@@ -267,7 +267,7 @@ def test_save_stores_a_format_version(built, kind, tmp_path):
 @pytest.mark.parametrize("saved, loader", [
     ("maxent", fm.WsvmResults), ("wsvm", fm.MaxentResults), ("bootstrap", fm.ValidateResults),
     ("sto", fm.extreme.SPE), ("spe", fm.extreme.ThresholdFit), ("br", fm.multilabel.PCCResults),
-    ("plt", fm.CvTuneResults), ("cv_tune", fm.ThresholdedResults),
+    ("plt", fm.CvTuneResults), ("cv_tune", fm.TuneThresholdResults),
 ])
 def test_load_refuses_another_results_type_and_names_it(built, saved, loader, tmp_path):
     obj = built[saved]

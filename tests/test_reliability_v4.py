@@ -344,7 +344,8 @@ def _callables():
 # the extreme multi-label functions outside measures at k check their own flags (issue 44's
 # module); they are listed here so that a new one is noticed
 _OWN_CHECKS = {"SPE.row_chunks", "iter_spe", "spe_from_scorer", "spe_from_napkinxc",
-               "make_extreme_spe", "make_extreme_problem", "fta", "ofo", "PLTResults.predict_topk",
+               "make_extreme_spe", "make_extreme_problem", "fta", "ofo",
+               "ProbabilisticLabelTreeResults.predict_topk",
                "spe_top_k", "bca_macro_at_k", "frank_wolfe_macro_at_k", "logistic_l2",
                "LabelTree.path", "label_tree", "compare_thresholds", "tune_thresholds",
                # plumbing of the tuners that refit without data (their callers check)
@@ -923,7 +924,7 @@ def test_counts_on_new_data_still_leave_out_rows_without_predictions(fitted):
 
 # =================================================================== 8. errors name the argument
 # Mutations that fail this section: `check_method` naming `method` whatever `name` says;
-# the `public` decorators of MulticlassDecision removed (a raw TypeError); the `try` around
+# the `public` decorators of MulticlassDecisionResults removed (a raw TypeError); the `try` around
 # `np.asarray(cost)` removed (numpy's ValueError blamed on `data`); StepResults'
 # `__getattr__` removed (a raw AttributeError for save/predict); MultinomClassifier without
 # class_weight (a raw TypeError).
@@ -935,14 +936,18 @@ def test_a_cost_that_is_not_numbers_is_blamed_on_cost(data, cost):
         fm.multiclass_decision(mn, data, rule="cost", cost=cost)
 
 
-@pytest.mark.parametrize("ci", [True, "yes", 1])
-def test_measure_ci_names_ci(data, ci):
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(ci="yes"), r"^`ci` must be one of 'delta', 'bayes', 'bootstrap'"),
+    (dict(ci=1), r"^`ci` must be True or False; got 1"),
+    (dict(ci=True, ci_method=True), r"^`ci_method` must be one of 'delta', 'bayes', "),
+    (dict(ci_method="bayes"), r"^`ci_method='bayes'` names the method of an interval"),
+])
+def test_measure_ci_names_ci(data, kwargs, message):
     fit = quiet(fm.maxent, FORMULA, data)
     tuned = quiet(fm.tune_threshold, fit, data, cv=3, random_state=0)
     for obj in (fit, tuned):
-        with pytest.raises(InvalidArgumentError, match=r"^`ci` must be one of 'delta', "
-                                                       r"'bayes', 'bootstrap'"):
-            obj.measure(data, ci=ci)
+        with pytest.raises(InvalidArgumentError, match=message):
+            obj.measure(data, **kwargs)
     with pytest.raises(InvalidArgumentError, match=r"^`method` must be one of"):
         fm.f_interval(data["y"], data["y"], method=True)
 
@@ -951,10 +956,10 @@ def test_multiclass_decision_methods_name_what_they_do_not_take(data):
     mn = quiet(fm.multinom, "cls ~ x1 + x2", data)
     dec = quiet(fm.multiclass_decision, mn, data, random_state=0)
     with pytest.raises(InvalidArgumentError, match=r"`ci` is not an argument of "
-                                                   r"MulticlassDecision.measure\(\)"):
+                                                   r"MulticlassDecisionResults.measure\(\)"):
         dec.measure(data, ci=True)
     with pytest.raises(InvalidArgumentError, match=r"`weight` is not an argument of "
-                                                   r"MulticlassDecision.refit\(\).*`weights`"):
+                                                   r"MulticlassDecisionResults.refit\(\).*`weights`"):
         dec.refit(data, weight="w")
 
 
@@ -1031,7 +1036,7 @@ def test_measure_ci_bayes_on_perfect_predictions_warns(data):
     fit = quiet(fm.maxent, "y ~ x1", data)
     perfect = data.assign(y=fit.predict(data, type="class"))
     with pytest.warns(IntervalWarning, match="excludes the estimate F1 = 1"):
-        fit.measure(perfect, ci="bayes", random_state=0)
+        fit.measure(perfect, ci=True, ci_method="bayes", random_state=0)
 
 
 def test_a_comparison_interval_that_excludes_its_difference_warns():

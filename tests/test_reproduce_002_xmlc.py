@@ -29,7 +29,7 @@ Nothing asserted here was measured by running fmstats.  The references are:
     thresholds applied to the validation set (its online F is a separate column).
 
   The paper does not say how ties are broken.  The reference follows fmstats' documented
-  conventions (DESIGN; the docstrings of ``sto``, ``fta`` and ``select_by_validation``):
+  conventions (the docstrings of ``sto``, ``fta`` and ``select_by_validation``):
   among equal F the largest threshold (the fewest predicted positives: a label without
   positives predicts nothing and keeps F = 1), among equal validation macro-F the largest
   1/c (the sparsest SPE).  Ties are exact: every F is one quotient of integers, so equal

@@ -1023,7 +1023,7 @@ def test_ch8_vignette_03_all_designs():
 @pytest.mark.parametrize("data_seed", [2026, 3030, 4040])
 def test_ch8_fsvm_holds_its_own_on_fresh_draws(data_seed):
     """4 designs x alpha 0.3/0.5/0.7 x fold seeds 1-3, 2000-row test sets, the thesis's
-    210-point grid (as benchmarks/bench_fsvm_chapter8.py): fmstats' F-tuned weighted SVM
+    210-point grid (as benchmarks/fidelity/bench_fsvm_chapter8.py): fmstats' F-tuned weighted SVM
     equals the libsvm reference (test F to 1e-12, fmstats' tie-break), and the thesis's
     "at least holding its own" holds on average: the F-SVM's test F (by hand from its
     predictions) minus the reference weighted SVM's (R tie-break), over the 36 cases, is
@@ -1049,7 +1049,7 @@ def test_ch8_fsvm_holds_its_own_on_fresh_draws(data_seed):
             diffs += [(name, r, v) for r, v in zip(f_svm - same, f_svm - w_r)]
     df = pd.DataFrame(diffs, columns=["data", "diff", "diff_r"])
     assert df["diff_r"].mean() >= 0
-    # the vignette's numbers (from benchmarks/bench_fsvm_chapter8.py) are F-SVM minus fmstats'
+    # the vignette's numbers (from benchmarks/fidelity/bench_fsvm_chapter8.py) are F-SVM minus fmstats'
     # weighted SVM (its tie-break), to +-0.005: one of the 36 cases moving by 0.18
     k = (2026, 3030, 4040).index(data_seed)
     skip = r"(?:[^*,]+?(?:, | and )){%d}" % k            # the k-th number of the list

@@ -569,7 +569,7 @@ def test_risky_files_are_refused_without_crashing_the_interpreter(fit, validated
     for i, edit in enumerate(PLT_ATTACKS.values()):
         path = tmp_path / f"plt{i}.fmr"
         _craft(path, fit_plt, edit)
-        paths.append(("extreme.PLTResults", path))
+        paths.append(("extreme.ProbabilisticLabelTreeResults", path))
     script = textwrap.dedent("""
         import sys
         import fmstats as fm
@@ -652,7 +652,8 @@ def test_a_label_tree_indexing_beyond_its_arrays_is_refused(attack, plt_fit, tmp
     fit, X = plt_fit
     path = tmp_path / "crafted.fmr"
     _craft(path, fit, PLT_ATTACKS[attack])
-    _refused(path, fm.extreme.PLTResults, match="not a consistent fmstats.extreme.PLTResults")
+    _refused(path, fm.extreme.ProbabilisticLabelTreeResults,
+             match="not a consistent fmstats.extreme.ProbabilisticLabelTreeResults")
 
 
 def test_a_randomized_rule_with_a_huge_k_is_refused(tmp_path):

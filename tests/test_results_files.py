@@ -166,7 +166,7 @@ def _evidence(obj, data) -> dict:
         out["predict"] = obj.predict_marginals(data, random_state=0)
     elif isinstance(obj, fm.multilabel.BRResults):
         out["predict"] = obj.predict_marginals(data)
-    elif isinstance(obj, fm.extreme.PLTResults):
+    elif isinstance(obj, fm.extreme.ProbabilisticLabelTreeResults):
         out["predict"] = obj.predict_marginals(data)
     elif isinstance(obj, fm.extreme.ThresholdFit):
         out["predict"] = obj.predict(data).toarray()
@@ -556,7 +556,7 @@ def _regions(blob: bytes) -> list[int]:
 def test_single_byte_flips_never_load(built, kind, tmp_path):
     """A fixed-seed sample of flips in every region (magic, format, checksum, header,
     arrays): each is a ResultsFileError, never a load or another exception.  The full
-    experiment is benchmarks/bench_byteflip.py."""
+    experiment is benchmarks/reliability/bench_byteflip.py."""
     obj = built[kind][0]
     path = tmp_path / "f.fmr"
     obj.save(path)

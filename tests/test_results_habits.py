@@ -25,13 +25,13 @@ def fair():
 
 
 # ----------------------------------------------------------------------------- tidy
-@pytest.mark.parametrize("conf_method", ["wald", "profile"])
-def test_tidy_exponentiate_gives_odds_ratios(titanic, conf_method):
+@pytest.mark.parametrize("ci_method", ["wald", "profile"])
+def test_tidy_exponentiate_gives_odds_ratios(titanic, ci_method):
     """exp() of the estimate and of the interval's bounds (broom's exponentiate = TRUE); the
     standard error, statistic and p-value stay on the log-odds scale."""
     fit = fm.maxent("survived ~ C(pclass) + sex + age", titanic)
-    plain = fit.tidy(conf_method=conf_method)
-    odds = fit.tidy(conf_method=conf_method, exponentiate=True)
+    plain = fit.tidy(ci_method=ci_method)
+    odds = fit.tidy(ci_method=ci_method, exponentiate=True)
     np.testing.assert_allclose(odds["estimate"], np.exp(plain["estimate"]), rtol=1e-15)
     np.testing.assert_allclose(odds["conf_low"], np.exp(plain["conf_low"]), rtol=1e-15)
     np.testing.assert_allclose(odds["conf_high"], np.exp(plain["conf_high"]), rtol=1e-15)
@@ -173,8 +173,8 @@ def test_every_displayed_results_class_has_an_html_view(titanic):
         "BootstrapResults": (boot, f"{boot.tidy().set_index('term').loc['age', 'std_error']:.4g}"[:5]),
         "ValidateResults": (val, "optimism"),
         "CvTuneResults": (tuned, "threshold"),
-        "ThresholdedResults": (thr, "threshold"),
-        "ResampledF": (rf, f"{rf.mean:.4f}"[:5]),
+        "TuneThresholdResults": (thr, "threshold"),
+        "ResampleFResults": (rf, f"{rf.mean:.4f}"[:5]),
         "AnovaTable": (fm.anova(m), "Deviance"),
         "TermTable": (fm.drop1(m, test="Chisq"), "age"),
         "StepResults": (fm.step(m, data=titanic), "Stepwise Model Path"),

@@ -390,7 +390,7 @@ def _chapter8_diffs(data_seed, fold_seeds, n_values):
 @pytest.mark.slow
 def test_chapter8_fsvm_holds_its_own_against_the_tuned_weighted_svm():
     # The full protocol (20 cost values, 3 fold seeds, 36 cases; ~40 s).  Measured on draws
-    # 2026, 3030, 4040 (benchmarks/bench_fsvm_chapter8.py): mean difference +0.072, +0.032,
+    # 2026, 3030, 4040 (benchmarks/fidelity/bench_fsvm_chapter8.py): mean difference +0.072, +0.032,
     # +0.033 (mean 0.046, spread +-0.026), worst case -0.088, -0.084, -0.073, never F 0.
     # Asserted two-sided: |mean - 0.046| <= 0.04, worst >= -0.10, no collapse, on draw 6060.
     diffs, collapsed = _chapter8_diffs(6060, (1, 2, 3), 20)

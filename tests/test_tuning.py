@@ -17,7 +17,7 @@ from fmstats._utils.validation import check_choice
 from fmstats.exceptions import (DataWarning, InvalidArgumentError, ResponseError,
                                 SeparationWarning)
 from fmstats.model_selection import (CvTuneResults, EmptyFoldWarning, FitFailedWarning,
-                            ThresholdedResults, cv_tune, tune_threshold)
+                            TuneThresholdResults, cv_tune, tune_threshold)
 
 # rounding-sensitive decisions: .ci/run runs these again under a second OpenBLAS kernel
 pytestmark = pytest.mark.numerics
@@ -454,7 +454,7 @@ def test_thresholded_results_protocol_pickle_refit(synth, tmp_path):
     assert back.threshold == res.threshold
     pd.testing.assert_series_equal(back.predict(test, type="class"), res.predict(test, "class"))
     res.save(tmp_path / "t.pkl")
-    assert ThresholdedResults.load(tmp_path / "t.pkl").best_score == res.best_score
+    assert TuneThresholdResults.load(tmp_path / "t.pkl").best_score == res.best_score
     again = res.refit(train)      # the same computation again (same data and folds): exact
     assert again.threshold == res.threshold
     kept = res.refit(test, retune=False)

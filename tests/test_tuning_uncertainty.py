@@ -3,7 +3,7 @@ and the warnings of a trivial or unstable tuned rule (issue 30).
 
 The nested cross-validation is checked against a re-implementation through the public API
 (maxent, tune_threshold and predict on each outer fold); the coverage and bias of the corrected
-F are measured by benchmarks/bench_f_intervals.py (part b), too slow for the test suite.
+F are measured by benchmarks/inference/bench_f_intervals.py (part b), too slow for the test suite.
 """
 from __future__ import annotations
 

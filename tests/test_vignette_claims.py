@@ -47,9 +47,9 @@ def test_01_model_and_sandwich_ses_agree_closely():
 def boots(fit, titanic):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", fm.exceptions.FmstatsWarning)
-        dropped = bootstrap(fit, B=200, type="case", ci="percentile", data=titanic,
+        dropped = bootstrap(fit, B=200, type="case", ci_method="percentile", data=titanic,
                             random_state=1)
-        kept = bootstrap(fit, B=200, type="case", ci="percentile", data=titanic,
+        kept = bootstrap(fit, B=200, type="case", ci_method="percentile", data=titanic,
                          random_state=1, degenerate="keep")
     return dropped, kept
 

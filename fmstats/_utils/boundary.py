@@ -15,7 +15,7 @@ integer (``2.7`` or ``True`` are refused, not truncated); the function still che
 (numpy's ``asarray`` on text) is foreign too.  Exceptions that fmstats' code raises itself
 (internal invariants) and those of the user's callbacks pass through unchanged.
 
-Applied by :func:`fmstats._utils.call.records_call` (every model function and tuner), by
+Applied by ``records_call`` (every model function and tuner), by
 :class:`fmstats.results.ScoreCurves` to the protocol methods of every results class, and
 explicitly to the other public functions (``sweep``, ``anova``, ``to_statsmodels``,
 ``bootstrap``, ``validate``, ``f_curve``, ...).

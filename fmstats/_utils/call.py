@@ -284,7 +284,7 @@ def records_call(fn: Callable | None = None, *, data: str = "data",
 
     The function takes a keyword-only ``_call`` parameter, hidden from its public signature;
     the wrapper binds the user's arguments, builds the record and passes it in.  It is also
-    the function's boundary (:mod:`fmstats._utils.boundary`): arguments it does not take, and
+    the function's boundary (``boundary.py``): arguments it does not take, and
     exceptions of pandas, numpy, Dask... raised inside, leave as FmstatsErrors.  ``data``
     names the data argument (not recorded), ``rows`` the arguments that may hold per-row
     data (recorded by description only).

@@ -63,7 +63,7 @@ _WORKER_LIMIT: dict = {}
 
 def _limit_blas(blas_threads: int) -> None:
     """Limit BLAS in this worker process for good, once (threadpoolctl re-scans the loaded
-    libraries on every call, ~2 ms: too much to pay around every fit)."""
+    libraries on every call: too much to pay around every fit)."""
     pid = os.getpid()
     if _WORKER_LIMIT.get(pid) != blas_threads:
         from threadpoolctl import threadpool_limits

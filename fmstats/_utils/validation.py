@@ -5,12 +5,14 @@ subclass whose message names the argument, the rule and the value received.
 """
 from __future__ import annotations
 
+import functools
 import numbers
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from ..exceptions import InvalidArgumentError, ResponseError, WeightsError, DataError
+from ..exceptions import (DataError, FmstatsDeprecationWarning, InvalidArgumentError,
+                          ResponseError, WeightsError)
 
 
 def describe(value: Any, limit: int = 60) -> str:
@@ -47,6 +49,69 @@ def check_bool(name: str, value: Any) -> bool:
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise InvalidArgumentError(f"`{name}` must be True or False; got {describe(value)}.")
+
+
+def interval_request(ci: Any, ci_method: Any, methods: tuple, *, default: str, call: str,
+                     old_none: bool = False, method_needs_ci: bool = True,
+                     name: str = "ci") -> tuple[bool, str]:
+    """``(ci, ci_method)`` in fmstats' one vocabulary for intervals: ``ci`` asks for one
+    (True or False), ``ci_method`` names how it is computed (one of ``methods``; None:
+    ``default``).
+
+    The old spelling, the method given as ``ci`` (``measure(ci="delta")``, ``bootstrap(ci=
+    "bca")``), gives the same interval with a :class:`FmstatsDeprecationWarning` naming the
+    new one; ``old_none``: ``ci=None`` was the old spelling of ``ci=False`` (bootstrap's),
+    else it is read as False quietly (an unset ``ci``).  ``method_needs_ci``: a
+    ``ci_method`` without ``ci=True`` has no effect and is refused.  ``name``: the switch's
+    name (``"band"`` for the bands of ``f_curve``/``plot_pr``: ``band``, ``band_method``).
+    """
+    method_name = f"{name}_method"
+    if isinstance(ci, str):
+        method = check_choice(name, ci, methods)
+        if ci_method is not None:
+            raise InvalidArgumentError(
+                f"`{name}={ci!r}` is the old spelling of `{name}=True, {method_name}={ci!r}`, "
+                f"and `{method_name}={ci_method!r}` was given too; give `{name}=True` and one "
+                f"`{method_name}`.")
+        warn(f"{call}({name}={ci!r}) is the old spelling of {call}({name}=True, "
+             f"{method_name}={ci!r}) (the same interval); it will be removed in a future "
+             "version.", FmstatsDeprecationWarning)
+        return True, method
+    if ci is None:
+        if old_none:
+            warn(f"{call}({name}=None) is the old spelling of {call}({name}=False) (the same "
+                 "results); it will be removed in a future version.", FmstatsDeprecationWarning)
+        ci = False
+    ci = check_bool(name, ci)
+    if ci_method is None:
+        return ci, default
+    method = check_choice(method_name, ci_method, methods)
+    if method_needs_ci and not ci:
+        raise InvalidArgumentError(
+            f"`{method_name}={ci_method!r}` names the method of an interval, and none was "
+            f"asked for; add `{name}=True`.")
+    return ci, method
+
+
+def renamed_arguments(**renames: str) -> Callable:
+    """Decorate a function whose keyword arguments ``old=new`` were renamed: the old keyword
+    still works (the same numbers) with a :class:`FmstatsDeprecationWarning` naming the new
+    one; both together are refused."""
+    def wrap(f: Callable) -> Callable:
+        @functools.wraps(f)
+        def wrapper(*args: Any, **kwargs: Any):
+            for old, new in renames.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise InvalidArgumentError(
+                            f"`{old}` is the old name of `{new}`; give `{new}` only.")
+                    warn(f"{f.__name__}({old}=...) is the old spelling of "
+                         f"{f.__name__}({new}=...) (the same results); it will be removed in "
+                         "a future version.", FmstatsDeprecationWarning)
+                    kwargs[new] = kwargs.pop(old)
+            return f(*args, **kwargs)
+        return wrapper
+    return wrap
 
 
 #: A design column must spread (largest ``|x - centre|``) within this range, and a column of

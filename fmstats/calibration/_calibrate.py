@@ -1,8 +1,8 @@
 """Cross-fitted calibration of a fitted binary model: :func:`calibrate` and
-:class:`CalibratedResults`.
+:class:`CalibrateResults`.
 
 The model is refitted on each training fold and scores its held-out fold; the calibration
-map (:mod:`fmstats.calibration._maps`) is fitted on the pooled held-out scores, so no row's
+map (``_maps.py``) is fitted on the pooled held-out scores, so no row's
 score comes from a fit that saw it (scikit-learn's ``CalibratedClassifierCV(ensemble=False)``:
 ``cross_val_predict`` then one calibrator).  Predictions apply the map to the scores of the
 model fitted on all rows.
@@ -24,7 +24,7 @@ from ._diagnostics import calibration_stats, plot_calibration, stats_lines
 from ._maps import METHODS, fit_map
 from .._utils.boundary import public
 
-__all__ = ["calibrate", "CalibratedResults"]
+__all__ = ["calibrate", "CalibrateResults", "CalibratedResults"]
 
 _LINK = {"response": "link"}     # Platt and isotonic calibrate the log-odds of a probability
 
@@ -61,7 +61,7 @@ def _folds(cv, strata: np.ndarray, random_state) -> list:
 
 @records_call(rows=("cv",))
 def calibrate(fit, data: pd.DataFrame | None = None, *, method: str = "platt", cv=5,
-              threshold: float = 0.5, random_state=None, _call=None) -> "CalibratedResults":
+              threshold: float = 0.5, random_state=None, _call=None) -> "CalibrateResults":
     """Calibrate a fitted binary model's scores by cross-fitting (Platt, isotonic or beta).
 
     The model is refitted on each training fold (``fit.refit``) and scores its held-out
@@ -97,7 +97,7 @@ def calibrate(fit, data: pd.DataFrame | None = None, *, method: str = "platt", c
 
     Returns
     -------
-    CalibratedResults
+    CalibrateResults
 
     Examples
     --------
@@ -106,7 +106,7 @@ def calibrate(fit, data: pd.DataFrame | None = None, *, method: str = "platt", c
     >>> fit = fm.maxent("survived ~ C(pclass) + sex + age", t)
     >>> cal = fm.calibrate(fit, t, method="isotonic", random_state=0)
     >>> cal
-    <CalibratedResults isotonic on link of MaxentResults (5 folds)>
+    <CalibrateResults isotonic on link of MaxentResults (5 folds)>
     >>> p = cal.predict(t)
     >>> bool(p.between(0, 1).all())
     True
@@ -151,11 +151,11 @@ def calibrate(fit, data: pd.DataFrame | None = None, *, method: str = "platt", c
                         "weight": w})
     settings = Settings.of(_call, drop=("fit",), cv=cv if isinstance(cv, (int, np.integer))
                            else "<folds>", threshold=float(threshold), score_type=score_type)
-    return CalibratedResults(base=fit, cmap=cmap, oof=oof, folds=pairs, settings=settings,
+    return CalibrateResults(base=fit, cmap=cmap, oof=oof, folds=pairs, settings=settings,
                              call=_call)
 
 
-class CalibratedResults(ModelResults):
+class CalibrateResults(ModelResults):
     """A fitted binary model with cross-fitted calibrated probabilities (:func:`calibrate`).
 
     ``predict(type="response")`` gives calibrated probabilities, ``"link"`` their log-odds,
@@ -251,6 +251,11 @@ class CalibratedResults(ModelResults):
         na_action : {"pass", "omit", "exclude", "fail"}, optional
             A row with a missing value in the model's columns: NaN in its place (default, R's
             ``na.pass``), dropped or refused (:func:`fmstats.results.keeps_rows`).
+
+        Returns
+        -------
+        pandas.Series
+            One value per row of ``newdata``.
         """
         check_choice("type", type, ("response", "link", "class"))
         s = predict_kept(self.base, newdata, type=self.score_type, **kwargs)
@@ -274,6 +279,11 @@ class CalibratedResults(ModelResults):
             Rows with the response (default: the training rows).
         threshold : float, optional
             The calibrated probability at or above which the class is 1.
+
+        Returns
+        -------
+        Confusion
+            The weighted counts tp, fp, fn, tn.
         """
         t = self.threshold if threshold is None else check_scalar("threshold", threshold,
                                                                   low=0, high=1)
@@ -282,7 +292,7 @@ class CalibratedResults(ModelResults):
         return _m.noisy_confusion(y, (p >= t).astype(float), dependence="independent",
                                   sample_weight=w)
 
-    def refit(self, data: pd.DataFrame, weights=None) -> "CalibratedResults":
+    def refit(self, data: pd.DataFrame, weights=None) -> "CalibrateResults":
         """Refit the base model on ``data`` and calibrate it again (same method, folds rule,
         seed).
 
@@ -292,6 +302,11 @@ class CalibratedResults(ModelResults):
             The new data.
         weights : str or array-like, optional
             Prior weights of the base model for ``data`` (needed again for array weights).
+
+        Returns
+        -------
+        CalibrateResults
+            The recalibrated model.
         """
         return self.call.refit_model_run(data, self.base, n_folds=len(self.folds),
                                          weights=weights)
@@ -324,6 +339,11 @@ class CalibratedResults(ModelResults):
             Bootstrap resamples of the rows for the intervals.
         random_state : int or numpy.random.Generator, default 0
             Seeds the resamples (fixed by default, so a printed summary is reproducible).
+
+        Returns
+        -------
+        dict
+            The statistics by name, each a float.
         """
         p, y, w = self._evaluated(newdata)
         return calibration_stats(p, y, w, n_bins=n_bins, level=level, B=B,
@@ -348,6 +368,11 @@ class CalibratedResults(ModelResults):
             also fitted, so slightly optimistic).
         **kwargs
             ``n_bins``, ``level``, ``B``, ``random_state`` as in :meth:`calibration_stats`.
+
+        Returns
+        -------
+        Summary
+            The printable summary.
         """
         st = self.calibration_stats(newdata, **kwargs)
         where = ("pooled held-out rows (the map was fitted on them)" if newdata is None
@@ -376,6 +401,11 @@ class CalibratedResults(ModelResults):
             The level of the band.
         ax : sequence of two matplotlib Axes, optional
             Where to draw (default: a new figure).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn on.
         """
         p, y, w = self._evaluated(newdata)
         return plot_calibration(p, y, w, n_bins=n_bins, level=level, ax=ax,
@@ -383,9 +413,20 @@ class CalibratedResults(ModelResults):
                                       f"{type(self.base).__name__}")
 
     def summary(self) -> Summary:
-        """The calibration summary on the pooled held-out rows (:meth:`calibration_summary`)."""
+        """The calibration summary on the pooled held-out rows (:meth:`calibration_summary`).
+
+        Returns
+        -------
+        Summary
+            The printable summary.
+        """
         return self.calibration_summary()
 
     def __repr__(self) -> str:
-        return (f"<CalibratedResults {self.method} on {self.score_type} of "
+        return (f"<CalibrateResults {self.method} on {self.score_type} of "
                 f"{type(self.base).__name__} ({len(self.folds)} folds)>")
+
+
+#: The name of :class:`CalibrateResults` before results classes were named after the
+#: function that makes them (:func:`calibrate`); kept for code and results files.
+CalibratedResults = CalibrateResults

@@ -65,6 +65,11 @@ def ece(p, y, w, n_bins: int = 10) -> float:
         Probabilities, labels and weights.
     n_bins : int, default 10
         The bins.
+
+    Returns
+    -------
+    float
+        The expected calibration error.
     """
     b = _bins(p, n_bins)
     nb = np.bincount(b, weights=w, minlength=n_bins)
@@ -82,6 +87,11 @@ def f_optimal_threshold(p, y, w, measure) -> tuple[float, float]:
         Probabilities, labels and weights.
     measure : FMeasure
         The F-measure.
+
+    Returns
+    -------
+    tuple of float
+        ``(threshold, F)``.
     """
     order = np.argsort(-p, kind="stable")
     ps = p[order]

@@ -59,7 +59,13 @@ class CalibrationMap:
         return expit(a * np.log(s) - b * np.log1p(-s) + c)
 
     def params(self) -> dict:
-        """The named parameters (Platt and beta; the isotonic map has none of fixed size)."""
+        """The named parameters (Platt and beta; the isotonic map has none of fixed size).
+
+        Returns
+        -------
+        dict
+            Parameter name to value.
+        """
         if self.method == "platt":
             return {"platt_a": float(self.coef[0]), "platt_b": float(self.coef[1])}
         if self.method == "beta":

@@ -9,17 +9,17 @@ Seed 001 (Puthiya Parambath, Usunier, Grandvalet):
 * :mod:`.learners` -- class-weighted logistic / multinomial regression and the weighted SVM;
 * :mod:`.search` -- Algorithms 1-4 and the bracketing of section 5.1;
 * :mod:`.api` -- :func:`costsens` (formula interface) and :func:`costsens_arrays`;
-* :mod:`.results` -- :class:`CostSensitiveResults`.
+* :mod:`.results` -- :class:`CostsensResults`.
 """
 from ._api import COSTSENS_MEASURES, costsens, costsens_arrays, costsens_variants
 from ._cuts import best_threshold, cost_grid
 from ._profiles import (PROFILE_MEASURES, cost_offset, cost_vector, discretisation_factor,
                        profile_value)
-from ._results import CostSensitiveResults
+from ._results import CostsensResults, CostSensitiveResults
 
 __all__ = [
     "PROFILE_MEASURES", "COSTSENS_MEASURES", "profile_value", "cost_vector", "cost_offset",
     "discretisation_factor", "cost_grid", "best_threshold", "costsens", "costsens_arrays",
     "costsens_variants",
-    "CostSensitiveResults",
+    "CostsensResults", "CostSensitiveResults",
 ]

@@ -18,7 +18,7 @@ from ..exceptions import (DataError, FormulaError, InvalidArgumentError, Missing
 from ..formula import expand_dot, formula_names, model_frame, refuse_offsets, split_formula
 from ..measures import FMeasure, as_fmeasure
 from ._fitting import VARIANTS, Fitting
-from ._results import CostSensitiveResults
+from ._results import CostsensResults
 
 __all__ = ["costsens", "costsens_arrays", "costsens_variants", "COSTSENS_MEASURES"]
 
@@ -206,7 +206,7 @@ def costsens(formula: str, data: pd.DataFrame, *, measure: Any = None, beta: flo
              validation: Any = 1 / 3, penalty: float = 1.0, random_state: Any = None,
              tol: float = 1e-8, max_iter: int = 25, n_jobs: int | None = None,
              progress: Any = None, missing: str = "drop", engine: str | None = None,
-             _call=None) -> CostSensitiveResults:
+             _call=None) -> CostsensResults:
     """Maximise an F-measure by reduction to cost-sensitive classification (seed 001).
 
     For each cost level t on a grid in (0, 1+beta^2) a class-weighted learner is fitted on
@@ -275,7 +275,7 @@ def costsens(formula: str, data: pd.DataFrame, *, measure: Any = None, beta: flo
 
     Returns
     -------
-    CostSensitiveResults
+    CostsensResults
         The classifier trained on the training part, with the chosen cost level and
         threshold.
 
@@ -286,7 +286,7 @@ def costsens(formula: str, data: pd.DataFrame, *, measure: Any = None, beta: flo
     >>> fit = fm.costsens("survived ~ C(pclass) + sex + age", titanic, beta=2, grid=5,
     ...                   random_state=0)
     >>> fit
-    <CostSensitiveResults f, CS&T, learner=logit: validation F = 0.7871>
+    <CostsensResults f, CS&T, learner=logit: validation F = 0.7871>
     """
     pb = _formula_problem(formula, data, measure, beta, alpha, labels, default_class, missing,
                           engine)
@@ -294,7 +294,7 @@ def costsens(formula: str, data: pd.DataFrame, *, measure: Any = None, beta: flo
     fitting = Fitting(**pb, learner=learner, grid=grid, search=search, validation=validation,
                       penalty=penalty, random_state=random_state, tol=tol, max_iter=max_iter,
                       n_jobs=n_jobs, progress=progress)
-    return CostSensitiveResults(**fitting.run(costs, thresholds), spec=spec, formula=formula,
+    return CostsensResults(**fitting.run(costs, thresholds), spec=spec, formula=formula,
                                 call=_call, settings=_settings(_call, pb["fm"]),
                                 response_name=response_name)
 
@@ -328,7 +328,7 @@ def costsens_variants(formula: str, data: pd.DataFrame, newdata: pd.DataFrame | 
         One row per learner and variant (t, threshold, validation F and, with
         ``newdata``, the measure on it).
     fits : dict
-        ``{(learner, variant): CostSensitiveResults}``.
+        ``{(learner, variant): CostsensResults}``.
 
     Examples
     --------
@@ -375,7 +375,7 @@ def costsens_variants(formula: str, data: pd.DataFrame, newdata: pd.DataFrame | 
                 # each variant as the costsens() call that gives it
                 call = ModelCall.of(costsens, formula, data, **kwargs, learner=learner,
                                     costs=costs, thresholds=thr)
-                res = CostSensitiveResults(
+                res = CostsensResults(
                     **fitting.assemble(recs, costs, thr), spec=spec, formula=formula,
                     call=call, settings=_settings(call, pb["fm"]),
                     response_name=response_name)
@@ -400,7 +400,7 @@ def costsens_arrays(X: Any, y: Any, *, kind: str | None = None, measure: Any = N
                     thresholds: bool = True, grid: Any = 19, search: str = "grid",
                     validation: Any = 1 / 3, penalty: float = 1.0, random_state: Any = None,
                     tol: float = 1e-8, max_iter: int = 25, n_jobs: int | None = None,
-                    progress: Any = None, column_names=None, _call=None) -> CostSensitiveResults:
+                    progress: Any = None, column_names=None, _call=None) -> CostsensResults:
     """:func:`costsens` on a design matrix ``X`` and a response ``y``.
 
     Parameters
@@ -448,7 +448,7 @@ def costsens_arrays(X: Any, y: Any, *, kind: str | None = None, measure: Any = N
 
     Returns
     -------
-    CostSensitiveResults
+    CostsensResults
         The fitted classifier.
     """
     name, fm = _measure(measure, beta, alpha)
@@ -488,5 +488,5 @@ def costsens_arrays(X: Any, y: Any, *, kind: str | None = None, measure: Any = N
                       penalty=penalty, random_state=random_state, tol=tol, max_iter=max_iter,
                       n_jobs=n_jobs, progress=progress, term_names=names, rows=None,
                       data_index=None, strata=strata)
-    return CostSensitiveResults(**fitting.run(costs, thresholds), spec=None, formula=None,
+    return CostsensResults(**fitting.run(costs, thresholds), spec=None, formula=None,
                                 settings=_settings(_call, fm), response_name=None, call=_call)

@@ -162,7 +162,7 @@ class Fitting:
     """A validated problem (design, target, split, learner) ready for the outer loop.
 
     ``run(costs, thresholds)`` searches and returns the fields of a
-    :class:`~.results.CostSensitiveResults`; ``search`` and ``assemble`` are its two halves,
+    :class:`~.results.CostsensResults`; ``search`` and ``assemble`` are its two halves,
     so that one search can give both the thresholded and the untuned variant.
     """
 

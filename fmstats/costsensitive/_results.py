@@ -8,13 +8,13 @@ import pandas as pd
 from scipy.special import expit, softmax
 
 from .. import measures as _m
-from .._utils.validation import check_binary, check_choice, describe
+from .._utils.validation import check_binary, check_choice, describe, interval_request
 from ..exceptions import InvalidArgumentError, UnseenLevelError
 from ..results import ModelResults
 from ..results import Section, Summary
 from ._search import multiclass_margin
 
-__all__ = ["CostSensitiveResults", "MEASURE_TITLES"]
+__all__ = ["CostsensResults", "CostSensitiveResults", "MEASURE_TITLES"]
 
 MEASURE_TITLES = {
     "f": "binary F",
@@ -36,7 +36,7 @@ def _fmt_table(df: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
     return out
 
 
-class CostSensitiveResults(ModelResults):
+class CostsensResults(ModelResults):
     """A classifier selected by the cost-sensitive reduction (seed 001).
 
     Built by :func:`~fmstats.costsensitive.costsens` (and ``costsens_arrays``,
@@ -74,6 +74,8 @@ class CostSensitiveResults(ModelResults):
     # ------------------------------------------------------------------ tables
     @cached_property
     def coef(self):
+        """The selected classifier's coefficients: a Series by term, or a DataFrame (terms
+        by class or label) for several outputs."""
         if self._coef.ndim == 1:
             return pd.Series(self._coef, index=pd.Index(self.term_names, name="term"),
                              name="estimate")
@@ -82,6 +84,7 @@ class CostSensitiveResults(ModelResults):
 
     @property
     def params(self):
+        """The coefficients (:attr:`coef`), for the results protocol."""
         return self.coef
 
     @property
@@ -94,15 +97,52 @@ class CostSensitiveResults(ModelResults):
         return bool(self.curve["converged"].all())
 
     def tidy(self) -> pd.DataFrame:
-        """The F-versus-cost curve on the validation part (one row per fitted level)."""
+        """The F-versus-cost curve on the validation part (one row per fitted level).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per cost level.
+        """
         return self.curve.copy()
 
     def cov_params(self, cov_type=None):
+        """Refused: a classifier selected on a validation split has no coefficient covariance.
+
+        Parameters
+        ----------
+        cov_type : str, optional
+            Ignored.
+
+        Raises
+        ------
+        InvalidArgumentError
+            Always; use fmstats' bootstrap for uncertainty.
+        """
         raise InvalidArgumentError(
             "costsens selects a classifier on a validation split; it has no coefficient "
             "covariance (use fmstats' bootstrap for uncertainty).")
 
     def conf_int(self, level: float = 0.95, cov_type=None):
+        """Refused, as :meth:`cov_params`: there is no coefficient covariance.
+
+        Parameters
+        ----------
+        level : float, default 0.95
+            Ignored.
+        cov_type : str, optional
+            Ignored.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Not reached: :meth:`cov_params` raises.
+
+        Raises
+        ------
+        InvalidArgumentError
+            Always.
+        """
         return self.cov_params()
 
     # ------------------------------------------------------------------ prediction
@@ -248,10 +288,10 @@ class CostSensitiveResults(ModelResults):
         return _m.Confusion(float(np.sum(tp)), float(np.sum(fp)), float(np.sum(fn)),
                             float(np.sum(tn)))
 
-    def measure(self, newdata, y=None, measure=None, *, beta=None, alpha=None, ci=None,
-                level=0.95, B=None, random_state=None):
+    def measure(self, newdata, y=None, measure=None, *, beta=None, alpha=None, ci=False,
+                ci_method=None, level=0.95, B=None, random_state=None):
         """The fit's measure (F, micro-F, macro-F or multiclass micro-F) on ``newdata``; with
-        ``ci``, with its interval.
+        ``ci=True``, with its interval.
 
         Empty denominators follow :mod:`fmstats.measures` (``zero_division=1``: a label with
         neither truth nor predictions has F = 1 in the macro mean).
@@ -267,10 +307,14 @@ class CostSensitiveResults(ModelResults):
         beta, alpha : float, optional
             The F-measure by its beta or by its weight alpha on precision (at most one of
             ``measure``, ``beta`` and ``alpha``).
-        ci : {"delta", "bayes", "bootstrap"}, optional
+        ci : bool, default False
             Return the :class:`fmstats.inference.MeasureInterval` of
-            :func:`fmstats.f_interval` by this method (binary F, micro-F and macro-F; the
-            multiclass micro-F with a default class has none) instead of a float.
+            :func:`fmstats.f_interval` (binary F, micro-F and macro-F; the multiclass
+            micro-F with a default class has none) instead of a float (``ci="delta"`` is the
+            old spelling of ``ci=True, ci_method="delta"``: deprecated).
+        ci_method : {"delta", "bayes", "bootstrap"}, default "delta"
+            The method of the interval (with ``ci=True``), as ``method`` of
+            :func:`fmstats.f_interval`.
         level : float, default 0.95
             The level of the interval (with ``ci``).
         B : int, optional
@@ -283,19 +327,21 @@ class CostSensitiveResults(ModelResults):
         float or MeasureInterval
             The measure's value, or with ``ci`` the interval object.
         """
+        from ..inference import F_METHODS, f_interval
+
+        ci, ci_method = interval_request(ci, ci_method, F_METHODS, default="delta",
+                                         call="measure")
         fm = self.resolve_measure(measure, beta, alpha)
         truth, pred = self._truth(newdata, y)
-        if ci is not None:
+        if ci:
             if self.kind == "multiclass":
                 raise InvalidArgumentError(
                     "`ci`: fmstats has no interval for the multiclass micro-F with a default "
-                    "class (f_interval covers binary, micro and macro F); got "
-                    f"ci={ci!r} on a multiclass fit.")
-            from ..inference import f_interval
-
+                    "class (f_interval covers binary, micro and macro F); got ci=True on a "
+                    "multiclass fit.")
             avg = {"f": "binary", "micro_f": "micro", "macro_f": "macro"}[self.measure_name]
-            return f_interval(truth, pred, measure=fm, average=avg, method=ci, level=level,
-                              B=B, random_state=random_state)
+            return f_interval(truth, pred, measure=fm, average=avg, method=ci_method,
+                              level=level, B=B, random_state=random_state)
         if self.kind == "multiclass":
             return float(_m.multiclass_micro_f(truth, pred, self.default_index, measure=fm,
                                                wrong_class="fn"))
@@ -312,7 +358,7 @@ class CostSensitiveResults(ModelResults):
 
         Returns
         -------
-        CostSensitiveResults
+        CostsensResults
             The new fit.
         """
         if self.formula is None:
@@ -345,6 +391,13 @@ class CostSensitiveResults(ModelResults):
         return "log-odds" if self.learner == "logit" else "SVM decision"
 
     def summary(self) -> Summary:
+        """The measure, the learner, the cost levels tried and the selected classifier.
+
+        Returns
+        -------
+        Summary
+            The printable summary.
+        """
         fm = self.fmeasure
         learner = ("class-weighted ridge logistic regression" if self.learner == "logit"
                    else "class-weighted linear soft-margin SVM (C = 1/penalty)")
@@ -389,7 +442,7 @@ class CostSensitiveResults(ModelResults):
                        sections=sections)
 
     def __repr__(self) -> str:
-        return (f"<CostSensitiveResults {self.measure_name}, {self.variant}, "
+        return (f"<CostsensResults {self.measure_name}, {self.variant}, "
                 f"learner={self.learner}: validation F = {self.validation_f:.4f}>")
 
     def plot(self, ax=None):
@@ -426,3 +479,7 @@ class CostSensitiveResults(ModelResults):
         ax.legend(fontsize="x-small", ncol=2 if self.measure_name == "macro_f" else 1)
         return finish_figure(fig)
 
+
+#: The name of :class:`CostsensResults` before results classes were named after the
+#: function that makes them (:func:`costsens`); kept for code and results files.
+CostSensitiveResults = CostsensResults

@@ -53,6 +53,11 @@ def list_datasets() -> pd.DataFrame:
     columns of a sparse data set; ``labels`` is the number of labels of a multi-label set.
     Details of each source and licence are in ``data/README.md``.
 
+    Returns
+    -------
+    pandas.DataFrame
+        One row per data set.
+
     Examples
     --------
     >>> import fmstats as fm

@@ -326,7 +326,13 @@ YEAST_N_TRAIN = 1500
 
 
 def yeast_feature_names() -> list[str]:
-    """Names of the 103 Yeast features: ``["Att1", ..., "Att103"]``."""
+    """Names of the 103 Yeast features: ``["Att1", ..., "Att103"]``.
+
+    Returns
+    -------
+    list of str
+        The 103 names.
+    """
     return [f"Att{i}" for i in range(1, 104)]
 
 
@@ -334,6 +340,11 @@ def yeast_label_names() -> list[str]:
     """Names of the 14 Yeast labels: ``["Class1", ..., "Class14"]``.
 
     Use ``Y = df[yeast_label_names()]`` for the 0/1 label matrix.
+
+    Returns
+    -------
+    list of str
+        The 14 names.
     """
     return [f"Class{i}" for i in range(1, 15)]
 

@@ -40,7 +40,8 @@ __all__ = ["TopK", "precision_at_k", "recall_at_k", "ndcg_at_k", "inverse_propen
 class TopK(NamedTuple):
     """Top-k predictions: ``labels`` (n, k) in decreasing probability, ``scores`` (n, k).
 
-    Built by :meth:`PLTResults.predict_topk` and the plug-in classifiers, not by users.
+    Built by :meth:`ProbabilisticLabelTreeResults.predict_topk` and the plug-in classifiers, not by
+    users.
 
     Parameters
     ----------
@@ -155,7 +156,7 @@ def precision_at_k(Y: Any, topk: Any, k: Any = (1, 3, 5)) -> float | dict[int, f
         True labels.
     topk : TopK or array of int, shape (n, K)
         Predicted labels per instance in decreasing score (as from
-        :meth:`PLTResults.predict_topk`); -1 marks no prediction.
+        :meth:`ProbabilisticLabelTreeResults.predict_topk`); -1 marks no prediction.
     k : int or sequence of int, default (1, 3, 5)
         Each between 1 and K.
 

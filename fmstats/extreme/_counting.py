@@ -1,7 +1,7 @@
 """Compiled kernels (numba) of the threshold tuners: OFO's sequential pass and the per-label
 counts of the predictions ``eta > theta_j`` of an SPE.
 
-Imported lazily by :mod:`~fmstats.extreme._ofo` and :mod:`~fmstats.extreme._protocol`, so
+Imported lazily by ``_ofo.py`` and ``_protocol.py``, so
 ``import fmstats`` does not load numba.  Both run with the GIL released, so threads tune and
 score several thresholds side by side.  They compute what the vectorised numpy code they
 replace computed, operation for operation (the same float additions and divisions in the

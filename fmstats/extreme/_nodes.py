@@ -1,6 +1,6 @@
 """The compiled node trainer of probabilistic label trees (numba).
 
-Used by :mod:`fmstats.extreme._training` and :mod:`~fmstats.extreme._plt` (imported lazily, so ``import fmstats`` does not
+Used by ``_training.py`` and ``_plt.py`` (imported lazily, so ``import fmstats`` does not
 load numba).  Every node of a label tree is an L2-regularised logistic regression in
 liblinear's form (napkinXC's node model), the bias a feature of value 1 penalised like the
 weights:
@@ -12,7 +12,7 @@ solved by dual coordinate descent (Yu, Huang and Lin 2011; liblinear's ``L2R_LR_
 every epoch visits the rows in a seeded random order, solves the one-variable dual problem
 of each row by a few Newton steps and keeps w = sum_i alpha_i s_i x_i up to date.  It stops
 when the largest absolute dual gradient of an epoch is below ``tol`` (see
-:func:`fmstats.extreme._plt.logistic_l2`).
+:func:`fmstats.extreme.logistic_l2`).
 
 :func:`gather_rows` gathers the rows positive at a parent (all rows for the root) into a
 local CSR matrix over the columns they use (numbered in order of first appearance, so the
@@ -26,17 +26,17 @@ parent visit the rows in one seeded order.  Siblings with 3 or more children to 
 siblings, Newton steps in lockstep), each problem with liblinear's own stopping rule, so
 the model is the same as one by one.  Everything runs in compiled code with the GIL
 released, so threads train disjoint units side by side
-(:mod:`~fmstats.extreme._training` schedules them).
+(``_training.py`` schedules them).
 
 :func:`expand_children` is the compiled step of pruned prediction (Algorithm 4): the
 children of a node are scored for all the rows that reach it with one pass over each
 row's entries (the children's weights regrouped by feature).
 
 Why numba and not Cython: ``pip install -e .`` and ``.ci/run`` on a clean clone need no C
-compiler with numba (a binary wheel).  Measured in ``benchmarks/bench_plt.py`` (debtags,
+compiler with numba (a binary wheel).  Measured in ``benchmarks/extreme/bench_plt.py`` (debtags,
 one thread, 2026-11-27), training takes 0.79x napkinXC's C++ (liblinear) time on the same
 tree and C, and 0.66x with both libraries' defaults (pre-leaves of 100 labels); on an
-RCV1-like problem at a tenth of the seed's size (``benchmarks/bench_xmlc_scale.py``),
+RCV1-like problem at a tenth of the seed's size (``benchmarks/extreme/bench_xmlc_scale.py``),
 0.56x napkinXC's CPU time.  A Cython build would add an install-time compiler for no
 speed to gain.
 """

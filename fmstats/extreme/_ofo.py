@@ -80,7 +80,7 @@ class _OnlineState:
 
     def step(self, indptr, label, value, y, wy, hit):
         """Algorithm 2 for the instances of a chunk's events (in order), compiled
-        (:func:`~fmstats.extreme._counting.ofo_pass`).
+        (``ofo_pass``).
 
         Every event of an instance is a label in its SPE or in y; adding 0 to a and b
         and recomputing theta for the other SPE labels leaves them unchanged.

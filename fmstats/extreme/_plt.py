@@ -9,15 +9,15 @@ node probabilities on the path from the root to its leaf (eq. 9):
 
 * :func:`probabilistic_label_tree` trains one L2-regularised logistic regression per node on the
   examples positive at the node's parent (Algorithm 3), sibling nodes together, on
-  threads (:mod:`~fmstats.extreme._training` schedules the work), every node by the
+  threads (``_training.py`` schedules the work), every node by the
   compiled dual coordinate descent of :func:`logistic_l2` (numba,
-  :mod:`~fmstats.extreme._nodes`).
-* :meth:`PLTResults.predict_proba_sparse` descends only into nodes whose path
+  ``_nodes.py``).
+* :meth:`ProbabilisticLabelTreeResults.predict_proba_sparse` descends only into nodes whose path
   probability exceeds the node threshold ``tau_t = min`` over its children
   (Algorithm 4 with per-label thresholds) and returns sparse probability
   estimates (an :class:`~fmstats.extreme.SPE`), vectorised over instances
   level by level, in blocks of rows on threads.
-* :meth:`PLTResults.predict_topk` returns the k largest marginals, either by
+* :meth:`ProbabilisticLabelTreeResults.predict_topk` returns the k largest marginals, either by
   Algorithm 4 with per-instance thresholds lowered tenfold until k labels are
   found (default, the faster one here) or by the best-first search with a
   priority queue per instance; :func:`precision_at_k` scores it.
@@ -48,7 +48,8 @@ from ._training import train_nodes
 from ._spe import SPE, check_label_matrix, check_thresholds
 from ._atk import TopK, precision_at_k
 
-__all__ = ["probabilistic_label_tree", "plt", "PLTResults", "TopK", "precision_at_k", "logistic_l2",
+__all__ = ["probabilistic_label_tree", "plt", "ProbabilisticLabelTreeResults", "PLTResults", "TopK",
+           "precision_at_k", "logistic_l2",
            "LabelTree", "label_tree"]
 
 _CHUNK_ELEMENTS = 4_000_000  # dense elements per block in exhaustive prediction
@@ -148,7 +149,7 @@ def probabilistic_label_tree(X: Any, Y: Any, *, arity: int = 2, tree: str | Labe
         node_learner: str | Callable = "logistic", C: float = 10.0, tol: float = 0.1,
         max_iter: int = 100, weight_threshold: float = 0.0, kmeans_max_iter: int = 50,
         max_leaves: int | None = None, random_state: Any = None, n_jobs: int | None = None,
-        progress: Any = None, _call=None) -> "PLTResults":
+        progress: Any = None, _call=None) -> "ProbabilisticLabelTreeResults":
     """Train a probabilistic label tree (Algorithm 3).
 
     Parameters
@@ -182,7 +183,7 @@ def probabilistic_label_tree(X: Any, Y: Any, *, arity: int = 2, tree: str | Labe
         The default 0.1 is napkinXC's; on debtags (80/20 split, seed 0, random binary
         tree, C = 1) held-out P@1 was 89.14 with ``tol=0.1`` and with ``tol=0.01``
         (P@3, P@5 within 0.02 points).  On an RCV1-like problem at a quarter of the
-        seed's size (``benchmarks/bench_xmlc_scale.py --n 155961 --test 38990``, the
+        seed's size (``benchmarks/extreme/bench_xmlc_scale.py --n 155961 --test 38990``, the
         defaults otherwise) ``max_iter=20`` gave the same P@k and section-6 macro-F
         (within 0.04 points) in the same time (the nodes that need more epochs are few),
         ``tol=1`` 30 % less training time for 0.02-0.05 points less, ``max_iter=10``
@@ -202,7 +203,7 @@ def probabilistic_label_tree(X: Any, Y: Any, *, arity: int = 2, tree: str | Labe
         Threads over the node problems (joblib's threading backend; the compiled trainer
         releases the GIL): a parent's rows are gathered once, and its children trained in
         units (a group of siblings side by side, or one child), the largest first, so
-        that the threads stay busy to the end (:mod:`~fmstats.extreme._training`).  A
+        that the threads stay busy to the end (``_training.py``).  A
         callable ``node_learner`` runs per parent in joblib's default backend.  None:
         joblib's default.  The model does not depend on it.  Memory beyond the data and
         the model, per thread: one parent's gathered rows (8 bytes per non-zero of
@@ -213,7 +214,7 @@ def probabilistic_label_tree(X: Any, Y: Any, *, arity: int = 2, tree: str | Labe
 
     Returns
     -------
-    PLTResults
+    ProbabilisticLabelTreeResults
 
     Notes
     -----
@@ -236,7 +237,7 @@ def probabilistic_label_tree(X: Any, Y: Any, *, arity: int = 2, tree: str | Labe
     >>> Y = (X[:, :4] + 0.5 * rng.normal(size=(300, 4)) > 0.8).astype(int)
     >>> model = probabilistic_label_tree(X, Y, arity=2, tol=1e-6, max_iter=1000, random_state=0)
     >>> model  # doctest: +ELLIPSIS
-    <PLTResults: 4 labels, 5 nodes (balanced-kmeans tree, arity 2, height 1), 5 features, ...>
+    <ProbabilisticLabelTreeResults: 4 labels, 5 nodes (balanced-kmeans tree, arity 2, height 1), ...>
     >>> print(f"{precision_at_k(Y, model.predict_topk(X, k=1), k=1):.3f}")
     0.537
     """
@@ -285,10 +286,10 @@ def probabilistic_label_tree(X: Any, Y: Any, *, arity: int = 2, tree: str | Labe
         warn(f"{int((~converged).sum())} of {T.n_nodes} node classifiers did not reach a "
              f"dual gradient below tol={num(tol)} within max_iter={max_iter} epochs; "
              "increase `max_iter` or `tol`, or lower `C`.", ConvergenceWarning)
-    return PLTResults(T, W, bias, n_iter, converged, n, settings, _call)
+    return ProbabilisticLabelTreeResults(T, W, bias, n_iter, converged, n, settings, _call)
 
 
-def plt(X: Any, Y: Any, **kwargs) -> "PLTResults":
+def plt(X: Any, Y: Any, **kwargs) -> "ProbabilisticLabelTreeResults":
     """Deprecated alias of :func:`probabilistic_label_tree`.
 
     The short name shadowed matplotlib's ``plt``; it will be removed in a later release.
@@ -301,7 +302,7 @@ def plt(X: Any, Y: Any, **kwargs) -> "PLTResults":
 # ---------------------------------------------------------------------------
 # the fitted model and prediction (Algorithm 4)
 # ---------------------------------------------------------------------------
-class PLTResults(Persistable):
+class ProbabilisticLabelTreeResults(Persistable):
     """A trained probabilistic label tree.
 
     Built by :func:`probabilistic_label_tree` rather than by users; every parameter is
@@ -338,12 +339,19 @@ class PLTResults(Persistable):
 
     @property
     def n_labels(self) -> int:
+        """The number of labels (leaves of the tree)."""
         return self.tree.n_labels
 
     def file_problem(self) -> str | None:
         """Why these results, read from a results file, are not consistent, or None: the
-        compiled descent (:func:`~fmstats.extreme._nodes.expand_children`) indexes the
-        weights with the tree's arrays unchecked."""
+        compiled descent (``expand_children``) indexes the
+        weights with the tree's arrays unchecked.
+
+        Returns
+        -------
+        str or None
+            The reason, or None.
+        """
         tree, W, b = self.tree, self.weights, self.intercepts
         if not isinstance(tree, LabelTree):
             return "its tree is not a LabelTree"
@@ -357,17 +365,19 @@ class PLTResults(Persistable):
 
     @property
     def n_features(self) -> int:
+        """The number of features the node classifiers take."""
         return int(self.weights.shape[1])
 
     def __repr__(self) -> str:
         s, T = self.settings, self.tree
         kind = "given" if isinstance(s["tree"], LabelTree) else s["tree"]
-        return (f"<PLTResults: {self.n_labels} labels, {T.n_nodes} nodes ({kind} tree, arity "
+        return (f"<ProbabilisticLabelTreeResults: {self.n_labels} labels, {T.n_nodes} nodes "
+                f"({kind} tree, arity "
                 f"{s['arity']}, height {T.height}), {self.n_features} features, "
                 f"{self.weights.nnz} weights, C={num(s['C'])}, {self.n_obs} rows; "
                 f"{int((~self.converged).sum())} nodes not converged>")
 
-    def refit(self, X: Any, Y: Any) -> "PLTResults":
+    def refit(self, X: Any, Y: Any) -> "ProbabilisticLabelTreeResults":
         """The same model with the same settings on other data: the recorded call again.
 
         Parameters
@@ -379,7 +389,7 @@ class PLTResults(Persistable):
 
         Returns
         -------
-        PLTResults
+        ProbabilisticLabelTreeResults
             The model trained on ``X``, ``Y``.
         """
         return self.call.refit(X, Y=Y)
@@ -399,7 +409,7 @@ class PLTResults(Persistable):
         """For pairs (rows[i], nodes[i]) of inner nodes reached with path probability p[i]:
         (pair index, child, p[i] * eta_T(x, child)) of the children whose path probability
         exceeds ``node_tau[child]`` and ``row_tau[i]``, by the compiled kernel
-        :func:`~fmstats.extreme._nodes.expand_children` (per node, the children's weights
+        ``expand_children`` (per node, the children's weights
         regrouped by feature: one pass over a row's entries scores all children)."""
         from ._nodes import expand_children
 
@@ -635,7 +645,8 @@ class PLTResults(Persistable):
         return TopK(labels, scores)
 
 
-def _spe_block(model: PLTResults, X: sp.csr_matrix, lo: int, hi: int, node_tau: np.ndarray):
+def _spe_block(model: ProbabilisticLabelTreeResults, X: sp.csr_matrix, lo: int, hi: int,
+               node_tau: np.ndarray):
     """Worker: the estimates of rows lo..hi-1 above ``node_tau`` as (entries per row,
     labels, values), labels sorted within rows."""
     from ._nodes import rows_csr
@@ -644,7 +655,12 @@ def _spe_block(model: PLTResults, X: sp.csr_matrix, lo: int, hi: int, node_tau: 
     return rows_csr(r, j, v, hi - lo)
 
 
-def _topk_block(model: PLTResults, X: sp.csr_matrix, lo: int, hi: int, k: int,
+def _topk_block(model: ProbabilisticLabelTreeResults, X: sp.csr_matrix, lo: int, hi: int, k: int,
                 labels: np.ndarray, scores: np.ndarray) -> None:
     """Worker: the top-k of rows lo..hi-1 into their rows of ``labels``, ``scores``."""
     model._topk_rows(X, lo, hi, k, labels, scores)
+
+
+#: The name of :class:`ProbabilisticLabelTreeResults` before results classes were named after the
+#: function that makes them (:func:`probabilistic_label_tree`); kept for code and results files.
+PLTResults = ProbabilisticLabelTreeResults

@@ -76,7 +76,7 @@ def _topk_entries(mat: sp.csr_array, gains: np.ndarray, k: int, n_jobs=None) -> 
     """(n, k) positions (into ``mat.data``) of the k largest ``gains`` (one per stored entry)
     of every row of the canonical CSR ``mat``, in decreasing gain, -1 where a row stores
     fewer; ties to the smaller label index.  Compiled
-    (:func:`~fmstats.extreme._sweeps.topk_positions`), O(nnz k), in blocks of rows on
+    (``topk_positions``), O(nnz k), in blocks of rows on
     ``n_jobs`` threads (the rows are independent: the result does not depend on it)."""
     n = mat.shape[0]
     out = np.empty((n, k), dtype=np.int64)
@@ -265,7 +265,13 @@ class RandomizedTopK(Persistable):
 
     def file_problem(self) -> str | None:
         """Why this rule, read from a results file, is not consistent, or None (``k`` sizes
-        the compiled top-k's buffers)."""
+        the compiled top-k's buffers).
+
+        Returns
+        -------
+        str or None
+            The reason, or None.
+        """
         a, b, p = self.a, self.b, self.p
         if not all(isinstance(v, np.ndarray) and v.dtype.kind == "f" for v in (a, b, p)):
             return "its rules are not float arrays"

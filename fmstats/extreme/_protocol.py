@@ -268,7 +268,7 @@ class _Scorer:
     """The validation and test macro-F of thresholds and the other columns of a row of
     :func:`compare_thresholds`: the truth of every stored estimate is found once, then each
     call counts per label in one compiled pass over each SPE
-    (:func:`~fmstats.extreme._counting.label_counts_above`; the GIL is released) and applies
+    (``label_counts_above``; the GIL is released) and applies
     :func:`~fmstats.measures.f_score`'s arithmetic to the counts, so the values equal
     :func:`~fmstats.extreme.macro_f_at_thresholds`'s."""
 

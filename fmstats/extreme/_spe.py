@@ -214,10 +214,12 @@ class SPE(Persistable):
     # ------------------------------------------------------------------ basics
     @property
     def shape(self) -> tuple[int, int]:
+        """``(n, m)``: rows by labels."""
         return self.matrix.shape
 
     @property
     def nnz(self) -> int:
+        """The number of stored estimates."""
         return int(self.matrix.nnz)
 
     def __repr__(self) -> str:
@@ -228,7 +230,13 @@ class SPE(Persistable):
                 f"{self.nnz / n:.3g} per instance, thresholds {tau})")
 
     def toarray(self) -> np.ndarray:
-        """The dense (n, m) array with 0 where nothing is stored (small problems only)."""
+        """The dense (n, m) array with 0 where nothing is stored (small problems only).
+
+        Returns
+        -------
+        numpy.ndarray
+            The dense array, shape (n, m).
+        """
         return self.matrix.toarray()
 
     # ------------------------------------------------------------------ derived SPEs

@@ -1,7 +1,7 @@
-"""The compiled sweep of block coordinate ascent (numba), for :mod:`fmstats.extreme._plugin`.
+"""The compiled sweep of block coordinate ascent (numba), for ``_plugin.py``.
 
 Imported lazily by :func:`fmstats.extreme.bca_macro_at_k`, so ``import fmstats`` does not load
-numba.  The binary measures are those of :mod:`~fmstats.extreme._plugin` (F_beta or recall
+numba.  The binary measures are those of ``_plugin.py`` (F_beta or recall
 with ``epsilon`` in the denominator, on counts divided by n).
 """
 from __future__ import annotations

@@ -16,7 +16,7 @@ __all__ = ["make_extreme_spe", "make_extreme_problem"]
 
 
 def _sorted_unique(keys: np.ndarray) -> np.ndarray:
-    # np.unique in numpy 2.x hashes first and is ~20x slower than a sort on 5e6 keys
+    # np.unique in numpy 2.x hashes first and is much slower than a sort on millions of keys
     keys = np.sort(keys)
     return keys[np.r_[True, keys[1:] != keys[:-1]]] if keys.size else keys
 

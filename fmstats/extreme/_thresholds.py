@@ -5,11 +5,11 @@ FTA (a fixed candidate grid, one shared threshold or one per label) and OFO
 (Algorithm 2, online F-measure optimisation), plus the threshold range (5)
 derived from the label priors and the macro-F of thresholded SPEs.
 
-Conventions (see :mod:`fmstats.extreme._spe`): label j is predicted for an
+Conventions (see ``_spe.py``): label j is predicted for an
 instance when its estimate is *strictly* above the threshold, ``eta > theta_j``;
 estimates the SPE does not store count as 0 (they are below every candidate
 threshold); a label with no positives and no predicted positives scores
-``zero_division`` (default 1, Lewis's convention, DESIGN section 1).
+``zero_division`` (default 1, Lewis's convention, as :mod:`fmstats.measures` counts 0/0).
 
 With alpha = 1/(1+beta^2), the F-measure of label j is
 F_j = TP_j / (alpha * PRED_j + (1 - alpha) * POS_j), with PRED_j the number of
@@ -410,8 +410,7 @@ def sto(spe: Any, Y: Any, *, beta: float | None = None, alpha: float | None = No
     Memory beyond the inputs: about 20 bytes per stored estimate at the peak (a
     sign-marked copy of the estimates and their by-label CSC copy), then 8, plus work
     arrays for blocks of about :data:`_STO_BLOCK` estimates (a label is never split);
-    ``benchmarks/bench_memory.py`` measured 24 bytes per estimate at 1.7e7 estimates
-    (128 before issue 16), in half the time.
+    ``benchmarks/reliability/bench_memory.py`` measures it.
 
     Examples
     --------

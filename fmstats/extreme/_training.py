@@ -3,10 +3,10 @@
 Every node of a probabilistic label tree is trained on the rows positive at its parent
 (Algorithm 3), so all node problems are independent: which thread trains a node, and
 when, cannot change it.  :func:`train_nodes` cuts the work into *units* and runs them in
-threads (joblib's threading backend; the compiled trainer of :mod:`~fmstats.extreme._nodes`
+threads (joblib's threading backend; the compiled trainer of ``_nodes.py``
 releases the GIL):
 
-* a parent's rows are gathered once (:func:`~fmstats.extreme._nodes.gather_rows`) and
+* a parent's rows are gathered once (``gather_rows``) and
   shared by all its units; the last unit to finish frees them;
 * a unit is one compiled call: a group of siblings trained side by side (pre-leaves, and
   pairs on rows beyond the caches; groups capped at :data:`_SIBLING_BYTES` of per-row
@@ -27,7 +27,7 @@ bytes per non-zero of float32 data, 12 of float64, and 8 per row) and one unit's
 weights, 16 bytes per column and sibling).
 
 A user's ``node_learner`` (a Python callable) is run per parent through
-:func:`~fmstats._utils.parallel.run_tasks` (joblib's default backend).
+``run_tasks`` (joblib's default backend).
 """
 from __future__ import annotations
 

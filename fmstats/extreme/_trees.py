@@ -66,20 +66,30 @@ class LabelTree:
 
     @property
     def n_nodes(self) -> int:
+        """The number of nodes."""
         return int(self.parent.shape[0])
 
     @property
     def n_labels(self) -> int:
+        """The number of labels (leaves)."""
         return int(self.leaf.shape[0])
 
     @property
     def height(self) -> int:
+        """The depth of the deepest node (the root has depth 0)."""
         return int(self.depth.max())
 
     def problem(self) -> str | None:
         """Why the arrays are not a label tree as :func:`label_tree` builds them, or None: the
-        compiled descent of :class:`~fmstats.extreme.PLTResults` indexes with them unchecked,
-        so a tree read from a results file is checked first."""
+        compiled descent of :class:`~fmstats.extreme.ProbabilisticLabelTreeResults` indexes with
+        them unchecked,
+        so a tree read from a results file is checked first.
+
+        Returns
+        -------
+        str or None
+            The reason, or None.
+        """
         arrays = (self.parent, self.child_start, self.n_children, self.label, self.depth)
         if not all(isinstance(a, np.ndarray) and a.ndim == 1 and a.dtype.kind in "iu"
                    for a in arrays + (self.leaf,)):
@@ -122,7 +132,13 @@ class LabelTree:
         return np.array(nodes[::-1])
 
     def path_matrix(self) -> sp.csr_matrix:
-        """The (m, T) 0/1 matrix with a 1 where node t lies on Path(j)."""
+        """The (m, T) 0/1 matrix with a 1 where node t lies on Path(j).
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix
+            The (m, T) matrix.
+        """
         cur = self.leaf.copy()
         rows, cols = [], []
         labels = np.arange(self.n_labels)
@@ -137,7 +153,13 @@ class LabelTree:
                              shape=(self.n_labels, self.n_nodes))
 
     def level_ranges(self) -> list[tuple[int, int]]:
-        """``[(lo, hi), ...]``: the nodes of depth d are ``lo .. hi - 1``."""
+        """``[(lo, hi), ...]``: the nodes of depth d are ``lo .. hi - 1``.
+
+        Returns
+        -------
+        list of tuple of int
+            One ``(lo, hi)`` pair per depth.
+        """
         bounds = np.searchsorted(self.depth, np.arange(self.height + 2))
         return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
 

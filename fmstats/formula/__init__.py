@@ -29,6 +29,8 @@ from ._kept import KeptDesign, KeptRows, kept_model_frame, take_rows
 from ._lhs import FoldResponse, fold_response
 from ._matrix import MatrixData, MatrixSpec, is_sparse, matrix_model_frame
 from ._offset import refuse_offsets
+from ._scan import split_tilde, split_top
 
 __all__ = ["model_frame", "ModelFrame", "DesignSpec", "DesignMatrix", "ENGINES", "NA_ACTIONS",
-           "resolve_na_action", "CONTRASTS", "ns_basis", "ns_knots", "KeptRows", "KeptDesign", "take_rows", "MatrixData", "MatrixSpec"]
+           "resolve_na_action", "CONTRASTS", "ns_basis", "ns_knots", "KeptRows", "KeptDesign", "take_rows", "MatrixData", "MatrixSpec",
+           "split_top", "split_tilde"]

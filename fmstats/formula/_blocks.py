@@ -7,7 +7,7 @@ the 765 MiB frame, plus the engine's own column copies.  A fit that keeps no des
 :class:`BlockedFrame` instead: the response and the checked rows as :func:`model_frame` has
 them, a :class:`DesignSpec` learnt on a sample holding every level of every factor, and
 :meth:`BlockedFrame.design` building the design of any block of rows on demand -- the
-row-source idea of the Dask path (:mod:`fmstats.formula._dask`) applied to a frame in memory.
+row-source idea of the Dask path (``_dask.py``) applied to a frame in memory.
 
 The blocks equal the rows of the whole design (same engine, same spec): the spec learnt on
 the sample has the levels the whole frame has, and formulas whose design depends on all rows
@@ -15,7 +15,7 @@ the sample has the levels the whole frame has, and formulas whose design depends
 columns) are not built in blocks (:func:`blocked_model_frame` returns None).  When every
 design column is the intercept, a numeric data column taken as it is or a treatment dummy
 of a factor column (checked on the sample), a block is filled from the columns directly,
-without the engine (10x faster; :mod:`fmstats.formula._direct`).
+without the engine (several times faster; ``benchmarks/README.md``).
 """
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ class BlockedFrame:
     ``formula``, ``response``, ``column_names``, ``spec``, ``index``, ``rows``, ``n_input``
     and ``n_dropped`` are :class:`ModelFrame`'s; ``data`` holds the used rows (a view of the
     user's frame when none was dropped; never kept by results), ``direct`` the data column of
-    each design column (:func:`fmstats.formula._direct.sources`) when blocks are filled without
+    each design column (``sources``) when blocks are filled without
     the engine.
     """
 

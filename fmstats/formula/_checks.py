@@ -4,7 +4,7 @@ The paths are the fit data (:func:`fmstats.formula.model_frame`, which every fam
 maxent, umaxent, fmaxent, wsvm, fsvm, costsens, the multi-label models), new data
 (:meth:`fmstats.formula.DesignSpec.build`: predictions, scores, tuning), each partition of a
 Dask DataFrame (:func:`fmstats.formula.dask_model_frame`, fit and predict) and the weights
-(:func:`fmstats._utils.validation.prior_weights`, with the same rule for dates).  Each rule
+(``prior_weights``, with the same rule for dates).  Each rule
 raises a :class:`~fmstats.exceptions.DataError` naming the argument, the column, the rule
 and the value:
 
@@ -18,7 +18,7 @@ and the value:
 * no used column is named like the intercept term (``Intercept``): the coefficients would
   carry two identical names;
 * the design has at least one column (``y ~ 0`` has none), and every value is finite with
-  each column spreading within :data:`~fmstats._utils.validation.SPREAD_RANGE` (new data:
+  each column spreading within ``SPREAD_RANGE`` (new data:
   within it in magnitude), so X'WX, its inverse and x'Vx stay representable doubles.
 """
 from __future__ import annotations
@@ -148,8 +148,8 @@ def column_extremes(X: np.ndarray, rows: int = 256) -> tuple[np.ndarray, np.ndar
     ``X.max(axis=0)``, ``X.min(axis=0)``.
 
     On a C-ordered matrix those reduce with an inner loop as short as a row (p values);
-    viewing ``rows`` rows as one row of rows * p values makes it long, three times faster at
-    1e6 x 20 (0.06 s for both against 0.19 s), which the fit of every formula pays once.
+    viewing ``rows`` rows as one row of rows * p values makes it long and the reduction several
+    times faster (``benchmarks/README.md``); the fit of every formula pays it once.
     """
     n, p = X.shape
     k = (n // rows) * rows

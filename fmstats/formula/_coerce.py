@@ -1,6 +1,6 @@
 """Column dtypes for the formula engines: what is a number and what is a factor.
 
-Used by :mod:`fmstats.formula._frame` only (``model_frame`` and the Dask model frame when fitting,
+Used by ``_frame.py`` only (``model_frame`` and the Dask model frame when fitting,
 ``DesignSpec.build`` when predicting).  The rules, so that a column's meaning never depends on an accident of storage:
 
 * a column is a factor only when it is one: ``category``, text (``str``, ``string`` or an

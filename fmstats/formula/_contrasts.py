@@ -1,6 +1,6 @@
 """Contrasts of factors: the ``contrasts=`` argument and R's ``C(g, sum)`` inside formulas.
 
-Used by :mod:`fmstats.formula._frame` (``model_frame``).  A factor's contrasts are the
+Used by ``_frame.py`` (``model_frame``).  A factor's contrasts are the
 columns that code it in the design.  Four are known, with R's definitions (both engines
 implement them exactly as R's ``contr.*`` functions):
 

@@ -1,10 +1,10 @@
 """The model frame of a Dask DataFrame: a lazy design, built partition by partition.
 
 :func:`dask_model_frame` is :func:`fmstats.formula.model_frame` for data that does not fit
-in memory (used by :mod:`fmstats.maxent_models._outofcore`): one pass collects the missing values, the
-levels of the factor columns and the range of the response; the formula engine then learns
-the design on a small prototype frame holding every level, and the design is rebuilt on each
-partition from that spec.
+in memory (used by ``fmstats/maxent_models/_outofcore.py``): one pass collects the missing
+values, the levels of the factor columns and the range of the response; the formula engine
+then learns the design on a small prototype frame holding every level, and the design is
+rebuilt on each partition from that spec.
 """
 from __future__ import annotations
 

@@ -103,10 +103,11 @@ def stack(vals: list, n: int) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]
 
     A value is None (a column of ones), an array of ``n`` numbers, or ``(codes, code)`` (the
     0/1 indicator ``codes == code``).  Writing whole columns into a row-major matrix strides
-    through all of its memory once per column (numpy.stack(axis=1), formulaic's
-    output="numpy": 1.9 s at 1e6 x 20 here); filling it in blocks of rows keeps each block
-    in cache (0.55 s).  The extremes are reduced on the contiguous column values (8 ms at
-    1e6 x 20, against 19 ms on the row-major matrix).
+    through all of its memory once per column (as numpy.stack(axis=1) and formulaic's
+    output="numpy" do); filling it in blocks of rows keeps each block in cache.  The
+    extremes are reduced on the contiguous column values, faster than on the row-major
+    matrix (timings: ``benchmarks/README.md``, *Measurements behind implementation
+    choices*).
     """
     X = np.empty((n, len(vals)))
     for start in range(0, n, _FILL_ROWS):

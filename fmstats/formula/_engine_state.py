@@ -9,7 +9,7 @@ states of stateful transforms (``center``'s mean, ``poly``'s norms, the knots of
 into numbers, text, lists, dicts and arrays (contrasts by name, from a fixed list);
 :func:`engine_state_problem` checks such data before anything is built from it, and
 :func:`rebuild_engine` makes the ``ModelSpec`` again through formulaic's constructors, which
-parse and evaluate nothing (the terms are checked by :mod:`fmstats.formula._safety` before).
+parse and evaluate nothing (the terms are checked by ``_safety.py`` before).
 Re-applying the rebuilt spec to new data gives the design the original spec gives.
 The levels of the categorical terms are read from either engine's specification here too
 (:func:`categorical_states`, :func:`categorical_levels`).
@@ -125,7 +125,7 @@ def _index_list(value, n) -> bool:
 
 def engine_state_problem(state: Any) -> str | None:
     """Why data claiming to be a formulaic design's state is not well formed, or None (its
-    terms' expressions are checked by :func:`fmstats.formula._safety.factor_problem`)."""
+    terms' expressions are checked by ``factor_problem``)."""
     if not isinstance(state, dict) or set(state) != _KEYS:
         return "the formulaic state does not have the fields of one"
     factors, terms = state["factors"], state["terms"]
@@ -177,7 +177,7 @@ def engine_state_problem(state: Any) -> str | None:
 
 def rebuild_engine(state: dict):
     """formulaic's ``ModelSpec`` made again from :func:`engine_state`'s data (checked by
-    :func:`engine_state_problem` and :mod:`fmstats.formula._safety` first)."""
+    :func:`engine_state_problem` and ``_safety.py`` first)."""
     from formulaic.formula import OrderingMethod, SimpleFormula
     from formulaic.materializers.base import EncodedTermStructure
     from formulaic.materializers.types import EvaluatedFactor, ScopedFactor, ScopedTerm

@@ -4,19 +4,19 @@
 (0/1 labels, probabilities, or ``cbind(yes, no)`` counts), a design matrix and
 a :class:`DesignSpec` that re-applies the same encoding to new data.  Two
 engines sit behind it, ``"formulaic"`` (the default: it was faster at 1e6 rows
-in ``benchmarks/bench_formula.py``) and ``"patsy"``; they give the same column
+in ``benchmarks/speed/bench_formula.py``) and ``"patsy"``; they give the same column
 names and values, though patsy may order the columns differently (coefficients are
 indexed by name, so fits agree term by term).  ``factor(x)`` is accepted as R's
 spelling of ``C(x)``; ``^`` is R's power (``I(x^2)``, ``(a + b + c)^2``) and R's ``log``,
-``sqrt``, ``log10``... are known to both engines (:mod:`fmstats.formula._rsyntax`).
+``sqrt``, ``log10``... are known to both engines (``_rsyntax.py``).
 From :data:`DIRECT_MIN_ROWS` rows, a formulaic design made of the intercept, numeric columns
-and treatment dummies is filled from the data's columns (:mod:`fmstats.formula._direct`) once
+and treatment dummies is filled from the data's columns (``_direct.py``) once
 the engine's design of a sample holding every level has been reproduced exactly.
 
-What is a number and what is a factor is decided in :mod:`fmstats.formula._coerce` (an object column
+What is a number and what is a factor is decided in ``_coerce.py`` (an object column
 of numbers is numeric, a mostly numeric column holding strings is an error, nullable dtypes
 act like numpy's, unused categories are dropped); the response is read by
-:mod:`fmstats.formula._response` and rows with missing values by :mod:`fmstats.formula._missing`.
+``_response.py`` and rows with missing values by ``_missing.py``.
 """
 from __future__ import annotations
 
@@ -130,6 +130,11 @@ class DesignSpec:
         ----------
         data : pandas.DataFrame
             Rows with the offset's columns (those the design of ``build`` covers).
+
+        Returns
+        -------
+        numpy.ndarray or None
+            The offset, one value per row of ``data``, or None.
         """
         if self.offset_array:
             raise DataError(
@@ -152,7 +157,13 @@ class DesignSpec:
         """The engine's fitted specification (formulaic's ``ModelSpec``, patsy's
         ``DesignInfo``), rebuilt on first use when the design was unpickled (patsy's, from
         ``patsy_data``) or read from a results file (from :attr:`engine_state`, after the
-        design's text is checked again by :mod:`fmstats.formula._safety`)."""
+        design's text is checked again by ``_safety.py``).
+
+        Returns
+        -------
+        object
+            The engine's specification (a formulaic ``ModelSpec`` or a patsy ``DesignInfo``).
+        """
         spec = self.engine_spec
         if spec is None:
             spec = _rebuilt_engine(self)
@@ -162,9 +173,15 @@ class DesignSpec:
     def file_state(self) -> dict:
         """The design as data only, for results files: its fields, with the engine's
         specification as :attr:`engine_state` (formulaic's as plain data,
-        :mod:`fmstats.formula._engine_state`; ``{}`` for patsy's, rebuilt from
+        ``_engine_state.py``; ``{}`` for patsy's, rebuilt from
         ``patsy_data``).  Raises ``ValueError`` when the design holds something that is not
-        data (a contrast of the user's own)."""
+        data (a contrast of the user's own).
+
+        Returns
+        -------
+        dict
+            The design's fields as plain data.
+        """
         state = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "engine_spec"}
         if state["engine_state"] is None and self.engine in ENGINES:
             formulaic = self.engine == "formulaic"
@@ -302,6 +319,11 @@ class DesignSpec:
             The terms kept (``"Intercept"`` for the intercept).
         rhs : str
             The right-hand side of the smaller model's formula.
+
+        Returns
+        -------
+        DesignSpec
+            The encoding of the kept terms.
         """
         if self.engine == "patsy":
             engine_spec = self.engine_spec.subset(list(labels))
@@ -320,7 +342,13 @@ class DesignSpec:
         """Why the design of a subset of rows may differ from those rows of this design
         (None when it cannot): a stateful transform (means, knots, norms learnt from the
         data) or a categorical term that is not a data column (its levels are not known
-        per row).  A factor column's levels are the other dependence; callers check them."""
+        per row).  A factor column's levels are the other dependence; callers check them.
+
+        Returns
+        -------
+        str or None
+            The reason, or None.
+        """
         transform = stateful_transform(self.rhs)
         if transform is not None:
             return f"the formula uses the stateful transform {transform}()"
@@ -334,6 +362,11 @@ class DesignSpec:
 
         The intercept is labelled ``"Intercept"``; other labels are the engine's
         (``"C(pclass):sex"``).  Used by :func:`fmstats.anova` for sequential tables.
+
+        Returns
+        -------
+        list of tuple
+            ``(term label, slice of design columns)`` pairs.
         """
         out = []
         for term, sl in self.engine_object().term_slices.items():
@@ -397,7 +430,7 @@ def remembered(memo: dict, key, build, *, frame: pd.DataFrame | None = None, col
 
     With ``frame``, the value is used again only while the ``columns`` of ``frame`` it was
     built from (a sequence, or a function of the value giving them) hold the same values
-    (:class:`fmstats.formula._subset.Stamp`): a frame changed in place gets a new answer."""
+    (``Stamp``): a frame changed in place gets a new answer."""
     got = memo.get(key)
     if got is not None and frame is not None and not (got[2] is not None
                                                       and got[2].holds(frame)):
@@ -437,7 +470,7 @@ def memo_columns(hit, data: pd.DataFrame, *, lhs: str | None = None, formula: st
 
 def drop_rows(data: pd.DataFrame, columns: list, missing: str, arg: str):
     """``data`` without its rows with missing values in ``columns`` (warned about or raised,
-    as :func:`fmstats.formula._missing.drop_missing`) and the boolean mask of the kept rows (None
+    as ``drop_missing``) and the boolean mask of the kept rows (None
     when every row is kept): one scan of the columns."""
     if not columns:
         return data, None
@@ -500,7 +533,7 @@ def _rebuilt_engine(spec: "DesignSpec"):
 
 def _row_major(frame: pd.DataFrame) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
     """The columns of the engine's output as one C-ordered float matrix, and each column's
-    largest and smallest value for :func:`check_design` (:func:`fmstats.formula._direct.stack`).
+    largest and smallest value for :func:`check_design` (``stack``).
     The values are the engine's, converted to float64 as ``np.asarray(..., dtype=float)``
     would."""
     cols = [frame.iloc[:, j].to_numpy() for j in range(frame.shape[1])]
@@ -531,7 +564,7 @@ def _build(engine: str, rhs: str, data: pd.DataFrame):
     """Run the engine on the right-hand side; return (X, names, engine_spec, extremes), the
     last the columns' (largest, smallest) values when gathered on the way (else None).
 
-    R's ``^`` becomes ``**`` first (:func:`fmstats.formula._rsyntax.r_power`); the engine's spec
+    R's ``^`` becomes ``**`` first (``r_power``); the engine's spec
     holds the rewritten terms, so re-applying it to new data needs no second rewrite.
     """
     data = engine_frame(data)
@@ -585,9 +618,8 @@ def design_and_spec(engine, rhs, lhs, frame, variables, response_levels):
 
 
 #: Rows from which :func:`model_frame` fills designs from the data's columns (see
-#: :mod:`fmstats.formula._direct`) when it can.  Measured on 15 numbers and a five-level
-#: factor: the two paths cost the same at 50,000 rows (16 ms; the sample's engine call
-#: offsets the saving below), the fill 0.92x the engine's time at 2e5 and 0.73x at 1e6.
+#: ``_direct.py``) when it can: below it the engine call on the sample
+#: offsets what the fill saves (the timings: ``benchmarks/README.md``).
 DIRECT_MIN_ROWS = 50_000
 
 _FACTOR_CALL = re.compile(r"\b(?:C|factor)\(\s*`?([A-Za-z_][\w.]*)`?")
@@ -603,7 +635,7 @@ def factor_columns(frame: pd.DataFrame, rhs: str, variables) -> list:
 
 def direct_design(spec: "DesignSpec", frame: pd.DataFrame, factors, X0: np.ndarray,
                   sample: np.ndarray):
-    """The sources (:func:`fmstats.formula._direct.sources`) of the design of ``spec``
+    """The sources (``sources``) of the design of ``spec``
     when its columns are the intercept, numeric data columns and treatment dummies of
     factor columns and filling them reproduces the engine's design ``X0`` of the ``sample``
     rows exactly; else None (the engine builds the design)."""

@@ -10,7 +10,7 @@ scores rows of a fit's design with another fit of the same formula (a refit's he
 a DataFrame.  The functions that refit a model (``bootstrap``, ``validate``, ``tune_threshold``,
 ``calibrate``, ``step``) refit that way when they are not given ``data=``
 (:func:`fmstats.model_selection.training_rows`: the rule).  Used by
-:mod:`fmstats.maxent_models._prepare`, :mod:`fmstats.maxent_models._training` and
+``fmstats/maxent_models/_prepare.py``, ``fmstats/maxent_models/_training.py`` and
 :mod:`fmstats.svm`.
 """
 from __future__ import annotations
@@ -76,6 +76,11 @@ class KeptRows:
         ----------
         positions : array-like of int
             Positions (0-based) among these rows.
+
+        Returns
+        -------
+        KeptRows
+            The selected rows.
         """
         positions = np.asarray(positions, dtype=np.int64)
         return KeptRows(self.results, self.positions[positions],
@@ -83,13 +88,25 @@ class KeptRows:
                         spec=self.spec, formula=self.formula)
 
     def response(self) -> np.ndarray:
-        """The response of the rows, as proportions in [0, 1]."""
+        """The response of the rows, as proportions in [0, 1].
+
+        Returns
+        -------
+        numpy.ndarray
+            One proportion per row.
+        """
         y = np.asarray(self.results.y, dtype=float)[self.positions] if self.y is None else self.y
         return np.asarray(y, dtype=float)
 
     def trials(self) -> np.ndarray:
         """The binomial trials of the rows (``cbind`` responses), else ones: the count
-        weights of confusion counts on them."""
+        weights of confusion counts on them.
+
+        Returns
+        -------
+        numpy.ndarray
+            One number of trials per row.
+        """
         t = getattr(self.results, "trials", None)
         return np.ones(len(self)) if t is None else np.asarray(t, dtype=float)[self.positions]
 
@@ -105,6 +122,11 @@ def take_rows(data, positions, *, reset_index: bool = False):
         Positions (0-based) among them.
     reset_index : bool, default False
         Number a DataFrame's rows 0..k-1 (kept rows are numbered so anyway).
+
+    Returns
+    -------
+    pandas.DataFrame or KeptRows
+        The selected rows, of the type of ``data``.
     """
     if isinstance(data, KeptRows):
         return data.take(positions)
@@ -144,6 +166,11 @@ class KeptDesign:
             numbered 0..k-1 anyway).
         frame : None
             Not supported: kept rows carry no DataFrame.
+
+        Returns
+        -------
+        KeptRows
+            The selected rows.
         """
         if frame is not None:
             raise TypeError("KeptDesign.subset takes no `frame`: kept rows have no DataFrame")

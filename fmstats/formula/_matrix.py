@@ -7,7 +7,7 @@ the design is the intercept column followed by the columns of X, **kept sparse**
 sparse (the maxent cores accumulate X'WX from it; see :mod:`fmstats.glm._irls`).  The frame's
 :class:`MatrixSpec` rebuilds the design of new data from a matrix of the same columns (or a
 DataFrame holding them by name).  Used by :mod:`fmstats.sklearn`,
-:mod:`fmstats.maxent_models._prepare` and :mod:`fmstats.svm._data`.
+``fmstats/maxent_models/_prepare.py`` and ``fmstats/svm/_data.py``.
 """
 from __future__ import annotations
 
@@ -162,7 +162,13 @@ class MatrixSpec(DesignSpec):
                         "(estimator.score, sklearn.metrics) or refit from a formula.")
 
     def term_slices(self):
-        """One term per column (the intercept first)."""
+        """One term per column (the intercept first).
+
+        Returns
+        -------
+        list of tuple
+            ``(column name, slice of one column)`` pairs.
+        """
         return [(n, slice(j, j + 1)) for j, n in enumerate(self.column_names)]
 
     def data_dependent(self):

@@ -1,7 +1,8 @@
 """Rows with missing or non-finite values: the mask, the drop, and its warning or error.
 
-Used by :mod:`fmstats.formula._frame` (``model_frame``, ``DesignSpec.build`` and the Dask model frame,
-which re-export these names under their old private spellings) and :mod:`fmstats.model_selection._folds`.
+Used by ``_frame.py`` (``model_frame``, ``DesignSpec.build`` and the Dask model frame,
+which re-export these names under their old private spellings) and
+``fmstats/model_selection/_folds.py``.
 """
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """The model frame of one fit: ``model_frame(formula, data)`` (split from :mod:`._frame`).
 
 :func:`model_frame` reads the rows a formula uses (:func:`used_rows`: subset, offsets, the
-response, missing values), builds the design through :mod:`fmstats.formula._frame` (or takes
-the rows of a design built once, :mod:`fmstats.formula._reuse`) and returns a
+response, missing values), builds the design through ``_frame.py`` (or takes
+the rows of a design built once, ``_reuse.py``) and returns a
 :class:`ModelFrame`: response, design, the :class:`~fmstats.formula.DesignSpec` that encodes
 new data, and the rows' provenance.
 """
@@ -86,7 +86,7 @@ class ModelFrame:
     input_index: pd.Index | None = None
     input_rows: np.ndarray | None = None
     #: answers computed from this frame (e.g. the aliased columns), kept for the fits that
-    #: share it: :mod:`fmstats.formula._reuse` hands one frame to every grid point of a fold
+    #: share it: ``_reuse.py`` hands one frame to every grid point of a fold
     memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     def remember(self, key, build):
@@ -120,7 +120,7 @@ def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
         ``"response ~ terms"``; the response is a 0/1, boolean or
         two-level column, a probability column in [0, 1], ``cbind(yes, no)``
         vote counts, or an expression such as ``I(income == '>50K')``.  ``offset(expr)``
-        terms add a known part to the linear predictor (:mod:`fmstats.formula._offset`).
+        terms add a known part to the linear predictor (``_offset.py``).
     data : pandas.DataFrame
         The data, with the columns the formula uses (a dict is converted).
     missing : {"drop", "raise"}, default "drop"
@@ -130,7 +130,7 @@ def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
     engine : {"formulaic", "patsy"}, optional
         The formula engine: ``"formulaic"`` (default) or ``"patsy"``.
     subset : str or array-like of bool, optional
-        R's ``subset=``: a boolean mask or an expression (:mod:`fmstats.formula._rows`).
+        R's ``subset=``: a boolean mask or an expression (``_rows.py``).
     offset : str or array-like, optional
         R's ``offset=``: a column name, or one finite number per row of ``data``.
     contrasts : dict, optional
@@ -158,7 +158,7 @@ def model_frame(formula: str, data: pd.DataFrame, *, missing: str = "drop",
 @dataclass(frozen=True)
 class UsedRows:
     """The rows and columns of ``data`` a formula uses, checked, before any design: what
-    :func:`model_frame` and the design built in row blocks (:mod:`fmstats.formula._blocks`)
+    :func:`model_frame` and the design built in row blocks (``_blocks.py``)
     share.  ``rows`` are positions in ``data``, ``input_rows`` in its ``subset``."""
 
     lhs: str

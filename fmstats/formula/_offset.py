@@ -1,14 +1,14 @@
 """Offsets: ``offset(expr)`` terms of a formula and the ``offset=`` argument of the models.
 
-Used by :mod:`fmstats.formula._frame` (``model_frame`` and ``DesignSpec``).  An offset is a
+Used by ``_frame.py`` (``model_frame`` and ``DesignSpec``).  An offset is a
 known part of the linear predictor, eta = X b + offset, with no coefficient (R's
 ``offset()`` and ``glm(offset =)``):
 
 * ``offset(expr)`` terms on the right of a formula are taken out of the right-hand side
   before it reaches the engine, and ``expr`` (``log(exposure)``, ``0.5 * x``: the columns of the
-  data with R's elementary functions, :data:`fmstats.formula._rsyntax.R_FUNCTIONS`, and
+  data with R's elementary functions, ``R_FUNCTIONS``, and
   ``np.<ufunc>``) is evaluated on the rows used, after its syntax tree is checked to use
-  nothing else (:mod:`fmstats.formula._vocabulary`: no attribute access such as
+  nothing else (``_vocabulary.py``: no attribute access such as
   ``np.__builtins__``); several terms add up;
 * ``offset=`` is the name of a numeric column, or an array with one finite value per row of
   ``data`` (a Series is aligned on its index); it adds to the formula's terms.
@@ -29,6 +29,7 @@ import pandas as pd
 
 from ._rows import aligned
 from ._rsyntax import R_FUNCTIONS, r_power
+from ._scan import closing
 from ._vocabulary import expression_problem
 from .._utils.validation import describe
 from ..exceptions import DataError, FormulaError, InvalidArgumentError
@@ -44,22 +45,10 @@ _OFFSET_CALL = re.compile(r"\boffset\s*\(")
 
 def _closing(text: str, start: int) -> int:
     """Position of the parenthesis closing the one at ``start``."""
-    depth = 0
-    quote = None
-    for i in range(start, len(text)):
-        ch = text[i]
-        if quote:
-            if ch == quote:
-                quote = None
-        elif ch in "'\"`":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-    raise FormulaError(f"unbalanced parentheses in the formula term {text[start - 6:]!r}.")
+    at = closing(text, start)
+    if at is None:
+        raise FormulaError(f"unbalanced parentheses in the formula term {text[start - 6:]!r}.")
+    return at
 
 
 def split_offsets(rhs: str) -> tuple[str, tuple[str, ...]]:

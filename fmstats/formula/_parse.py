@@ -1,6 +1,6 @@
 """The text of a formula: its two sides, the names it uses, R's ``.`` and the form of the
 response (a column, ``cbind(yes, no)`` or an expression).  Used by
-:mod:`fmstats.formula._frame`, which re-exports these names, and the Dask model frame.
+``_frame.py``, which re-exports these names, and the Dask model frame.
 """
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import tokenize
 import pandas as pd
 
 from ._rsyntax import R_FUNCTIONS
+from ._scan import split_top
 from .._utils.validation import describe
 from ..exceptions import FormulaError
 
@@ -25,24 +26,22 @@ _CBIND = re.compile(r"^\s*cbind\s*\((?P<args>.*)\)\s*$", re.S)
 
 
 def split_formula(formula: str) -> tuple[str, str]:
-    """Split ``"lhs ~ rhs"`` at its top-level tilde."""
+    """Split ``"lhs ~ rhs"`` at its tilde outside quotes and brackets (the one rule of
+    :func:`split_tilde`), both sides stripped and non-empty."""
     if not isinstance(formula, str):
         raise FormulaError(f"`formula` must be a string like 'y ~ x1 + x2'; got {describe(formula)}.")
-    depth = 0
-    for i, ch in enumerate(formula):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "~" and depth == 0:
-            lhs, rhs = formula[:i].strip(), formula[i + 1:].strip()
-            if not lhs:
-                raise FormulaError(f"`formula` needs a response on the left of '~'; got {formula!r}.")
-            if not rhs:
-                raise FormulaError(f"`formula` needs terms on the right of '~' (use '1' for "
-                                   f"an intercept only); got {formula!r}.")
-            return lhs, rhs
-    raise FormulaError(f"`formula` must have the form 'response ~ terms'; got {formula!r}.")
+    sides = split_top(formula, "~")
+    if len(sides) == 1:
+        raise FormulaError(f"`formula` must have the form 'response ~ terms'; got {formula!r}.")
+    if len(sides) > 2:
+        raise FormulaError(f"`formula` has more than one '~' (outside quotes); got {formula!r}.")
+    lhs, rhs = sides[0].strip(), sides[1].strip()
+    if not lhs:
+        raise FormulaError(f"`formula` needs a response on the left of '~'; got {formula!r}.")
+    if not rhs:
+        raise FormulaError(f"`formula` needs terms on the right of '~' (use '1' for "
+                           f"an intercept only); got {formula!r}.")
+    return lhs, rhs
 
 
 def formula_names(expr: str) -> list[str]:
@@ -153,16 +152,4 @@ def parse_response(lhs: str, data: pd.DataFrame,
 
 
 def _split_args(text: str) -> list[str]:
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    out.append(cur)
-    return [a for a in out if a.strip()]
+    return [a for a in split_top(text, ",") if a.strip()]

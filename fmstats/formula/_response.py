@@ -1,6 +1,6 @@
 """The response of a formula as the models use it: 0/1 labels, probabilities or counts.
 
-Used by :mod:`fmstats.formula._frame` (``model_frame``, ``DesignSpec.build_with_response`` and the
+Used by ``_frame.py`` (``model_frame``, ``DesignSpec.build_with_response`` and the
 Dask model frame, which re-export these names) and, through it, by the cross-validation folds.
 """
 from __future__ import annotations
@@ -54,7 +54,7 @@ def response_expression(expr: str) -> str:
 def eval_expr(expr: str, data: pd.DataFrame) -> pd.Series:
     """The response expression ``expr`` evaluated on ``data`` (checked by its syntax tree
     first: columns, constants, operators and pandas' math functions,
-    :mod:`fmstats.formula._vocabulary`)."""
+    ``_vocabulary.py``)."""
     m = FACTOR_RESPONSE.match(expr.strip())
     if m is not None and m.group(1) in data.columns:   # C(y) / factor(y): the column's classes
         return data[m.group(1)].astype("category")

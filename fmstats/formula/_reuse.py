@@ -1,8 +1,9 @@
 """A design built once per tuning call: refits and predictions on subsets of its rows.
 
-Used by :mod:`fmstats.model_selection._cv_tune` (``cv_tune``), :mod:`fmstats.model_selection._threshold` (``tune_threshold``),
-:mod:`fmstats.resampling._replicates` (the refit path of ``bootstrap`` and ``validate``) and
-:mod:`fmstats.svm._tuning` (``tune_wsvm``'s batched folds).
+Used by ``fmstats/model_selection/_cv_tune.py`` (``cv_tune``),
+``fmstats/model_selection/_threshold.py`` (``tune_threshold``),
+``fmstats/resampling/_replicates.py`` (the refit path of ``bootstrap`` and ``validate``) and
+``fmstats/svm/_tuning.py`` (``tune_wsvm``'s batched folds).
 
 The protocol
 ------------
@@ -10,7 +11,7 @@ The protocol
 once.  A refit or a prediction on a subset of those rows goes through the model's own code
 (``model_fn(formula, sub)``, ``results.refit(sub)``, ``fit.predict(sub)``,
 ``fit.confusion(sub)``) on a frame handed out by :meth:`DesignMatrix.subset`: a
-:class:`~fmstats.formula._subset.DesignRows`, a DataFrame that carries the design and its rows'
+``DesignRows``, a DataFrame that carries the design and its rows'
 positions, so :func:`fmstats.formula.model_frame` and :meth:`fmstats.formula.DesignSpec.build`
 take the rows of the design built once instead of calling the formula engine again.  The
 design travels with the data argument; nothing is registered or looked up.  Everything
@@ -131,7 +132,7 @@ class DesignMatrix:
         """The rows ``positions`` of the data, as a frame that carries this design.
 
         Pass it as the ``data``/``newdata`` of a model function or a results method: it is a
-        :class:`~fmstats.formula._subset.DesignRows` (a DataFrame) when the design is usable,
+        ``DesignRows`` (a DataFrame) when the design is usable,
         else a plain DataFrame.  ``reset_index`` numbers the rows 0..k-1 (as the tuners'
         held-out frames); ``frame`` hands out a modified copy of those rows instead (the
         bootstrap's labels drawn from q: the response columns differ; if the design's

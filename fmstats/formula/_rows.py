@@ -1,6 +1,6 @@
 """Which rows a model uses: R's ``subset=`` and ``na.action``.
 
-Used by :mod:`fmstats.formula._frame` (``model_frame``) and by the model functions, which
+Used by ``_frame.py`` (``model_frame``) and by the model functions, which
 resolve their ``na_action=`` (and its older spelling ``missing=``) with
 :func:`resolve_na_action`.
 
@@ -9,7 +9,7 @@ resolve their ``na_action=`` (and its older spelling ``missing=``) with
   ``data`` as R evaluates it (``"age > 30 & sex == 'male'"``, by
   :meth:`pandas.DataFrame.eval`; ``^`` is R's power), after its syntax tree is checked to
   use only columns, constants, operators and pandas' math functions
-  (:mod:`fmstats.formula._vocabulary`: no attribute access or method calls).  As in R, rows
+  (``_vocabulary.py``: no attribute access or method calls).  As in R, rows
   where the expression is missing are left out, and the subset is applied before missing
   values are handled.
 * ``na_action`` is R's: ``"omit"`` (``na.omit``, the default: rows with missing values in a

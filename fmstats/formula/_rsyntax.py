@@ -1,6 +1,6 @@
 """R's spelling inside formulas, translated for the Python formula engines.
 
-Used by :mod:`fmstats.formula._frame` only (the one module that talks to the engines).
+Used by ``_frame.py`` only (the one module that talks to the engines).
 
 * ``^`` is R's power operator everywhere in a formula: ``I(age^2)`` is the square and
   ``(a + b + c)^2`` the main effects with all two-way interactions.  Python (and so both
@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._scan import replace_top
+
 __all__ = ["r_power", "R_FUNCTIONS"]
 
 
@@ -43,29 +45,8 @@ R_FUNCTIONS = {"log": _log, "log2": np.log2, "log10": np.log10, "log1p": np.log1
 def r_power(text: str) -> str:
     """``text`` with every ``^`` outside quotes (``'...'``, ``"..."``, `````...`````) as ``**``.
 
-    The scan is one pass over the characters; backslash escapes inside string literals
-    are honoured.  Text without ``^`` is returned unchanged (the same object).
+    Quotes are read by the one scanner of formula text (:func:`fmstats.formula.split_top`'s
+    rule: backslash escapes inside string literals are honoured).  Text without ``^`` outside
+    quotes is returned unchanged (the same object).
     """
-    if "^" not in text:
-        return text
-    out: list[str] = []
-    quote = None
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if quote is not None:
-            out.append(ch)
-            if ch == "\\" and quote != "`" and i + 1 < n:
-                out.append(text[i + 1])
-                i += 1
-            elif ch == quote:
-                quote = None
-        elif ch in "'\"`":
-            quote = ch
-            out.append(ch)
-        elif ch == "^":
-            out.append("**")
-        else:
-            out.append(ch)
-        i += 1
-    return "".join(out)
+    return replace_top(text, "^", "**")

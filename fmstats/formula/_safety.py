@@ -14,7 +14,7 @@ a user typed is theirs to run; text read from a file is checked here first, by
 * a design's right-hand side (``DesignSpec.rhs``, what the engine is given: R's ``.`` was
   expanded when the model was fitted) is parsed by the engine's own parser, which evaluates
   nothing, and every term the engine evaluates as Python is checked by
-  :func:`fmstats.formula._vocabulary.expression_problem` (names, constants, operators and
+  ``expression_problem`` (names, constants, operators and
   calls of the formula vocabulary only; formulaic's ``lookup`` and ``literal`` factors are a
   name and a constant);
 * a formula as typed (a recorded call's ``formula``, which ``refit`` runs through the formula
@@ -26,8 +26,8 @@ a user typed is theirs to run; text read from a file is checked here first, by
   its attribute access visible);
 * offsets, ``subset=`` and response expressions by the vocabularies of who evaluates them
   (``eval`` with R's functions and ``np``; ``DataFrame.eval``); these are also checked every
-  time they are evaluated (:mod:`fmstats.formula._offset`, :mod:`fmstats.formula._rows`,
-  :mod:`fmstats.formula._response`);
+  time they are evaluated (``_offset.py``, ``_rows.py``,
+  ``_response.py``);
 * ``contrasts=``: factor names mapped to the known contrasts.
 
 Each function returns the reason a text is refused, or None when it is safe.
@@ -43,6 +43,7 @@ from ._offset import split_offsets
 from ._parse import ENGINES, expand_dot
 from ._response import FACTOR_RESPONSE, response_expression
 from ._rsyntax import r_power
+from ._scan import split_tilde
 from ._vocabulary import MAX_CHARS, expression_problem
 from ..exceptions import FormulaError
 
@@ -112,7 +113,7 @@ def _not_formula_text(text) -> str | None:
 def factor_problem(expr, method: str, unreadable_ok: bool = False) -> str | None:
     """Why a formulaic factor (``expr`` evaluated by ``method``: ``"python"``, ``"lookup"``
     or ``"literal"``) is not safe, or None (``unreadable_ok``: see
-    :func:`fmstats.formula._vocabulary.expression_problem`)."""
+    ``expression_problem``)."""
     if not isinstance(expr, str) or len(expr) > MAX_CHARS:
         return "a term is not text of a bounded length"
     if method == "python":
@@ -183,7 +184,7 @@ def lhs_problem(lhs) -> str | None:
     ``cbind(yes, no)`` names two columns; a name (bare, back-quoted, or R's ``a.b``) is a
     column looked up (evaluated, and checked then, only if it is not one); ``C(y)`` and
     ``factor(y)`` of a name are a column's classes; anything else is evaluated by
-    ``DataFrame.eval`` and checked by its vocabulary (:mod:`fmstats.formula._vocabulary`).
+    ``DataFrame.eval`` and checked by its vocabulary (``_vocabulary.py``).
 
     Parameters
     ----------
@@ -256,21 +257,8 @@ def formula_problem(text, engine: str | None = None) -> str | None:
 
 def _split_tilde(text: str) -> tuple[str | None, str]:
     """(lhs, rhs) at the top-level '~' outside quotes (lhs '' if none); (None, reason)."""
-    depth, quote, cut = 0, None, None
-    for i, ch in enumerate(text):
-        if quote is not None:
-            quote = None if ch == quote else quote
-        elif ch in "'\"`":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "~" and depth == 0:
-            if cut is not None:
-                return None, "the formula has more than one '~'"
-            cut = i
-    return ("", text) if cut is None else (text[:cut], text[cut + 1:])
+    sides = split_tilde(text)
+    return (None, "the formula has more than one '~'") if sides is None else sides
 
 
 def _contrasts_problem(value) -> str | None:

@@ -1,6 +1,6 @@
 """R's natural cubic splines ``ns()`` (``splines::ns``) and R's ``bs()`` default, for both engines.
 
-Used by :mod:`fmstats.formula._frame`, which hands :data:`FORMULAIC_SPLINES` to formulaic and
+Used by ``_frame.py``, which hands :data:`FORMULAIC_SPLINES` to formulaic and
 :data:`PATSY_SPLINES` to patsy.  Neither engine has R's ``ns``; both learn its knots from the
 training data (a stateful transform), so ``predict`` on new data re-uses them, as R's
 ``predict(fit, newdata)`` does through ``makepredictcall``.

@@ -16,14 +16,14 @@ row mixing the columns' values, and the columns' dtypes) when the design is buil
 :func:`reused_rows` compares the frame's rows with it at every use.  A frame whose design
 columns changed since is treated as any DataFrame (its design is rebuilt from its values);
 what was remembered from a frame (its model frame, its response) is stamped the same way
-(:func:`fmstats.formula._frame.remembered`).  A value changed in one column of a row is
+(``remembered``).  A value changed in one column of a row is
 always detected (numbers enter by their bits, categories by their codes, one-to-one); other
 values by a 64-bit hash, and several changes in one row, are missed with probability about
 2**-64.  A sample of rows, or the identity of the column buffers (an in-place edit keeps
 them), could miss an edit; read-only buffers would make pandas raise raw errors at the user's
-edit and do not cover pandas' extension arrays.  Cost, ``benchmarks/bench_design_stamp.py``
-on 1e6 rows: a few ms a numeric or categorical column, about 50 ms a string column; the
-check of a fold's frame is a fraction of the fit on it and of the rebuild it saves.  This
+edit and do not cover pandas' extension arrays.  Cost (``benchmarks/speed/bench_design_stamp.py``; a string column
+costs most): the check of a fold's frame is a fraction of the fit on it and of the rebuild
+it saves.  This
 module imports nothing from fmstats.
 """
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """What an expression evaluated as Python may do: the syntax-tree check behind every formula
 term, offset, subset and response expression that is evaluated.
 
-Used by :mod:`fmstats.formula._safety` (the checks of text read from a results file), and by
-:mod:`fmstats.formula._offset`, :mod:`fmstats.formula._rows` and
-:mod:`fmstats.formula._response`, which check offsets, ``subset=`` and response expressions
+Used by ``_safety.py`` (the checks of text read from a results file), and by
+``_offset.py``, ``_rows.py`` and
+``_response.py``, which check offsets, ``subset=`` and response expressions
 every time before they evaluate them.
 
 An expression is parsed by Python's own parser (``ast.parse(text, mode="eval")``; nothing is
@@ -32,7 +32,7 @@ keywords that function takes.  Everything else is refused: any other attribute a
 (``x.abs()``, ``np.__builtins__``), subscripts, ``lambda``, comprehensions, ``*args`` and
 ``**kwargs``, ``:=``, f-strings, ``@``, dictionaries and sets, and powers whose exponent is a
 large constant or itself a power (``9 ** 9 ** 9`` would never finish).  R's ``^`` is read as
-the power, as the formula layer rewrites it (:func:`fmstats.formula._rsyntax.r_power`);
+the power, as the formula layer rewrites it (``r_power``);
 back-quoted names are names.  The text is limited to :data:`MAX_CHARS` characters and its
 tree to :data:`MAX_DEPTH` levels.
 """

@@ -169,7 +169,7 @@ def map_rows(fn: Callable, *arrays, **kwargs):
 
 
 def _rows(X, y=None, w=None):
-    """Aligned float blocks (arrays gathered from workers may arrive unaligned, DESIGN §7)."""
+    """Aligned float blocks (arrays gathered from workers may arrive unaligned)."""
     X = np.require(X, dtype=float, requirements=["A", "C"])
     n = X.shape[0]
     y = None if y is None else np.require(y, dtype=float, requirements="A").reshape(n)
@@ -459,7 +459,7 @@ def irls_logit_dask(X, y, weights=None, *, start: np.ndarray | None = None,
     penalised = bool(np.any(pen > 0))
     refuse_offset_columns(X)
     with threadpool_limits(limits=1, user_api="blas"):
-        # the local threaded scheduler runs blocks in parallel: one BLAS thread each (DESIGN §7)
+        # the local threaded scheduler runs blocks in parallel: one BLAS thread each
         if check_rank:
             keep = independent_columns(gram_dask(X, w))
             if not keep.all():

@@ -5,7 +5,7 @@ noisy-F maximiser with the smoothed counts of section 7.2, the standardised ridg
 default shrinkage, and the per-iterate metrics as additive sums over rows.  Used by
 :mod:`fmstats.maxent_models._fmaxent` (rows in memory) and :mod:`fmstats.maxent_models._outofcore` (the same sums per chunk
 of a Dask array), so both paths compute the same numbers.  Notation: ``alpha`` is the thesis's
-beta (DESIGN.md section 1).
+beta (the parameterisations of :mod:`fmstats.measures`).
 """
 from __future__ import annotations
 

@@ -148,7 +148,7 @@ def _f_of(m, a):
 # ----------------------------------------------------------------------------- row blocks
 def _aligned(X, q, c):
     """A block's rows as aligned float arrays, count weights 1 when not given (arrays
-    gathered from Dask workers may arrive unaligned, DESIGN section 7)."""
+    gathered from Dask workers may arrive unaligned)."""
     X = np.require(X, dtype=float, requirements=["A", "C"])
     q = np.asarray(q, dtype=float).reshape(-1)
     c = np.ones(len(q)) if c is None else np.asarray(c, dtype=float).reshape(-1)

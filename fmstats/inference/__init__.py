@@ -10,10 +10,10 @@
   curve (Urlus et al. 2023), with an interval for the F-optimal threshold;
 * :class:`MeasureInterval`, :class:`Comparison`, :class:`CurveBand` -- the frozen results.
 
-Every fitted model's ``measure(newdata, ci=method)`` returns a :class:`MeasureInterval`, and
-``tune_threshold(..., ci=True)`` / ``cv_tune(..., ci=True)`` use these intervals for the
-optimism-corrected F of a tuned rule.  The units, the delta method and the Monte-Carlo draws
-are described in :mod:`fmstats.inference._units`.
+Every fitted model's ``measure(newdata, ci=True, ci_method=...)`` returns a
+:class:`MeasureInterval`, and ``tune_threshold(..., ci=True)`` / ``cv_tune(..., ci=True)`` use
+these intervals for the optimism-corrected F of a tuned rule.  The units, the delta method and the Monte-Carlo draws
+are described in ``fmstats/inference/_units.py``.
 """
 from ._finterval import (DEFAULT_PRIOR, F_METHODS, excluded, f_interval, interval_of_rows,
                          precision_interval, recall_interval)

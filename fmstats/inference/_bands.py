@@ -3,7 +3,7 @@ cumulative sums), the bootstrap, and the profile likelihood of the confusion mul
 
 At a cut "positive iff score >= t" the rows split into predicted positives and negatives.
 The delta-method variance of F (frequency weights, probabilistic labels y in [0, 1], see
-:mod:`fmstats.inference._units`) is sum_i w_i r_i^2 / D^2 with
+``_units.py``) is sum_i w_i r_i^2 / D^2 with
 
 * r_i = y_i (1 - F) - alpha F (1 - y_i) for a predicted positive,
 * r_i = -(1 - alpha) F y_i for a predicted negative,

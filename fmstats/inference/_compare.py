@@ -74,14 +74,22 @@ class Comparison:
 
     @property
     def low(self) -> float:
+        """The lower limit of the difference's interval."""
         return self.difference.low
 
     @property
     def high(self) -> float:
+        """The upper limit of the difference's interval."""
         return self.difference.high
 
     def tidy(self) -> pd.DataFrame:
-        """One row: measure, f_a, f_b, difference, conf_low, conf_high, p_value, method."""
+        """One row: measure, f_a, f_b, difference, conf_low, conf_high, p_value, method.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The one-row table.
+        """
         d = self.difference
         return pd.DataFrame([{"measure": self.measure, "f_a": self.f_a, "f_b": self.f_b,
                               "difference": d.estimate, "conf_low": d.low,
@@ -187,7 +195,7 @@ def compare(a: Any, b: Any, newdata: pd.DataFrame | None = None, *, y_true: Any 
     Notes
     -----
     Type I error at 5 % and power at a difference of 0.03, measured over simulated data sets
-    (``benchmarks/bench_f_intervals.py``, part c; the table is in the user guide).  Two
+    (``benchmarks/inference/bench_f_intervals.py``, part c; the table is in the user guide).  Two
     models fitted to different rows, or classifying different rows of ``newdata`` (missing
     values dropped by one only), raise :class:`~fmstats.exceptions.ModelComparisonError`.
 

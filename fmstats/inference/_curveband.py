@@ -151,7 +151,7 @@ def f_band(y: Any, score: Any, sample_weight: Any = None, *, method: str = "boot
 def band_region(y, score, sample_weight=None, level: float = 0.95, grid: int = 201):
     """The profile-likelihood region of the precision-recall curve (Urlus et al. 2023):
     (recall grid, precision grid, statistic, critical value); see
-    :func:`fmstats.inference._bands.pr_region`.  0/1 labels."""
+    ``pr_region``.  0/1 labels."""
     level = check_level(level)
     yy = check_probabilities("y", y)
     if not np.all((yy == 0) | (yy == 1)):

@@ -1,6 +1,6 @@
 """Intervals for F, precision and recall from labels and predictions: :func:`f_interval`,
 :func:`precision_interval`, :func:`recall_interval`, and :func:`interval_of_rows` (what a
-fitted model's ``measure(newdata, ci=...)`` calls)."""
+fitted model's ``measure(newdata, ci=True)`` calls)."""
 from __future__ import annotations
 
 from typing import Any
@@ -25,7 +25,7 @@ __all__ = ["f_interval", "precision_interval", "recall_interval", "interval_of_r
 F_METHODS = ("delta", "bayes", "bootstrap")
 PROPORTION_METHODS = ("wilson", "clopper-pearson")
 #: Goutte & Gaussier's Dirichlet prior lambda: 0.5 is Jeffreys' prior of the multinomial.
-#: Measured (benchmarks/bench_f_intervals.py, part a, 300 data sets per cell): lambda = 0.5 and
+#: Measured (benchmarks/inference/bench_f_intervals.py, part a, 300 data sets per cell): lambda = 0.5 and
 #: 1 cover alike (within 0.007 of each other in all nine cells, Monte-Carlo SE 0.013); at
 #: n = 200, prevalence 0.05 (about 10 positives) 0.960 and 0.953.  0.5 is kept as the prior
 #: that adds the least to the counts.
@@ -51,7 +51,7 @@ def _no_positives(name: str) -> DataError:
     return DataError(
         f"`{name}` has no positive label (no row with truth 1): F is then fixed by the "
         "predictions alone -- 0 when anything is predicted positive, 1 (zero_division, "
-        "DESIGN.md's rule 0/0 = 1) when nothing is -- and has no sampling variability to put "
+        "the rule 0/0 = 1) when nothing is -- and has no sampling variability to put "
         "an interval on.")
 
 
@@ -201,7 +201,7 @@ def f_interval(y_true: Any, y_pred: Any, *, beta: float | None = None,
         Seed of the Monte-Carlo methods.
     prior : float, default 0.5
         Goutte & Gaussier's lambda (``method="bayes"``), added to every cell's count; 0.5 is
-        Jeffreys' prior, chosen by measurement (``benchmarks/bench_f_intervals.py``).
+        Jeffreys' prior, chosen by measurement (``benchmarks/inference/bench_f_intervals.py``).
 
     Returns
     -------
@@ -213,7 +213,7 @@ def f_interval(y_true: Any, y_pred: Any, *, beta: float | None = None,
     Notes
     -----
     Coverage of the true F of a fixed rule, measured over 300 simulated logistic data sets
-    per cell (``benchmarks/bench_f_intervals.py``; the table is in the user guide): delta and
+    per cell (``benchmarks/inference/bench_f_intervals.py``; the table is in the user guide): delta and
     bayes within [0.93, 0.97] at n >= 1000; at n = 200 with prevalence 0.05 (about 10
     positives) the delta interval undercovers and the Bayes interval holds better.
 
@@ -222,7 +222,8 @@ def f_interval(y_true: Any, y_pred: Any, *, beta: float | None = None,
     and this delta SE 0.0118, does not follow the paper); the two agree for micro F1.
 
     No positive label in ``y_true`` raises a :class:`~fmstats.exceptions.DataError`: F is
-    then fixed by the predictions (DESIGN.md's zero-division rule) and has no interval.
+    then fixed by the predictions (1 when nothing is predicted positive, the rule 0/0 = 1;
+    else 0) and has no interval.
 
     Examples
     --------
@@ -244,7 +245,7 @@ def interval_of_rows(y, yhat, w, fm, method: str, level: float = 0.95, B=None,
                      random_state=None, prior: float = DEFAULT_PRIOR,
                      name: str = "method") -> MeasureInterval:
     """The interval of binary rows: labels ``y`` in [0, 1] (probabilistic labels count
-    fractionally), classes ``yhat``, count weights ``w``.  What ``measure(ci=)`` calls
+    fractionally), classes ``yhat``, count weights ``w``.  What ``measure(ci=True)`` calls
     (``name``: the argument that chose the method, in messages)."""
     check_method(method, F_METHODS, name)
     level = check_level(level)

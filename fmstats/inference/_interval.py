@@ -75,7 +75,7 @@ class MeasureInterval:
     """An estimate of a measure (F, precision, recall, or a difference of F) with its interval.
 
     Returned by :func:`f_interval`, :func:`precision_interval`, :func:`recall_interval`,
-    every fitted model's ``measure(newdata, ci=...)`` and (for differences)
+    every fitted model's ``measure(newdata, ci=True)`` and (for differences)
     :func:`compare`.  Frozen; pickles.  ``low <= estimate <= high`` for the delta, Wilson and
     Clopper-Pearson intervals; a Monte-Carlo interval (bootstrap, Bayes) need not contain
     the estimate when the distribution is very skewed.
@@ -155,7 +155,13 @@ class MeasureInterval:
         return bool(self.low <= float(value) <= self.high)
 
     def as_tuple(self) -> tuple[float, float]:
-        """``(low, high)``."""
+        """``(low, high)``.
+
+        Returns
+        -------
+        tuple of float
+            The lower and upper limits.
+        """
         return (self.low, self.high)
 
     def prob_greater(self, other: "MeasureInterval") -> float:
@@ -186,7 +192,13 @@ class MeasureInterval:
         return float((below + upto).sum() / (2.0 * a.size * b.size))
 
     def tidy(self) -> pd.DataFrame:
-        """One row: measure, estimate, se, conf_low, conf_high, method, level, average, n."""
+        """One row: measure, estimate, se, conf_low, conf_high, method, level, average, n.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The one-row table.
+        """
         return pd.DataFrame([{"measure": self.measure, "estimate": self.estimate,
                               "se": self.se, "conf_low": self.low, "conf_high": self.high,
                               "method": self.method, "level": self.level,

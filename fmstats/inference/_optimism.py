@@ -1,5 +1,5 @@
 """The .632+ estimator of Efron & Tibshirani (1997) for a measure where higher is better, and
-the no-information confusion counts it needs (see :mod:`fmstats.resampling._validate` for the
+the no-information confusion counts it needs (see ``fmstats/resampling/_validate.py`` for the
 derivation for F).  Used by :func:`fmstats.validate` and by ``tune_threshold(ci=True)``."""
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from ._inference import AnovaTable, anova, confint
 from ._interop import to_statsmodels
 from ._fitting import maxent, umaxent
 from ._maxent import COV_TYPES, MaxentResults
-from ._qresample import ResampledF, resample_f
+from ._qresample import ResampleFResults, ResampledF, resample_f
 # what fitted models hold, under the public names results files give them
 from ._training import InMemoryTraining
 from ._outofcore import TrainingStats
@@ -29,6 +29,7 @@ from ._stepwise import StepResults, TermTable, add1, drop1, extract_aic, step
 __all__ = ["maxent", "umaxent", "MaxentResults", "fmaxent", "FMaxentResults", "sweep", "anova",
            "confint",
            "AnovaTable", "influence", "plot_diagnostics", "to_statsmodels", "resample_f",
-           "ResampledF", "drop1", "add1", "step", "TermTable", "StepResults", "extract_aic",
+           "ResampleFResults", "ResampledF", "drop1", "add1", "step", "TermTable", "StepResults",
+           "extract_aic",
            "DEFAULT_EPSILON", "DEFAULT_SHRINKAGE", "DEFAULT_WEIGHT_BOUNDS",
            "COV_TYPES", "MIN_CLASS_REWEIGHTED"]

@@ -5,19 +5,19 @@ A fit that keeps no design needs it only for sums over the rows, so it never bui
 block, and :func:`fmstats.glm.irls_logit_blocks` runs the IRLS core over the blocks
 (the same Newton loop, start, stopping rule, column scaling and separation checks), gathering
 the hat values and the HC0-HC3 sandwich meats in its last pass.  The argument checks are
-:mod:`fmstats.maxent_models._prepare`'s; the numbers are those of the fit on the whole design
+``_prepare.py``'s; the numbers are those of the fit on the whole design
 to ~1e-13 (the order of the sums differs).
 
 Memory: beyond the data frame, the fit holds the n-vectors of the fit (response, weights,
 linear predictor, fitted values, working weights, hat values) and one block of the design;
-``benchmarks/bench_memory.py --case maxent`` measures the extra peak at n = 2e6, p = 50 (a
+``benchmarks/reliability/bench_memory.py --case maxent`` measures the extra peak at n = 2e6, p = 50 (a
 765 MiB frame) against the bound of 0.5 x the frame's size.  Formulas whose design depends on
 all rows at once (stateful transforms, categorical terms that are not columns) and frames of a
 design built once (tuning's DesignRows) are built whole, as with ``keep_data=True``, and the
 design is dropped after the fit.
 
 Time: a design of numeric columns fills its blocks from the frame's columns directly (the fit
-took 36 s at n = 2e6, p = 50, against 41 s on the whole design: ``bench_memory.py --case
+takes about the time of a fit on the whole design: ``reliability/bench_memory.py --case
 maxent``); factors and transforms go through the formula engine block by block, so every pass
 over the data (iterations + 3) costs about one build of the design: such fits take several
 times longer than on the whole design, the price of not holding it.
@@ -39,7 +39,7 @@ __all__ = ["prepare_blocked", "BlockedPrepared"]
 
 
 class BlockedPrepared:
-    """The counterpart of :class:`fmstats.maxent_models._prepare.Prepared` for a design built in
+    """The counterpart of ``Prepared`` for a design built in
     row blocks: ``settings``, ``call``, ``frame``, ``aliased``, ``penalty``, ``start``,
     ``source(threshold)`` and ``training(fit)``."""
 
@@ -88,7 +88,7 @@ def _kept_columns(frame, keep: np.ndarray):
 
 
 def prepare_blocked(model: str, call: ModelCall, data, weights, **fixed) -> BlockedPrepared | None:
-    """:func:`fmstats.maxent_models._prepare.prepare` with the design in row blocks, or None
+    """``prepare`` with the design in row blocks, or None
     when it must be built whole (see the module docstring)."""
     settings = check_settings(model, call, **fixed)
     frame = blocked_model_frame(settings["formula"], data, missing=settings["missing"],

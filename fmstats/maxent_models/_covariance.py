@@ -231,10 +231,10 @@ class Bootstrap(CovarianceEstimator):
     -----
     Case-resampling replicates of the whole F-maximiser on the stored design
     (:func:`fmstats.bootstrap`): k-step replicates from the fit's path
-    (:mod:`fmstats.maxent_models._refits`), their covariance by regression on the replicates'
+    (``_refits.py``), their covariance by regression on the replicates'
     linear part (the reweighted influence rows times the resample counts, Efron 1990), and at
     most ``B`` of them, fewer once the Monte-Carlo error of every standard error is below 5 %
-    of it (:mod:`fmstats.resampling._mcerror`).  Computed on first use of the standard errors.
+    of it (``fmstats/resampling/_mcerror.py``).  Computed on first use of the standard errors.
     """
 
     name = "bootstrap"
@@ -336,11 +336,11 @@ def default_cov_type(model: str, smaller_class: float) -> str:
     ``maxent``/``umaxent``: ``"nonrobust"`` (R's ``glm``).  ``fmaxent``: ``"reweighted"`` when
     the smaller class (weighted rows with y = 1, or with y = 0) has at least
     :data:`MIN_CLASS_REWEIGHTED` = 900 rows, else ``"bootstrap"``.  Evidence
-    (``benchmarks/bench_fmaxent_coverage.py``, the documentation's "Inference for fmaxent"):
+    (``benchmarks/inference/bench_fmaxent_coverage.py``, the documentation's "Inference for fmaxent"):
     the reweighted sandwich's 95 % intervals covered 0.93-0.96 from about 900 rows in the
     smaller class but 0.5-0.93 below, where the bootstrap's covered within a few points of
     the best any interval centred on the estimate can reach; with k-step replicates and the
-    control variate the bootstrap costs a few fits (``benchmarks/bench_honest_cost.py``).
+    control variate the bootstrap costs a few fits (``benchmarks/inference/bench_honest_cost.py``).
 
     Parameters
     ----------

@@ -43,6 +43,12 @@ def influence(results) -> pd.DataFrame:
     ----------
     results : MaxentResults
         A maxent/umaxent fit made in memory (an out-of-core fit keeps no rows).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per training row: hat, std_resid_deviance, std_resid_pearson, student_resid,
+        cooks_distance.
     """
     _check(results)
     fit, rows = results.core_fit, results.training
@@ -84,6 +90,11 @@ def plot_diagnostics(results, fig=None):
         A maxent/umaxent fit made in memory (an out-of-core fit keeps no rows).
     fig : matplotlib.figure.Figure, optional
         The figure to draw the 2 x 2 panels on (default: a new 10 x 8 inch figure).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn on.
     """
     from ..plotting import pyplot, finish_figure
 

@@ -1,11 +1,11 @@
 """The data of a maxent-family fit, in memory or out of core: the one place that chooses.
 
 :func:`prepare` validates the arguments and builds the design with the rules of
-:mod:`fmstats.maxent_models._prepare`; for a Dask DataFrame it hands over to :mod:`fmstats.maxent_models._outofcore`.
+``_prepare.py``; for a Dask DataFrame it hands over to ``_outofcore.py``.
 Either way the answer offers ``settings``, ``call``, ``frame``, ``aliased``, ``penalty``,
 ``start``, ``rows(threshold)`` (a row source, :mod:`fmstats.glm._rowsource`) and
 ``results_data(fit, ...)`` (what the results keep: X and the prior weights, or the training
-sums of an out-of-core fit).  Used by :mod:`fmstats.maxent_models._maxent` and :mod:`fmstats.maxent_models._fmaxent`, which
+sums of an out-of-core fit).  Used by ``_maxent.py`` and ``_fmaxent.py``, which
 therefore hold no out-of-core code.
 """
 from __future__ import annotations
@@ -36,11 +36,11 @@ def _r_extras(call) -> list:
 
 def prepare(model: str, call, data, weights, *, subset=None, offset=None, blocked: bool = False,
             **fixed):
-    """:func:`fmstats.maxent_models._prepare.prepare`, or its out-of-core counterpart for a
+    """``prepare``, or its out-of-core counterpart for a
     Dask DataFrame (``call``: the fit's recorded call; ``fixed``: the model's own settings).
     Out of core, ``subset``, ``offset``, ``contrasts`` and ``na_action="exclude"`` are refused
     (filter or transform the Dask DataFrame first).  ``blocked`` (a fit that keeps no design)
-    builds the design of a DataFrame in row blocks (:mod:`fmstats.maxent_models._blocked`)
+    builds the design of a DataFrame in row blocks (``_blocked.py``)
     where it can: not with those arguments, whose fits build the design whole and drop it
     after the fit (as for stateful transforms)."""
     if is_out_of_core(data):

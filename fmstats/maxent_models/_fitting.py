@@ -61,7 +61,7 @@ def maxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_ac
         factor (the second level is the positive class, as in R) or ``cbind(yes, no)`` counts.
     data : DataFrame or dask.dataframe.DataFrame
         The data.  A Dask DataFrame is fitted out of core, chunk by chunk, with the same
-        results (see :mod:`fmstats.maxent_models._outofcore`; ``weights`` must then be a
+        results (see ``_outofcore.py``; ``weights`` must then be a
         column).
     weights : str or array-like, optional
         Prior weights: a column name of ``data`` or an array with one value per row of
@@ -117,10 +117,16 @@ def maxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_ac
         the DataFrame is the fit's n-vectors and one block -- at most 0.5 x the frame's size
         for frames of 40 or more columns (measured at n = 2e6, p = 50, a 778 MiB frame: 229
         MiB, 0.29 x, against 2.2 x when the design is built whole; ``python
-        benchmarks/bench_memory.py --case maxent`` prints it), with the numbers of
+        benchmarks/reliability/bench_memory.py --case maxent`` prints it), with the numbers of
         ``keep_data=True`` to ~1e-13.  Formulas whose design depends on all rows at once
         (``center()``, splines) and fits with ``subset``, ``offset``, ``contrasts`` or
         ``na_action="exclude"`` build it whole and drop it after the fit.
+
+    Returns
+    -------
+    MaxentResults
+        The fitted model: coefficients, covariance, the recorded call and the F-measure section
+        of its summary.
 
     Examples
     --------
@@ -210,6 +216,12 @@ def umaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
         covariances and hat values instead, at a fraction of the memory, and builds the
         design in row blocks (the fit's extra memory at most 0.5 x a frame of 40 or more
         columns).
+
+    Returns
+    -------
+    MaxentResults
+        The fitted model of the probabilistic labels, with the dispersion and dependence used
+        by its standard errors.
 
     Examples
     --------

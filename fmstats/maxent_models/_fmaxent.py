@@ -1,6 +1,6 @@
 """The F-measure maximising maxent model: the reweighting algorithms of the thesis.
 
-Notation: our ``alpha`` is the thesis's beta (DESIGN.md §1); F = 1/(alpha/P + (1-alpha)/R).
+Notation: our ``alpha`` is the thesis's beta (:mod:`fmstats.measures`); F = 1/(alpha/P + (1-alpha)/R).
 
 Certain labels y in {0, 1} (thesis §4.2, Algorithm 4.1).  The expected F-measure
 F~ = TP~ / (TP~ + alpha FP~ + (1 - alpha) FN~), with expected counts from the model
@@ -119,7 +119,7 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
         response is 0/1 labels, a probability column q, or ``cbind(yes, no)`` votes.
     data : DataFrame or dask.dataframe.DataFrame
         As in :func:`fmstats.maxent` / :func:`fmstats.umaxent`.  A Dask DataFrame is fitted
-        out of core (:mod:`fmstats.maxent_models._outofcore`): each outer iteration then
+        out of core (``_outofcore.py``): each outer iteration then
         costs about 3 + (inner IRLS steps) passes over the data.
     weights : str or array-like, optional
         As in :func:`fmstats.maxent` / :func:`fmstats.umaxent`: prior weights, a column name
@@ -168,7 +168,7 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
         -0.005), -0.004 on Titanic and +0.001 on Adult, with coefficients at most 15 on A/B
         (thesis setting: 18, unclipped and unpenalised: 6.5e5) and no separated fit on Titanic;
         3e-5 still separated on Titanic, larger values (1e-3, 1e-2) cost 0.01-0.03 of held-out
-        F on Titanic.  ``benchmarks/bench_fmaxent_defaults.py`` prints the comparison.
+        F on Titanic.  ``benchmarks/fidelity/bench_fmaxent_defaults.py`` prints the comparison.
         ``shrinkage=0, weight_bounds=(0.01, 10)`` is the thesis's setting.
     inner : {"full", "step"}, default "full"
         ``"full"`` (a warm-started full weighted fit per outer iteration) or ``"step"``
@@ -192,11 +192,11 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
         ``shrinkage``'s, as in :func:`fmstats.maxent`.
     cov_type : {"reweighted", "bootstrap", "HC0", "nonrobust", "HC1", "HC2", "HC3"}, optional
         The covariance of the coefficients, one estimator class each
-        (:mod:`fmstats.maxent_models._covariance`).  Default
-        (:func:`~fmstats.maxent_models._covariance.default_cov_type`): ``"reweighted"`` when
+        (``_covariance.py``).  Default
+        (``default_cov_type``): ``"reweighted"`` when
         the smaller class (weighted rows with y = 1, or with y = 0) has at least
         :data:`MIN_CLASS_REWEIGHTED` = 900 rows, ``"bootstrap"`` below that, out of core (a
-        Dask DataFrame) as in memory.  Why: in simulation (``benchmarks/bench_fmaxent_coverage.py``;
+        Dask DataFrame) as in memory.  Why: in simulation (``benchmarks/inference/bench_fmaxent_coverage.py``;
         the documentation's "Inference for fmaxent") the reweighted sandwich's 95 % intervals
         covered 0.93-0.96 from about 900 rows in the smaller class but 0.5-0.93 below, where
         the bootstrap's covered within a few points of the best any interval centred on the
@@ -221,7 +221,7 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
         on its stored design, their covariance by regression on their linear part (the
         reweighted influence rows times the resample counts: a control variate), at most
         ``B`` of them and fewer once every standard error's Monte-Carlo error is below 5 % of
-        it (``benchmarks/bench_honest_cost.py`` measures the cost and the coverage).  Computed
+        it (``benchmarks/inference/bench_honest_cost.py`` measures the cost and the coverage).  Computed
         at fit time when asked for explicitly.  Its tests are withheld below 150 rows in the
         smaller class, where the estimator's bias (up to 1.2 of its standard deviations)
         keeps every such interval well below 95 %.
@@ -243,7 +243,7 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
     replicates : {"kstep", "full"}, default "kstep"
         The bootstrap of ``cov_type="bootstrap"``: k-step replicates from the fit's path
         (``"kstep"``; their coefficients equal full refits' to 1e-5 of a standard error,
-        :mod:`fmstats.maxent_models._refits`) or full refits (``"full"``); unused otherwise.
+        ``_refits.py``) or full refits (``"full"``); unused otherwise.
     threshold : float, default 0.5
         Predicted class 1 when the probability is at least this.
     missing : {"drop", "raise"}, default "drop"
@@ -332,7 +332,7 @@ def fmaxent(formula: str, data: pd.DataFrame, weights=None, *, subset=None, na_a
 
     base_coef = rows.baseline(pen, tol, max_iter)
     with threadpool_limits(limits=1, user_api="blas"):
-        # many small refits: one BLAS thread each is faster than two fighting (DESIGN §7)
+        # many small refits: one BLAS thread each is faster than two fighting
         outer = outer_loop(rows, base_coef, alpha=fm.alpha, method=method,
                             epsilon=epsilon if method != "expected" else None, bounds=bounds,
                             inner=inner, max_outer=int(max_outer), patience=int(patience),
@@ -394,6 +394,11 @@ def sweep(formula: str, data: pd.DataFrame, newdata: pd.DataFrame | None = None,
     **kwargs
         Further arguments of :func:`fmaxent`; ``penalty``, ``threshold``, ``missing``,
         ``collinear`` and ``engine`` also go to the baseline.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per alpha, model and data set, as described above.
 
     Examples
     --------

@@ -106,7 +106,7 @@ class FMaxentResults(MaxentResults):
         s = self.settings
         seed = s["random_state"] if s["random_state"] is not None else self.DEFAULT_BOOT_SEED
         return bootstrap(self.with_cov("HC0"), B=int(s["B"]), type="case", random_state=seed,
-                         n_jobs=s["n_jobs"], progress=s["progress"], ci=None,
+                         n_jobs=s["n_jobs"], progress=s["progress"], ci=False,
                          replicates=s.get("replicates", "kstep"), data=rows)
 
     def keep_bootstrap(self, rows) -> None:
@@ -123,6 +123,7 @@ class FMaxentResults(MaxentResults):
 
     @property
     def method(self) -> str:
+        """The F-maximiser: ``"expected"``, ``"noisy"`` or ``"plugin"``."""
         return self.settings["method"]
 
     @property
@@ -132,6 +133,7 @@ class FMaxentResults(MaxentResults):
 
     @property
     def family(self) -> str:
+        """``"quasibinomial"``: the F-weighted fit's family, as the summary names it."""
         return "quasibinomial"
 
     @property
@@ -158,6 +160,7 @@ class FMaxentResults(MaxentResults):
 
     @property
     def target_name(self) -> str:
+        """The name of the F the outer loop maximises, as the summary and plots print it."""
         return {"expected": "expected F (Alg. 4.1)", "noisy": "noisy F (correlated, Alg. 7.1)",
                 "plugin": "plug-in F of predicted classes vs q (§9.3)"}[self.method]
 
@@ -170,14 +173,26 @@ class FMaxentResults(MaxentResults):
 
     def outer_settings(self) -> dict | None:
         """The settings of the outer loop (:func:`fmstats.glm.outer_loop`), for refits
-        on the stored arrays; ``None`` when the fit keeps no design in memory."""
+        on the stored arrays; ``None`` when the fit keeps no design in memory.
+
+        Returns
+        -------
+        dict or None
+            The outer loop's keyword arguments, or None.
+        """
         if not self.training.in_memory or self.X is None:
             return None
         return self.loop_settings()
 
     def loop_settings(self) -> dict:
         """The settings of the outer loop (:func:`fmstats.glm.outer_loop`): what a refit
-        of the whole F-maximiser reruns."""
+        of the whole F-maximiser reruns.
+
+        Returns
+        -------
+        dict
+            The outer loop's keyword arguments.
+        """
         s = self.settings
         return dict(alpha=self.fmeasure.alpha, method=s["method"],
                     epsilon=None if s["method"] == "expected" else s["epsilon"],
@@ -187,14 +202,20 @@ class FMaxentResults(MaxentResults):
 
     def row_refits(self, data=None):
         """Refits of the whole F-maximiser on its own design with other frequency weights
-        (:class:`~fmstats.maxent_models._refits.FMaxentRefits`), or ``None`` when the fit
+        (``FMaxentRefits``), or ``None`` when the fit
         keeps no design in memory; an out-of-core fit's refits run on the row blocks of
-        ``data``, its Dask DataFrame (:mod:`fmstats.maxent_models._oocrefits`).
+        ``data``, its Dask DataFrame (``_oocrefits.py``).
 
         Parameters
         ----------
         data : dask.dataframe.DataFrame, optional
             The training rows of an out-of-core fit (unused in memory).
+
+        Returns
+        -------
+        FMaxentRefits or BlockRefits or None
+            The refit engine, or None when the fit keeps no design in memory and no ``data`` is
+            given.
         """
         if not self.training.in_memory:
             return self.training.row_refits(self, data)
@@ -219,7 +240,12 @@ class FMaxentResults(MaxentResults):
             (replicates of the whole fit; only for a fit made with ``cov_type="bootstrap"`` or
             by default) or the estimators of :meth:`fmstats.MaxentResults.cov_params`, which
             treat the F-weights as fixed; default: the one chosen at fit.  Each is a class of
-            :mod:`fmstats.maxent_models._covariance`.
+            ``_covariance.py``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The covariance matrix, rows and columns labelled by term.
         """
         return super().cov_params(cov_type)
 
@@ -231,7 +257,7 @@ class FMaxentResults(MaxentResults):
 
     def reweighted_covariance(self, sums=None) -> tuple:
         """(covariance, fixed-point gap or None) of ``cov_type="reweighted"``, computed
-        (:class:`~fmstats.maxent_models._covariance.Reweighted` caches it) from the kept
+        (``Reweighted`` caches it) from the kept
         design, or from ``sums`` over the training rows (a row source's ``sums``: an
         out-of-core fit at fit time), by the same passes (:mod:`fmstats.glm._stacked`).
 
@@ -240,6 +266,12 @@ class FMaxentResults(MaxentResults):
         sums : callable, optional
             ``sums(block_function, **arguments)``: the sum over the training rows' blocks of
             ``block_function(X, q, c, **arguments)`` (default: the kept design in memory).
+
+        Returns
+        -------
+        tuple
+            ``(covariance, gap)``: the covariance as an ndarray and the fixed-point gap (None
+            when it was not measured).
         """
         pen = self.core_fit.penalty
         pen = np.zeros(self.rank) if pen is None else pen
@@ -276,7 +308,13 @@ class FMaxentResults(MaxentResults):
     MIN_CLASS_FOR_BOOT_TESTS = MIN_CLASS_BOOT_TESTS
 
     def class_sizes(self) -> tuple[float, float]:
-        """Weighted numbers of positives and negatives, sum c q and sum c (1 - q)."""
+        """Weighted numbers of positives and negatives, sum c q and sum c (1 - q).
+
+        Returns
+        -------
+        tuple of float
+            ``(positives, negatives)``.
+        """
         return self.training.class_sizes()
 
     @property
@@ -297,7 +335,13 @@ class FMaxentResults(MaxentResults):
             "intervals, or fm.bootstrap(fit) for percentile/BCa intervals.")
 
     def se_advice(self) -> str:
-        """What to do about unusable standard errors of an F-maximiser."""
+        """What to do about unusable standard errors of an F-maximiser.
+
+        Returns
+        -------
+        str
+            The advice.
+        """
         return (f"Raise `shrinkage` (now {self.settings['shrinkage']:g}) or keep the "
                 "default weight clipping.")
 
@@ -322,6 +366,11 @@ class FMaxentResults(MaxentResults):
         **changes
             Other arguments of the call to change (a ``subset`` mask belongs to the old rows:
             give it again, or None).
+
+        Returns
+        -------
+        FMaxentResults
+            The F-maximiser fitted to ``data``.
         """
         changes = {**refit_changes(self.call, weights), **changes}
         if cov_type is not None:
@@ -335,7 +384,13 @@ class FMaxentResults(MaxentResults):
 
     # ------------------------------------------------------------------ reporting
     def iteration_lines(self) -> list[str]:
-        """The summary's iteration lines: the final weighted fit and the outer loop."""
+        """The summary's iteration lines: the final weighted fit and the outer loop.
+
+        Returns
+        -------
+        list of str
+            The lines, as printed.
+        """
         lines = ["(Deviances and dispersion are those of the final weighted fit, with the F-weights.)",
                  f"Outer iterations: {len(self.outer_history) - 1}; see 'F-measure maximisation'."]
         n_sat, near = ((self.n_saturated, "within 1e-8 of") if self.training.in_memory else
@@ -358,6 +413,11 @@ class FMaxentResults(MaxentResults):
         ----------
         ax : matplotlib.axes.Axes, optional
             The axes to draw on (default: a new figure's).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn on.
         """
         from ..plotting import plot_history
 
@@ -394,6 +454,11 @@ class FMaxentResults(MaxentResults):
             ``cov_params`` takes it.
         level : float, default 0.95
             The confidence level of the Wald coefficient intervals.
+
+        Returns
+        -------
+        Summary
+            The printable summary (``print`` it, or ``as_latex()``).
         """
         s = super().summary(cov_type=cov_type, level=level)
         s.title = "F-measure maximising maximum entropy model"

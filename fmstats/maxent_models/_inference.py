@@ -53,7 +53,7 @@ def likelihood_problem(results) -> str | None:
 def require_likelihood(results, what: str, error=InvalidArgumentError) -> None:
     """Raise ``error`` naming ``what`` when ``results`` is not an unpenalised likelihood fit
     (:func:`likelihood_problem`): the one guard of ``conf_int(method="profile")``,
-    ``tidy(conf_method="profile")``, :func:`anova` and :func:`to_statsmodels`."""
+    ``tidy(ci_method="profile")``, :func:`anova` and :func:`to_statsmodels`."""
     why = likelihood_problem(results)
     if why is not None:
         raise error(f"{what} needs an unpenalised likelihood fit: {why}.")

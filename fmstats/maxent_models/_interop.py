@@ -23,7 +23,7 @@ Which fits have a statsmodels twin
 * Penalised fits (``penalty > 0``) and F-measure maximisers (``fmaxent``) have no twin:
   statsmodels' GLM has no ridge with inference, and the F-maximiser's weights are themselves
   estimated.  They raise :class:`~fmstats.exceptions.InvalidArgumentError` (the guard of
-  :func:`fmstats.maxent_models._inference.require_likelihood`, shared with profile intervals
+  ``require_likelihood``, shared with profile intervals
   and ``anova``).
 """
 from __future__ import annotations

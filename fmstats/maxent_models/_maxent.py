@@ -49,7 +49,7 @@ class MaxentResults(SummaryHooks, ModelResults):
     fit : IrlsFit
         The IRLS solution.
     training : InMemoryTraining or TrainingStats
-        What the results keep of the training data (:mod:`fmstats.maxent_models._training`):
+        What the results keep of the training data (``_training.py``):
         the rows, or the sums of an out-of-core fit.
     """
 
@@ -121,16 +121,22 @@ class MaxentResults(SummaryHooks, ModelResults):
 
     def row_refits(self, data=None):
         """Refits of this model on its own design with other frequency weights, many at once
-        (:mod:`fmstats.maxent_models._refits`): what the bootstrap, ``validate`` and the
+        (``_refits.py``): what the bootstrap, ``validate`` and the
         tuners' resampling use.  ``None`` when the fit keeps no design in memory
         (``keep_data=False``) or is not a maxent/umaxent fit.  An out-of-core fit's refits
         run on the row blocks of ``data``, its Dask DataFrame
-        (:mod:`fmstats.maxent_models._oocrefits`).
+        (``_oocrefits.py``).
 
         Parameters
         ----------
         data : dask.dataframe.DataFrame, optional
             The training rows of an out-of-core fit (unused in memory).
+
+        Returns
+        -------
+        MaxentRefits or BlockRefits or None
+            The refit engine, or None when the fit keeps no design in memory and no ``data`` is
+            given.
         """
         if not self.training.in_memory and type(self) is MaxentResults:
             return self.training.row_refits(self, data)
@@ -273,6 +279,11 @@ class MaxentResults(SummaryHooks, ModelResults):
             The Series' name.
         fill : float, default NaN
             The value of the rows left out.
+
+        Returns
+        -------
+        pandas.Series
+            One value per row the model considered, ``fill`` at the rows the fit left out.
         """
         if getattr(self, "na_index", None) is None:
             return pd.Series(values, index=self.index, name=name)
@@ -308,12 +319,24 @@ class MaxentResults(SummaryHooks, ModelResults):
         ----------
         type : {"deviance", "pearson", "response", "working"}, default "deviance"
             The kind of residual.
+
+        Returns
+        -------
+        pandas.Series
+            The residuals, indexed as the training rows.
         """
         return self.padded(self.training.resid(self.core_fit, type), f"resid_{type}")
 
     def influence(self) -> pd.DataFrame:
         """Leverage, standardised and studentised residuals and Cook's distance per row (R's
-        ``influence.measures``); see :func:`fmstats.maxent_models.influence`."""
+        ``influence.measures``); see :func:`fmstats.maxent_models.influence`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per training row: hat, std_resid_deviance, std_resid_pearson,
+            student_resid, cooks_distance.
+        """
         from ._diagnostics import influence
 
         return influence(self)
@@ -325,6 +348,11 @@ class MaxentResults(SummaryHooks, ModelResults):
         ----------
         fig : matplotlib.figure.Figure, optional
             The figure to draw the 2 x 2 panels on (default: a new figure).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn on.
         """
         from ._diagnostics import plot_diagnostics
 
@@ -334,7 +362,7 @@ class MaxentResults(SummaryHooks, ModelResults):
     # one estimator class per cov_type, looked up in fmstats.maxent_models._covariance
     def covariance(self, cov_type: str | None = None):
         """The covariance estimator of ``cov_type`` (default: the fit's), a class of
-        :mod:`fmstats.maxent_models._covariance`.
+        ``_covariance.py``.
 
         Parameters
         ----------
@@ -354,6 +382,11 @@ class MaxentResults(SummaryHooks, ModelResults):
         ----------
         cov_type : str, optional
             The covariance type (default: the fit's), as ``cov_params`` takes it.
+
+        Returns
+        -------
+        str or None
+            The reason, or None when the standard errors are usable.
         """
         return self.covariance(cov_type).unusable()
 
@@ -364,6 +397,11 @@ class MaxentResults(SummaryHooks, ModelResults):
         ----------
         cov_type : str, optional
             The covariance type (default: the fit's), as ``cov_params`` takes it.
+
+        Returns
+        -------
+        str or None
+            The reason, or None when the tests are printed.
         """
         return None if self.se_unusable(cov_type) else self.covariance(cov_type).tests_withheld()
 
@@ -383,6 +421,11 @@ class MaxentResults(SummaryHooks, ModelResults):
         cov_type : {"nonrobust", "HC0", "HC1", "HC2", "HC3"}, optional
             ``"nonrobust"`` (model-based, times the dispersion) or the sandwich estimators
             ``"HC0"``–``"HC3"``; default: the one chosen at fit.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The covariance matrix, rows and columns labelled by term.
         """
         names = [t for t, a in zip(self.term_names, self.aliased) if not a]
         return pd.DataFrame(self.covariance(cov_type).cov(), index=names, columns=names)
@@ -446,6 +489,12 @@ class MaxentResults(SummaryHooks, ModelResults):
         na_action : {"pass", "omit", "exclude", "fail"}, optional
             A row with a missing value in the model's columns: NaN in its place (default, R's
             ``na.pass``), dropped or refused (:func:`fmstats.results.keeps_rows`).
+
+        Returns
+        -------
+        pandas.Series or pandas.DataFrame
+            One prediction per row of ``newdata`` (a DataFrame with ``se_fit`` or ``interval``;
+            a lazy dask Series for a Dask ``newdata``).
         """
         se_fit = check_bool("se_fit", se_fit)
         lazy = self.training.lazy_predict(self, newdata, type, threshold, missing, se_fit,
@@ -523,6 +572,11 @@ class MaxentResults(SummaryHooks, ModelResults):
         threshold : float, optional
             The probability at or above which the predicted class is 1 (default: the fit's
             threshold).
+
+        Returns
+        -------
+        Confusion
+            The weighted counts tp, fp, fn, tn.
         """
         cells = self.training.cells(self, newdata, threshold)
         if cells is not None:
@@ -549,6 +603,11 @@ class MaxentResults(SummaryHooks, ModelResults):
         dependence : {"correlated", "independent"}, optional
             The noisy counts (see :func:`fmstats.measures.noisy_confusion`); default: the
             fit's own (``"correlated"`` unless ``umaxent`` was given another).
+
+        Returns
+        -------
+        float
+            The noisy F-measure.
         """
         fm = self.resolve_measure(measure, beta, alpha)
         dep = self.settings["dependence"] if dependence is None else dependence
@@ -578,6 +637,11 @@ class MaxentResults(SummaryHooks, ModelResults):
         **kwargs
             Further arguments of :func:`fmstats.resample_f`: ``measure``, ``beta``,
             ``alpha``, ``threshold``, ``max_cells``.
+
+        Returns
+        -------
+        ResampleFResults
+            The B values of F with their quantiles and summary.
         """
         self.training.check_resample(newdata)
         from ._qresample import resample_f
@@ -591,6 +655,11 @@ class MaxentResults(SummaryHooks, ModelResults):
         ----------
         cov_type : str, optional
             ``"nonrobust"`` or ``"HC0"``–``"HC3"``; default: the fit's own ``cov_type``.
+
+        Returns
+        -------
+        statsmodels.genmod.generalized_linear_model.GLMResultsWrapper
+            The statsmodels fit of the same model.
         """
         from ._interop import to_statsmodels
 
@@ -607,6 +676,11 @@ class MaxentResults(SummaryHooks, ModelResults):
             ``cov_params`` takes it.
         level : float, default 0.95
             The confidence level of the Wald coefficient intervals.
+
+        Returns
+        -------
+        Summary
+            The printable summary (``print`` it, or ``as_latex()``).
         """
         return maxent_summary(self, cov_type=cov_type, level=level)
 

@@ -1,6 +1,6 @@
 """Refits of an out-of-core maxent-family fit: many replicates at once, on the row blocks.
 
-The out-of-core counterpart of :mod:`fmstats.maxent_models._refits`.  A fit made on a Dask
+The out-of-core counterpart of ``_refits.py``.  A fit made on a Dask
 DataFrame keeps no rows, so its resamplings run where the rows are: every replicate is the
 same model on the same rows with other frequency weights, drawn on each row block from the
 rows' global positions (:class:`fmstats.glm.RowDraws`: Poisson(1) counts
@@ -60,7 +60,7 @@ def _maxent_psi(X, q, c, coef, bread, n):
 
 
 class _Passes:
-    """A progress bar over passes (``progress``: the rule of :mod:`fmstats._utils.progress`)."""
+    """A progress bar over passes (``progress``: the rule of ``fmstats/_utils/progress.py``)."""
 
     def __init__(self, progress, desc: str):
         self.bar = progress_bar(total=None, desc=desc, unit="pass") \

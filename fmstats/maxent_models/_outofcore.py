@@ -1,8 +1,8 @@
 """Out-of-core ``maxent``, ``umaxent`` and ``fmaxent``: a Dask DataFrame as a row source.
 
-:func:`fmstats.maxent_models._fitdata.prepare` routes here when ``data`` is a ``dask.dataframe.DataFrame``.
+``prepare`` routes here when ``data`` is a ``dask.dataframe.DataFrame``.
 The design is built partition by partition (:func:`fmstats.formula.dask_model_frame`), kept
-in (worker) memory with ``persist``, checked with the rules of :mod:`fmstats.maxent_models._prepare`, and
+in (worker) memory with ``persist``, checked with the rules of ``_prepare.py``, and
 handed to the model cores as a :class:`fmstats.glm.DaskSource` row source; the
 coefficients, standard errors, deviances and iteration counts equal the in-memory fit's (to
 ~1e-13).  The cores and the results classes are the in-memory ones: a fit returns a
@@ -50,7 +50,7 @@ __all__ = ["prepare_dask", "DaskPrepared", "TrainingStats"]
 
 @dataclass(frozen=True)
 class DaskPrepared:
-    """The dask counterpart of :class:`fmstats.maxent_models._prepare.Prepared` (arrays persisted)."""
+    """The dask counterpart of ``Prepared`` (arrays persisted)."""
 
     settings: Settings
     call: ModelCall
@@ -80,7 +80,7 @@ class DaskPrepared:
         ``"reweighted"`` from sums over the row blocks (the same code as in memory,
         :mod:`fmstats.glm._stacked`; its passes are counted in the docstring of
         :func:`fmstats.fmaxent`), ``"bootstrap"`` by replicates run on the row blocks
-        (:mod:`fmstats.maxent_models._oocrefits`).  Returns ``results``."""
+        (``_oocrefits.py``).  Returns ``results``."""
         if results.separated and not results.penalised:
             return results            # no finite estimate: every covariance prints as NA
         if results.cov_type == "reweighted":
@@ -127,7 +127,7 @@ def _checks(X, y, trials, w, cw):
 
 
 def prepare_dask(model: str, call: ModelCall, data, weights, **fixed) -> DaskPrepared:
-    """:func:`fmstats.maxent_models._prepare.prepare` for a Dask DataFrame: validate, build,
+    """``prepare`` for a Dask DataFrame: validate, build,
     persist, check."""
     import dask
 
@@ -202,7 +202,7 @@ class TrainingStats:
     """What an out-of-core fit keeps of its training data: sums computed in one pass.
 
     The out-of-core kind of the training-data interface of
-    :mod:`fmstats.maxent_models._training`: it answers from its sums what they can give and
+    ``_training.py``: it answers from its sums what they can give and
     raises a :class:`~fmstats.exceptions.DataError` for row-level quantities.
 
     Parameters

@@ -1,9 +1,9 @@
 """The validated design of a maxent-family fit: settings, argument checks, columns, start.
 
-Shared by :mod:`fmstats.maxent_models._maxent` and :mod:`fmstats.maxent_models._fmaxent` (in memory, :func:`prepare`), by
-:mod:`fmstats.maxent_models._outofcore` (the same checks on a Dask DataFrame) and by :mod:`fmstats.svm`
+Shared by ``_maxent.py`` and ``_fmaxent.py`` (in memory, :func:`prepare`), by
+``_outofcore.py`` (the same checks on a Dask DataFrame) and by :mod:`fmstats.svm`
 (:func:`model_call`).  Everything here is argument checking and design building; the numerical
-cores live in :mod:`fmstats.glm`, the results in :mod:`fmstats.maxent_models._maxent`.
+cores live in :mod:`fmstats.glm`, the results in ``_maxent.py``.
 """
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def check_settings(model: str, call: ModelCall, **fixed) -> Settings:
     The settings are the call's arguments with the defaults applied (``fixed`` adds the
     model's own: ``dispersion=1`` for maxent), the F-measure resolved from ``measure`` /
     ``beta`` / ``alpha``, and ``weights`` as recorded: a column name, ``None`` or
-    ``"<array>"`` (:func:`fmstats._utils.call.weights_label`).
+    ``"<array>"`` (``weights_label``).
     """
     a = {**call.resolved(), **fixed}
     na_action = resolve_na_action(a.get("na_action"),
@@ -146,8 +146,7 @@ def start_gram(G: np.ndarray, X: np.ndarray, y: np.ndarray, w: np.ndarray,
 
     For a 0/1 response mu0 (1 - mu0) = (w + 1/2) / (2 (w + 1)^2) whatever y is, so with equal
     positive weights w0 (rows of weight 0 add nothing to either) W0 = W (w0 + 1/2) /
-    (2 (w0 + 1)^2): the fit then skips one pass over X (issue 28: maxent from a formula within
-    1.25x the IRLS core at n = 1e6).  None when ``rank_gram`` rescaled X, the weights differ
+    (2 (w0 + 1)^2): the fit then skips one pass over X.  None when ``rank_gram`` rescaled X, the weights differ
     or the response has proportions; the fit computes X'W0X itself then.
     """
     pos = w > 0

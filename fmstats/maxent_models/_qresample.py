@@ -19,11 +19,11 @@ from ..results import Persistable
 from .._utils.validation import check_random_state, check_scalar, describe
 from ..exceptions import InvalidArgumentError
 
-__all__ = ["ResampledF", "resample_f"]
+__all__ = ["ResampleFResults", "ResampledF", "resample_f"]
 
 
 @dataclass(frozen=True)
-class ResampledF(Persistable):
+class ResampleFResults(Persistable):
     """F of fixed predictions on B label vectors drawn from q.
 
     Built by :func:`resample_f` (and :meth:`fmstats.MaxentResults.resample_f`).
@@ -65,17 +65,28 @@ class ResampledF(Persistable):
         ----------
         probs : sequence of float, default (0.025, 0.5, 0.975)
             The probabilities of the quantiles, in [0, 1].
+
+        Returns
+        -------
+        pandas.Series
+            One quantile per probability, indexed like ``'2.5%'``.
         """
         return pd.Series(np.quantile(self.values, probs), index=[f"{100 * p:g}%" for p in probs])
 
     def summary(self) -> pd.Series:
-        """Mean, standard deviation and 2.5/50/97.5 % quantiles of the resampled F."""
+        """Mean, standard deviation and 2.5/50/97.5 % quantiles of the resampled F.
+
+        Returns
+        -------
+        pandas.Series
+            mean, sd and the three quantiles.
+        """
         out = pd.Series({"mean": self.mean, "std": self.std})
         return pd.concat([out, self.quantiles()]).rename(f"{self.measure.name} over {self.B} draws")
 
     def __repr__(self) -> str:
         q = self.quantiles()
-        return (f"<ResampledF {self.measure.name}: mean {self.mean:.4f}, sd {self.std:.4f}, "
+        return (f"<ResampleFResults {self.measure.name}: mean {self.mean:.4f}, sd {self.std:.4f}, "
                 f"95% range [{q.iloc[0]:.4f}, {q.iloc[2]:.4f}] over B = {self.B} label draws "
                 f"of n = {self.n} rows>")
 
@@ -86,6 +97,11 @@ class ResampledF(Persistable):
         ----------
         ax : matplotlib.axes.Axes, optional
             The axes to draw on (default: a new figure's).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn on.
         """
         from ..plotting import new_axes, finish_figure
 
@@ -103,7 +119,7 @@ class ResampledF(Persistable):
 @public
 def resample_f(results, newdata: pd.DataFrame | None = None, *, B: int = 1000,
                random_state=None, measure=None, beta=None, alpha=None,
-               threshold: float | None = None, max_cells: int = 10_000_000) -> ResampledF:
+               threshold: float | None = None, max_cells: int = 10_000_000) -> ResampleFResults:
     """Deterministic F of a fitted model's predicted classes on B label draws from q.
 
     Parameters
@@ -129,6 +145,11 @@ def resample_f(results, newdata: pd.DataFrame | None = None, *, B: int = 1000,
         Draws are made in chunks of at most this many B x n cells (an integer of at least n:
         one label vector).
 
+    Returns
+    -------
+    ResampleFResults
+        The B values of F with their quantiles and summary.
+
     Examples
     --------
     >>> import fmstats as fm
@@ -136,7 +157,7 @@ def resample_f(results, newdata: pd.DataFrame | None = None, *, B: int = 1000,
     >>> fit = fm.umaxent("q ~ x1 + x2", d[d.split == "train"])
     >>> fit_f = fm.resample_f(fit, d[d.split == "test"], B=200, random_state=0)
     >>> fit_f  # doctest: +ELLIPSIS
-    <ResampledF F1: mean 0.6629, sd 0.0360, 95% range [0.5930, ...>
+    <ResampleFResults F1: mean 0.6629, sd 0.0360, 95% range [0.5930, ...>
     """
     check_scalar("B", B, low=2, integer=True)
     needed = ("core_fit", "X", "y", "aliased", "threshold", "prior_weights", "spec", "fmeasure")
@@ -177,4 +198,9 @@ def resample_f(results, newdata: pd.DataFrame | None = None, *, B: int = 1000,
         pos = Y @ w
         values[done:done + b] = fm.from_counts(tp, wp.sum() - tp, pos - tp)
         done += b
-    return ResampledF(values=values, measure=fm, B=int(B), random_state=random_state, n=n)
+    return ResampleFResults(values=values, measure=fm, B=int(B), random_state=random_state, n=n)
+
+
+#: The name of :class:`ResampleFResults` before results classes were named after the
+#: function that makes them (:func:`resample_f`); kept for code and results files.
+ResampledF = ResampleFResults

@@ -85,7 +85,7 @@ def dispersion_lines(results, cov_type: str) -> list[str]:
 
 def cov_label(results, cov_type: str) -> str:
     """The summary's "Standard errors" line: the covariance estimator's own label
-    (:mod:`fmstats.maxent_models._covariance`)."""
+    (``_covariance.py``)."""
     return results.covariance(cov_type).label()
 
 
@@ -174,6 +174,11 @@ class SummaryHooks:
         ----------
         cov_type : str
             The covariance type, as ``cov_params`` takes it.
+
+        Returns
+        -------
+        str
+            The line's text.
         """
         return cov_label(self, cov_type)
 
@@ -186,13 +191,30 @@ class SummaryHooks:
             The coefficient table (``tidy()``) whose standard errors are explained.
         cov_type : str
             The covariance type of ``tidy``, as ``cov_params`` takes it.
+
+        Returns
+        -------
+        list of str
+            The footnotes, empty when the standard errors are usable.
         """
         return se_footnotes(self, tidy, cov_type)
 
     def se_advice(self) -> str:
-        """What to do about unusable standard errors."""
+        """What to do about unusable standard errors.
+
+        Returns
+        -------
+        str
+            The advice.
+        """
         return "Add a ridge `penalty=` or remove the separating terms."
 
     def iteration_lines(self) -> list[str]:
-        """The summary's iteration lines."""
+        """The summary's iteration lines.
+
+        Returns
+        -------
+        list of str
+            The lines, as printed.
+        """
         return iteration_lines(self)

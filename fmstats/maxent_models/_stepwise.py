@@ -46,7 +46,7 @@ from .._utils.call import ARRAY_WEIGHTS
 from .._utils.validation import check_choice, check_scalar, describe
 from ..exceptions import (DataError, FmstatsWarning, FormulaError, InvalidArgumentError,
                           ModelComparisonError)
-from ..formula import is_sparse, model_frame, split_formula
+from ..formula import is_sparse, model_frame, split_formula, split_tilde, split_top
 from ..glm import independent_columns, irls_logit, rank_gram
 from ._termtable import StepResults, TermTable, term_table, warn_f_test
 from .._utils.boundary import public
@@ -60,29 +60,9 @@ _INTERCEPTS = ("Intercept", "(Intercept)", "1")
 
 
 # ----------------------------------------------------------------------------- terms
-def _split_top(text: str, sep: str) -> list[str]:
-    out, depth, cur, quote = [], 0, "", None
-    for ch in text:
-        if quote:
-            quote = None if ch == quote else quote
-        elif ch in "'\"`":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        if ch == sep and depth == 0 and quote is None:
-            out.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    out.append(cur)
-    return out
-
-
 def factors_of(label: str) -> frozenset:
     """The factors of a term label (``"C(pclass):sex"`` -> {"C(pclass)", "sex"})."""
-    return frozenset(re.sub(r"\s+", "", f) for f in _split_top(label, ":"))
+    return frozenset(re.sub(r"\s+", "", f) for f in split_top(label, ":"))
 
 
 @dataclass(frozen=True)
@@ -171,6 +151,11 @@ def extract_aic(fit, k: float = 2.0) -> float | None:
         A maxent/umaxent fit.
     k : float, default 2
         The penalty per parameter (``log(n)`` gives the BIC).
+
+    Returns
+    -------
+    float or None
+        The criterion, or None.
     """
     return None if fit.aic is None else float(fit.aic + (k - 2.0) * _edf(fit))
 
@@ -334,8 +319,10 @@ def _check_scope_formula(scope, what):
         raise InvalidArgumentError(
             f"`scope` of {what} must be a formula such as '~ . + age + C(pclass):sex' ('.' "
             f"stands for the model's terms); got {describe(scope)}.")
-    lhs = scope[:scope.index("~")].strip()
-    rhs = scope[scope.index("~") + 1:].strip()
+    sides = split_tilde(scope)
+    if sides is None:
+        raise FormulaError(f"`scope` of {what} has more than one '~': {scope!r}.")
+    lhs, rhs = (side.strip() for side in sides)
     if not rhs:
         raise FormulaError(f"`scope` of {what} has no terms after '~': {scope!r}.")
     return lhs, rhs

@@ -1,4 +1,4 @@
-"""The tables of :mod:`fmstats.maxent_models._stepwise`: single-term deletions and additions
+"""The tables of ``_stepwise.py``: single-term deletions and additions
 (:class:`TermTable`, R's ``drop1``/``add1`` print) and the outcome of ``step``
 (:class:`StepResults`, R's ``fit$anova``).
 """

@@ -6,7 +6,7 @@ that needs the training rows, whichever kind it is:
 * :class:`InMemoryTraining` -- the rows themselves (design X, labels, weights).  With
   ``keep_data=False`` it drops X after precomputing every covariance type and the hat values
   (:meth:`InMemoryTraining.drop_design`), so it still summarises, scores its rows and refits;
-* :class:`fmstats.maxent_models._outofcore.TrainingStats` -- the sums an out-of-core (Dask) fit
+* ``TrainingStats`` -- the sums an out-of-core (Dask) fit
   computed in one pass; a row-level question raises a :class:`~fmstats.exceptions.DataError`
   that says so.
 

@@ -1,7 +1,7 @@
 """F-measures and related classification measures.
 
-One F-measure, two parameterisations (DESIGN.md section 1)
-----------------------------------------------------------
+One F-measure, two parameterisations
+------------------------------------
 With confusion counts TP, FP, FN (and TN), the F-measure with weight
 ``alpha`` in (0, 1] on precision is
 

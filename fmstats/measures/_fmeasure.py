@@ -410,11 +410,23 @@ class Confusion:
         return ratio(self.tp, self.fp, self.fn, m.alpha, 1.0 - m.alpha, zd)
 
     def as_array(self) -> np.ndarray:
-        """``[tp, fp, fn, tn]`` as a float array."""
+        """``[tp, fp, fn, tn]`` as a float array.
+
+        Returns
+        -------
+        numpy.ndarray
+            The four counts, shape (4,).
+        """
         return np.array([self.tp, self.fp, self.fn, self.tn])
 
     def as_frame(self) -> pd.DataFrame:
-        """The 2x2 table: rows ``observed`` 1, 0; columns ``predicted`` 1, 0."""
+        """The 2x2 table: rows ``observed`` 1, 0; columns ``predicted`` 1, 0.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The 2x2 table.
+        """
         return pd.DataFrame(
             [[self.tp, self.fn], [self.fp, self.tn]],
             index=pd.Index([1, 0], name="observed"),

@@ -1,7 +1,7 @@
 """The exact threshold search on scores that stay where they are: refinement by score bits.
 
 :func:`fmstats.tune_threshold` evaluates the criterion at every cut of the pooled held-out
-scores (:func:`fmstats.model_selection._search.curve_arrays`: one sort).  Out of core the
+scores (``curve_arrays``: one sort).  Out of core the
 scores live on the row blocks, and sorting 10^6-10^8 of them on the client is what a cluster
 is for avoiding.  The search here gives the same tuned threshold without a sort and without a
 sample:

@@ -1,7 +1,7 @@
 """Constrained thresholds for :func:`fmstats.tune_threshold`: "maximise F (or recall) subject to
 precision >= 0.9", by the same exact search over every cut of the pooled held-out scores.
 
-Used by :mod:`fmstats.model_selection._threshold` only.  The quantities are those of the
+Used by ``_threshold.py`` only.  The quantities are those of the
 pooled held-out counts at each cut (TP, FP, FN, TN summed over the folds): precision
 TP / (TP + FP) (a cut with no predicted positive never meets a precision constraint), recall
 TP / (TP + FN), specificity TN / (TN + FP) and the positive rate (TP + FP) / n.  Among the
@@ -107,7 +107,7 @@ def constraint_probability(results, *, B: int = 200, random_state=None, level: f
 
     Parameters
     ----------
-    results : ThresholdedResults
+    results : TuneThresholdResults
         A constrained threshold.
     B : int, default 200
         Bootstrap refits.

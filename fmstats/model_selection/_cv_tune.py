@@ -1,7 +1,8 @@
 """Cross-validated F-tuning of any fmstats model: :func:`cv_tune` and :func:`tune_threshold`
-(the latter lives in :mod:`fmstats.model_selection._threshold` and is re-exported here).
+(the latter lives in ``_threshold.py`` and is re-exported here).
 
-Both work through the model protocol (DESIGN.md section 3) only: a model function
+Both work through the results protocol (:class:`fmstats.results.ModelResults`) only: a model
+function
 ``model_fn(formula, data, **params)`` returning a results object that can
 ``refit(data)``, ``predict(newdata, type=...)`` and ``confusion(newdata)``.
 
@@ -50,12 +51,13 @@ from ._tuned import Tuned, fn_name
 from .._utils.call import Settings, records_call, refuse_unused
 from ..formula import check_frame
 from ..results import Section, Summary, keeps_rows, predict_kept
-from ._threshold import ThresholdedResults, tune_threshold
+from ._threshold import TuneThresholdResults, ThresholdedResults, tune_threshold
 from ._grid_uncertainty import grid_uncertainty, point_intervals
 from ..inference import check_level
 from .._utils.boundary import public
 
-__all__ = ["cv_tune", "CvTuneResults", "tune_threshold", "ThresholdedResults", "with_measure",
+__all__ = ["cv_tune", "CvTuneResults", "tune_threshold", "TuneThresholdResults", "ThresholdedResults",
+           "with_measure",
            "FitFailedWarning", "EmptyFoldWarning"]
 
 
@@ -222,7 +224,7 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
         numbers as rebuilding it, faster).  ``False`` rebuilds the design from the formula
         on every fold, as R's ``update()`` on a fold would.
     ci : bool, default False
-        Also say how sure the selection is (:mod:`fmstats.model_selection._grid_uncertainty`):
+        Also say how sure the selection is (``_grid_uncertainty.py``):
         ``tidy()`` gains every point's delta-method interval of its CV F (``f_low``,
         ``f_high``; with repeats the spread across repeats, ``repeat_sd``) and how often it is
         chosen when the whole selection is rerun on ``B`` bootstrap replicates
@@ -236,7 +238,7 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
     replicates : {"kstep", "full"}, default "kstep"
         With ``ci``, when every grid point's fit is a maxent-family fit that keeps its design:
         the replicates' and outer folds' fits are k-step refits from each point's fit on its
-        own design, all at once (:mod:`fmstats.maxent_models._refits`), or ``"full"`` refits
+        own design, all at once (``fmstats/maxent_models/_refits.py``), or ``"full"`` refits
         iterated to convergence; other models refit through ``model_fn``.
     **fixed
         Further arguments passed to every fit.  Prior ``weights`` (a column name,
@@ -477,18 +479,22 @@ class CvTuneResults(Tuned):
     # ------------------------------------------------------------------ results
     @property
     def criterion(self) -> str:
+        """The column of :meth:`tidy` the tuning maximised (``"f"`` or ``"accuracy"``)."""
         return self.settings["measure"].column
 
     @property
     def param_names(self) -> list:
+        """The names of the tuned parameters, in the grid's order."""
         return list(self.settings["names"])
 
     @property
     def best_params(self) -> dict:
+        """The grid point with the best cross-validated criterion."""
         return dict(self.settings["grid"][self.best_index])
 
     @property
     def best_score(self) -> float:
+        """The cross-validated criterion at :attr:`best_params`."""
         return float(self._table[self.criterion].iloc[self.best_index])
 
     def tidy(self) -> pd.DataFrame:
@@ -497,7 +503,13 @@ class CvTuneResults(Tuned):
         fold_min, fold_max of the criterion over folds, n_folds, n_failed, rank; with
         ``ci=True`` also f_se, f_low, f_high (the delta-method interval of the CV F),
         repeat_sd (with repeats) and selected (how often the point is chosen in bootstrap
-        replicates of the whole selection)."""
+        replicates of the whole selection).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The grid table described above.
+        """
         return self._table.copy()
 
     # ------------------------------------------------------------------ the model protocol
@@ -523,6 +535,11 @@ class CvTuneResults(Tuned):
         na_action : {"pass", "omit", "exclude", "fail"}, optional
             A row with a missing value in the model's columns: NaN in its place (default, R's
             ``na.pass``), dropped or refused (:func:`fmstats.results.keeps_rows`).
+
+        Returns
+        -------
+        pandas.Series or pandas.DataFrame
+            What ``best_model.predict`` returns.
         """
         return predict_kept(self._model(), newdata, type=type, **kwargs)
 
@@ -539,6 +556,11 @@ class CvTuneResults(Tuned):
             Rows with the response (default: the data ``best_model`` was fitted on).
         **kwargs
             Further arguments of ``best_model.confusion``.
+
+        Returns
+        -------
+        Confusion
+            The weighted counts tp, fp, fn, tn.
         """
         return self._model().confusion(newdata, **kwargs)
 
@@ -553,6 +575,11 @@ class CvTuneResults(Tuned):
             The F-measure (default: the tuned one, unless ``kwargs`` are given).
         **kwargs
             Further arguments of ``best_model.measure`` (e.g. ``beta``, ``alpha``).
+
+        Returns
+        -------
+        float
+            The measure's value.
         """
         if measure is None and not kwargs:
             measure = self.fmeasure
@@ -571,6 +598,11 @@ class CvTuneResults(Tuned):
             Parallel fits through joblib, as in :func:`cv_tune`.
         progress : bool, default False
             A tqdm progress bar.
+
+        Returns
+        -------
+        CvTuneResults
+            The tuning rerun on ``data``.
         """
         return self._rerun(data, "cv_tune", n_jobs=n_jobs, progress=progress)
 
@@ -583,6 +615,11 @@ class CvTuneResults(Tuned):
         ----------
         top : int, default 10
             How many grid points (best first) the grid table shows.
+
+        Returns
+        -------
+        Summary
+            The printable summary.
         """
         crit: Criterion = self.settings["measure"]
         t = self._table
@@ -636,6 +673,11 @@ class CvTuneResults(Tuned):
             varying parameters, when there are at most two).
         ax : matplotlib Axes, optional
             The axes to draw on (default: a new figure).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn on.
         """
         from ..plotting import new_axes, powers_of_two, finish_figure, scale_label, tick_labels
 

@@ -2,14 +2,14 @@
 search all on the row blocks.
 
 A model fitted on a Dask DataFrame keeps no rows; its engine (``results.row_refits(data)``,
-:mod:`fmstats.maxent_models._oocrefits`) refits the folds on the row blocks of ``data`` with
+``fmstats/maxent_models/_oocrefits.py``) refits the folds on the row blocks of ``data`` with
 fold memberships as frequency weights, every pass updating all folds at once.  The folds are
 assigned by a counter-based hash of each row's global position
-(:func:`fmstats._utils.rowrng.row_folds`): uniform over the folds, the same whatever the
+(``row_folds``): uniform over the folds, the same whatever the
 partitioning, but not stratified (with the numbers of rows that need a cluster each fold holds
 close to 1/k of each class; an :class:`~fmstats.exceptions.EmptyFoldWarning` says when one
 holds no positive).  The held-out scores stay on the workers: the exact search
-(:mod:`fmstats.model_selection._blocksearch`) sums cells of them and refines the few cells
+(``_blocksearch.py``) sums cells of them and refines the few cells
 near the best cut, so the tuned threshold equals that of the in-memory search on the same
 folds (``tests/test_dask_workflow.py`` checks it against ``tune_threshold`` on the rows in
 memory with the same folds given as ``cv=``).
@@ -30,7 +30,7 @@ __all__ = ["tune_out_of_core", "RowFolds", "OutOfCoreTuning"]
 
 class RowFolds:
     """The folds of an out-of-core tuning: assigned on the row blocks by the rows' positions
-    (the interface of :class:`fmstats.model_selection._folds.Folds`, without positions)."""
+    (the interface of ``Folds``, without positions)."""
 
     def __init__(self, k: int, seed: int, table):
         self.k, self.seed, self._table = int(k), int(seed), table

@@ -1,8 +1,8 @@
 """The exact threshold search of :func:`fmstats.tune_threshold`: fold refits, pooled held-out
 scores, the criterion at every cut, the tuned threshold (:func:`cv_threshold`).
 
-Used by :mod:`fmstats.model_selection._threshold` (the tuning) and
-:mod:`fmstats.model_selection._uncertainty` (the tuning rerun on resampled rows).
+Used by ``_threshold.py`` (the tuning) and
+``_uncertainty.py`` (the tuning rerun on resampled rows).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The cross-validated decision threshold of a fitted model: :func:`tune_threshold`.
 
-Split from :mod:`fmstats.model_selection._cv_tune` (which re-exports it); the criterion, folds and failure
+Split from ``_cv_tune.py`` (which re-exports it); the criterion, folds and failure
 handling are those of :func:`fmstats.cv_tune` (see that module's notes).
 """
 from __future__ import annotations
@@ -18,7 +18,8 @@ from ..results import (array_weights, kept_design_frame, kept_rows, rows_of, tra
 from ._search import best_row, cv_threshold, held_frame, midpoint, scores, threshold_curve
 from ._tuned import check_protocol
 from ._oocthreshold import tune_out_of_core
-from ._thresholded import BlockThresholdedResults, ThresholdedResults, row_weights
+from ._thresholded import (BlockThresholdedResults, TuneThresholdResults, ThresholdedResults,
+                           row_weights)
 from ._uncertainty import tuning_uncertainty, warn_trivial
 from ._constrained import check_constraint, constrained_best
 from .._utils.call import Settings, records_call, refuse_unused
@@ -28,7 +29,8 @@ from ..formula import KeptDesign, check_frame
 from ..inference import check_B, check_level
 from ..results import ModelResults, ScoreCurves
 
-__all__ = ["tune_threshold", "ThresholdedResults", "BlockThresholdedResults"]
+__all__ = ["tune_threshold", "TuneThresholdResults", "ThresholdedResults",
+           "BlockThresholdedResults"]
 
 
 _TYPES = ("response", "decision", "link")
@@ -88,7 +90,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
                    n_jobs=None, progress=None, reuse_design: bool = True, ci: bool = False,
                    B: int = 200, level: float = 0.95, constraint=None,
                    maximize: str | None = None, replicates: str = "kstep",
-                   _call=None) -> "ThresholdedResults":
+                   _call=None) -> "TuneThresholdResults":
     """The decision threshold that maximises the cross-validated F of a fitted model.
 
     The model is refitted on each training fold (``results.refit``), its scores on
@@ -138,12 +140,12 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
         numbers as rebuilding it, faster).  ``False`` rebuilds the design from the formula
         on every fold, as R's ``update()`` on a fold would.
     ci : bool, default False
-        Also say how sure the tuning is (:mod:`fmstats.model_selection._uncertainty`):
+        Also say how sure the tuning is (``_uncertainty.py``):
         ``threshold_ci`` from ``B`` case-bootstrap replicates of the whole tuning (the model
         refitted and its threshold retuned on every replicate), ``f_corrected`` -- the F the
         tuned rule is expected to have on new data, corrected for the optimism of choosing
         the threshold on the same held-out scores (nested cross-validation of the whole
-        tuning; chosen over ``.632+`` by simulation, ``benchmarks/bench_f_intervals.py``
+        tuning; chosen over ``.632+`` by simulation, ``benchmarks/inference/bench_f_intervals.py``
         part b: bias within +-0.01 in eight of nine settings, where the CV F at the tuned
         threshold was up to 0.11 too high) -- with ``f_corrected_ci``, and a band on the CV F curve
         (``plot()``).
@@ -166,13 +168,13 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     replicates : {"kstep", "full"}, default "kstep"
         With ``ci`` on a maxent-family fit that keeps its design: the replicates' and outer
         folds' fits are k-step refits from the fit's solution on its own design, all at once
-        (:mod:`fmstats.maxent_models._refits`; the replicates' thresholds equal full refits'
+        (``fmstats/maxent_models/_refits.py``; the replicates' thresholds equal full refits'
         to ~1e-5), or ``"full"`` refits iterated to convergence.  Other models refit through
         ``results.refit``.
 
     Returns
     -------
-    ThresholdedResults
+    TuneThresholdResults
 
     Warns
     -----
@@ -184,7 +186,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     Notes
     -----
     The design of ``data`` is built once; every fold refit and held-out prediction takes its
-    rows (:mod:`fmstats.formula._reuse`; identical to rebuilding it per fold).  A formula with
+    rows (``fmstats/formula/_reuse.py``; identical to rebuilding it per fold).  A formula with
     a stateful transform (``center``, ``scale``, ``poly``, splines) is rebuilt per fold, as R
     would; ``design_note`` of the result says which.
     ``data`` is checked against the model as :func:`fmstats.bootstrap` checks it (the
@@ -200,7 +202,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     >>> fit = fm.maxent("survived ~ C(pclass) + sex + age", titanic)
     >>> tuned = fm.tune_threshold(fit, titanic, beta=2, cv=3, random_state=0)
     >>> tuned
-    <ThresholdedResults threshold 0.2893 on response of MaxentResults: CV F2 = 0.7879>
+    <TuneThresholdResults threshold 0.2893 on response of MaxentResults: CV F2 = 0.7879>
     """
     check_protocol(results, "predict", *(("refit",) if refit_folds else ()))
     crit = Criterion(measure, beta, alpha, pooling)
@@ -302,7 +304,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
                             data, pd.DataFrame) else KeptDesign.note if refits is not None
                             else None if design is None else design.note), ci=bool(ci),
                         constraint=constraint, maximize=maximize)
-    return ThresholdedResults(base=results, data=data, formula=formula, score_type=score_type,
+    return TuneThresholdResults(base=results, data=data, formula=formula, score_type=score_type,
                               threshold=threshold, curve=curve, best_index=best,
                               cv_scores=cv_scores, folds=folds, settings=settings, call=_call,
                               prior_weights=weights, uncertainty=uncertainty)

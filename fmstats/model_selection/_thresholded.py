@@ -1,7 +1,7 @@
 """The results of :func:`fmstats.tune_threshold`: a threshold tuned in memory
-(:class:`ThresholdedResults`) or out of core (:class:`BlockThresholdedResults`).
+(:class:`TuneThresholdResults`) or out of core (:class:`BlockThresholdedResults`).
 
-Split from :mod:`fmstats.model_selection._threshold` (the tuning), as linearmodels splits a
+Split from ``_threshold.py`` (the tuning), as linearmodels splits a
 model from its results.
 """
 from __future__ import annotations
@@ -17,12 +17,13 @@ from ._tuned import Tuned, fn_name
 from ._constrained import constraint_probability
 from ..exceptions import DataError, InvalidArgumentError
 from ..formula import check_frame
-from ..inference import interval_of_rows
+from ..inference import F_METHODS, interval_of_rows
 from ..results import ScoreCurves
 from ..results import Section, Summary, predict_kept
 from .._utils.boundary import public
+from .._utils.validation import interval_request
 
-__all__ = ["ThresholdedResults", "BlockThresholdedResults", "row_weights"]
+__all__ = ["TuneThresholdResults", "ThresholdedResults", "BlockThresholdedResults", "row_weights"]
 
 
 def row_weights(results, n: int) -> np.ndarray:
@@ -31,7 +32,7 @@ def row_weights(results, n: int) -> np.ndarray:
     return np.ones(n) if w is None or len(w) != n else w
 
 
-class ThresholdedResults(Tuned, ScoreCurves):
+class TuneThresholdResults(Tuned, ScoreCurves):
     """A fitted model with a cross-validated decision threshold (:func:`tune_threshold`).
 
     Speaks the model protocol: ``predict(newdata, type="class")`` classes a row
@@ -155,7 +156,13 @@ class ThresholdedResults(Tuned, ScoreCurves):
     def tidy(self) -> pd.DataFrame:
         """The curve: one row per cut of the pooled held-out scores (``threshold`` is the
         lowest score classed positive; +inf is "none"), pooled counts, f, precision,
-        recall, accuracy (pooled as chosen)."""
+        recall, accuracy (pooled as chosen).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The curve, one row per cut.
+        """
         return self._curve.copy()
 
     def cv_value(self, threshold: float) -> dict:
@@ -165,6 +172,11 @@ class ThresholdedResults(Tuned, ScoreCurves):
         ----------
         threshold : float
             A row is classed positive when its score is at least this.
+
+        Returns
+        -------
+        dict
+            The keys f, precision, recall and accuracy, each a float.
         """
         h, crit = self.cv_scores, self.settings["measure"]
         t = np.array([float(threshold)])
@@ -190,6 +202,11 @@ class ThresholdedResults(Tuned, ScoreCurves):
         na_action : {"pass", "omit", "exclude", "fail"}, optional
             A row with a missing value in the model's columns: NaN in its place (default, R's
             ``na.pass``), dropped or refused (:func:`fmstats.results.keeps_rows`).
+
+        Returns
+        -------
+        pandas.Series
+            One value per row of ``newdata``.
         """
         if type != "class":
             return predict_kept(self.base, newdata, type=type, **kwargs)
@@ -209,6 +226,11 @@ class ThresholdedResults(Tuned, ScoreCurves):
         ----------
         newdata : DataFrame, optional
             Rows with the response (default: the tuning data).
+
+        Returns
+        -------
+        Confusion
+            The weighted counts tp, fp, fn, tn.
         """
         data = (self.training_data if newdata is None
                 else check_frame(newdata, "newdata").reset_index(drop=True))
@@ -220,8 +242,8 @@ class ThresholdedResults(Tuned, ScoreCurves):
         return _m.noisy_confusion(response.y[rows][keep], cls.to_numpy()[keep],
                                   dependence="independent", sample_weight=w[rows][keep])
 
-    def measure(self, newdata=None, measure=None, *, beta=None, alpha=None, ci=None,
-                level=0.95, B=None, random_state=None):
+    def measure(self, newdata=None, measure=None, *, beta=None, alpha=None, ci=False,
+                ci_method=None, level=0.95, B=None, random_state=None):
         """F of the tuned classes on ``newdata``; the tuned F-measure by default.
 
         Parameters
@@ -230,9 +252,12 @@ class ThresholdedResults(Tuned, ScoreCurves):
             Rows with the response (default: the tuning data).
         measure, beta, alpha : FMeasure or float, optional
             The F-measure (one of them; default: the tuned one).
-        ci : {"delta", "bayes", "bootstrap"}, optional
+        ci : bool, default False
             Return the F with its interval (:class:`fmstats.inference.MeasureInterval`), as
-            :meth:`fmstats.results.ModelResults.measure`.
+            :meth:`fmstats.results.ModelResults.measure` (``ci="delta"`` is the old spelling
+            of ``ci=True, ci_method="delta"``: deprecated).
+        ci_method : {"delta", "bayes", "bootstrap"}, default "delta"
+            The method of the interval (with ``ci=True``).
         level : float, default 0.95
             The level of the interval (with ``ci``).
         B : int, optional
@@ -245,15 +270,18 @@ class ThresholdedResults(Tuned, ScoreCurves):
         float or MeasureInterval
             The F-measure, or with ``ci`` the interval object.
         """
+        ci, ci_method = interval_request(ci, ci_method, F_METHODS, default="delta",
+                                         call="measure")
         fm = self.fmeasure if measure is None and beta is None and alpha is None \
             else _m.as_fmeasure(measure, beta, alpha)
-        if ci is None:
+        if not ci:
             return float(self.confusion(newdata).f(fm))
         y, yhat, w, _ = self._class_rows(newdata)
-        return interval_of_rows(y, yhat, w, fm, ci, level, B, random_state, name="ci")
+        return interval_of_rows(y, yhat, w, fm, ci_method, level, B, random_state,
+                                name="ci_method")
 
     def refit(self, data: pd.DataFrame, *, retune: bool = True, n_jobs=1, progress=False,
-              **kwargs) -> "ThresholdedResults":
+              **kwargs) -> "TuneThresholdResults":
         """Refit the base model on ``data`` (``kwargs`` go to its ``refit``) and retune.
 
         Parameters
@@ -268,11 +296,16 @@ class ThresholdedResults(Tuned, ScoreCurves):
             A tqdm progress bar of the retuning.
         **kwargs
             Further arguments of the base model's ``refit``.
+
+        Returns
+        -------
+        TuneThresholdResults
+            The refitted (and, with ``retune=True``, retuned) rule.
         """
         base = self.base.refit(data, **kwargs)
         if not retune:
             out = training_frame(base, data, what="refit()").reset_index(drop=True)
-            return ThresholdedResults(
+            return TuneThresholdResults(
                 base=base, data=out, formula=self.formula, score_type=self.score_type,
                 threshold=self.threshold, curve=self._curve, best_index=self.best_index,
                 cv_scores=self.cv_scores, folds=self._folds, settings=self.settings,
@@ -285,7 +318,7 @@ class ThresholdedResults(Tuned, ScoreCurves):
                                level: float = 0.95) -> dict:
         """How often the constraint holds on new data: the model refitted on ``B`` bootstrap
         resamples, the constrained quantity measured at the tuned threshold on the rows
-        each resample left out (see :mod:`fmstats.model_selection._constrained`).
+        each resample left out (see ``_constrained.py``).
 
         Parameters
         ----------
@@ -295,12 +328,25 @@ class ThresholdedResults(Tuned, ScoreCurves):
             Seeds the resamples.
         level : float, default 0.95
             The level of the (Wilson) interval of the probability.
+
+        Returns
+        -------
+        dict
+            ``probability``, ``conf_low``, ``conf_high`` (its Wilson interval at ``level``),
+            ``B`` (the refits that scored rows) and ``values`` (the quantity on each resample's
+            left-out rows).
         """
         return constraint_probability(self, B=B, random_state=random_state, level=level)
 
     # ------------------------------------------------------------------ reporting
     def summary(self) -> Summary:
-        """The tuned threshold, the criterion there and at the base model's own threshold."""
+        """The tuned threshold, the criterion there and at the base model's own threshold.
+
+        Returns
+        -------
+        Summary
+            The printable summary.
+        """
         crit = self.settings["measure"]
         b = self._curve.iloc[self.best_index]
         name = f"CV {crit.name}"
@@ -368,6 +414,11 @@ class ThresholdedResults(Tuned, ScoreCurves):
         ----------
         ax : matplotlib Axes or sequence of two Axes, optional
             The axes to draw on (default: a new figure; two axes with ``ci=True``).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn on.
         """
         from ..plotting import finish_figure, new_axes, pyplot
 
@@ -413,7 +464,7 @@ class ThresholdedResults(Tuned, ScoreCurves):
         return finish_figure(fig)
 
     def __repr__(self) -> str:
-        return (f"<ThresholdedResults threshold {self.threshold:.4g} on {self.score_type} of "
+        return (f"<TuneThresholdResults threshold {self.threshold:.4g} on {self.score_type} of "
                 f"{fn_name(self.base)}: CV {self.settings['measure'].name} = "
                 f"{self.best_score:.4f}>")
 
@@ -423,10 +474,10 @@ def _rows_not_kept(what: str):
                     "not keep: pass the Dask DataFrame as `newdata`.")
 
 
-class BlockThresholdedResults(ThresholdedResults):
+class BlockThresholdedResults(TuneThresholdResults):
     """A threshold tuned out of core (:func:`fmstats.tune_threshold` of a Dask fit).
 
-    As :class:`ThresholdedResults`, but it keeps no rows:
+    As :class:`TuneThresholdResults`, but it keeps no rows:
     ``tidy()`` is the curve at the cuts the exact search evaluated (every cut near the best
     and the edges of the cells it pruned, each exact), ``cv_scores`` is None, and the
     training-row methods (``confusion()``, ``measure()``, the curves) need the Dask
@@ -441,7 +492,7 @@ class BlockThresholdedResults(ThresholdedResults):
     passes : int, default 0
         The passes over the row blocks the exact search took.
     **kwargs
-        The fields of :class:`ThresholdedResults`.
+        The fields of :class:`TuneThresholdResults`.
     """
 
     def __init__(self, *, own_counts=None, own=None, passes=0, **kwargs):
@@ -471,6 +522,11 @@ class BlockThresholdedResults(ThresholdedResults):
         ----------
         threshold : float
             A row is classed positive when its score is at least this.
+
+        Returns
+        -------
+        dict
+            The keys f, precision, recall and accuracy, each a float.
         """
         crit = self.settings["measure"]
         if self.own_counts is not None and self.own is not None and threshold == self.own:
@@ -501,6 +557,11 @@ class BlockThresholdedResults(ThresholdedResults):
         na_action : {"pass", "omit", "exclude", "fail"}, optional
             A row with a missing value in the model's columns, as in the base model's
             ``predict``.
+
+        Returns
+        -------
+        pandas.Series or dask.dataframe.Series
+            One value per row of ``newdata``.
         """
         if type != "class":
             return self.base.predict(newdata, type=type, **kwargs)
@@ -514,13 +575,18 @@ class BlockThresholdedResults(ThresholdedResults):
         ----------
         newdata : DataFrame or dask.dataframe.DataFrame
             Rows with the response.
+
+        Returns
+        -------
+        Confusion
+            The weighted counts tp, fp, fn, tn.
         """
         if newdata is None:
             _rows_not_kept("confusion()")
         return self.base.confusion(newdata, threshold=self._response_threshold())
 
-    def measure(self, newdata=None, measure=None, *, beta=None, alpha=None, ci=None,
-                level=0.95, B=None, random_state=None):
+    def measure(self, newdata=None, measure=None, *, beta=None, alpha=None, ci=False,
+                ci_method=None, level=0.95, B=None, random_state=None):
         """F of the tuned classes on ``newdata`` (see :meth:`confusion`); the tuned
         F-measure by default.
 
@@ -530,19 +596,30 @@ class BlockThresholdedResults(ThresholdedResults):
             Rows with the response.
         measure, beta, alpha : FMeasure or float, optional
             The F-measure (one of them; default: the tuned one).
-        ci, level, B, random_state
-            Not available out of core (``ci`` raises).
+        ci, ci_method, level, B, random_state
+            Not available out of core (``ci=True`` raises).
+
+        Returns
+        -------
+        float
+            The measure's value.
         """
-        if ci is not None:
+        if (ci is not None and ci is not False) or ci_method is not None:
             raise InvalidArgumentError("`ci`: intervals of the F need the rows in memory; "
-                                       "use the base model's measure(newdata, ci=...) on a "
+                                       "use the base model's measure(newdata, ci=True) on a "
                                        "pandas DataFrame.")
         fm = self.fmeasure if measure is None and beta is None and alpha is None \
             else _m.as_fmeasure(measure, beta, alpha)
         return float(self.confusion(newdata).f(fm))
 
     def fold_table(self):
-        """One row per fold: held-out rows and their positive and negative weights."""
+        """One row per fold: held-out rows and their positive and negative weights.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per fold.
+        """
         return self._folds.table()
 
     def _search_text(self) -> str:
@@ -551,3 +628,8 @@ class BlockThresholdedResults(ThresholdedResults):
                 f"holds the {len(self._curve)} cuts evaluated (each exact); the threshold is "
                 "the midpoint between the lowest score classed positive and the highest "
                 "classed negative")
+
+
+#: The name of :class:`TuneThresholdResults` before results classes were named after the
+#: function that makes them (:func:`tune_threshold`); kept for code and results files.
+ThresholdedResults = TuneThresholdResults

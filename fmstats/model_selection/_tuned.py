@@ -1,6 +1,6 @@
 """What :func:`fmstats.cv_tune` and :func:`fmstats.tune_threshold` share.
 
-Used by :mod:`fmstats.model_selection._cv_tune` and :mod:`fmstats.model_selection._threshold` only: the results base
+Used by ``_cv_tune.py`` and ``_threshold.py`` only: the results base
 :class:`Tuned` (criterion, folds, HTML, pickling) and small text helpers of their calls.
 """
 from __future__ import annotations
@@ -52,7 +52,13 @@ class Tuned(Persistable, FitRows):
         return self._folds.pairs
 
     def fold_table(self) -> pd.DataFrame:
-        """One row per split: repeat, fold, n_train, n_test."""
+        """One row per split: repeat, fold, n_train, n_test.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per split.
+        """
         return self._folds.table()
 
     def _rerun(self, data, fn: str, **changes):
@@ -67,7 +73,7 @@ class Tuned(Persistable, FitRows):
 
     def _uncertain(self):
         """What ``ci=True`` measured; a clear error when the tuning ran without it."""
-        u = getattr(self, "uncertainty", None)   # None in results pickled before issue 30
+        u = getattr(self, "uncertainty", None)   # None in results pickled by older versions
         if u is None:
             raise InvalidArgumentError(f"this tuning was run without intervals: rerun "
                                        f"{getattr(self.call, 'name', 'the tuner')}(..., "

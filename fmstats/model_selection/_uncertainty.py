@@ -12,7 +12,7 @@ held-out F -- is a function of the training rows, and is rerun on resampled rows
   classes estimates the F of the tuning's rule on new rows, and its delta-method interval
   (:func:`fmstats.f_interval`) is ``f_corrected_ci``.  The ``.632+`` estimate of the same
   (Efron & Tibshirani 1997, from the replicates' out-of-bag classes) is reported beside it.
-  Nested CV was chosen by measurement (``benchmarks/bench_f_intervals.py``, part b, 300 data
+  Nested CV was chosen by measurement (``benchmarks/inference/bench_f_intervals.py``, part b, 300 data
   sets per cell, n = 200-5000, prevalence 0.05-0.5): its bias against the true F of the tuned
   rule was within +-0.004 in eight of nine cells (+0.022 with about ten positives), its
   interval covered 0.88-0.96, and on the data sets where both were computed .632+ -- which

@@ -1,9 +1,9 @@
 """Multiclass F-optimal and cost-matrix decisions tuned by pooled cross-validation:
-:func:`multiclass_decision` and :class:`MulticlassDecision`.
+:func:`multiclass_decision` and :class:`MulticlassDecisionResults`.
 
 The model is refitted on each training fold (``fit.refit``) and predicts the class
 probabilities of its held-out fold (``predict(type="probs")``); the rule of
-:mod:`fmstats.multiclass._rules` is tuned on the pooled held-out probabilities (one
+``_rules.py`` is tuned on the pooled held-out probabilities (one
 criterion over all folds, as :func:`fmstats.tune_threshold` pools counts) and then applied
 to the probabilities of the model fitted on all rows.
 """
@@ -25,7 +25,7 @@ from ._mnresults import known_classes, multiclass_confusion
 from ._rules import (cost_decision, frank_wolfe, macro_f, micro_curve, micro_scores,
                      weighted_argmax)
 
-__all__ = ["multiclass_decision", "MulticlassDecision"]
+__all__ = ["multiclass_decision", "MulticlassDecisionResults", "MulticlassDecision"]
 
 RULES = ("micro_f", "macro_f", "cost")
 
@@ -87,7 +87,7 @@ def _oof(fit, frame, codes, K, folds):
 def multiclass_decision(fit, data: pd.DataFrame | None = None, *, rule: str = "micro_f",
                         default_class=None, cost=None, measure=None, beta=None, alpha=None,
                         wrong_class: str = "fn", cv=5, iterations: int = 50,
-                        random_state=None, _call=None) -> "MulticlassDecision":
+                        random_state=None, _call=None) -> "MulticlassDecisionResults":
     """The F-optimal (or least-cost) multiclass decision from a model's class probabilities,
     tuned by pooled cross-validation.
 
@@ -125,7 +125,7 @@ def multiclass_decision(fit, data: pd.DataFrame | None = None, *, rule: str = "m
 
     Returns
     -------
-    MulticlassDecision
+    MulticlassDecisionResults
 
     Examples
     --------
@@ -133,9 +133,9 @@ def multiclass_decision(fit, data: pd.DataFrame | None = None, *, rule: str = "m
     >>> t = fm.datasets.titanic_complete()
     >>> fit = fm.multinom("pclass ~ age + sex + sibsp", t)
     >>> fm.multiclass_decision(fit, t, rule="macro_f", random_state=0)
-    <MulticlassDecision macro_f on MultinomResults: CV 0.4883 (most probable class 0.4191)>
+    <MulticlassDecisionResults macro_f on MultinomResults: CV 0.4883 (most probable class 0.4191)>
     >>> fm.multiclass_decision(fit, t, rule="micro_f", default_class=3, random_state=0)
-    <MulticlassDecision micro_f on MultinomResults: CV 0.5103 (most probable class 0.4106)>
+    <MulticlassDecisionResults micro_f on MultinomResults: CV 0.5103 (most probable class 0.4106)>
     """
     check_choice("rule", rule, RULES)
     for names, rules in ((["cost"], ("cost",)), (["iterations"], ("macro_f",)),
@@ -203,12 +203,12 @@ def multiclass_decision(fit, data: pd.DataFrame | None = None, *, rule: str = "m
     oof.insert(0, "split", split)
     oof.insert(1, "y", np.asarray(levels, dtype=object)[codes])
     oof.insert(2, "weight", w)
-    return MulticlassDecision(base=fit, rule_params=rule_params, cv_score=cv_score,
+    return MulticlassDecisionResults(base=fit, rule_params=rule_params, cv_score=cv_score,
                               baseline=float(baseline), curve=curve, oof=oof, folds=folds,
                               settings=settings, call=_call)
 
 
-class MulticlassDecision(Persistable, FitRows):
+class MulticlassDecisionResults(Persistable, FitRows):
     """A multiclass model with a decision rule tuned by pooled CV (:func:`multiclass_decision`).
 
     ``predict(newdata)`` gives the decided classes (``type="probs"``: the base model's
@@ -263,6 +263,11 @@ class MulticlassDecision(Persistable, FitRows):
         ----------
         P : ndarray of shape (n, K)
             Class probabilities in the model's class order.
+
+        Returns
+        -------
+        numpy.ndarray
+            The class code of each row.
         """
         P = np.asarray(P, dtype=float)
         if self.rule == "micro_f":
@@ -287,6 +292,11 @@ class MulticlassDecision(Persistable, FitRows):
         na_action : {"pass", "omit", "exclude", "fail"}, optional
             A row with a missing value in the model's columns: NaN in its place (default, R's
             ``na.pass``), dropped or refused (:func:`fmstats.results.keeps_rows`).
+
+        Returns
+        -------
+        pandas.Series or pandas.DataFrame
+            The classes, or the probabilities (one column per class).
         """
         check_choice("type", type, ("class", "probs"))
         pr = predict_kept(self.base, newdata, type="probs")
@@ -321,6 +331,11 @@ class MulticlassDecision(Persistable, FitRows):
         ----------
         newdata : DataFrame, optional
             Rows with the response (default: the training rows).
+
+        Returns
+        -------
+        Confusion
+            The micro-averaged counts tp, fp, fn, tn.
         """
         y, pred, w = self._truth_pred(newdata)
         return micro_confusion(y, pred, self.levels.index(self.default_class), w,
@@ -334,6 +349,11 @@ class MulticlassDecision(Persistable, FitRows):
         ----------
         newdata : DataFrame, optional
             Rows with the response (default: the training rows).
+
+        Returns
+        -------
+        float
+            The criterion's value.
         """
         if self.rule == "micro_f":
             return float(self.confusion(newdata).f(self.fmeasure))
@@ -343,7 +363,7 @@ class MulticlassDecision(Persistable, FitRows):
         return float(w @ self.rule_params["cost"][y, pred] / w.sum())
 
     @public
-    def refit(self, data: pd.DataFrame, weights=None) -> "MulticlassDecision":
+    def refit(self, data: pd.DataFrame, weights=None) -> "MulticlassDecisionResults":
         """Refit the base model on ``data`` and tune the rule again.
 
         Parameters
@@ -352,6 +372,11 @@ class MulticlassDecision(Persistable, FitRows):
             The new data.
         weights : str or array-like, optional
             The base model's prior weights for ``data`` (needed again for array weights).
+
+        Returns
+        -------
+        MulticlassDecisionResults
+            The refitted, retuned rule.
         """
         # the default class the fit resolved stays (the refitted model's may differ)
         return self.call.refit_model_run(data, self.base, n_folds=len(self.folds),
@@ -376,7 +401,13 @@ class MulticlassDecision(Persistable, FitRows):
 
     @public
     def summary(self) -> Summary:
-        """The rule, its pooled held-out criterion and that of the most probable class."""
+        """The rule, its pooled held-out criterion and that of the most probable class.
+
+        Returns
+        -------
+        Summary
+            The printable summary.
+        """
         crit = {"micro_f": f"micro-{self.fmeasure.name} (default class "
                            f"{self.default_class!r}, wrong_class='{self.settings['wrong_class']}')",
                 "macro_f": f"macro-{self.fmeasure.name}", "cost": "mean cost"}[self.rule]
@@ -392,5 +423,10 @@ class MulticlassDecision(Persistable, FitRows):
         return self.summary()._repr_html_()
 
     def __repr__(self) -> str:
-        return (f"<MulticlassDecision {self.rule} on {type(self.base).__name__}: CV "
+        return (f"<MulticlassDecisionResults {self.rule} on {type(self.base).__name__}: CV "
                 f"{self.cv_score:.4f} (most probable class {self.cv_baseline:.4f})>")
+
+
+#: The name of :class:`MulticlassDecisionResults` before results classes were named after the
+#: function that makes them (:func:`multiclass_decision`); kept for code and results files.
+MulticlassDecision = MulticlassDecisionResults

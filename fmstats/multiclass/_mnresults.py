@@ -11,7 +11,7 @@ from scipy import stats
 from .. import measures as _m
 from .._utils.validation import check_choice, describe
 from ..exceptions import InvalidArgumentError, ModelComparisonError, ResponseError
-from ..formula import check_frame
+from ..formula import check_frame, split_formula
 from ..results import (ModelResults, Section, Summary, check_comparable, format_numbers,
                        predict_kept)
 from ._mncore import class_probabilities
@@ -96,6 +96,11 @@ class MultinomResults(ModelResults):
         ----------
         cov_type : {"nonrobust"}, optional
             Only the model-based covariance.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The covariance matrix, rows and columns labelled ``class:term``.
         """
         if cov_type is not None:
             check_choice("cov_type", cov_type, ("nonrobust",))
@@ -103,12 +108,24 @@ class MultinomResults(ModelResults):
         return pd.DataFrame(self.core_fit.cov, index=names, columns=names)
 
     def coefficients(self) -> pd.DataFrame:
-        """The coefficient matrix: one row per non-reference class, one column per term."""
+        """The coefficient matrix: one row per non-reference class, one column per term.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The coefficients, classes by terms.
+        """
         return pd.DataFrame(self.params.to_numpy().reshape(len(self.levels) - 1, -1),
                             index=pd.Index(self.levels[1:]), columns=list(self.term_names))
 
     def std_errors(self) -> pd.DataFrame:
-        """The standard errors in the layout of :meth:`coefficients`."""
+        """The standard errors in the layout of :meth:`coefficients`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The standard errors, classes by terms.
+        """
         return pd.DataFrame(self.bse.to_numpy().reshape(len(self.levels) - 1, -1),
                             index=pd.Index(self.levels[1:]), columns=list(self.term_names))
 
@@ -173,6 +190,12 @@ class MultinomResults(ModelResults):
         na_action : {"pass", "omit", "exclude", "fail"}, optional
             A row with a missing value in the model's columns: NaN in its place (default, R's
             ``na.pass``), dropped or refused (:func:`fmstats.results.keeps_rows`).
+
+        Returns
+        -------
+        pandas.DataFrame or pandas.Series
+            The probabilities (one column per class) or the classes, one row per row of
+            ``newdata``.
         """
         check_choice("type", type, ("probs", "class"))
         X, index = self._design(newdata)
@@ -205,6 +228,11 @@ class MultinomResults(ModelResults):
             Rows with the response (default: the training rows, with the prior weights).
         **kwargs
             ``default_class``: another default class.
+
+        Returns
+        -------
+        Confusion
+            The micro-averaged counts tp, fp, fn, tn.
         """
         d = kwargs.pop("default_class", self.default_class)
         if kwargs:
@@ -233,6 +261,11 @@ class MultinomResults(ModelResults):
         *others : MultinomResults
             Fits on the same rows; the table orders all fits by their number of
             coefficients.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The analysis-of-deviance table, one row per model.
         """
         return lr_table(self, *others)
 
@@ -245,6 +278,11 @@ class MultinomResults(ModelResults):
         ----------
         digits : int, default 7
             Significant digits of the matrices (R's ``options("digits")``).
+
+        Returns
+        -------
+        Summary
+            The printable summary.
         """
         def cells(table):
             return pd.DataFrame({c: format_numbers(table[c].to_numpy(), digits)
@@ -342,7 +380,7 @@ def lr_table(*fits) -> pd.DataFrame:
                      design=lambda f: f.X, size=lambda f: f.edf)
     rows = []
     for i, f in enumerate(order):
-        rhs = f.formula.split("~", 1)[1].strip()
+        rhs = split_formula(f.formula)[1]
         row = {"model": rhs, "resid_df": float(f.df_resid), "resid_dev": f.deviance,
                "test": "", "df": np.nan, "lr_stat": np.nan, "p_value": np.nan}
         if i:

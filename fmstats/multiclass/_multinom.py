@@ -5,7 +5,7 @@ and ``factor(g)`` are accepted as R spells it); the first level is the reference
 coefficients are zero), as in ``nnet::multinom`` and statsmodels' ``MNLogit``.  The design is
 built by :func:`fmstats.formula.model_frame` from the right-hand side (factors, interactions,
 transforms as for :func:`fmstats.maxent`), so new data is encoded the same way.  The fit
-(:mod:`fmstats.multiclass._mncore`) maximises the weighted log-likelihood exactly (Newton),
+(``_mncore.py``) maximises the weighted log-likelihood exactly (Newton),
 which is what ``nnet`` approximates by BFGS.
 """
 from __future__ import annotations

@@ -41,6 +41,11 @@ def micro_scores(P: np.ndarray, d: int, wrong_class: str = "fn") -> tuple[np.nda
         The code of the default class.
     wrong_class : {"fn", "fn_fp"}, default "fn"
         How a confusion between non-default classes counts (the FP term of r).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(class, score)`` per row.
     """
     Q = P.copy()
     Q[:, d] = -np.inf
@@ -68,6 +73,11 @@ def micro_curve(r, k, y, w, d: int, wrong_class: str, alpha: float):
         How a confusion between non-default classes counts.
     alpha : float
         The F-measure's weight on precision.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(cuts, F)``.
     """
     order = np.argsort(-r, kind="stable")
     rs, ko, yo, wo = r[order], k[order], y[order], w[order]
@@ -105,6 +115,11 @@ def macro_f(pred, y, w, K: int, alpha: float = 0.5) -> float:
         The number of classes.
     alpha : float, default 0.5
         The F-measure's weight on precision.
+
+    Returns
+    -------
+    float
+        The macro-averaged F.
     """
     tp, q, pi = macro_counts(pred, y, w, K)
     den = alpha * q + (1 - alpha) * pi
@@ -167,5 +182,10 @@ def cost_decision(P: np.ndarray, cost: np.ndarray) -> np.ndarray:
         Class probabilities.
     cost : ndarray of shape (K, K)
         The cost of predicting column j when the truth is row i.
+
+    Returns
+    -------
+    numpy.ndarray
+        The class code of each row.
     """
     return np.argmin(P @ cost, axis=1)

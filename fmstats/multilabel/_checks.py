@@ -1,5 +1,5 @@
 """Input checks of the multi-label models: label and feature columns, penalties, folds,
-inference names (used by :mod:`fmstats.multilabel._fitting` and ``_results``)."""
+inference names (used by ``_fitting.py`` and ``_results``)."""
 from __future__ import annotations
 
 import numbers

@@ -31,7 +31,7 @@ __all__ = ["br", "pcc"]
 def _stratified_folds(y: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
     """Fold ids 0..k-1, the positives and the negatives each spread evenly over the folds.
 
-    Kept apart from :func:`fmstats._utils.folds.stratified_folds` (which the tuners use) on
+    Kept apart from ``stratified_folds`` (which the tuners use) on
     purpose: it draws the rows of each class with its own permutation, and the seed-000
     reproduction and vignette 05's account of the macro-F gap were measured with these draws
     (the other scheme gives other penalties for the rare labels; tests/reference/

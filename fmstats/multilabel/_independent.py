@@ -26,7 +26,7 @@ Multinomial case (§2.2): the mass sits on the one-hot vectors y(i), p(Y = y(i))
 :func:`fmstats.multilabel.gfm` for those two families, so that GFM (which is exact for
 any distribution) can be compared with the specialised methods.
 
-Conventions (shared with :mod:`fmstats.multilabel._inference`): marginals are batched as (n, m);
+Conventions (shared with ``_inference.py``): marginals are batched as (n, m);
 a single (m,) vector is accepted and gives unbatched results.  Labels are ranked by decreasing
 marginal with ties broken by the lower label index; among equally good numbers of positives the
 smallest wins (within an absolute tolerance of 1e-12).  Predictions are int8 arrays.  All work is

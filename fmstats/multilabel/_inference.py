@@ -158,8 +158,7 @@ def bytes_per_instance(m: int) -> int:
 
 
 #: Preferred bytes of work arrays per chunk: chunks that stay in the CPU caches run faster
-#: (measured at m = 101: 8-16 instances per chunk 0.6-0.7 s, 512 per chunk 1.2-1.5 s for
-#: n = 3000), so ``max_memory`` is an upper bound that smaller chunks already respect.
+#: (``benchmarks/README.md``), so ``max_memory`` is an upper bound that smaller chunks already respect.
 CACHE_BYTES = 4 * 2**20
 
 

@@ -97,6 +97,7 @@ class MultilabelResults(Persistable):
     # -- descriptive ------------------------------------------------------------------
     @property
     def n_labels(self) -> int:
+        """The number of labels."""
         return len(self.labels)
 
     def _terms(self) -> list[str]:
@@ -104,10 +105,17 @@ class MultilabelResults(Persistable):
 
     @cached_property
     def coef(self) -> pd.DataFrame:
+        """The coefficients, terms by labels (standardised scale)."""
         return pd.DataFrame(self._coef, index=self._terms(), columns=self.labels)
 
     def tidy(self) -> pd.DataFrame:
-        """Long table: label, term, estimate (standardised scale), penalty."""
+        """Long table: label, term, estimate (standardised scale), penalty.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per label and term.
+        """
         c = self.coef
         out = c.stack().rename("estimate").reset_index()
         out.columns = ["term", "label", "estimate"]
@@ -124,7 +132,18 @@ class MultilabelResults(Persistable):
                 f"(range {lam.min():.3g} .. {lam.max():.3g})>")
 
     def refit(self, data) -> "MultilabelResults":
-        """The same model with the same settings on other data: the recorded call again."""
+        """The same model with the same settings on other data: the recorded call again.
+
+        Parameters
+        ----------
+        data : DataFrame
+            The data to fit, with the columns the formula names.
+
+        Returns
+        -------
+        MultilabelResults
+            The model fitted to ``data``.
+        """
         return self.call.refit(data)
 
     # -- prediction helpers ----------------------------------------------------------

@@ -15,14 +15,14 @@ Fast path.  For ``maxent``/``umaxent``/``fmaxent`` fits that keep their design t
 weights are frequency weights (a tested property: weights equal duplicated rows), so a case
 resample is the fit on the original rows with weights times the resample counts.  The model
 hands out the engine that does these refits on its stored design, many at once
-(``results.row_refits()``, :mod:`fmstats.maxent_models._refits`): k-step replicates from the
+(``results.row_refits()``, ``fmstats/maxent_models/_refits.py``): k-step replicates from the
 fit's solution by default (``replicates="kstep"``), full refits with ``replicates="full"``
 (no formula rebuild, no missing factor levels: a level absent from the resample gives an
 aliased column, i.e. a NaN coefficient, exactly as the refit gives a missing term).  It is
 used by default where it applies (``fast=None``); ``tests/test_bootstrap.py`` and
 ``tests/test_kstep.py`` check both against refits through the model.
 
-How many replicates (:mod:`fmstats.resampling._mcerror`).  ``B`` is the most: with the stop
+How many replicates (``_mcerror.py``).  ``B`` is the most: with the stop
 rule of ``mc_tol`` the bootstrap stops once the Monte-Carlo error of every reported quantity
 is small beside its standard error (Andrews & Buchinsky 2000), and on the fast path the
 coefficients' covariance uses the replicates' linear part as a control variate (Efron 1990),
@@ -38,7 +38,7 @@ acceleration: with n rows that is n refits; above ``JACKKNIFE_MAX`` rows a group
 (the skewness of a sum of m influences shrinks by 1/sqrt(m), which the formula's
 normalisation undoes).  ``jackknife=`` sets the number of groups.
 
-The replicate engines live in :mod:`fmstats.resampling._replicates` (shared with :mod:`fmstats.resampling._validate`).
+The replicate engines live in ``_replicates.py`` (shared with ``_validate.py``).
 Replicates are computed in chunks by module-level workers through joblib (so
 ``joblib.parallel_config(backend="dask")`` works unchanged); every replicate has its own
 seed spawned from ``random_state`` before dispatch, so results do not depend on ``n_jobs``.
@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import math
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -58,6 +57,8 @@ from .._utils.boundary import public
 from .._utils.call import ModelCall
 from .._utils.parallel import spawn_seeds
 from ..results import Persistable
+from ._bootplot import draw_replicates
+from ._bootsummary import BootSummary
 from ._mcerror import (check_mc_tol, covariance as mc_covariance, enough, linear_covariance,
                        next_round, quantile_mc_error, reported_errors, se_mc_error)
 from ._replicates import (TYPES, BlockEngine, Draws, PoissonDraws, RowsEngine, as_series,
@@ -65,18 +66,19 @@ from ._replicates import (TYPES, BlockEngine, Draws, PoissonDraws, RowsEngine, a
                           run, unpack)
 from ._separation import (DegenerateReplicateWarning, degenerate_replicates, split_flags,
                           warn_all_nan)
-from .._utils.validation import check_choice, check_scalar, describe
-from ..inference import (basic_interval, bca_interval, check_level, finite_values,
-                         jackknife_acceleration, percentile_interval)
+from .._utils.validation import (check_choice, check_scalar, describe, interval_request,
+                                 renamed_arguments)
+from ..inference import (basic_interval, bca_interval, check_level, jackknife_acceleration,
+                         percentile_interval)
 from ..exceptions import InvalidArgumentError, ResamplingWarning
-from ..results import SIGNIF_LEGEND, Section, Summary, format_numbers
+from ..results import Section, Summary
 
 __all__ = ["bootstrap", "BootstrapResults", "ResamplingWarning", "DegenerateReplicateWarning",
            "percentile_interval", "basic_interval", "bca_interval", "jackknife_acceleration",
            "TYPES", "CIS", "JACKKNIFE_MAX"]
 
 CIS = ("percentile", "basic", "bca")
-#: The ways replicates are refitted on the fast path (:mod:`fmstats.maxent_models._refits`).
+#: The ways replicates are refitted on the fast path (``fmstats/maxent_models/_refits.py``).
 REPLICATES = ("kstep", "full")
 #: The most Newton steps of a k-step replicate's weighted fit.
 DEFAULT_K = 8
@@ -101,7 +103,8 @@ def _model_table(results, level: float):
 
 @public
 def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable | None = None,
-              ci: str = "percentile", level: float = 0.95, data: pd.DataFrame | None = None,
+              ci=True, ci_method: str | None = None, level: float = 0.95,
+              data: pd.DataFrame | None = None,
               jackknife: int | None = None, fast: bool | None = None,
               degenerate: str = "drop", n_jobs: int | None = None, random_state=None,
               progress=None, reuse_design: bool = True, replicates: str = "kstep",
@@ -123,12 +126,16 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
         ``None`` (the coefficients and the training F of the model's measure) or a
         function of a fitted replicate returning a scalar, a Series or a 1-d array.
         Replicate values are aligned by name; missing terms are NaN.
-    ci : {"percentile", "basic", "bca"} or None, default "percentile"
+    ci : bool, default True
+        Intervals are wanted: the stop rule of ``mc_tol`` looks at the ends of the
+        ``ci_method`` interval too.  ``False``: standard errors are what is wanted (intervals
+        are still reported), so it looks at the standard errors only.  (``ci="bca"``, the
+        method given as ``ci``, is the old spelling of ``ci=True, ci_method="bca"``, and
+        ``ci=None`` that of ``ci=False``, deprecated).
+    ci_method : {"percentile", "basic", "bca"}, default "percentile"
         The interval reported by ``summary()``/``tidy()``: ``"percentile"``,
         ``"basic"`` or ``"bca"`` (computes the jackknife); any other can be asked of
-        :meth:`BootstrapResults.conf_int` later (BCa only if computed here).  ``None``:
-        standard errors are what is wanted (percentile intervals are still reported), so the
-        stop rule of ``mc_tol`` looks at the standard errors only.
+        :meth:`BootstrapResults.conf_int` later (BCa only if computed here).
     level : float, default 0.95
         The confidence level of that interval.
     data : DataFrame, optional
@@ -147,7 +154,7 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
         ``"drop"`` (default) or ``"keep"`` the replicates whose fit has no finite
         maximum-likelihood estimate (a (quasi-)separated resample: IRLS's separation flag,
         or standard errors ten times the original fit's confirmed by the linear programme
-        of :mod:`fmstats.resampling._separation`) or did not converge.  Either way they are counted
+        of ``_separation.py``) or did not converge.  Either way they are counted
         in ``summary()`` and a :class:`DegenerateReplicateWarning` says how many.  Dropping
         is the default because such a replicate's coefficients are not estimates but the
         point where the iterations stopped (an intercept of 21.7 at ``max_iter=25``, larger
@@ -177,13 +184,14 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
         R's start.  A k-step replicate that does not meet the rule, loses a column or looks
         separated is refitted in full and counted (``n_full``).  Measured against full refits
         of the same draws: every replicate within 5e-5 of a standard error, at a fraction of
-        the cost (:mod:`fmstats.maxent_models._refits`; ``benchmarks/bench_honest_cost.py``).
+        the cost (``fmstats/maxent_models/_refits.py``;
+        ``benchmarks/inference/bench_honest_cost.py``).
     k : int, default 8
         The most Newton steps of a k-step replicate's weighted fit (at least 1).
     mc_tol : float, "auto" or None, default "auto"
         Stop before ``B`` replicates once the Monte-Carlo error of every reported quantity
-        -- each standard error, and each end of the ``ci`` interval -- is at most ``mc_tol``
-        times the standard error (:mod:`fmstats.resampling._mcerror`; checked from 40
+        -- each standard error, and each end of the interval -- is at most ``mc_tol``
+        times the standard error (``_mcerror.py``; checked from 40
         replicates on, then every quarter more).  ``B`` is the maximum.  ``"auto"`` is 0.05
         where ``B`` leaves room for it (at least 40 replicates, and 5 in each tail of the
         interval), else no early stop; ``None`` always runs ``B``.
@@ -218,22 +226,23 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
        training F1     0.728      0.016     0.700      0.752
     """
     check_scalar("B", B, low=2, integer=True)
-    if ci is not None:
-        check_choice("ci", ci, CIS)
+    ci, ci_method = interval_request(ci, ci_method, CIS, default="percentile", call="bootstrap",
+                                     old_none=True, method_needs_ci=False)
+    interval = ci_method if ci else None     # the interval the stop rule watches, if any
     check_choice("degenerate", degenerate, ("drop", "keep"))
     check_choice("replicates", replicates, REPLICATES)
     k = int(check_scalar("k", k, low=1, integer=True))
     level = check_level(level)
-    mc_tol = check_mc_tol(mc_tol, B, level, ci)
+    mc_tol = check_mc_tol(mc_tol, B, level, interval)
     if not isinstance(control, (bool, np.bool_)):
         raise InvalidArgumentError(f"`control` must be True or False; got {describe(control)}.")
     if statistic is not None and not callable(statistic):
         raise InvalidArgumentError(f"`statistic` must be None or a function of a fitted model; "
                                    f"got {describe(statistic)}.")
-    if ci == "bca" and type == "labels_from_q":
-        raise InvalidArgumentError("ci='bca' needs a jackknife over rows, which does not match "
-                                   "type='labels_from_q' (labels, not rows, are resampled); use "
-                                   "ci='percentile' or 'basic'.")
+    if ci_method == "bca" and type == "labels_from_q":
+        raise InvalidArgumentError("ci_method='bca' needs a jackknife over rows, which does not "
+                                   "match type='labels_from_q' (labels, not rows, are "
+                                   "resampled); use ci_method='percentile' or 'basic'.")
     t0 = as_series(statistic(results) if statistic else default_statistic(results))
     engine, is_fast = make_engine(results, type_=type, data=data, statistic=statistic,
                                   reuse_design=reuse_design, fast=fast, columns=t0.index,
@@ -241,10 +250,10 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
     seeds = spawn_seeds(random_state, int(B) + 1)
     linear = getattr(engine, "linear", None)
     out_of_core = isinstance(engine, BlockEngine)
-    if out_of_core and ci == "bca":
-        raise InvalidArgumentError("ci='bca' needs a jackknife over the rows, which a model "
-                                   "fitted out of core cannot gather; use ci='percentile' or "
-                                   "'basic'.")
+    if out_of_core and ci_method == "bca":
+        raise InvalidArgumentError("ci_method='bca' needs a jackknife over the rows, which a "
+                                   "model fitted out of core cannot gather; use "
+                                   "ci_method='percentile' or 'basic'.")
     # the exact covariance of the replicates' linear parts (the control variate)
     sigma_L = (engine.linear_cov() if out_of_core else
                None if linear is None else linear_covariance(linear, engine.strata))
@@ -259,7 +268,7 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
         values, _, (infinite, unconverged, _), lin_vals = unpack(raw, len(t0))
         if infinite.any() or unconverged.any():        # no control variate (see control=)
             lin_vals = None
-        errs, se = reported_errors(values, lin_vals, sigma_L, coef_cols, ci, level)
+        errs, se = reported_errors(values, lin_vals, sigma_L, coef_cols, interval, level)
         if enough(errs, se, mc_tol):
             break
     values, raw2, (infinite, unconverged, full), lin_vals = unpack(raw, len(t0))
@@ -273,7 +282,7 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
                                 drop_unconverged=bool(getattr(results, "converged", True)))
     warn_all_nan(values, t0, errors)
     jack, groups = None, None
-    if ci == "bca":
+    if ci_method == "bca":
         jack, groups = _jackknife(engine, len(t0), jackknife, seeds[-1], n_jobs, progress,
                                   degenerate)
     reps = pd.DataFrame(values, columns=t0.index).rename_axis("replicate")
@@ -289,7 +298,7 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
     return BootstrapResults(
         replicates=reps, estimate=t0, jackknife=jack, jackknife_groups=groups,
         type=engine.type if out_of_core else type,
-        ci="percentile" if ci is None else ci, level=level, B=len(raw), n=engine.n,
+        ci=ci_method, level=level, B=len(raw), n=engine.n,
         fast=is_fast, n_failed=len(errors),
         n_incomplete=incomplete, replicate_warnings=warned, model_table=tidy_model,
         model_call=results.call,
@@ -336,28 +345,6 @@ def _jackknife(engine, k, groups, seed, n_jobs, progress, degenerate="drop"):
 
 # ============================================================================ results
 
-class _BootSummary(Summary):
-    """A Summary whose coefficient table holds bootstrap columns (no significance stars)."""
-
-    def _coef_text_rows(self):
-        t = self.coef_table
-        header = ["", "Estimate", "Model SE", "Boot SE", "Bias", "Wald low", "Wald high",
-                  "Boot low", "Boot high", ""]
-        cols = ["estimate", "model_std_error", "std_error", "bias", "model_conf_low",
-                "model_conf_high", "conf_low", "conf_high"]
-        # each column in R's common layout (4 significant digits, decimal points aligned)
-        cells = [[c.strip() for c in format_numbers(t[c].to_numpy(dtype=float), digits=4)]
-                 for c in cols]
-        rows = [[str(term), *(col[i] for col in cells), ""] for i, term in enumerate(t["term"])]
-        return header, rows
-
-    def __str__(self) -> str:
-        return super().__str__().replace("---\n" + SIGNIF_LEGEND + "\n", "")
-
-    def _repr_html_(self) -> str:
-        return super()._repr_html_().replace(SIGNIF_LEGEND, "")
-
-
 @dataclass(frozen=True, eq=False)
 class BootstrapResults(Persistable):
     """Replicates of a bootstrap (:func:`bootstrap`) with SEs, CIs, summary and plots.
@@ -380,7 +367,8 @@ class BootstrapResults(Persistable):
     type : str
         The resampling scheme (``"case"``, ``"stratified"`` or ``"labels_from_q"``).
     ci : str
-        The interval reported by ``summary()``/``tidy()``.
+        The interval reported by ``summary()``/``tidy()`` (``ci_method`` of
+        :func:`bootstrap`).
     level : float
         Its confidence level.
     B : int
@@ -477,6 +465,11 @@ class BootstrapResults(Persistable):
         ----------
         replicate : int
             The replicate's index, 0 to B - 1.
+
+        Returns
+        -------
+        numpy.ndarray
+            One count per training row.
         """
         if self.type == "labels_from_q":
             raise InvalidArgumentError("type='labels_from_q' keeps the rows; see labels().")
@@ -521,7 +514,7 @@ class BootstrapResults(Persistable):
     def cov(self, terms=None) -> pd.DataFrame:
         """The bootstrap covariance of ``terms`` (default: all statistics) over the replicates
         finite in all of them: by regression on the replicates' linear part when it was
-        computed for those terms (``control=True``; :mod:`fmstats.resampling._mcerror`),
+        computed for those terms (``control=True``; ``_mcerror.py``),
         else the sample covariance.
 
         Parameters
@@ -544,16 +537,19 @@ class BootstrapResults(Persistable):
             V = mc_covariance(T)
         return pd.DataFrame(V, index=terms, columns=terms)
 
-    def mc_error(self, ci: str | None = None, level: float | None = None) -> pd.DataFrame:
+    @renamed_arguments(ci="ci_method")
+    def mc_error(self, ci_method: str | None = None, level: float | None = None
+                 ) -> pd.DataFrame:
         """Monte-Carlo standard errors of the bootstrap's own numbers, per statistic: of the
         standard error (``se_mc``) and of the interval's ends (``conf_low_mc``,
         ``conf_high_mc``; percentile and basic intervals) -- the error that more replicates
-        would remove (:mod:`fmstats.resampling._mcerror`).
+        would remove (``_mcerror.py``).
 
         Parameters
         ----------
-        ci : {"percentile", "basic", "bca"}, optional
-            The interval (default the fit's); BCa ends are reported as NaN.
+        ci_method : {"percentile", "basic", "bca"}, optional
+            The interval (default the fit's); BCa ends are reported as NaN.  (``ci=`` is the
+            old spelling, deprecated).
         level : float, optional
             The confidence level (default the fit's).
 
@@ -561,7 +557,7 @@ class BootstrapResults(Persistable):
         -------
         DataFrame
         """
-        ci = self.ci if ci is None else check_choice("ci", ci, CIS)
+        ci = self.ci if ci_method is None else check_choice("ci_method", ci_method, CIS)
         level = self.level if level is None else check_level(level)
         cols = list(self.replicates.columns)
         se_mc = pd.Series(np.nan, index=cols)
@@ -592,22 +588,29 @@ class BootstrapResults(Persistable):
         """Mean of the replicates minus the original estimate."""
         return (self.replicates.mean() - self.estimate).rename("bias")
 
-    def conf_int(self, ci: str | None = None, level: float | None = None) -> pd.DataFrame:
-        """Bootstrap CIs, columns ``conf_low``, ``conf_high`` (default: the fit's ci, level).
+    @renamed_arguments(ci="method")
+    def conf_int(self, method: str | None = None, level: float | None = None) -> pd.DataFrame:
+        """Bootstrap CIs, columns ``conf_low``, ``conf_high`` (default: the fit's method and
+        level).
 
         Parameters
         ----------
-        ci : {"percentile", "basic", "bca"}, optional
+        method : {"percentile", "basic", "bca"}, optional
             The interval (default: the one chosen in :func:`bootstrap`; ``"bca"`` only if
-            the jackknife was computed there).
+            the jackknife was computed there).  (``ci=`` is the old spelling, deprecated).
         level : float, optional
             The confidence level (default: the one chosen in :func:`bootstrap`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per term, columns ``conf_low`` and ``conf_high``.
         """
-        ci = self.ci if ci is None else check_choice("ci", ci, CIS)
+        ci = self.ci if method is None else check_choice("method", method, CIS)
         level = self.level if level is None else check_level(level)
         if ci == "bca" and self.jackknife is None:
             raise InvalidArgumentError("BCa intervals need the jackknife, which was not computed: "
-                                       "rerun bootstrap(..., ci='bca').")
+                                       "rerun bootstrap(..., ci_method='bca').")
         rows = []
         for j, term in enumerate(self.replicates.columns):
             r, t0 = self.replicates[term].to_numpy(), float(self.estimate[term])
@@ -619,19 +622,26 @@ class BootstrapResults(Persistable):
                 rows.append(bca_interval(r, t0, self.jackknife[:, j], level))
         return pd.DataFrame(rows, index=self.replicates.columns, columns=["conf_low", "conf_high"])
 
-    def tidy(self, ci: str | None = None, level: float | None = None) -> pd.DataFrame:
+    @renamed_arguments(ci="ci_method")
+    def tidy(self, ci_method: str | None = None, level: float | None = None) -> pd.DataFrame:
         """One row per term: estimate, bias, bootstrap SE and CI, beside the model's SE and
         Wald CI (``model_*`` columns; NaN for the training F).
 
         Parameters
         ----------
-        ci : {"percentile", "basic", "bca"}, optional
-            The bootstrap interval, as in :meth:`conf_int` (default: the fit's ci).
+        ci_method : {"percentile", "basic", "bca"}, optional
+            The bootstrap interval, as ``method`` of :meth:`conf_int` (default: the fit's;
+            ``ci=`` is the old spelling: deprecated).
         level : float, optional
             The confidence level (default: the fit's level).  The ``model_*`` columns are
             filled at the fit's level only (NaN at another).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per term, as described above.
         """
-        c = self.conf_int(ci, level)
+        c = self.conf_int(ci_method, level)
         out = pd.DataFrame({"term": self.estimate.index.to_numpy(),
                             "estimate": self.estimate.to_numpy(),
                             "bias": self.bias.to_numpy(), "std_error": self.std_error.to_numpy(),
@@ -647,7 +657,13 @@ class BootstrapResults(Persistable):
         return out
 
     def summary(self) -> Summary:
-        """Coefficient table with bootstrap SE and CI beside the model's SE and Wald CI."""
+        """Coefficient table with bootstrap SE and CI beside the model's SE and Wald CI.
+
+        Returns
+        -------
+        Summary
+            The printable summary.
+        """
         scheme = {"case": "case resampling (rows with replacement)",
                   "poisson": "Poisson(1) frequency weights drawn on the row blocks (the Poisson "
                              "bootstrap of a model fitted out of core)",
@@ -680,7 +696,7 @@ class BootstrapResults(Persistable):
         if self.replicate_warnings:
             lines.append(("Replicate warnings", ", ".join(
                 f"{k} in {v}" for k, v in sorted(self.replicate_warnings.items()))))
-        return _BootSummary(title="Bootstrap of a fitted model", call=str(self.model_call),
+        return BootSummary(title="Bootstrap of a fitted model", call=str(self.model_call),
                             coef_table=self.tidy(), sections=[Section("Bootstrap:", lines)])
 
     def _refit_label(self) -> str:
@@ -712,9 +728,12 @@ class BootstrapResults(Persistable):
         ax : matplotlib Axes or sequence of Axes, optional
             For ``"forest"``: one axes per panel (a sequence when there are two); default a
             new figure.  ``"hist"`` always draws a new figure.
-        """
-        from ..plotting import finish_figure, pyplot
 
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn on.
+        """
         check_choice("kind", kind, ("forest", "hist"))
         terms = list(self.estimate.index if terms is None else terms)
         unknown = [t for t in terms if t not in self.estimate.index]
@@ -722,65 +741,8 @@ class BootstrapResults(Persistable):
             raise InvalidArgumentError(f"`terms` names unknown term(s) {unknown}; known: "
                                        f"{list(self.estimate.index)}.")
         tid = self.tidy().set_index("term").loc[terms]
-        if kind == "forest":
-            coef = set(self.model_table["term"]) if self.model_table is not None else set()
-            groups = [g for g in ([t for t in terms if t in coef],
-                                  [t for t in terms if t not in coef]) if g]
-            call = self.model_call
-            family = (call.name if isinstance(call, ModelCall)
-                      else str(call).split("(")[0])      # the text kept by older files
-            logit = family in ("maxent", "umaxent", "fmaxent")
-            coef_label = "coefficient (log-odds scale)" if logit else "coefficient"
-            if ax is None:
-                fig, axes = pyplot().subplots(
-                    len(groups), 1, squeeze=False, figsize=(6.0, 0.45 * len(terms) + 1.6
-                                                           + 0.9 * len(groups)),
-                    gridspec_kw={"height_ratios": [len(g) + 1 for g in groups]})
-                axes = list(axes[:, 0])
-            else:
-                axes = list(np.atleast_1d(ax))
-                if len(axes) != len(groups):
-                    raise InvalidArgumentError(
-                        f"`ax` must hold {len(groups)} axes (one per panel: coefficients, "
-                        f"other statistics); got {describe(ax)}.")
-                fig = axes[0].figure
-            for a, group in zip(axes, groups):
-                is_coef = group[0] in coef
-                part = tid.loc[group]
-                y = np.arange(len(group))[::-1]
-                a.hlines(y + 0.12, part["conf_low"], part["conf_high"], color="tab:blue",
-                         label=f"bootstrap {self.ci} CI")
-                a.hlines(y - 0.12, part["model_conf_low"], part["model_conf_high"],
-                         color="tab:grey", label="Wald CI (model)")
-                a.plot(part["estimate"], y, "ko", ms=4, label="estimate")
-                a.set_yticks(y, group)
-                a.set_ylim(-0.6, len(group) - 0.4)
-                if is_coef:
-                    a.axvline(0, color="lightgrey", lw=0.8, zorder=0)
-                a.set_xlabel(coef_label if is_coef else "statistic value (its own scale)")
-                a.set_ylabel("term" if is_coef else "statistic")
-                a.set_title(("Coefficients" if is_coef else "Other statistics")
-                            + f": {100 * self.level:g}% intervals", fontsize="medium")
-            handles, names = axes[0].get_legend_handles_labels()
-            fig.legend(handles, names, loc="lower center", ncol=3, fontsize="small",
-                       frameon=False)
-            return finish_figure(fig, rect=(0, 0.07, 1, 1))
-        plt = pyplot()
-        cols = min(3, len(terms))
-        rows = math.ceil(len(terms) / cols)
-        fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.5 * rows + 0.6),
-                                 squeeze=False)
-        for a, term in zip(axes.ravel(), terms):
-            r = finite_values(self.replicates[term])
-            a.hist(r, bins=min(50, max(10, r.size // 20)), color="tab:blue", alpha=0.7)
-            a.axvline(tid.loc[term, "estimate"], color="black")
-            for c in ("conf_low", "conf_high"):
-                a.axvline(tid.loc[term, c], color="tab:red", linestyle="--")
-            a.set_title(term, fontsize="small")
-            a.set_xlabel("replicate value", fontsize="small")
-            a.set_ylabel("replicates", fontsize="small")
-        for a in axes.ravel()[len(terms):]:
-            a.set_visible(False)
-        fig.suptitle(f"Bootstrap replicates (B = {self.B}): estimate (black), "
-                     f"{self.ci} {100 * self.level:g}% CI (red)", fontsize="medium")
-        return finish_figure(fig)
+        call = self.model_call
+        family = (call.name if isinstance(call, ModelCall)
+                  else str(call).split("(")[0])      # the text kept by older files
+        logit = family in ("maxent", "umaxent", "fmaxent")
+        return draw_replicates(self, kind, terms, tid, ax, logit)

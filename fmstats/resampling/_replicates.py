@@ -1,7 +1,7 @@
 """The replicate engines of the bootstrap: draws, refits, parallel runs, failure reports.
 
-Used by :mod:`fmstats.resampling._bootstrap` (replicates of a statistic, the jackknife) and
-:mod:`fmstats.resampling._validate` (replicates of the class predictions).  See
+Used by ``_bootstrap.py`` (replicates of a statistic, the jackknife) and
+``_validate.py`` (replicates of the class predictions).  See
 :func:`fmstats.bootstrap` for the resampling schemes and the weighted fast path
 of maxent/umaxent fits.  Replicates are computed in chunks by module-level workers
 through joblib (so ``joblib.parallel_config(backend="dask")`` works unchanged); every
@@ -66,8 +66,8 @@ def _plain_arrays(engine):
     """The engine with joblib's memory-mapped arrays copied into the worker's own memory.
 
     Workers see large arrays as read-only memory maps of a shared file; the replicate
-    loop reading them cost about 20 % more CPU than on private memory (measured with
-    ``benchmarks/bench_resampling.py``).  One copy per chunk is cheap by comparison.
+    loop reading them costs more CPU than on private memory
+    (``benchmarks/speed/bench_resampling.py``).  One copy per chunk is cheap by comparison.
     """
     if not dataclasses.is_dataclass(engine):
         return engine
@@ -98,7 +98,7 @@ def _run_chunk(engine, job: str, items: list) -> list:
 
 
 def run(engine, job: str, items: list, n_jobs, progress, desc: str) -> list:
-    """All replicates through :func:`fmstats._utils.parallel.run_tasks`, in task order (out
+    """All replicates through ``run_tasks``, in task order (out
     of core: all at once, each pass over the row blocks updating every replicate)."""
     from joblib import effective_n_jobs
 
@@ -222,7 +222,7 @@ def _stat_value(fits, j: int, lin):
 class PoissonDraws:
     """The Poisson(1) frequency weights of the out-of-core bootstrap, as the client can
     redraw them: ``counts(seed)`` gives every row's count (a function of the replicate's seed
-    and the row's global position only, :mod:`fmstats._utils.rowrng`)."""
+    and the row's global position only, ``fmstats/_utils/rowrng.py``)."""
 
     n: int
     type: str = "poisson"
@@ -237,7 +237,7 @@ class PoissonDraws:
 @dataclass(frozen=True)
 class BlockEngine(PoissonDraws):
     """Out of core: the Poisson bootstrap on an out-of-core fit's row blocks
-    (``results.row_refits(data)``, :mod:`fmstats.maxent_models._oocrefits`): each replicate
+    (``results.row_refits(data)``, ``fmstats/maxent_models/_oocrefits.py``): each replicate
     weights every row by a Poisson(1) count drawn on its block from the replicate's seed and
     the row's global position (so the partitioning does not matter), and every pass over the
     blocks updates all replicates of a round at once.  The replicates differ from the

@@ -325,10 +325,13 @@ class ValidateResults(Persistable):
 
     @property
     def apparent(self) -> pd.Series:
+        """The apparent measures (the fit's on its own training rows), one per measure."""
         return self.table["apparent"]
 
     @property
     def optimism(self) -> pd.Series:
+        """The estimated optimism of each measure (apparent minus test on the bootstrap
+        samples)."""
         return self.table["optimism"]
 
     @public
@@ -339,6 +342,11 @@ class ValidateResults(Persistable):
         ----------
         replicate : int
             The replicate's index, 0 to B - 1.
+
+        Returns
+        -------
+        numpy.ndarray
+            One count per training row.
         """
         check_scalar("replicate", replicate, low=0, high=self.B - 1, integer=True)
         draws = (PoissonDraws(n=self.n) if self.scheme == "poisson" else
@@ -351,11 +359,24 @@ class ValidateResults(Persistable):
         measure's range [0, 1]), ``unclipped_boot`` (apparent - optimism before clipping),
         ``clipped`` (whether an estimate was clipped), ``optimism_mc`` (the Monte-Carlo
         standard error of the optimism: more replicates would shrink it), ``corrected`` (the
-        chosen method) and ``n`` (successful replicates)."""
+        chosen method) and ``n`` (successful replicates).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per measure, as described above.
+        """
         return self.table.assign(corrected=self.corrected,
                                  n=len(self.replicates)).reset_index()
 
     def summary(self) -> Summary:
+        """The apparent, optimism and corrected estimates of every measure.
+
+        Returns
+        -------
+        Summary
+            The printable summary.
+        """
         t = self.table
         show = pd.DataFrame({
             "apparent": t["apparent"], "training": t["training"], "test": t["test"],

@@ -8,7 +8,7 @@ another offset, or of models neither of which contains the other, is a number wi
 distribution: it is refused with a :class:`~fmstats.exceptions.ModelComparisonError` that
 says which condition fails.  Used by :func:`fmstats.anova` (maxent family) and
 :meth:`fmstats.MultinomResults.anova`; ``add1``/``step`` check their ``data`` against the
-fit before mixing its deviance with refits on it (:mod:`fmstats.maxent_models._stepwise`).
+fit before mixing its deviance with refits on it (``fmstats/maxent_models/_stepwise.py``).
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 :class:`ScoreCurves` gives every results class with scores ``f_curve()``, ``roc_auc()``,
 ``plot_pr()`` and ``plot_roc()``.  It is a base of :class:`fmstats.results.ModelResults`
 (maxent, umaxent, fmaxent, wsvm, fsvm) and of
-:class:`fmstats.ThresholdedResults`.  The computations are the pure functions of
+:class:`fmstats.TuneThresholdResults`.  The computations are the pure functions of
 :mod:`fmstats.prcurve`; the figures are drawn by :mod:`fmstats.plotting`.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pandas as pd
 from .. import measures as _m
 from .. import prcurve as _pr
 from .._utils.boundary import public
-from .._utils.validation import describe, prior_weights
+from .._utils.validation import describe, interval_request, prior_weights
 from ..exceptions import DataError, InvalidArgumentError, ResponseError
 from ..formula import formula_names, split_formula
 from ._newdata import keeps_rows, predict_kept
@@ -43,7 +43,7 @@ class ScoreCurves:
 
     #: The protocol methods every results class exposes: a subclass's definitions of them are
     #: public entry points whose foreign exceptions leave as FmstatsErrors
-    #: (:func:`fmstats._utils.boundary.public`).
+    #: (``public``).
     BOUNDARY = ("predict", "confusion", "measure", "refit", "summary", "tidy", "conf_int",
                 "cov_params", "noisy_f", "resid", "influence", "to_statsmodels", "resample_f",
                 "plot_diagnostics", "f_curve", "roc_auc", "plot_pr", "plot_roc")
@@ -94,7 +94,7 @@ class ScoreCurves:
 
     def _class_rows(self, newdata=None, threshold=None):
         """(labels, 0/1 classes of the model's rule -- or of ``score >= threshold`` --, count
-        weights, row keys or None): the rows ``measure(ci=)`` and ``compare`` count, as
+        weights, row keys or None): the rows ``measure(ci=True)`` and ``compare`` count, as
         ``confusion(newdata)`` counts them."""
         y, s, w, keys = self._scored_rows(newdata, None)
         t, strict, _ = self._decision_rule() if threshold is None else (threshold, False, "")
@@ -138,7 +138,8 @@ class ScoreCurves:
     # ------------------------------------------------------------------ public
     @public
     def f_curve(self, newdata=None, weights=None, *, measure=None, beta=None,
-                alpha=None, band=None, level=0.95, B=None, random_state=None) -> pd.DataFrame:
+                alpha=None, band=False, band_method=None, level=0.95, B=None,
+                random_state=None) -> pd.DataFrame:
         """Precision, recall and F at every distinct score as the threshold.
 
         A row is classed positive when its score is at least ``threshold``.  Returns one
@@ -158,14 +159,23 @@ class ScoreCurves:
             The F-measure of column ``f`` (default: the model's).
         beta, alpha : float, optional
             The F-measure of column ``f`` given by its beta, or its weight on precision alpha.
-        band : {"bootstrap", "profile", "delta"}, optional
-            Add pointwise bands ``f_low``, ``f_high`` (see :meth:`f_band`).
+        band : bool, default False
+            Add pointwise bands ``f_low``, ``f_high`` (see :meth:`f_band`); ``band="profile"``,
+            the method given as ``band``, is the old spelling of ``band=True,
+            band_method="profile"`` (deprecated).
+        band_method : {"bootstrap", "profile", "delta"}, default "bootstrap"
+            The method of the band (with ``band=True``).
         level : float, default 0.95
             The pointwise level of the band.
         B : int, optional
             Bootstrap replicates of the band.
         random_state : int, SeedSequence or Generator, optional
             Seed of the bootstrap.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per distinct score, as described above.
 
         Examples
         --------
@@ -177,8 +187,12 @@ class ScoreCurves:
         >>> len(curve)  # one row per distinct fitted probability
         6
         """
-        if band is not None:
-            return self.f_band(newdata, weights, method=band, level=level, B=B,
+        from ..inference import BAND_METHODS
+
+        band, band_method = interval_request(band, band_method, BAND_METHODS,
+                                             default="bootstrap", call="f_curve", name="band")
+        if band:
+            return self.f_band(newdata, weights, method=band_method, level=level, B=B,
                                random_state=random_state, measure=measure, beta=beta,
                                alpha=alpha).table
         y, s, w = self._scored(newdata, weights)
@@ -234,6 +248,11 @@ class ScoreCurves:
         weights : str or array_like, optional
             For ``newdata``: a column name or array of case weights.
 
+        Returns
+        -------
+        float
+            The area under the ROC curve.
+
         Examples
         --------
         >>> import fmstats as fm
@@ -284,13 +303,13 @@ class ScoreCurves:
 
     @public
     def plot_pr(self, newdata=None, weights=None, *, ax=None, iso_f=(0.2, 0.4, 0.6, 0.8),
-                measure=None, beta=None, alpha=None, band=None, level=0.95, B=None,
-                random_state=None):
+                measure=None, beta=None, alpha=None, band=False, band_method=None, level=0.95,
+                B=None, random_state=None):
         """The precision-recall curve with iso-F lines of the model's measure.
 
         Marks the model's own decision rule and the F-optimal threshold (annotated with
-        its value).  ``band="bootstrap"`` shades the pointwise bootstrap interval of precision
-        at each threshold; ``band="profile"`` the profile-likelihood region of the curve
+        its value).  ``band=True`` shades the pointwise bootstrap interval of precision
+        at each threshold; ``band_method="profile"`` the profile-likelihood region of the curve
         (Urlus et al. 2023: where some threshold's confusion multinomial is consistent with
         the (recall, precision) point at ``level``, chi-square with 2 df).  Returns the
         figure.
@@ -312,14 +331,22 @@ class ScoreCurves:
             ``beta`` and ``alpha``.
         beta, alpha : float, optional
             That F-measure by its beta, or by its weight on precision alpha.
-        band : {"bootstrap", "profile"}, optional
-            An uncertainty band (see above).
+        band : bool, default False
+            An uncertainty band (see above); ``band="profile"``, the method given as ``band``,
+            is the old spelling of ``band=True, band_method="profile"`` (deprecated).
+        band_method : {"bootstrap", "profile"}, default "bootstrap"
+            The band's method (with ``band=True``).
         level : float, default 0.95
             Its level.
         B : int, optional
-            Bootstrap replicates of ``band="bootstrap"``.
+            Bootstrap replicates of the bootstrap band.
         random_state : int, SeedSequence or Generator, optional
             Seed of the bootstrap.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn on.
 
         Examples
         --------
@@ -327,9 +354,12 @@ class ScoreCurves:
         >>> fit = fm.maxent("survived ~ sex + C(pclass)", fm.datasets.load_titanic())
         >>> fig = fit.plot_pr()
         """
+        band, band_method = interval_request(band, band_method, ("bootstrap", "profile"),
+                                             default="bootstrap", call="plot_pr", name="band")
         fm = self._measure_arg(measure, beta, alpha)
         return self._plot("pr", newdata, weights, ax, fm, iso_f=iso_f,
-                          band=self._pr_band(newdata, weights, band, level, B, random_state,
+                          band=self._pr_band(newdata, weights, band_method if band else None,
+                                             level, B, random_state,
                                              measure=fm))
 
     @public
@@ -351,6 +381,11 @@ class ScoreCurves:
             model's own); give at most one of ``measure``, ``beta`` and ``alpha``.
         beta, alpha : float, optional
             That F-measure by its beta, or by its weight on precision alpha.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn on.
 
         Examples
         --------

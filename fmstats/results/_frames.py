@@ -1,7 +1,7 @@
 """The nodes of a results file that hold numpy, pandas and scipy data: how each is written,
 checked and rebuilt.
 
-Used by :mod:`fmstats.results._tree`, which walks the tree and calls these handlers.  Every
+Used by ``_tree.py``, which walks the tree and calls these handlers.  Every
 node is a JSON object whose ``"~"`` names its type; each type has its own handler, which
 checks the node's fields (exactly its keys, each of its JSON type) while the whole tree is
 audited, and rebuilds the object afterwards through the library's public constructors,
@@ -9,7 +9,7 @@ after checking what the constructor would trust:
 
 ==============  ======================================================================
 ``ndarray``     an array of the file (``"a"``: its number), dtype and shape from its
-                ``.npy`` header only (:mod:`fmstats.results._npy`)
+                ``.npy`` header only (``_npy.py``)
 ``npscalar``    a numpy scalar: a 0-d array of the file
 ``objarray``    an array of Python objects: its shape and its items as nodes (never bytes)
 ``categorical`` ``pd.Categorical.from_codes``: integer codes checked in

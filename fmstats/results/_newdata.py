@@ -165,6 +165,11 @@ def predict_kept(results, newdata, **kwargs):
         The rows to predict.
     **kwargs
         Further arguments of ``results.predict``.
+
+    Returns
+    -------
+    pandas.Series or pandas.DataFrame
+        The predictions of the rows that can be predicted.
     """
     if getattr(getattr(results, "predict", None), "__fmstats_newdata_rows__", False):
         kwargs.setdefault("na_action", "omit")

@@ -1,6 +1,6 @@
 """The arrays of a results file: ``.npy`` blobs written and read without pickle.
 
-Used by :mod:`fmstats.results._tree`.  Each array is one ``.npy`` file (numpy's format:
+Used by ``_tree.py``.  Each array is one ``.npy`` file (numpy's format:
 magic, version, a header giving ``descr``, ``fortran_order`` and ``shape``, the bytes).  An
 array is read only after its header passed every check, and none allocates more than the
 bytes it brings:

@@ -5,9 +5,10 @@ Used by (each inherits :class:`Persistable`):
 * ``results.ModelResults``: maxent, umaxent, fmaxent, wsvm, fsvm, costsens, calibrate,
   multinom and the Dask fits;
 * ``_tuned.Tuned``: cv_tune and tune_threshold; ``multiclass_decision``;
-* ``bootstrap.BootstrapResults``, ``validate.ValidateResults``, ``qresample.ResampledF``;
+* ``bootstrap.BootstrapResults``, ``validate.ValidateResults``, ``qresample.ResampleFResults``;
 * ``multilabel.models.MultilabelResults``: br and pcc;
-* ``extreme.probabilistic_label_tree.PLTResults``, ``extreme.thresholds.ThresholdFit`` (sto, fta,
+* ``extreme.probabilistic_label_tree.ProbabilisticLabelTreeResults``,
+  ``extreme.thresholds.ThresholdFit`` (sto, fta,
   ofo), ``extreme.spe.SPE`` and the randomized top-k rule.
 
 File format (:data:`FORMAT_VERSION` 3): four text lines, then the arrays::
@@ -21,7 +22,7 @@ File format (:data:`FORMAT_VERSION` 3): four text lines, then the arrays::
 Line 4 (at most :data:`MAX_HEADER_BYTES`, nested at most :data:`MAX_JSON_DEPTH` deep) is a
 JSON object: the public name of the results class, the versions that wrote the file, where
 each array lies in the array section, and ``state``, the results object as a tree of data
-(:mod:`fmstats.results._tree`).  There is no pickle in a format-3 file: ``load()`` checks the
+(``_tree.py``).  There is no pickle in a format-3 file: ``load()`` checks the
 first line, the format, the checksum, the header's size and depth, parses it, audits the
 whole tree (node types, registered public class names, every ``.npy`` header's dtype and
 shape against its bytes, every stored formula, subset, offset and contrast by its syntax
@@ -169,6 +170,11 @@ class Persistable:
         ----------
         path : str or path-like
             The file to write (replaced if it exists).
+
+        Returns
+        -------
+        None
+            The file is written at ``path``.
 
         Raises
         ------

@@ -9,7 +9,7 @@ Every fmstats model returns a results object that
   ``predict(newdata, type=...)``, ``confusion(newdata)``, ``measure(newdata)``;
 * draws its score curves (:class:`fmstats.results.ScoreCurves`): ``f_curve()``,
   ``plot_pr()``, ``plot_roc()``, ``roc_auc()``;
-* saves and loads itself (``save(path)``, ``Cls.load(path)``; :mod:`fmstats.results._persist`) and
+* saves and loads itself (``save(path)``, ``Cls.load(path)``; ``_persist.py``) and
   shows its summary in a notebook (``_repr_html_``).
 
 What is shared is implemented here once: the coefficient table (standard errors, Wald
@@ -32,7 +32,7 @@ from scipy import stats
 
 from ._persist import Persistable
 from .._utils.call import refit_changes
-from .._utils.validation import check_choice, check_level
+from .._utils.validation import check_choice, check_level, interval_request, renamed_arguments
 from ..exceptions import InvalidArgumentError
 from ..measures import as_fmeasure
 from ._curves import ScoreCurves
@@ -58,9 +58,22 @@ class ModelResults(Persistable, ScoreCurves, FitRows):
     # ------------------------------------------------------------------ coefficient table
     @property
     def params(self) -> pd.Series:  # pragma: no cover - abstract
+        """The coefficient estimates, indexed by term (a family implements it)."""
         raise NotImplementedError
 
     def cov_params(self, cov_type: str | None = None) -> pd.DataFrame:  # pragma: no cover
+        """The covariance of the coefficient estimates (a family implements it).
+
+        Parameters
+        ----------
+        cov_type : str, optional
+            The covariance estimator (default: the fit's).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The covariance matrix, rows and columns labelled by term.
+        """
         raise NotImplementedError
 
     def row_refits(self, data=None):
@@ -70,10 +83,10 @@ class ModelResults(Persistable, ScoreCurves, FitRows):
         A family whose refits are a core fit on its kept design returns an engine with
         ``n``, ``threshold``, ``fit(multiplicities, replicates=, k=, step_tol=)``,
         ``full_fit(multiplicities, y=)``, ``scores(design_coef, rows, type)`` and
-        ``influence()`` (:mod:`fmstats.maxent_models._refits`); the bootstrap, ``validate``
+        ``influence()`` (``fmstats/maxent_models/_refits.py``); the bootstrap, ``validate``
         and the tuners' resampling use it.  A model fitted out of core keeps no rows: its
         engine (``out_of_core = True``) runs on the row blocks of ``data`` and draws the
-        replicates' weights there (``fit_draws``, :mod:`fmstats.maxent_models._oocrefits`).
+        replicates' weights there (``fit_draws``, ``fmstats/maxent_models/_oocrefits.py``).
 
         Parameters
         ----------
@@ -173,6 +186,11 @@ class ModelResults(Persistable, ScoreCurves, FitRows):
             ``cov_params`` takes it.
         method : {"wald", "profile"}, default "wald"
             Wald or profile-likelihood intervals (see above).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per term, columns ``conf_low`` and ``conf_high``.
         """
         check_level(level)
         check_choice("method", method, ("wald", "profile"))
@@ -187,8 +205,9 @@ class ModelResults(Persistable, ScoreCurves, FitRows):
             f"`method`='profile' needs a likelihood fit; {type(self).__name__} has none. Use "
             "method='wald'.")
 
+    @renamed_arguments(conf_method="ci_method")
     def tidy(self, level: float = 0.95, cov_type: str | None = None,
-             conf_method: str = "wald", exponentiate: bool = False) -> pd.DataFrame:
+             ci_method: str = "wald", exponentiate: bool = False) -> pd.DataFrame:
         """The coefficient table as a tidy DataFrame (one row per term).
 
         Parameters
@@ -198,13 +217,20 @@ class ModelResults(Persistable, ScoreCurves, FitRows):
         cov_type : str, optional
             The covariance type (default: the one chosen at fit time), as
             ``cov_params`` takes it.
-        conf_method : {"wald", "profile"}, default "wald"
-            The intervals, as ``method`` of :meth:`conf_int`.
+        ci_method : {"wald", "profile"}, default "wald"
+            The intervals, as ``method`` of :meth:`conf_int` (``conf_method=`` is the old
+            spelling: deprecated).
         exponentiate : bool, default False
             Report exp(estimate) and exp() of the interval's bounds: odds ratios and their
             intervals for a logistic model, as ``broom::tidy(exponentiate = TRUE)``; the
             standard error, statistic and p-value stay on the log-odds scale, as broom's.
             Refused for models whose coefficients are not log-odds (the SVMs).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per term: term, estimate, std_error, statistic, p_value, conf_low,
+            conf_high.
         """
         if not isinstance(exponentiate, (bool, np.bool_)):
             raise InvalidArgumentError(f"`exponentiate` must be True or False; got "
@@ -215,7 +241,7 @@ class ModelResults(Persistable, ScoreCurves, FitRows):
                 "so exp() of them is no odds ratio.")
         se = self._se(cov_type)
         stat, p = self._stat_p(se, cov_type)
-        ci = self.conf_int(level, cov_type, method=conf_method)
+        ci = self.conf_int(level, cov_type, method=ci_method)
         est, lo, hi = (self.params.to_numpy(), ci["conf_low"].to_numpy(),
                        ci["conf_high"].to_numpy())
         if exponentiate:
@@ -259,6 +285,23 @@ class ModelResults(Persistable, ScoreCurves, FitRows):
         return self.call.refit(data, **{**refit_changes(self.call, weights), **changes})
 
     def predict(self, newdata=None, type: str = "response"):  # pragma: no cover - abstract
+        """Predictions for ``newdata`` (a family implements it).
+
+        Parameters
+        ----------
+        newdata : DataFrame, optional
+            The rows to predict (default: the training rows).
+        type : str, default 'response'
+            What to predict; the family documents its types.
+        na_action : {"pass", "omit", "exclude", "fail"}, optional
+            A row with a missing value in the model's columns: NaN in its place (default, R's
+            ``na.pass``), dropped or refused (:func:`fmstats.results.keeps_rows`).
+
+        Returns
+        -------
+        pandas.Series
+            One prediction per row of ``newdata``.
+        """
         raise NotImplementedError
 
     def confusion(self, newdata=None, **kwargs):  # pragma: no cover - abstract
@@ -274,6 +317,13 @@ class ModelResults(Persistable, ScoreCurves, FitRows):
         raise NotImplementedError
 
     def summary(self):  # pragma: no cover - abstract
+        """The printable summary (a family implements it).
+
+        Returns
+        -------
+        Summary
+            The summary; ``print`` it, or ``as_latex()``.
+        """
         raise NotImplementedError
 
     def resolve_measure(self, measure=None, beta=None, alpha=None):
@@ -285,15 +335,20 @@ class ModelResults(Persistable, ScoreCurves, FitRows):
             An F-measure.
         beta, alpha : float, optional
             The F-measure's beta, or its weight on precision alpha.
+
+        Returns
+        -------
+        FMeasure
+            The measure to use.
         """
         if measure is None and beta is None and alpha is None:
             return self.fmeasure
         return as_fmeasure(measure, beta=beta, alpha=alpha)
 
-    def measure(self, newdata=None, measure=None, *, beta=None, alpha=None, ci=None,
-                level=0.95, B=None, random_state=None, **kwargs):
+    def measure(self, newdata=None, measure=None, *, beta=None, alpha=None, ci=False,
+                ci_method=None, level=0.95, B=None, random_state=None, **kwargs):
         """F-measure of the class predictions on ``newdata`` (default: the training data),
-        under the fit's measure or the one given; with ``ci``, with its interval.
+        under the fit's measure or the one given; with ``ci=True``, with its interval.
 
         Parameters
         ----------
@@ -303,11 +358,15 @@ class ModelResults(Persistable, ScoreCurves, FitRows):
             The F-measure (default: the fit's own, unless ``beta`` or ``alpha`` is given).
         beta, alpha : float, optional
             The F-measure's beta, or its weight on precision alpha.
-        ci : {"delta", "bayes", "bootstrap"}, optional
-            Return a :class:`fmstats.inference.MeasureInterval` made by this method of
+        ci : bool, default False
+            Return a :class:`fmstats.inference.MeasureInterval` made by
             :func:`fmstats.f_interval` (rows counted as :meth:`confusion` counts them: count
             weights as frequency weights, probabilistic labels fractionally) instead of a
-            float.
+            float.  (``ci="delta"``, the method given as ``ci``, is the old spelling of
+            ``ci=True, ci_method="delta"``, deprecated).
+        ci_method : {"delta", "bayes", "bootstrap"}, default "delta"
+            The method of the interval (with ``ci=True``), as ``method`` of
+            :func:`fmstats.f_interval`.
         level : float, default 0.95
             The level of the interval (with ``ci``).
         B : int, optional
@@ -322,13 +381,16 @@ class ModelResults(Persistable, ScoreCurves, FitRows):
         float or MeasureInterval
             The F-measure, or with ``ci`` the interval object.
         """
-        fm = self.resolve_measure(measure, beta, alpha)
-        if ci is None:
-            return float(self.confusion(newdata, **kwargs).f(fm))
-        from ..inference import interval_of_rows
+        from ..inference import F_METHODS, interval_of_rows
 
+        ci, ci_method = interval_request(ci, ci_method, F_METHODS, default="delta",
+                                         call="measure")
+        fm = self.resolve_measure(measure, beta, alpha)
+        if not ci:
+            return float(self.confusion(newdata, **kwargs).f(fm))
         y, yhat, w, _ = self._class_rows(newdata, **kwargs)
-        return interval_of_rows(y, yhat, w, fm, ci, level, B, random_state, name="ci")
+        return interval_of_rows(y, yhat, w, fm, ci_method, level, B, random_state,
+                                name="ci_method")
 
     def _repr_html_(self) -> str:
         return self.summary()._repr_html_()

@@ -1,6 +1,6 @@
 """The classes and functions a results file may hold, by their public names.
 
-Used by :mod:`fmstats.results._tree` (the data-only results file, format 3).  A file names
+Used by ``_tree.py`` (the data-only results file, format 3).  A file names
 every fmstats object it holds by a public name of fmstats (``"fmstats.MaxentResults"``,
 ``"fmstats.glm.IrlsFit"``), never by the private module that defines it, so files stay
 readable when modules move.  A name is resolved only if it is on these lists, by importing
@@ -26,18 +26,18 @@ import importlib
 import types
 from typing import Any
 
-__all__ = ["CLASSES", "FUNCTIONS", "resolve", "name_of"]
+__all__ = ["CLASSES", "FUNCTIONS", "RENAMED", "resolve", "name_of"]
 
 #: Public names of the classes a results file may hold.
 CLASSES = (
     # results
     "fmstats.MaxentResults", "fmstats.FMaxentResults", "fmstats.WsvmResults",
-    "fmstats.FsvmResults", "fmstats.CostSensitiveResults", "fmstats.CvTuneResults",
-    "fmstats.ThresholdedResults", "fmstats.BootstrapResults", "fmstats.ValidateResults",
-    "fmstats.CalibratedResults", "fmstats.MultinomResults", "fmstats.MulticlassDecision",
-    "fmstats.maxent_models.ResampledF", "fmstats.multilabel.BRResults",
+    "fmstats.FsvmResults", "fmstats.CostsensResults", "fmstats.CvTuneResults",
+    "fmstats.TuneThresholdResults", "fmstats.BootstrapResults", "fmstats.ValidateResults",
+    "fmstats.CalibrateResults", "fmstats.MultinomResults", "fmstats.MulticlassDecisionResults",
+    "fmstats.maxent_models.ResampleFResults", "fmstats.multilabel.BRResults",
     "fmstats.multilabel.PCCResults", "fmstats.extreme.SPE", "fmstats.extreme.ThresholdFit",
-    "fmstats.extreme.PLTResults", "fmstats.extreme.RandomizedTopK",
+    "fmstats.extreme.ProbabilisticLabelTreeResults", "fmstats.extreme.RandomizedTopK",
     # what results hold
     "fmstats.results.ModelCall", "fmstats.results.RowArgument", "fmstats.results.Settings",
     "fmstats.FMeasure", "fmstats.Confusion", "fmstats.with_measure",
@@ -58,6 +58,13 @@ CLASSES = (
 RENAMED = {
     "fmstats.glm.irls.IrlsFit": "fmstats.glm.IrlsFit",
     "fmstats.glm.dask.DaskIrlsFit": "fmstats.glm.DaskIrlsFit",
+    # results classes named after the function that makes them
+    "fmstats.ThresholdedResults": "fmstats.TuneThresholdResults",
+    "fmstats.CalibratedResults": "fmstats.CalibrateResults",
+    "fmstats.CostSensitiveResults": "fmstats.CostsensResults",
+    "fmstats.MulticlassDecision": "fmstats.MulticlassDecisionResults",
+    "fmstats.maxent_models.ResampledF": "fmstats.maxent_models.ResampleFResults",
+    "fmstats.extreme.PLTResults": "fmstats.extreme.ProbabilisticLabelTreeResults",
 }
 
 #: Modules that became private, for the pickles of format 2 and older (``trusted=True``),

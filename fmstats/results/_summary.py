@@ -453,7 +453,13 @@ class Summary:
         return any(r[-1].strip() for r in rows)
 
     def coef_text(self) -> list[str]:
-        """The coefficient block as R prints it: heading, aligned table, legend, footnotes."""
+        """The coefficient block as R prints it: heading, aligned table, legend, footnotes.
+
+        Returns
+        -------
+        list of str
+            The lines.
+        """
         header, rows = self._coef_text_rows()
         out = ["Coefficients:" + (f" {self.coef_note}" if self.coef_note else "")]
         widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
@@ -534,7 +540,13 @@ class Summary:
 
     # ------------------------------------------------------------------ latex
     def as_latex(self) -> str:
-        """A LaTeX ``tabular`` of the coefficients followed by the sections as an itemize list."""
+        """A LaTeX ``tabular`` of the coefficients followed by the sections as an itemize list.
+
+        Returns
+        -------
+        str
+            The LaTeX source.
+        """
         def tex(s: str) -> str:
             for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"),
                          ("#", r"\#"), ("_", r"\_"), ("{", r"\{"), ("}", r"\}"),

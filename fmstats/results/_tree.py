@@ -1,7 +1,7 @@
 """A results object as a tree of data: written as JSON and ``.npy`` arrays, audited whole,
-then rebuilt.  The content of a results file of format 3 (:mod:`fmstats.results._persist`).
+then rebuilt.  The content of a results file of format 3 (``_persist.py``).
 
-Used by :mod:`fmstats.results._persist`.  This is skops.io's approach: every node of the tree
+Used by ``_persist.py``.  This is skops.io's approach: every node of the tree
 has a type and every type its own writer, checker and loader; nothing in the file is code.
 
 **Nodes.**  JSON's ``null``, booleans, numbers, texts and lists are themselves.  Everything
@@ -11,10 +11,10 @@ else is a JSON object whose ``"~"`` names its type:
   values, so keys may be numbers or tuples), ``complex`` (``"v"``: real and imaginary part),
   ``slice`` (``"v"``: start, stop, step);
 * ``obj`` -- an fmstats object: ``"cls"``, the public name of its class
-  (:mod:`fmstats.results._registry`), and ``"state"``, its state (a dict, for most: the
+  (``_registry.py``), and ``"state"``, its state (a dict, for most: the
   instance's fields; a named tuple's fields, rebuilt by its constructor); ``fn`` --
   ``"name"``, the public name of a model function;
-* numpy, pandas and scipy data (:mod:`fmstats.results._frames`): arrays, numpy scalars,
+* numpy, pandas and scipy data (``_frames.py``): arrays, numpy scalars,
   categoricals, nullable and text arrays, indexes, series, frames, sparse matrices, seed
   sequences.
 

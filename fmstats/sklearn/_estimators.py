@@ -246,13 +246,35 @@ class FmstatsClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ predict
     def decision_function(self, X) -> np.ndarray:
         """``x'coef_ + intercept_`` for each row: the log-odds of ``classes_[1]`` (maxent
-        models) or the SVM's decision value (positive class where > 0)."""
+        models) or the SVM's decision value (positive class where > 0).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (n,).
+        """
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
         return X @ self.coef_[0] + self.intercept_[0]
 
     def predict(self, X) -> np.ndarray:
-        """The predicted class of each row (an element of ``classes_``)."""
+        """The predicted class of each row (an element of ``classes_``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (n,).
+        """
         positive = self._positive(self.decision_function(X))
         return self.classes_[positive.astype(np.int64)]
 
@@ -294,12 +316,34 @@ class _ProbabilisticMixin:
     """``predict_proba`` of the maxent models: p = expit(log-odds), class 1 at p >= threshold."""
 
     def predict_proba(self, X) -> np.ndarray:
-        """Probabilities of ``classes_[0]`` and ``classes_[1]`` (columns), per row."""
+        """Probabilities of ``classes_[0]`` and ``classes_[1]`` (columns), per row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (n, 2).
+        """
         eta = self.decision_function(X)
         return np.column_stack([expit(-eta), expit(eta)])
 
     def predict_log_proba(self, X) -> np.ndarray:
-        """Logarithms of :meth:`predict_proba`, computed without underflow."""
+        """Logarithms of :meth:`predict_proba`, computed without underflow.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (n, 2).
+        """
         eta = self.decision_function(X)
         return np.column_stack([log_expit(-eta), log_expit(eta)])
 

@@ -9,6 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._utils.validation import check_scalar
 from ..calibration import calibrate
+from ..formula import split_formula
 from ..maxent_models import maxent
 from ..multiclass import multinom
 from ._estimators import INTERCEPT_NAMES, FmstatsClassifier, term_names
@@ -157,6 +158,11 @@ class MultinomClassifier(FmstatsClassifier):
         ----------
         X : array-like of shape (n_samples, n_features)
             The rows.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (n, K - 1), or (n,) with two classes.
         """
         eta = self._eta(X)
         return eta[:, 1] if eta.shape[1] == 2 else eta
@@ -168,6 +174,11 @@ class MultinomClassifier(FmstatsClassifier):
         ----------
         X : array-like of shape (n_samples, n_features)
             The rows.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (n, K).
         """
         eta = self._eta(X)
         eta = eta - eta.max(axis=1, keepdims=True)
@@ -181,6 +192,11 @@ class MultinomClassifier(FmstatsClassifier):
         ----------
         X : array-like of shape (n_samples, n_features)
             The rows.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (n,).
         """
         codes = np.argmax(self._eta(X), axis=1)
         return self.classes_[codes]
@@ -213,7 +229,7 @@ class CalibratedMaxentClassifier(FmstatsClassifier):
     ----------
     classes_ : ndarray of shape (2,)
     n_features_in_ : int
-    result_ : fmstats.CalibratedResults
+    result_ : fmstats.CalibrateResults
         The calibrated model (``calibration_summary()``, ``plot_calibration()``, ...).
 
     Examples
@@ -273,7 +289,7 @@ class CalibratedMaxentClassifier(FmstatsClassifier):
         base = maxent(formula, frame, w, penalty=penalty)
         # fewer folds than cv when the rarer class has fewer rows (scikit-learn's checks fit
         # tiny data sets); never fewer than 2
-        labels = frame[formula.split("~", 1)[0].strip()].to_numpy()
+        labels = frame[split_formula(formula)[0]].to_numpy()
         folds = min(int(cv), int(np.bincount(labels).min()))
         return calibrate(base, frame, method=method, cv=max(folds, 2), threshold=threshold,
                          random_state=random_state)
@@ -298,6 +314,11 @@ class CalibratedMaxentClassifier(FmstatsClassifier):
         ----------
         X : array-like of shape (n_samples, n_features)
             The rows.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (n, 2).
         """
         frame = self._frame(X)
         p = self.result_.predict(frame).to_numpy()
@@ -310,6 +331,11 @@ class CalibratedMaxentClassifier(FmstatsClassifier):
         ----------
         X : array-like of shape (n_samples, n_features)
             The rows.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (n,).
         """
         frame = self._frame(X)
         return self.result_.predict(frame, type="link").to_numpy()
@@ -321,6 +347,11 @@ class CalibratedMaxentClassifier(FmstatsClassifier):
         ----------
         X : array-like of shape (n_samples, n_features)
             The rows.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (n,).
         """
         positive = self.predict_proba(X)[:, 1] >= self.threshold
         return self.classes_[positive.astype(np.int64)]

@@ -1,6 +1,6 @@
 """What the SVM results share: the hyperplane x'w + b = 0, its coefficient table, predictions,
-confusion counts and the summary layout (used by :mod:`fmstats.svm._wsvm` and
-:mod:`fmstats.svm._fsvm`), and the settings of an SVM fit.
+confusion counts and the summary layout (used by ``_wsvm.py`` and
+``_fsvm.py``), and the settings of an SVM fit.
 """
 from __future__ import annotations
 
@@ -73,6 +73,18 @@ class SvmResults(ModelResults):
         return pd.Series(vals, index=pd.Index(self.term_names, name="term"), name="estimate")
 
     def cov_params(self, cov_type=None):
+        """Refused: an SVM has no model-based covariance of its coefficients.
+
+        Parameters
+        ----------
+        cov_type : str, optional
+            Ignored.
+
+        Raises
+        ------
+        InvalidArgumentError
+            Always; use the bootstrap for the coefficients' variability.
+        """
         raise InvalidArgumentError(
             "an SVM has no model-based covariance of its coefficients; use the bootstrap for "
             "their variability.")
@@ -89,6 +101,11 @@ class SvmResults(ModelResults):
             Unused (no covariance): the protocol's signature.
         exponentiate : bool, default False
             Refused: an SVM's coefficients are not log-odds.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per term: term, estimate.
         """
         if exponentiate:
             raise InvalidArgumentError(
@@ -99,6 +116,7 @@ class SvmResults(ModelResults):
 
     @property
     def nobs(self) -> int:
+        """The number of training rows."""
         return int(self.X.shape[0])
 
     @property
@@ -152,6 +170,12 @@ class SvmResults(ModelResults):
         na_action : {"pass", "omit", "exclude", "fail"}, optional
             A row with a missing value in the model's columns: NaN in its place (default, R's
             ``na.pass``), dropped or refused (:func:`fmstats.results.keeps_rows`).
+
+        Returns
+        -------
+        pandas.Series
+            One value per row of ``newdata``: the class (``name='class'``) or the decision
+            value (``name='decision'``).
         """
         check_choice("type", type, _PREDICT_TYPES)
         check_choice("missing", missing, ("drop", "raise"))
@@ -162,7 +186,18 @@ class SvmResults(ModelResults):
         return pd.Series((f > 0).astype(np.int64), index=index, name="class")
 
     def confusion(self, newdata: pd.DataFrame | None = None) -> _m.Confusion:
-        """Confusion counts of the predicted classes (training rows weighted by the prior weights)."""
+        """Confusion counts of the predicted classes (training rows weighted by the prior weights).
+
+        Parameters
+        ----------
+        newdata : DataFrame, optional
+            Rows with the response (default: the training rows).
+
+        Returns
+        -------
+        Confusion
+            The weighted counts tp, fp, fn, tn.
+        """
         if newdata is None:
             y, X, w = self.y, self.X, self.prior_weights
         else:
@@ -175,6 +210,7 @@ class SvmResults(ModelResults):
 
     @property
     def training_f(self) -> float:
+        """The F-measure of the fit's classes on its training rows."""
         return self.measure()
 
     # ------------------------------------------------------------------ reporting

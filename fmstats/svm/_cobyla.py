@@ -60,7 +60,7 @@ def nlopt_version() -> str:
 
 
 #: Above this many rows the reduced objective is evaluated in single precision (see
-#: :meth:`SvmObjective.reduced`): 1.5 ms instead of 3.5 ms per evaluation at m = 1e5, n = 10.
+#: :meth:`SvmObjective.reduced`), about twice as fast (``benchmarks/README.md``).
 SINGLE_PRECISION_ROWS = 20_000
 
 
@@ -174,10 +174,12 @@ class SvmObjective:
 
     @property
     def n(self) -> int:
+        """The number of coefficients (columns of the design)."""
         return self.X.shape[1]
 
     @property
     def m_pos(self) -> float:
+        """The weighted number of positive rows."""
         return float(self._cp.sum())
 
     def value(self, w: np.ndarray, xi: np.ndarray) -> float:
@@ -259,7 +261,7 @@ class SvmObjective:
         rows = np.flatnonzero(xi > 0)
         if Zb.dtype == np.float32:
             # single precision (relative error ~1e-7, far below the optimiser's ftol_rel):
-            # the product and tanh are 2x and 5x faster; the sums stay in double precision
+            # the product and tanh are faster; the sums stay in double precision
             s = np.tanh(np.take(xi, rows) * np.float32(0.5 * self.a)).astype(float)
         else:
             s = step_approx(np.take(xi, rows), self.a)

@@ -1,6 +1,6 @@
 """The data of an SVM fit: the checked model frame, design without intercept, labels, weights.
 
-Shared by :mod:`fmstats.svm._wsvm`, :mod:`fmstats.svm._fsvm` and :mod:`fmstats.svm._tuning`
+Shared by ``_wsvm.py``, ``_fsvm.py`` and ``_tuning.py``
 (which builds a fold's arrays once for many grid points).
 """
 from __future__ import annotations

@@ -33,7 +33,7 @@ __all__ = ["fsvm", "FsvmResults", "DEFAULT_REDUCED_ALGORITHMS", "DEFAULT_A", "TH
 #: NLopt algorithms alternated by the reduced method's restarts (chosen by benchmark).
 DEFAULT_REDUCED_ALGORITHMS = ("NELDERMEAD", "COBYLA")
 #: Default slope a of the reduced method, chosen by held-out F
-#: (benchmarks/bench_fsvm_chapter8.py, part 2).
+#: (benchmarks/fidelity/bench_fsvm_chapter8.py, part 2).
 DEFAULT_A = 5.0
 #: The thesis's slope a (section 8.2), the default of ``method="primal"``.
 THESIS_A = 1.0
@@ -142,6 +142,13 @@ class FsvmResults(SvmResults):
         return finish_figure(fig)
 
     def summary(self) -> Summary:
+        """The objective, NLopt's report and the coefficient table.
+
+        Returns
+        -------
+        Summary
+            The printable summary.
+        """
         s, r = self.settings, self.nlopt_run
         if s["objective"] == "fmeasure":
             obj = (f"1/2 w'w + C (alpha S- + (1-alpha) S+) / (m+ - S+), C = {self.C:.6g}, "
@@ -299,7 +306,7 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
     COBYLA early (``method="primal"``, 500 evaluations of 400+ variables hardly leave the
     weighted-SVM start); a solver that minimises well finds the collapse.  Two defaults,
     chosen by held-out F on fresh draws of the chapter-8 data (2000-row test sets;
-    ``benchmarks/bench_fsvm_chapter8.py``), keep the default method a good classifier:
+    ``benchmarks/fidelity/bench_fsvm_chapter8.py``), keep the default method a good classifier:
 
     * ``a = 5`` for the reduced method (``bench_fsvm_chapter8.py --single``: mean test F
       0.751 over 4 designs x 3 draws x 5 alphas, no fit without a predicted positive; the
@@ -334,8 +341,8 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
         the reduced method (see above) and the thesis's 1 for the primal one.
     method : {"reduced", "primal"}, default "reduced"
         ``"reduced"`` (default; over (w, b) with xi = max(0, 1 - y(x'w + b))
-        substituted -- the same minima, n + 1 variables; 0.02 s at m = 400 and about 1 s
-        at m = 1e5 in ``benchmarks/bench_fsvm.py``) or ``"primal"``: the thesis's method
+        substituted -- the same minima, n + 1 variables; timed in
+        ``benchmarks/speed/bench_fsvm.py``) or ``"primal"``: the thesis's method
         exactly -- its formulation over (w, b, xi) with the m margin constraints (one
         vector-valued NLopt constraint), COBYLA from the weighted SVM with
         (C+, C-) = (m-, m+)/10, the box bounds of its R code, ftol_rel 1e-4, maxeval 500,
@@ -343,7 +350,7 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
         COBYLA's work per evaluation grows as constraints x variables^2, so the 500
         evaluations end far from the minimum (near the start), which is where the thesis's
         results come from.  It takes minutes at m = 400 (about as long as R's nloptr on
-        the same problem; ``benchmarks/bench_fsvm.py`` prints the ratio): use it to
+        the same problem; ``benchmarks/speed/bench_fsvm.py`` prints the ratio): use it to
         reproduce the thesis, not to classify.
     objective : {"fmeasure", "count"}, default "fmeasure"
         The F-measure objective (3.6) or the counting objective (3.4).
@@ -355,7 +362,7 @@ def fsvm(formula: str, data: pd.DataFrame, weights=None, *, alpha=None, beta=Non
         its largest coefficient (at least 1), ~1e-9 relative: COBYLA follows the
         objective's values bit for bit, and a start that differs in the last bits between
         BLAS kernels would end at another point.  With the objective evaluated without
-        BLAS (:func:`fmstats.svm._cobyla.fixed_order_matvec`) the same data give the same
+        BLAS (``fixed_order_matvec``) the same data give the same
         fit on every machine.
     start_C : tuple of float, optional
         The costs (C_pos, C_neg) of the weighted SVM that is the default start (default

@@ -20,8 +20,8 @@ its optimal interval is taken (as LIBSVM does).
 
 :func:`wsvm_grid` solves the QPs of many cost pairs on the same rows at once (a CV
 grid): the interior-point iterations run side by side on (G, m) arrays with one
-batched (n+1) x (n+1) solve per step.  Measured on the thesis's 210-point grid
-(m = 200, n = 2) it is ~5x faster than 210 lone fits, while warm-starting each fit
+batched (n+1) x (n+1) solve per step.  On the thesis's 210-point grid it is several
+times faster than lone fits (``benchmarks/README.md``), while warm-starting each fit
 from its grid neighbour -- following the piecewise-linear solution path in the costs
 with one active-set KKT solve per breakpoint -- was *slower* than a cold start (about
 30 breakpoints between neighbouring points of the grid's sqrt(2) steps), so there is
@@ -474,7 +474,7 @@ def wsvm_grid(X, y, costs, sample_weight=None, *, tol: float = 1e-10, max_iter: 
     polished as in :func:`wsvm_fit`: the same answers as G separate calls (to rounding
     in the sums), at a fraction of the cost for small m (a CV grid of the thesis).
     ``batch`` problems at most are iterated together (larger batches leave the CPU
-    caches: measured fastest at ~100 problems of 200 rows).
+    caches; ``benchmarks/README.md``).
     """
     X, ypm, sample_weight = _check_inputs(X, y, sample_weight)
     costs = np.asarray(costs, dtype=float)

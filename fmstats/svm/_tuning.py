@@ -13,7 +13,7 @@ on the same folds, the fits run in parallel through joblib with a tqdm progress 
 and the folds are drawn from ``random_state``.  ``tune_wsvm`` fits its grid in
 batches (cv_tune's ``cv_counts`` hook): each joblib task builds one fold's design
 once and solves a whole chunk of grid points' QPs side by side
-(:func:`fmstats.svm._qp.wsvm_grid`), with the answers of one ``wsvm`` fit per point.  Default
+(``wsvm_grid``), with the answers of one ``wsvm`` fit per point.  Default
 ``cv=2`` as in the thesis; any number of folds, a splitter or explicit
 (train, test) pairs work.
 """
@@ -46,7 +46,7 @@ THESIS_C_VALUES = tuple(float(2.0 ** (-4 + k / 2)) for k in range(1, 21))
 THESIS_A_GRID = (0.1, 1.0, 5.0, 10.0, 30.0)
 #: The default grid of a of tune_fsvm and chapter8: the thesis's without a = 1, where the
 #: objective's degenerate minimum (the all-negative classifier) is within reach yet the
-#: 2-fold CV often prefers it; chosen by held-out F (benchmarks/bench_fsvm_chapter8.py).
+#: 2-fold CV often prefers it; chosen by held-out F (benchmarks/fidelity/bench_fsvm_chapter8.py).
 DEFAULT_A_GRID = (0.1, 5.0, 10.0, 30.0)
 @public
 def thesis_grid(y=None, n_values: int = 20) -> list[dict]:
@@ -174,7 +174,7 @@ WSVM_CHUNK = 512
 def _fold_design(formula, design, train, test, fit_args) -> tuple:
     """The arrays a fold's fits need, taken once per fold as ``wsvm`` and its
     ``confusion`` would take them on every fit (same checks, errors and warnings), from
-    the rows of the design built once (:mod:`fmstats.formula._reuse`)."""
+    the rows of the design built once (``fmstats/formula/_reuse.py``)."""
     check_scalar("tol", fit_args.get("tol", 1e-10), low=0, low_open=True)
     sd = _svm_rows(formula, design.subset(train), fit_args)
     held = design.subset(test, reset_index=True)
@@ -193,7 +193,7 @@ def _fold_design(formula, design, train, test, fit_args) -> tuple:
 
 def _grid_counts(design, costs, tol) -> list:
     """One fold's weighted SVMs at the (C_pos, C_neg) rows of ``costs`` (one batched QP,
-    :func:`~fmstats.svm._qp.wsvm_grid`) and their held-out confusion counts."""
+    ``wsvm_grid``) and their held-out confusion counts."""
     X, ypm, weights, X_test, y_test, w_test = design
     fits = wsvm_grid(X, ypm, costs, sample_weight=weights, tol=tol)
     W = np.stack([f.w for f in fits])
@@ -370,7 +370,7 @@ def tune_fsvm(formula: str, data: pd.DataFrame, *, alpha=None, beta=None, measur
         sets, alpha 0.3/0.5/0.7, 3 fold seeds, 3 data draws) this grid with fsvm's
         default degeneracy check gave a mean test F 0.03-0.07 above the F-tuned weighted
         SVM and no case more than 0.09 below; the thesis's grid gave -0.05 to +0.02 on
-        average with cases 0.6-0.76 below (benchmarks/bench_fsvm_chapter8.py).
+        average with cases 0.6-0.76 below (benchmarks/fidelity/bench_fsvm_chapter8.py).
     C : float, optional
         Weight of the F term, computed once on ``data`` (see above; default m+).
     start_C : tuple of float, optional

@@ -54,10 +54,12 @@ class WsvmResults(SvmResults):
 
     @property
     def converged(self) -> bool:
+        """Whether the QP solver converged."""
         return self.core_fit.converged
 
     @property
     def objective(self) -> float:
+        """The QP's objective at the solution."""
         return self.core_fit.objective
 
     @cached_property
@@ -86,6 +88,13 @@ class WsvmResults(SvmResults):
                 "free": int(free.sum()), "at_bound": int((sv & ~free).sum())}
 
     def summary(self) -> Summary:
+        """The kernel, the class costs, the solver's report and the coefficient table.
+
+        Returns
+        -------
+        Summary
+            The printable summary.
+        """
         f = self.core_fit
         ns = self.n_support
         fit_lines = [
