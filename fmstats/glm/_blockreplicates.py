@@ -34,7 +34,7 @@ import numpy as np
 from scipy.special import expit
 
 from .._utils.rowrng import poisson_counts, row_folds
-from ._kstep import column_products
+from ._kstep import column_products, take_steps
 from ._fweights import f_of_counts, noisy_f_weights, smooth_g1, smooth_g2, weight_scale
 
 __all__ = ["RowDraws", "PassFit", "OuterPassFit", "newton_passes", "outer_passes",
@@ -258,15 +258,7 @@ def newton_passes(sums: Callable, draws: RowDraws, start, penalty, *, k: int,
         if margins:
             margin[active] = -v[-a:]
         delta, se, ok = _solve(H, S)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            size = np.max(np.abs(delta) / np.where(se > 0, se, np.inf), axis=1)
-        ok &= np.isfinite(size) & np.all(np.isfinite(delta), axis=1)
-        theta[active[ok]] += delta[ok]
-        se_out[active] = se
-        steps[active] += 1
-        done = ok & (size < step_tol)
-        converged[active[done]] = True
-        active = active[ok & ~done]
+        active = take_steps(theta, delta, se, ok, active, se_out, steps, converged, step_tol)
     return PassFit(coef=theta, converged=converged, steps=steps, se=se_out, margin=margin,
                    passes=passes)
 

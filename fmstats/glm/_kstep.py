@@ -185,6 +185,23 @@ def _inverse(H: np.ndarray):
     return inv, ok
 
 
+def take_steps(theta, delta, se, ok, active, se_out, steps, converged, step_tol) -> np.ndarray:
+    """The stopping rule of every k-step replicate, in memory and on row blocks: the finite
+    Newton steps ``delta`` of the ``active`` replicates are taken (``theta``, ``se_out``,
+    ``steps`` and ``converged`` updated in place); a replicate whose step moved every
+    coefficient by less than ``step_tol`` of its standard error ``se`` has converged.
+    Returns the replicates still active."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        size = np.max(np.abs(delta) / np.where(se > 0, se, np.inf), axis=1)
+    ok = ok & np.isfinite(size) & np.all(np.isfinite(delta), axis=1)
+    theta[active[ok]] += delta[ok]
+    se_out[active] = se
+    steps[active] += 1
+    done = ok & (size < step_tol)
+    converged[active[done]] = True
+    return active[ok & ~done]
+
+
 def _probabilities(E: np.ndarray) -> np.ndarray:
     """expit(E) in place, clipped to [eps, 1 - eps] (R's ``binomial()$linkinv``)."""
     expit(E, out=E)
@@ -261,15 +278,7 @@ def newton_block(X: np.ndarray, y: np.ndarray, W: np.ndarray, start: np.ndarray,
         Hinv, ok = _inverse(H)
         delta = np.einsum("bij,jb->bi", Hinv, S)
         se = np.sqrt(np.clip(np.einsum("bii->bi", Hinv), 0.0, None))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            size = np.max(np.abs(delta) / np.where(se > 0, se, np.inf), axis=1)
-        ok &= np.isfinite(size) & np.all(np.isfinite(delta), axis=1)
-        theta[active[ok]] += delta[ok]
-        se_out[active] = se
-        steps[active] += 1
-        done = ok & (size < step_tol)
-        converged[active[done]] = True
-        active = active[ok & ~done]
+        active = take_steps(theta, delta, se, ok, active, se_out, steps, converged, step_tol)
     return BlockFit(coef=theta, converged=converged, steps=steps, se=se_out,
                     margin=margin)
 
