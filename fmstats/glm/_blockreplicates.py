@@ -34,7 +34,7 @@ import numpy as np
 from scipy.special import expit
 
 from .._utils.rowrng import poisson_counts, row_folds
-from ._kstep import column_products, take_steps
+from ._kstep import column_products, step_state, take_steps
 from ._fweights import f_of_counts, noisy_f_weights, smooth_g1, smooth_g2, weight_scale
 
 __all__ = ["RowDraws", "PassFit", "OuterPassFit", "newton_passes", "outer_passes",
@@ -232,15 +232,8 @@ def newton_passes(sums: Callable, draws: RowDraws, start, penalty, *, k: int,
     ``start`` (p,) or (m, p); ``penalty`` (p,) or (m, p); ``weights``: the F-weights'
     settings (fmaxent's weighted fits, :func:`_fweights`), with per-replicate arrays.
     """
-    m = draws.m
-    p = np.shape(start)[-1]
-    theta = np.array(np.broadcast_to(start, (m, p)), dtype=float)
-    pen = np.broadcast_to(np.asarray(penalty, dtype=float), (m, p))
-    converged = np.zeros(m, dtype=bool)
-    steps = np.zeros(m, dtype=np.int64)
-    se_out = np.full((m, p), np.nan)
-    margin = np.full(m, np.nan)
-    active = np.arange(m)
+    m, p = draws.m, np.shape(start)[-1]
+    theta, pen, converged, steps, se_out, margin, active = step_state(start, penalty, m, p)
     passes = 0
     for _ in range(int(k)):
         if active.size == 0:

@@ -185,6 +185,16 @@ def _inverse(H: np.ndarray):
     return inv, ok
 
 
+def step_state(start, penalty, m: int, p: int) -> tuple:
+    """The state :func:`take_steps` updates, for ``m`` replicates of ``p`` coefficients, in
+    memory and on row blocks: (theta from ``start``, the penalty per replicate, converged,
+    steps taken, standard errors, margins, the active replicates)."""
+    theta = np.array(np.broadcast_to(start, (m, p)), dtype=float)
+    pen = np.broadcast_to(np.asarray(penalty, dtype=float), (m, p))
+    return (theta, pen, np.zeros(m, dtype=bool), np.zeros(m, dtype=np.int64),
+            np.full((m, p), np.nan), np.full(m, np.nan), np.arange(m))
+
+
 def take_steps(theta, delta, se, ok, active, se_out, steps, converged, step_tol) -> np.ndarray:
     """The stopping rule of every k-step replicate, in memory and on row blocks: the finite
     Newton steps ``delta`` of the ``active`` replicates are taken (``theta``, ``se_out``,
@@ -250,13 +260,7 @@ def newton_block(X: np.ndarray, y: np.ndarray, W: np.ndarray, start: np.ndarray,
     """
     n, p = X.shape
     m = W.shape[1]
-    theta = np.array(np.broadcast_to(start, (m, p)), dtype=float)
-    pen = np.broadcast_to(np.asarray(penalty, dtype=float), (m, p))
-    converged = np.zeros(m, dtype=bool)
-    steps = np.zeros(m, dtype=np.int64)
-    se_out = np.full((m, p), np.nan)
-    margin = np.full(m, np.nan)
-    active = np.arange(m)
+    theta, pen, converged, steps, se_out, margin, active = step_state(start, penalty, m, p)
     for _ in range(int(k)):
         if active.size == 0:
             break
