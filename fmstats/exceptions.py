@@ -38,6 +38,7 @@ __all__ = [
     "IneffectiveParameterWarning",
     "ConstraintWarning",
     "InappropriateTestWarning",
+    "PartitionMemoryWarning",
     "FmstatsDeprecationWarning",
     "brief_warnings",
 ]
@@ -115,6 +116,12 @@ class CollinearityWarning(FmstatsWarning):
 
 class DataWarning(FmstatsWarning):
     """Something about the data deserves attention but does not stop the fit."""
+
+
+class PartitionMemoryWarning(DataWarning):
+    """A partition of a Dask DataFrame is large for the workers' memory limit: a task that
+    builds its design and sums over it may run a worker out of memory (read the files in
+    smaller partitions)."""
 
 
 class ResultsFileWarning(FmstatsWarning):

@@ -309,6 +309,70 @@ def test_tune_threshold_out_of_core_equals_in_memory_on_the_same_folds(model, kw
     assert conf.tp == pytest.approx(tm.confusion(d).tp, rel=1e-12)
 
 
+def _workflow(df):
+    ddf = dd.from_pandas(df, npartitions=2)
+    fit = fm.maxent(FORMULA, ddf, weights="w")
+    ffit = fm.fmaxent(FORMULA, ddf, beta=2, cov_type="reweighted")
+    boot = fm.bootstrap(fit, B=10, data=ddf, random_state=3, mc_tol=None, ci=False)
+    tuned = fm.tune_threshold(fit, ddf, cv=3, random_state=4)
+    return fit, ffit, boot, tuned
+
+
+def test_sums_over_chunks_of_a_block_equal_the_block_sums(df, monkeypatch):
+    """A pass sums each block in chunks of its rows (bounded temporaries per task): chunks of
+    400 rows give the block sums (to rounding), for the fit, the reweighted covariance, the
+    Poisson replicates and the tuned threshold."""
+    from fmstats.glm import _dask as glm_dask
+
+    whole = _workflow(df)
+    calls = []
+    real = glm_dask._chunked_sums
+    monkeypatch.setattr(glm_dask, "CHUNK_BYTES", 1)
+    monkeypatch.setattr(glm_dask, "CHUNK_MIN_ROWS", 400)
+    monkeypatch.setattr(glm_dask, "_chunked_sums",
+                        lambda fn, n_max, *b, **k: calls.append(fn.__name__) or real(fn, n_max,
+                                                                                    *b, **k))
+    chunked = _workflow(df)
+    assert {"_eval_block", "_stats_block", "_check_block"} <= set(calls)
+    assert glm_dask.chunk_rows([np.zeros((1500, 6))]) == 400
+    (a, fa, ba, ta), (b, fb, bb, tb) = whole, chunked
+    np.testing.assert_allclose(b.params, a.params, rtol=1e-10)
+    np.testing.assert_allclose(b.bse, a.bse, rtol=1e-10)
+    np.testing.assert_allclose(fb.bse, fa.bse, rtol=1e-8)
+    np.testing.assert_allclose(bb.replicates, ba.replicates, rtol=1e-8)
+    assert tb.threshold == pytest.approx(ta.threshold, rel=1e-9)
+    assert tb.best_score == pytest.approx(ta.best_score, rel=1e-12)
+
+
+def test_partition_memory_rule():
+    """A task's memory: the partition, its design (and y, trials, weights) and four chunks'
+    temporaries (a chunk: the design up to CHUNK_BYTES); the warning comes above a quarter of
+    a worker's limit."""
+    from fmstats.glm import _dask as glm_dask
+
+    rows, nbytes, p = 684_000, 64 * 2**20, 15
+    need = nbytes + 8 * rows * (p + 3) + 4 * min(8 * rows * (p + 3), glm_dask.CHUNK_BYTES)
+    assert glm_dask.partition_memory_advice(rows, nbytes, p, limit=4 * need * 1.001) is None
+    text = glm_dask.partition_memory_advice(rows, nbytes, p, limit=4 * need * 0.999)
+    assert f"about {need / 2**20:.3g} MiB" in text and "684,000 rows" in text
+    assert "split_row_groups=True" in text
+    assert glm_dask.partition_memory_advice(rows, nbytes, p, limit=float("inf")) is None
+
+
+def test_large_partitions_for_the_workers_warn(df, monkeypatch):
+    from fmstats.exceptions import PartitionMemoryWarning
+    from fmstats.glm import _dask as glm_dask
+
+    ddf = dd.from_pandas(df, npartitions=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PartitionMemoryWarning)
+        quiet = fm.maxent(FORMULA, ddf)                 # no cluster: no limit, no warning
+    monkeypatch.setattr(glm_dask, "worker_memory_limit", lambda: 2.0 ** 20)
+    with pytest.warns(PartitionMemoryWarning, match=r"1,000 rows .* limit \(1 MiB\)"):
+        loud = fm.maxent(FORMULA, ddf)
+    np.testing.assert_allclose(loud.params, quiet.params, rtol=1e-14)
+
+
 # ----------------------------------------------------------------------------- bad input
 
 def test_resampling_needs_the_dask_data(df):

@@ -64,6 +64,8 @@ class DaskModelFrame:
     n_dropped: int
     npartitions: int
     direct: tuple | None = None    # the design filled from the columns (None: by the engine)
+    #: (rows, bytes in memory) of the largest partition (by bytes)
+    largest_partition: tuple = (0, 0)
     index = None  # rows stay in the partitions
 
 
@@ -132,9 +134,10 @@ def _scan_partition(part: pd.DataFrame, i: int, used, variables, factors, catego
     """Per-partition facts for :func:`dask_model_frame`: counts, levels, response range."""
     if meta is not None:
         check_partition(part, meta, used + ([weights] if weights is not None else []), i)
+    nbytes = int(part.memory_usage(deep=True).sum())
     part = _partition_numbers(part, objects)
     bad = _nonfinite_mask(part[used])
-    out = {"n": len(part), "missing": {c: int(_nonfinite_mask(part[[c]]).sum()) for c in used}
+    out = {"n": len(part), "nbytes": nbytes, "missing": {c: int(_nonfinite_mask(part[[c]]).sum()) for c in used}
            if bad.any() else {}}
     if weights is not None:
         wv = part[weights].to_numpy(dtype=float, na_value=np.nan)
@@ -367,4 +370,6 @@ def dask_model_frame(formula: str, data, *, missing: str = "drop", engine: str |
     return DaskModelFrame(formula=formula, response=response, X=stack(0, (p,)),
                           prior=stack(3, ()) if weights is not None else None,
                           column_names=spec.column_names, spec=spec, n_input=n_input,
-                          n_dropped=n_input - n_clean, npartitions=len(parts), direct=direct)
+                          n_dropped=n_input - n_clean, npartitions=len(parts), direct=direct,
+                          largest_partition=max(((s["n"], s["nbytes"]) for s in scans),
+                                                key=lambda t: t[1]))

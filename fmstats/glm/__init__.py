@@ -41,7 +41,8 @@ from ._blocks import (
 from ._dask import (
     DaskIrlsFit, irls_logit_dask, irls_evaluate_dask, block_sums, map_rows, gram_dask,
     as_row_blocks, is_dask_collection, refuse_offset_columns, persist_if_fits, memory_limit,
-    PERSIST_SHARE, block_results, start_sums, start_sums_columns,
+    PERSIST_SHARE, CHUNK_BYTES, block_results, start_sums, start_sums_columns,
+    partition_memory_advice,
 )
 from ._daskrows import (
     DaskSource,

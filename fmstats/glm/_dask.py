@@ -40,7 +40,8 @@ _DASK_OFFSET_RATIO = 1e4
 __all__ = ["DaskIrlsFit", "irls_logit_dask", "irls_evaluate_dask", "block_sums", "map_rows",
            "gram_dask", "as_row_blocks", "is_dask_collection", "refuse_offset_columns",
            "persist_if_fits", "memory_limit", "PERSIST_SHARE", "block_results", "start_sums",
-           "start_sums_columns"]
+           "start_sums_columns", "worker_memory_limit", "partition_memory_advice", "chunk_rows",
+           "CHUNK_BYTES", "TASK_MEMORY_SHARE"]
 
 #: The design is persisted in the workers' memory when it takes at most this share of their
 #: total memory limit; above it every pass recomputes it from its source (re-reading the
@@ -49,6 +50,13 @@ PERSIST_SHARE = 0.5
 
 #: Number of partial results added per task in the tree reduction of a pass.
 SPLIT_EVERY = 8
+
+#: Within a task, a pass's sums run over chunks of a block's rows holding at most this many
+#: bytes of its arrays (at least :data:`CHUNK_MIN_ROWS` rows), so the temporaries of a task
+#: (the weighted design of a Gram, the leverages) stay near this size whatever the partition
+#: size; a task's memory is then its block (and the partition it was built from) plus this.
+CHUNK_BYTES = 16 * 2**20
+CHUNK_MIN_ROWS = 1024
 
 
 def is_dask_collection(x) -> bool:
@@ -115,8 +123,29 @@ def _add(*parts, n_max=0):
     return out
 
 
-def _block_tasks(fn: Callable, arrays, kwargs) -> list:
-    """Delayed ``fn(block_1, ..., block_k, **kwargs)``, one per row block of ``arrays``."""
+def chunk_rows(blocks) -> int:
+    """The rows of a chunk of ``blocks`` (arrays with the same rows; None entries skipped):
+    :data:`CHUNK_BYTES` of their rows, at least :data:`CHUNK_MIN_ROWS`."""
+    row_bytes = sum(b.itemsize * int(np.prod(b.shape[1:], dtype=np.int64))
+                    for b in blocks if b is not None)
+    return max(int(CHUNK_MIN_ROWS), int(CHUNK_BYTES) // max(row_bytes, 1))
+
+
+def _chunked_sums(fn: Callable, n_max: int, *blocks, **kwargs) -> np.ndarray:
+    """``fn(*blocks, **kwargs)`` of a pass, summed over chunks of the blocks' rows (the last
+    ``n_max`` entries by their maximum): the same sums with bounded temporaries."""
+    blocks = [None if b is None else np.asarray(b) for b in blocks]
+    n = next(len(b) for b in blocks if b is not None)
+    step = chunk_rows(blocks)
+    if n <= step:
+        return fn(*blocks, **kwargs)
+    return _add(*[fn(*[None if b is None else b[i:i + step] for b in blocks], **kwargs)
+                  for i in range(0, n, step)], n_max=n_max)
+
+
+def _block_tasks(fn: Callable, arrays, kwargs, *, chunk_n_max: int | None = None) -> list:
+    """Delayed ``fn(block_1, ..., block_k, **kwargs)``, one per row block of ``arrays``
+    (with ``chunk_n_max`` given: a pass's sums, over chunks of each block's rows)."""
     from dask import delayed
 
     lists = [None if a is None else _blocks(a) for a in arrays]
@@ -124,8 +153,12 @@ def _block_tasks(fn: Callable, arrays, kwargs) -> list:
     if any(b is not None and len(b) != m for b in lists):
         raise DataError("the dask arrays must have the same row blocks (chunks along axis 0); "
                         f"got {[None if b is None else len(b) for b in lists]} blocks.")
-    task = delayed(fn, pure=False)
-    return [task(*[None if b is None else b[i] for b in lists], **kwargs) for i in range(m)]
+    if chunk_n_max is None:
+        task, head = delayed(fn, pure=False), ()
+    else:
+        task, head = delayed(_chunked_sums, pure=False), (fn, chunk_n_max)
+    return [task(*head, *[None if b is None else b[i] for b in lists], **kwargs)
+            for i in range(m)]
 
 
 def block_sums(fn: Callable, *arrays, n_max: int = 0, **kwargs) -> np.ndarray:
@@ -134,13 +167,15 @@ def block_sums(fn: Callable, *arrays, n_max: int = 0, **kwargs) -> np.ndarray:
     ``arrays`` are dask arrays with the same row blocks (``None`` entries are passed through
     as ``None``); ``fn`` returns a 1-d float vector of fixed length whose last ``n_max``
     entries are combined by their maximum (return -min for a minimum), the others summed.
-    The partial vectors are combined in a tree of tasks (``SPLIT_EVERY`` per task), so the
+    ``fn`` must therefore be additive over any split of the rows: within a task it runs on
+    chunks of the block's rows (:data:`CHUNK_BYTES`), which bounds its temporaries. The
+    partial vectors are combined in a tree of tasks (``SPLIT_EVERY`` per task), so the
     client receives one vector.
     """
     import dask
     from dask import delayed
 
-    parts = _block_tasks(fn, arrays, kwargs)
+    parts = _block_tasks(fn, arrays, kwargs, chunk_n_max=n_max)
     add = delayed(_add, pure=False)
     while len(parts) > SPLIT_EVERY:
         parts = [add(*parts[i:i + SPLIT_EVERY], n_max=n_max)
@@ -387,21 +422,67 @@ def refuse_offset_columns(X, names=None) -> None:
                 "by its standard deviation), or fit in memory.")
 
 
-def memory_limit() -> float:
-    """The total memory limit of the active ``distributed`` cluster's workers (bytes; inf
-    when a worker has none), or the memory available to this process without a cluster."""
+def _worker_limits() -> list | None:
+    """The memory limits of the active ``distributed`` cluster's workers (bytes; 0: none), or
+    None without a cluster."""
     try:
         from distributed import get_client
 
         client = get_client()
     except (ImportError, ValueError):
+        return None
+    return [w.get("memory_limit") or 0 for w in client.scheduler_info()["workers"].values()]
+
+
+def memory_limit() -> float:
+    """The total memory limit of the active ``distributed`` cluster's workers (bytes; inf
+    when a worker has none), or the memory available to this process without a cluster."""
+    limits = _worker_limits()
+    if limits is None:
         try:
             import psutil
         except ImportError:            # pragma: no cover - psutil comes with distributed
             return float("inf")
         return float(psutil.virtual_memory().available)
-    limits = [w.get("memory_limit") or 0 for w in client.scheduler_info()["workers"].values()]
     return float(sum(limits)) if limits and all(limits) else float("inf")
+
+
+def worker_memory_limit() -> float:
+    """The smallest memory limit of the active cluster's workers (bytes; inf without a
+    cluster or without limits)."""
+    limits = [v for v in (_worker_limits() or ()) if v]
+    return float(min(limits)) if limits else float("inf")
+
+
+#: A task's memory (its partition, the design built from it, the chunks' temporaries) should
+#: stay under this share of a worker's memory limit: the rest is the worker's own footprint
+#: (Python, pandas, pyarrow: about 250-350 MiB) and Dask's margins (it pauses a worker at
+#: 80 % of its limit and restarts it at 95 %).
+TASK_MEMORY_SHARE = 0.25
+
+
+def partition_memory_advice(rows: int, nbytes: int, columns: int,
+                            limit: float | None = None) -> str | None:
+    """A warning's text when a task over the largest partition (``rows`` rows taking
+    ``nbytes`` bytes as a DataFrame, a design of ``columns`` columns) may need more than
+    :data:`TASK_MEMORY_SHARE` of a worker's memory ``limit`` (default: the active cluster's
+    :func:`worker_memory_limit`), else None."""
+    limit = worker_memory_limit() if limit is None else float(limit)
+    design = 8.0 * rows * (columns + 3)
+    need = nbytes + design + 4.0 * min(design, CHUNK_BYTES)
+    if not need > TASK_MEMORY_SHARE * limit:
+        return None
+
+    def mib(b):
+        return f"{b / 2.0 ** 20:.3g} MiB"
+
+    return (f"the largest partition of `data` holds {rows:,} rows ({mib(nbytes)} as a "
+            f"DataFrame, {mib(8.0 * rows * columns)} as a design): a task that builds "
+            f"and sums it needs about {mib(need)}, more than "
+            f"{TASK_MEMORY_SHARE:.0%} of a worker's memory limit ({mib(limit)}), so "
+            "a worker may run out of memory. Read the data in smaller partitions: "
+            "dd.read_parquet(..., split_row_groups=True) for files of several row groups, "
+            "or a smaller blocksize= for text files.")
 
 
 def persist_if_fits(*arrays) -> tuple:

@@ -30,16 +30,17 @@ import pandas as pd
 from scipy.special import expit, gammaln
 
 from .. import measures as _m
-from .._utils.validation import check_choice
+from .._utils.validation import check_choice, warn
 from .._utils.call import ModelCall, Settings
 from ._training import noninteger_count
 from ._prepare import (check_response_kind, check_settings, check_threshold, columns_to_keep,
                        penalty_and_start, single_class_error)
-from ..exceptions import DataError, InvalidArgumentError, MissingDataWarning, WeightsError
+from ..exceptions import (DataError, InvalidArgumentError, MissingDataWarning,
+                          PartitionMemoryWarning, WeightsError)
 from ..formula import DaskModelFrame, dask_model_frame
 from ..formula import is_dask_frame
-from ..glm import (block_sums, persist_if_fits, refuse_offset_columns, start_sums,
-                        start_sums_columns)
+from ..glm import (block_sums, partition_memory_advice, persist_if_fits,
+                   refuse_offset_columns, start_sums, start_sums_columns)
 from ..glm import DaskSource
 from ..glm import gram, logit_probs
 
@@ -139,6 +140,9 @@ def prepare_dask(model: str, call: ModelCall, data, weights, **fixed) -> DaskPre
             "`weights` must name a column of the Dask DataFrame (weights given as an array "
             f"cannot be matched to its partitions); got {type(weights).__name__}.")
     frame = dask_model_frame(formula, data, missing=missing, engine=engine, weights=weights)
+    advice = partition_memory_advice(*frame.largest_partition, len(frame.column_names))
+    if advice is not None:
+        warn(advice, PartitionMemoryWarning)
     resp = frame.response
     check_response_kind(model, resp)
     X, y, trials, prior = persist_if_fits(frame.X, resp.y, resp.trials, frame.prior)
