@@ -105,6 +105,11 @@ class MaxentResults(SummaryHooks, ModelResults):
         return self.training.prior_weights
 
     @property
+    def training_offset(self):
+        """The offset of the training rows (None without one, or out of core)."""
+        return self.training.offset
+
+    @property
     def fweights(self):
         """The F-measure maximising weights of an ``fmaxent`` fit (None otherwise)."""
         return self.training.fweights

@@ -20,11 +20,11 @@ import numpy as np
 import pandas as pd
 
 from .. import measures as _m
-from ..formula import DesignMatrix
+from ..formula import DesignMatrix, KeptDesign
 from .._utils.parallel import check_n_jobs, run_tasks
 from .._utils.progress import progress_enabled
 from ..resampling._separation import no_finite_mle, suspect
-from ..results import (array_weights, keeps_training_rows, rows_of, training_design,
+from ..results import (TrainingRows, keeps_training_rows, rows_of, training_design,
                        training_frame)
 from ..results import ModelResults
 from .._utils.rowrng import poisson_counts, replicate_keys
@@ -285,36 +285,27 @@ def block_engine(refits, *, type_, statistic, fast, replicates, k, control) -> B
 
 @dataclass(frozen=True)
 class _RefitEngine(Draws):
-    """Any model: ``results.refit`` on the resampled training frame."""
+    """Any model: refits through the results protocol on the resampled training rows
+    (``results.refit(rows=...)``, :class:`fmstats.results.TrainingRows`)."""
 
     results: Any = None
     se0: pd.Series | None = None         # the original fit's model-based SEs by term
-    frame: pd.DataFrame = None
-    weights: np.ndarray | None = None    # array prior weights (refit needs them again)
+    frame: pd.DataFrame = None           # the training frame (None: the rows the fit kept)
     statistic: Callable | None = None
     columns: pd.Index = None
     response: tuple = ()                 # ("column", name) or ("cbind", yes, no)
     design: DesignMatrix = None          # the design of ``frame``, built once
-    row_offset: np.ndarray | None = None  # an offset given as an array (per training row)
-    row_args: tuple = ()                 # arguments the call recorded per row (subset, offset)
+    rows: TrainingRows = None            # the training rows every refit takes rows of
 
     def fit(self, draw: dict):
-        if self.frame is None:               # no data: refit on rows the model kept
-            return self._fit_kept(draw)
-        w = self.weights
-        kwargs = {} if w is None else {"weights": w}
-        kwargs.update({a: None for a in self.row_args})
-        if self.row_offset is not None:
-            kwargs["offset"] = (self.row_offset if "idx" not in draw
-                                else self.row_offset[np.sort(draw["idx"])])
         if "idx" in draw:
             # rows in training order: a replicate depends on the counts only, not on the
             # order of the draws (which matters to order-dependent refits such as CV folds)
-            idx = np.sort(draw["idx"])
-            if w is not None:
-                kwargs["weights"] = w[idx]
-            # the rows carry the design built once (DesignRows)
-            return self.results.refit(self.design.subset(idx, reset_index=True), **kwargs)
+            return self.rows.refit(np.sort(draw["idx"]), reset_index=True)
+        if self.frame is None:               # the rows the model kept, with drawn labels
+            y = draw["labels"] if "labels" in draw else np.where(
+                self.trials > 0, draw["yes"] / np.where(self.trials > 0, self.trials, 1), 0.0)
+            return self.rows.refit(y=y)
         sub = self.frame.copy()
         if "labels" in draw:
             sub[self.response[1]] = draw["labels"]
@@ -322,27 +313,8 @@ class _RefitEngine(Draws):
             sub[self.response[1]] = draw["yes"]
             sub[self.response[2]] = self.trials - draw["yes"]
         if set(self.response[1:]) & set(self.design_columns):
-            return self.results.refit(sub, **kwargs)      # the design uses the labels
-        return self.results.refit(self.design.subset(np.arange(self.n), frame=sub), **kwargs)
-
-    def _fit_kept(self, draw: dict):
-        """The refit on :class:`~fmstats.formula.KeptRows` of the model (no DataFrame)."""
-        from ..formula import KeptRows
-
-        w = self.weights
-        kwargs = {a: None for a in self.row_args}
-        if "idx" in draw:
-            idx = np.sort(draw["idx"])
-            rows = KeptRows(self.results, idx)
-            w = None if w is None else w[idx]
-        elif "labels" in draw:
-            rows = KeptRows(self.results, np.arange(self.n), y=draw["labels"])
-        else:
-            rows = KeptRows(self.results, np.arange(self.n), y=np.where(
-                self.trials > 0, draw["yes"] / np.where(self.trials > 0, self.trials, 1), 0.0))
-        if w is not None:
-            kwargs["weights"] = w
-        return self.results.refit(rows, **kwargs)
+            return TrainingRows(self.results, sub).refit()     # the design uses the labels
+        return self.rows.refit(frame=sub)
 
     @property
     def design_columns(self) -> tuple:
@@ -511,31 +483,11 @@ def make_engine(results, *, type_, data, statistic, fast, columns=None, reuse_de
         linear = refits.influence() if control and type_ != "labels_from_q" else None
         return RowsEngine(**base, refits=refits, replicates=replicates, k=int(k),
                            linear=linear), True
-    w = array_weights(results)
     src = rows_of(results).fitted_model
-    row_args, row_offset = _row_arguments(results, kept=frame is None)
-    return _RefitEngine(**base, results=results, se0=_model_se(src), frame=frame, weights=w,
+    train = TrainingRows(results, KeptDesign(results) if frame is None else design)
+    return _RefitEngine(**base, results=results, se0=_model_se(src), frame=frame,
                         statistic=statistic, columns=columns, response=cols,
-                        design=design, row_offset=row_offset, row_args=row_args), False
-
-
-def _row_arguments(results, kept: bool):
-    """(the arguments a refit on training rows sets to None, an offset array to index): a
-    subset given as a mask was applied already (the rows are the model's); an offset given
-    as an array is the training rows' (the kept rows carry it themselves)."""
-    from .._utils.call import RowArgument
-
-    call = getattr(results, "call", None)
-    args = getattr(call, "arguments", {}) if call is not None else {}
-    names = tuple(a for a in ("subset", "offset") if isinstance(args.get(a), RowArgument))
-    if "subset" not in names and isinstance(args.get("subset"), str):
-        names += ("subset",)
-    offset = None
-    if "offset" in names and not kept:
-        names = tuple(a for a in names if a != "offset")
-        offset = getattr(getattr(results, "training", None), "offset", None)
-    return names, offset
-
+                        design=design, rows=train), False
 
 
 def unpack(raw: list, k: int):

@@ -54,6 +54,8 @@ class ModelResults(Persistable, ScoreCurves, FitRows):
     fmeasure = None
     #: whether the coefficients are log-odds (logit link), so exp() of them are odds ratios
     log_odds: bool = False
+    #: ``refit(rows=...)`` refits on rows of the training data (``TrainingRows.take``)
+    refits_rows = True
 
     # ------------------------------------------------------------------ coefficient table
     @property
@@ -257,7 +259,7 @@ class ModelResults(Persistable, ScoreCurves, FitRows):
         })
 
     # ------------------------------------------------------------------ protocol
-    def refit(self, data, weights=None, **changes):
+    def refit(self, data=None, weights=None, *, rows=None, **changes):
         """Fit the same model with the same settings to ``data``: the recorded call again.
 
         Implemented once, here, for every family: the model function of the recorded call
@@ -265,14 +267,20 @@ class ModelResults(Persistable, ScoreCurves, FitRows):
         Defaults that depend on the data (fsvm's C = m+, the costs of its start) are
         recomputed on ``data``.  A weights column given by name is looked up in ``data``;
         weights given as an array must be passed again (they belong to the old rows).
+        ``rows`` instead of ``data``: rows of the data this fit used
+        (:class:`fmstats.results.TrainingRows`: ``training_rows(fit, data).take(positions)``),
+        which carry their own per-row arguments: the one path of the refits of tuning and
+        resampling (``ModelCall.refit(rows=...)``).
 
         Parameters
         ----------
-        data : DataFrame
-            The data to fit to.
+        data : DataFrame, optional
+            The data to fit to (or give ``rows``).
         weights : str or array-like, optional
             Prior weights for ``data``: needed again when the original ones were an array
             (default: the original weights column, looked up in ``data``).
+        rows : RowSelection, optional
+            Rows of the training data (``TrainingRows.take``), instead of ``data``.
         **changes
             Other arguments of the call to change (a ``subset`` mask or an ``offset`` array
             belongs to the old rows: give it again, or None).
@@ -282,7 +290,8 @@ class ModelResults(Persistable, ScoreCurves, FitRows):
         ModelResults
             The new fit, of this fit's class.
         """
-        return self.call.refit(data, **{**refit_changes(self.call, weights), **changes})
+        return self.call.refit(data, rows=rows,
+                               **{**refit_changes(self.call, weights), **changes})
 
     def predict(self, newdata=None, type: str = "response"):  # pragma: no cover - abstract
         """Predictions for ``newdata`` (a family implements it).

@@ -21,14 +21,14 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from .._utils.call import ARRAY_WEIGHTS
+from .._utils.call import ARRAY_WEIGHTS, RowArgument, RowSelection
 from .._utils.validation import describe
 from ..exceptions import DataError, InvalidArgumentError
-from ..formula import KeptRows, fold_response
+from ..formula import KeptDesign, KeptRows, fold_response, take_rows
 
 __all__ = ["FitRows", "rows_of", "training_frame", "training_design", "training_weights",
            "array_weights", "keeps_training_rows", "kept_rows", "kept_design_frame",
-           "CHECK_ROWS"]
+           "CHECK_ROWS", "TrainingRows", "training_rows"]
 
 
 class FitRows:
@@ -59,6 +59,14 @@ class FitRows:
     refits_kept_rows = False
     #: The DataFrame the results keep of their training data (a tuned threshold's).
     training_data = None
+    #: The offset of those rows, when the call gave it as an array (a refit on some of them
+    #: takes their part).
+    training_offset = None
+    #: The recorded call (:class:`fmstats.results.ModelCall`) that made these results.
+    call = None
+    #: Whether ``refit(rows=...)`` refits on rows of the training data
+    #: (:meth:`TrainingRows.refit`); results without it are refitted on the rows' data.
+    refits_rows = False
 
     @property
     def fitted_model(self):
@@ -270,3 +278,134 @@ def kept_rows(results, what: str) -> KeptRows:
         f"{what} refits the model on its training rows; without `data=` it takes the rows "
         f"the fit kept, but this {type(results).__name__} {why}: pass `data=`, the DataFrame "
         "the model was fitted on.")
+
+
+class TrainingRows:
+    """The rows a fit used, located once, for refits on some of them: the one path of every
+    refit on training rows (tuning's folds, resampling's replicates, calibration's folds).
+
+    ``take(positions)`` gives a :class:`~fmstats.results.RowSelection` for
+    ``results.refit(rows=...)`` (the recorded call again, ``ModelCall.refit(rows=...)``):
+    the data argument of those rows and, for them, the arguments the call recorded per row
+    (array prior weights; an offset array; a subset, already applied, set to None).
+    :meth:`refit` does both.
+
+    Parameters
+    ----------
+    results : FitRows
+        The fitted model.
+    source : DataFrame, DesignMatrix, KeptDesign or KeptRows
+        Its training rows in the fit's order: the checked training frame (numbered
+        0..n-1), the design built once on it, or the rows the fit kept.
+    """
+
+    def __init__(self, results, source):
+        self.results, self.source = results, source
+        rows = rows_of(results)
+        self.kept = isinstance(source, (KeptDesign, KeptRows))
+        self.n = (len(source) if isinstance(source, (pd.DataFrame, KeptRows)) else
+                  int(np.asarray(rows.y).shape[0]) if isinstance(source, KeptDesign) else
+                  len(source.data))                 # a DesignMatrix of the training frame
+        aw = array_weights(results)
+        self.weights = aw if aw is not None and len(aw) == self.n else None
+        args = {} if rows.call is None else rows.call.arguments
+        self.cleared = tuple(a for a in ("subset", "offset")
+                             if isinstance(args.get(a), RowArgument)
+                             or (a == "subset" and isinstance(args.get(a), str)))
+        self.offset = None
+        if "offset" in self.cleared and not self.kept:    # kept rows carry their offset
+            self.offset = rows.training_offset
+        self.function = None if rows.call is None else rows.call.function
+
+    def take(self, positions=None, *, weights=None, y=None, frame=None,
+             reset_index: bool = False) -> RowSelection:
+        """The rows at ``positions`` (0-based, repeats allowed; default all), as a refit
+        takes them.
+
+        Parameters
+        ----------
+        positions : array-like of int, optional
+            Positions among the training rows (default: every row, in order).
+        weights : ndarray, optional
+            Prior weights of those rows (a reweighting; default the fit's array weights of
+            those rows, if it was given weights as an array).
+        y : ndarray, optional
+            A response for those rows (rows the fit kept only).
+        frame : DataFrame, optional
+            Those rows as a DataFrame (with another response) to pair with the design.
+        reset_index : bool, default False
+            Number the rows of a DataFrame 0..k-1.
+
+        Returns
+        -------
+        RowSelection
+            The data argument and the per-row arguments of a refit on those rows.
+        """
+        pos = np.arange(self.n) if positions is None else np.asarray(positions, np.int64)
+        src = self.source
+        if isinstance(src, KeptDesign) or (isinstance(src, KeptRows) and y is not None):
+            data = KeptRows(self.results, pos if isinstance(src, KeptDesign)
+                            else src.positions[pos], y=y)
+        elif isinstance(src, (pd.DataFrame, KeptRows)):
+            data = take_rows(src if frame is None else frame, pos, reset_index=reset_index)
+        else:
+            data = src.subset(pos, reset_index=reset_index, frame=frame)
+        values = {a: None for a in self.cleared}
+        if weights is not None:
+            values["weights"] = weights
+        elif self.weights is not None:
+            values["weights"] = self.weights[pos]
+        if self.offset is not None:
+            values["offset"] = self.offset[pos]
+        return RowSelection(data=data, values=values, function=self.function)
+
+    def refit(self, positions=None, **kwargs):
+        """The model refitted on the rows at ``positions``: ``results.refit(rows=...)``.
+
+        Parameters
+        ----------
+        positions : array-like of int, optional
+            Positions among the training rows (default: every row).
+        **kwargs
+            ``weights``, ``y``, ``frame`` and ``reset_index`` as :meth:`take` takes them.
+
+        Returns
+        -------
+        object
+            The refitted results.  Results that do not refit on rows
+            (``refits_rows=False``: a user's own class speaking the protocol) are refitted
+            on the rows' data, with the per-row arguments.
+        """
+        rows = self.take(positions, **kwargs)
+        r = self.results
+        if rows_of(r).refits_rows:
+            return r.refit(rows=rows)
+        return r.refit(rows.data, **{k: v for k, v in rows.values.items() if v is not None})
+
+
+def training_rows(results, data=None, *, what: str = "resampling",
+                  reuse: bool = True) -> TrainingRows:
+    """The training rows of ``results`` for refits: without ``data``, the rows the fit kept
+    (:func:`kept_rows`' rule); with ``data``, its rows the fit used, checked
+    (:func:`training_design`), with their design built once.
+
+    Parameters
+    ----------
+    results : FitRows
+        The fitted model.
+    data : DataFrame, optional
+        The data the model was fitted on.
+    what : str, default "resampling"
+        The caller, named in the messages.
+    reuse : bool, default True
+        Build the design once and refit on its rows (False: rebuild it per refit).
+
+    Returns
+    -------
+    TrainingRows
+        The rows, numbered 0..n-1 in the fit's order.
+    """
+    if data is None:
+        kept_rows(results, what)                   # raises when the fit keeps none
+        return TrainingRows(results, KeptDesign(results))
+    return TrainingRows(results, training_design(results, data, what=what, reuse=reuse)[1])
