@@ -18,7 +18,7 @@ from .._utils.folds import check_folds, stratified_folds
 from .._utils.validation import check_choice, check_random_state, check_scalar, describe
 from ..exceptions import InvalidArgumentError, ResponseError
 from ..formula import check_frame, take_rows
-from ..results import TrainingRows, kept_rows, training_frame
+from ..results import TrainingRows, kept_rows, rows_of, training_frame
 from ..results import ModelResults, ScoreCurves, Section, Summary, predict_kept
 from ._diagnostics import calibration_stats, plot_calibration, stats_lines
 from ._maps import METHODS, fit_map
@@ -193,18 +193,18 @@ class CalibrateResults(ModelResults):
         self.method = settings["method"]
         self.score_type = settings["score_type"]
         self.threshold = settings["threshold"]
-        self.fmeasure = getattr(base, "fmeasure", None) or _m.FMeasure()
+        self.fmeasure = rows_of(base).fmeasure or _m.FMeasure()
 
     # what tuning, resampling and the curves read of the training rows: the base model's
     formula = property(lambda self: self.base.formula, doc="The base model's formula.")
     spec = property(lambda self: self.base.spec, doc="The base model's design encoding.")
     index = property(lambda self: self.base.index, doc="Labels of the training rows.")
     y = property(lambda self: self.base._truth_weights(None)[0], doc="The training labels.")
-    prior_weights = property(lambda self: getattr(self.base, "prior_weights", None),
+    prior_weights = property(lambda self: rows_of(self.base).prior_weights,
                              doc="The base model's prior weights.")
     count_weights = property(lambda self: self.base._truth_weights(None)[1],
                              doc="The weights of the training rows in confusion counts.")
-    converged = property(lambda self: getattr(self.base, "converged", True),
+    converged = property(lambda self: rows_of(self.base).converged,
                          doc="Whether the base model converged.")
 
     @property
@@ -217,8 +217,23 @@ class CalibrateResults(ModelResults):
         """The base model's coefficients and the map's parameters (Platt: a, b; beta: a, b,
         c; isotonic: none)."""
         extra = pd.Series(self.cmap.params(), dtype=float)
-        p = getattr(self.base, "params", None)
+        p = rows_of(self.base).coefficients()
         return extra if p is None else pd.concat([p.astype(float), extra])
+
+    def coefficient_table(self, level: float = 0.95):
+        """The base model's coefficient table (see :meth:`ModelResults.coefficient_table`).
+
+        Parameters
+        ----------
+        level : float, default 0.95
+            The level of its intervals.
+
+        Returns
+        -------
+        pandas.DataFrame or None
+            The base model's table.
+        """
+        return rows_of(self.base).coefficient_table(level)
 
     def cov_params(self, cov_type=None) -> pd.DataFrame:
         """Not available: use :func:`fmstats.bootstrap` for the calibrated model's

@@ -348,6 +348,21 @@ class CostsensResults(ModelResults):
         avg = {"f": "binary", "micro_f": "micro", "macro_f": "macro"}[self.measure_name]
         return float(_m.f_score(truth, pred, measure=fm, average=avg))
 
+    def coefficient_table(self, level: float = 0.95):
+        """None: the table of a cost-sensitive fit is its F-versus-cost curve (``tidy``).
+
+        Parameters
+        ----------
+        level : float, default 0.95
+            Unused.
+
+        Returns
+        -------
+        None
+            No coefficient table.
+        """
+        return None
+
     def refit(self, data=None, *, rows=None):
         """Run :func:`costsens` again with the same settings on ``data``.
 

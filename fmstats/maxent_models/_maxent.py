@@ -124,6 +124,21 @@ class MaxentResults(SummaryHooks, ModelResults):
         """Weights of the fitted likelihood: count weights times any F-maximising weights."""
         return self.training.weights
 
+    def information_se(self):
+        """Standard errors from the IRLS information ``(X'WX)^-1`` by non-aliased term (no
+        dispersion or sandwich): resampling's yardstick for replicates without a finite MLE.
+
+        Returns
+        -------
+        pandas.Series or None
+            The standard errors, or None when the fit holds no information matrix.
+        """
+        inv = self.core_fit.xtwx_inv
+        kept = [n for n, a in zip(self.term_names, self.aliased) if not a]
+        if inv is None or len(kept) != inv.shape[0]:
+            return None
+        return pd.Series(np.sqrt(np.clip(np.diag(inv), 0.0, None)), index=kept)
+
     def row_refits(self, data=None):
         """Refits of this model on its own design with other frequency weights, many at once
         (``_refits.py``): what the bootstrap, ``validate`` and the

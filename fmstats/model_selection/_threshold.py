@@ -225,7 +225,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     progress_enabled(progress)
     # a fit made out of core tunes on the row blocks of `data`, its Dask DataFrame
     refits = results.row_refits(data) if isinstance(results, ModelResults) else None
-    if getattr(refits, "out_of_core", False):
+    if refits is not None and refits.out_of_core:
         found = tune_out_of_core(results, refits, cv=cv, repeats=repeats, crit=crit,
                                  refit_folds=refit_folds, type=type, ci=ci,
                                  random_state=fixed_seed(random_state), constraint=constraint,

@@ -19,7 +19,7 @@ from .._utils.folds import check_folds, stratified_folds
 from .._utils.validation import check_choice, check_random_state, check_scalar, describe
 from ..exceptions import InvalidArgumentError, ResponseError
 from ..formula import check_frame
-from ..results import FitRows, TrainingRows, training_frame
+from ..results import FitRows, TrainingRows, rows_of, training_frame
 from ..results import Persistable, Section, Summary, keeps_rows, predict_kept
 from ._mnresults import known_classes, multiclass_confusion
 from ._rules import (cost_decision, frank_wolfe, macro_f, micro_curve, micro_scores,
@@ -397,6 +397,31 @@ class MulticlassDecisionResults(Persistable, FitRows):
         elif self.rule == "macro_f":
             extra.update({f"shift:{c}": v for c, v in zip(self.levels, self.rule_params["shift"])})
         return pd.concat([self.base.params, pd.Series(extra, dtype=float)])
+
+    def coefficients(self):
+        """The coefficients a bootstrap resamples: :attr:`params`.
+
+        Returns
+        -------
+        pandas.Series
+            ``params``.
+        """
+        return self.params
+
+    def coefficient_table(self, level: float = 0.95):
+        """The base model's coefficient table (``tidy(level=...)``).
+
+        Parameters
+        ----------
+        level : float, default 0.95
+            The level of its intervals.
+
+        Returns
+        -------
+        pandas.DataFrame or None
+            The base model's table.
+        """
+        return rows_of(self.base).coefficient_table(level)
 
     @public
     def summary(self) -> Summary:

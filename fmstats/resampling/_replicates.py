@@ -34,7 +34,7 @@ from ..results import predict_kept
 
 __all__ = ["TYPES", "Draws", "run", "collect", "report", "make_engine", "default_statistic",
            "as_series", "fmeasure_of", "unpack", "RowsEngine", "replicate_block",
-           "PoissonDraws", "BlockEngine", "block_engine"]
+           "PoissonDraws", "BlockEngine", "block_engine", "RefitEngine"]
 
 TYPES = ("case", "stratified", "labels_from_q")
 #: Entries (rows x replicates) of a block of replicates refitted together on the fit's own
@@ -89,12 +89,7 @@ def _run_chunk(engine, job: str, items: list) -> list:
             return engine.stat(fit, draw), engine.flags(fit)
         return engine.classes(fit)
 
-    if not getattr(engine, "one_blas_thread", False):
-        return [_guarded(one, item) for item in items]
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1, user_api="blas"):
-        return [_guarded(one, item) for item in items]
+    return [_guarded(one, item) for item in items]
 
 
 def run(engine, job: str, items: list, n_jobs, progress, desc: str) -> list:
@@ -284,7 +279,7 @@ def block_engine(refits, *, type_, statistic, fast, replicates, k, control) -> B
 
 
 @dataclass(frozen=True)
-class _RefitEngine(Draws):
+class RefitEngine(Draws):
     """Any model: refits through the results protocol on the resampled training rows
     (``results.refit(rows=...)``, :class:`fmstats.results.TrainingRows`)."""
 
@@ -338,43 +333,29 @@ class _RefitEngine(Draws):
 
     def flags(self, fit) -> tuple:
         """(no finite MLE, converged) of a refitted model (of its base model for tuned ones)."""
-        src = rows_of(fit).fitted_model
-        converged = bool(getattr(src, "converged", True))
-        penalised = getattr(src, "penalised", None)     # the model knows its own ridge
+        src = rows_of(rows_of(fit).fitted_model)
+        converged = bool(src.converged)
+        penalised = src.penalised                       # the model knows its own ridge
         if penalised is None:
-            settings = getattr(src, "settings", None)
+            settings = src.settings
             penalty = settings.get("penalty", 0.0) if isinstance(settings, Mapping) else 0.0
             penalised = np.any(np.asarray(penalty if penalty is not None else 0.0) > 0)
         penalised = bool(penalised)
         # a ridge keeps every estimate finite, however sharp the fitted probabilities
-        infinite = bool(getattr(src, "separated", False)) and not penalised
-        se, se0 = _model_se(src), self.se0
+        infinite = bool(src.separated) and not penalised
+        se, se0 = src.information_se(), self.se0
         if not infinite and not penalised and se is not None and se0 is not None:
             common = se.index.intersection(se0.index)
             if not converged or suspect(se[common].to_numpy(), se0[common].to_numpy()):
                 # the exact test needs the design; a keep_data=False replicate keeps the
                 # screen's verdict
                 infinite = (no_finite_mle(src.X, src.y, src.count_weights)
-                            if getattr(src, "X", None) is not None else True)
+                            if src.X is not None else True)
         return infinite, converged
 
 
-def _model_se(results) -> pd.Series | None:
-    """Model-based SEs (from the IRLS information) by term, for the maxent family; else None."""
-    fit = getattr(results, "core_fit", None)
-    inv = getattr(fit, "xtwx_inv", None)
-    names, aliased = getattr(results, "term_names", None), getattr(results, "aliased", None)
-    if inv is None or names is None or aliased is None or not all(
-            hasattr(results, a) for a in ("X", "y", "count_weights")):
-        return None
-    kept = [n for n, a in zip(names, aliased) if not a]
-    if len(kept) != inv.shape[0]:
-        return None
-    return pd.Series(np.sqrt(np.clip(np.diag(inv), 0.0, None)), index=kept)
-
-
 def fmeasure_of(results):
-    fm = getattr(results, "fmeasure", None)
+    fm = rows_of(results).fmeasure
     return fm if isinstance(fm, _m.FMeasure) else _m.FMeasure()
 
 
@@ -406,7 +387,7 @@ def _label_probabilities(results, frame, type_):
     """(q, trials, response columns) for labels_from_q; rejects certain 0/1 labels."""
     rows = rows_of(results)
     q, trials = rows.y, rows.trials
-    name = getattr(results, "response_name", "the response")
+    name = rows.response_name
     if q is None:
         raise InvalidArgumentError(f"type={type_!r} needs the model's label probabilities q; "
                                    f"{type(results).__name__} does not expose them (`y`).")
@@ -442,15 +423,16 @@ def make_engine(results, *, type_, data, statistic, fast, columns=None, reuse_de
         raise InvalidArgumentError(f"`fast` must be True, False or None (auto); got "
                                    f"{describe(fast)}.")
     refits = results.row_refits(data) if isinstance(results, ModelResults) else None
-    if getattr(refits, "out_of_core", False):
+    if refits is not None and refits.out_of_core:
         return block_engine(refits, type_=type_, statistic=statistic, fast=fast,
                             replicates=replicates, k=k, control=control), True
     can = refits is not None
+    call = rows_of(results).call
     if fast and not can:
         raise InvalidArgumentError(
             f"fast=True needs a maxent()/umaxent()/fmaxent() fit that keeps its design in "
             f"memory (frequency weights); got "
-            f"{type(results).__name__}{' (' + results.model + ')' if hasattr(results, 'model') else ''}.")
+            f"{type(results).__name__}{'' if call is None else ' (' + call.name + ')'}.")
     if fast and statistic is not None:
         raise InvalidArgumentError("fast=True computes coefficients and the training F only; a "
                                    "callable `statistic` needs full refits: use fast=False.")
@@ -483,9 +465,9 @@ def make_engine(results, *, type_, data, statistic, fast, columns=None, reuse_de
         linear = refits.influence() if control and type_ != "labels_from_q" else None
         return RowsEngine(**base, refits=refits, replicates=replicates, k=int(k),
                            linear=linear), True
-    src = rows_of(results).fitted_model
+    src = rows_of(rows_of(results).fitted_model)
     train = TrainingRows(results, KeptDesign(results) if frame is None else design)
-    return _RefitEngine(**base, results=results, se0=_model_se(src), frame=frame,
+    return RefitEngine(**base, results=results, se0=src.information_se(), frame=frame,
                         statistic=statistic, columns=columns, response=cols,
                         design=design, rows=train), False
 

@@ -22,7 +22,7 @@ from ._comparison import check_comparable, nested_columns
 from ._curves import ScoreCurves
 from ._newdata import NEWDATA_NA, keeps_rows, predict_kept
 from ._persist import FORMAT_VERSION, Persistable
-from ._protocol import ModelResults
+from ._protocol import ModelResults, RowRefitEngine
 from ._training import (CHECK_ROWS, FitRows, TrainingRows, array_weights, keeps_training_rows,
                         kept_design_frame, kept_rows, rows_of, training_design, training_frame,
                         training_rows, training_weights)

@@ -38,7 +38,18 @@ from ..measures import as_fmeasure
 from ._curves import ScoreCurves
 from ._training import FitRows
 
-__all__ = ["ModelResults"]
+__all__ = ["ModelResults", "RowRefitEngine"]
+
+
+class RowRefitEngine:
+    """The base of the refit engines :meth:`ModelResults.row_refits` hands out: refits of a
+    fit on its own rows with other frequency weights, many at once (the interface is
+    described there; ``fmstats/maxent_models/_refits.py`` and ``_oocrefits.py`` implement
+    it)."""
+
+    #: Whether the engine runs on the row blocks of a Dask DataFrame (a fit made out of
+    #: core, which keeps no rows) and draws the replicates' weights there.
+    out_of_core = False
 
 
 class ModelResults(Persistable, ScoreCurves, FitRows):
@@ -292,6 +303,31 @@ class ModelResults(Persistable, ScoreCurves, FitRows):
         """
         return self.call.refit(data, rows=rows,
                                **{**refit_changes(self.call, weights), **changes})
+
+    def coefficients(self):
+        """The coefficient estimates by term (``params``), as a bootstrap resamples them.
+
+        Returns
+        -------
+        pandas.Series
+            ``params``.
+        """
+        return self.params
+
+    def coefficient_table(self, level: float = 0.95):
+        """The coefficient table at ``level`` (``tidy(level=...)``), beside a bootstrap's.
+
+        Parameters
+        ----------
+        level : float, default 0.95
+            The level of its intervals.
+
+        Returns
+        -------
+        pandas.DataFrame or None
+            The table (None where a family's table is no coefficient table).
+        """
+        return self.tidy(level=level)
 
     def predict(self, newdata=None, type: str = "response"):  # pragma: no cover - abstract
         """Predictions for ``newdata`` (a family implements it).

@@ -16,6 +16,7 @@ parts of "its" data checks that the data given is the data the model was fitted 
 """
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping
 
 import numpy as np
@@ -68,6 +69,29 @@ class FitRows:
     #: (:meth:`TrainingRows.refit`); results without it are refitted on the rows' data.
     refits_rows = False
 
+    # What tuning and resampling read of the fit itself (asked, never probed):
+    #: The fit's settings (:class:`fmstats.results.Settings`).
+    settings = None
+    #: The model these results were built on (a tuned threshold's, a calibration's, a
+    #: decision's); None for a model.
+    base = None
+    #: Whether the fit converged (fits without iterations: True).
+    converged = True
+    #: Whether the classes are separated in the training rows (no finite MLE).
+    separated = False
+    #: Whether the fit is penalised (a ridge); None: its settings' ``penalty`` says.
+    penalised = None
+    #: The weight of each training row in confusion counts (None: ones).
+    count_weights = None
+    #: The covariance the fit's standard errors use, as a bootstrap summary labels them.
+    cov_type = "model-based"
+    #: The name of the response, in messages.
+    response_name = "the response"
+    #: The fit's F-measure (:class:`fmstats.measures.FMeasure`; None: F1).
+    fmeasure = None
+    #: The probability at or above which the fit predicts class 1 (None: no such rule).
+    threshold = None
+
     @property
     def fitted_model(self):
         """The fitted model these results stand on: themselves for a model; the base model
@@ -75,9 +99,45 @@ class FitRows:
         ``cv_tune``."""
         return self
 
+    def coefficients(self):
+        """The coefficient estimates by term, as a bootstrap resamples them.
+
+        Returns
+        -------
+        pandas.Series or None
+            ``params``; None for results without coefficients (the default).
+        """
+        return None
+
+    def coefficient_table(self, level: float = 0.95):
+        """The fitted model's coefficient table (``tidy(level=...)``), beside a bootstrap's.
+
+        Parameters
+        ----------
+        level : float, default 0.95
+            The level of its intervals.
+
+        Returns
+        -------
+        pandas.DataFrame or None
+            The table; None for results without one (the default).
+        """
+        return None
+
+    def information_se(self):
+        """Standard errors from the fit's information matrix, by non-aliased term: the
+        yardstick of resampling's screen for replicates without a finite MLE.
+
+        Returns
+        -------
+        pandas.Series or None
+            The standard errors; None for fits without an information matrix (the default).
+        """
+        return None
+
 
 _DECLARED = tuple(n for n, v in vars(FitRows).items()
-                  if not n.startswith("_") and not isinstance(v, property))
+                  if not n.startswith("_") and not isinstance(v, property) and not callable(v))
 
 
 class _Foreign:
@@ -97,6 +157,21 @@ class _Foreign:
     def fitted_model(self):
         r = self._results
         return getattr(r, "base", None) or getattr(r, "best_model", None) or r
+
+    # the methods of FitRows, answered from what the object has
+    def coefficients(self):
+        return getattr(self._results, "params", None)
+
+    def coefficient_table(self, level: float = 0.95):
+        src = getattr(self._results, "base", None) or self._results
+        tidy = getattr(src, "tidy", None)
+        if tidy is None or "level" not in inspect.signature(tidy).parameters:
+            return None
+        return tidy(level=level)
+
+    def information_se(self):
+        own = getattr(self._results, "information_se", None)
+        return own() if callable(own) else None
 
 
 def model_engine(results) -> str | None:
@@ -246,7 +321,7 @@ def training_weights(results) -> np.ndarray | None:
 
 
 def _recorded_weights(results):
-    s = getattr(results, "settings", None)
+    s = rows_of(results).settings
     return s.get("weights") if isinstance(s, Mapping) else None
 
 
