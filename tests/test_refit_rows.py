@@ -130,3 +130,80 @@ def test_a_class_without_refit_on_rows_is_refitted_on_the_rows_data(df):
     got = TrainingRows(Own(), df).refit(POSITIONS, reset_index=True)
     want = fit.refit(df.iloc[POSITIONS].reset_index(drop=True))
     np.testing.assert_allclose(_coefs(got), _coefs(want), rtol=0, atol=0)
+
+
+# ----------------------------------------------------------------------------- declared protocol
+class _PredictOnly:
+    """A user's object with predictions but no refit: not a model tuning can refit."""
+
+    def __init__(self, fit):
+        self.fit, self.formula = fit, fit.formula
+
+    def predict(self, newdata=None, type="response"):
+        return self.fit.predict(newdata, type=type)
+
+
+class _NoRecords(_PredictOnly):
+    """A user's object with the protocol's methods but none of what a fit records."""
+
+    @property
+    def params(self):
+        return self.fit.params
+
+    def refit(self, data):
+        return _NoRecords(self.fit.refit(data))
+
+    def measure(self, *args, **kwargs):
+        return self.fit.measure(*args, **kwargs)
+
+    def tidy(self, level=0.95):
+        return self.fit.tidy(level=level)
+
+
+@pytest.mark.parametrize("call", [
+    lambda o, d: fm.bootstrap(o, data=d, B=5),
+    lambda o, d: fm.validate(o, data=d, B=5),
+    lambda o, d: fm.tune_threshold(o, d, cv=3),
+    lambda o, d: TrainingRows(o, d),
+])
+def test_an_object_without_refit_gets_a_clear_error(df, call):
+    with pytest.raises(InvalidArgumentError, match=r"`results` must be a fitted fmstats model "
+                                                   r"with .*has no refit"):
+        call(_PredictOnly(FITS["maxent"](df)), df)
+
+
+def test_what_a_fit_does_not_record_reads_as_the_declared_default(df):
+    fit = FITS["maxent"](df)
+    own = _NoRecords(fit)
+    b = fm.bootstrap(own, data=df, B=6, random_state=1)        # no call, no cov_type, ...
+    want = fm.bootstrap(fit, data=df, B=6, random_state=1, fast=False)
+    np.testing.assert_allclose(b.replicates.to_numpy(), want.replicates.to_numpy(),
+                               rtol=RTOL, atol=1e-12)
+    assert b.model_call == "" and b.model_se_label == "model-based"
+    assert b.model_table.equals(want.model_table)    # the declared coefficient table
+    # without labels or a design specification, validate says what it needs
+    with pytest.raises(InvalidArgumentError, match="keeps neither its labels"):
+        fm.validate(own, data=df, B=5)
+
+
+def test_a_result_without_coefficients_is_refused_by_the_default_statistic(df):
+    grid = fm.cv_tune(fm.maxent, "y ~ x1 + x2", df, {"threshold": [0.4, 0.5]}, cv=3,
+                      random_state=0)
+    assert grid.coefficients() is None and grid.coefficient_table() is None
+    with pytest.raises(InvalidArgumentError, match="has no coefficients .*pass `statistic=`"):
+        fm.bootstrap(grid, data=df, B=5)
+
+
+def test_the_declared_answers_of_the_families(df):
+    fit, svm, cs = FITS["maxent"](df), FITS["wsvm"](df), FITS["costsens"](df)
+    tuned = fm.tune_threshold(fit, df, cv=3, random_state=0)
+    # the information SEs are the model-based SEs of a nonrobust maxent fit
+    np.testing.assert_allclose(fit.information_se().to_numpy(), fit.bse.to_numpy(),
+                               rtol=1e-10)
+    assert svm.information_se() is None and cs.information_se() is None
+    assert cs.coefficient_table() is None             # its tidy() is the F-versus-cost curve
+    assert tuned.coefficient_table(0.9).equals(fit.tidy(level=0.9))
+    np.testing.assert_array_equal(tuned.coefficients().to_numpy(),
+                                  np.r_[fit.params.to_numpy(), tuned.threshold])
+    assert (tuned.converged, tuned.separated, tuned.cov_type) == (True, False, "model-based")
+    assert svm.threshold is None and fit.threshold == 0.5

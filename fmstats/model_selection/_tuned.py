@@ -13,15 +13,7 @@ from .._utils.call import ModelCall, Settings
 from .._utils.validation import describe
 from ..exceptions import InvalidArgumentError
 
-__all__ = ["Tuned", "check_protocol", "fn_name"]
-
-
-def check_protocol(results, *methods) -> None:
-    missing = [m for m in methods if not callable(getattr(results, m, None))]
-    if missing:
-        raise InvalidArgumentError(
-            f"`results` must be a fitted fmstats model with {', '.join(methods)}() methods; "
-            f"{describe(results)} has no {', '.join(missing)}().")
+__all__ = ["Tuned", "fn_name"]
 
 
 def fn_name(fn) -> str:

@@ -55,12 +55,12 @@ import pandas as pd
 from .._utils.boundary import public
 from .._utils.call import ModelCall
 from .._utils.parallel import spawn_seeds
-from ..results import Persistable, rows_of
+from ..results import Persistable, require_protocol, rows_of
 from ._bootplot import draw_replicates
 from ._bootsummary import BootSummary
 from ._mcerror import (check_mc_tol, covariance as mc_covariance, enough, linear_covariance,
                        next_round, quantile_mc_error, reported_errors, se_mc_error)
-from ._replicates import (TYPES, BlockEngine, Draws, PoissonDraws, RowsEngine, as_series,
+from ._replicates import (TYPES, model_call_of, BlockEngine, Draws, PoissonDraws, RowsEngine, as_series,
                           collect, default_statistic, make_engine, replicate_block, report,
                           run, unpack)
 from ._separation import (DegenerateReplicateWarning, degenerate_replicates, split_flags,
@@ -234,6 +234,12 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
     if statistic is not None and not callable(statistic):
         raise InvalidArgumentError(f"`statistic` must be None or a function of a fitted model; "
                                    f"got {describe(statistic)}.")
+    require_protocol(results, "refit", *(() if statistic else ("measure",)))
+    if statistic is None and rows_of(results).coefficients() is None:
+        raise InvalidArgumentError(
+            f"`results`: the default statistic is the coefficients and the training F, and "
+            f"{describe(results)} has no coefficients (`params`); pass `statistic=`, a "
+            "function of a fitted model.")
     if ci_method == "bca" and type == "labels_from_q":
         raise InvalidArgumentError("ci_method='bca' needs a jackknife over rows, which does not "
                                    "match type='labels_from_q' (labels, not rows, are "
@@ -296,7 +302,7 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
         ci=ci_method, level=level, B=len(raw), n=engine.n,
         fast=is_fast, n_failed=len(errors),
         n_incomplete=incomplete, replicate_warnings=warned, model_table=tidy_model,
-        model_call=results.call,
+        model_call=model_call_of(results),
         model_se_label=str(rows_of(results).cov_type),
         random_state=repr(random_state), seeds=tuple(seeds[:len(raw)]),
         n_separated=int(infinite.sum()), n_nonconverged=int(unconverged.sum()),

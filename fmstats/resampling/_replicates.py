@@ -34,7 +34,8 @@ from ..results import predict_kept
 
 __all__ = ["TYPES", "Draws", "run", "collect", "report", "make_engine", "default_statistic",
            "as_series", "fmeasure_of", "unpack", "RowsEngine", "replicate_block",
-           "PoissonDraws", "BlockEngine", "block_engine", "RefitEngine"]
+           "PoissonDraws", "BlockEngine", "block_engine", "RefitEngine",
+           "model_call_of"]
 
 TYPES = ("case", "stratified", "labels_from_q")
 #: Entries (rows x replicates) of a block of replicates refitted together on the fit's own
@@ -352,6 +353,12 @@ class RefitEngine(Draws):
                 infinite = (no_finite_mle(src.X, src.y, src.count_weights)
                             if src.X is not None else True)
         return infinite, converged
+
+
+def model_call_of(results):
+    """The recorded call of the model resampled ("" for an object that records none)."""
+    call = rows_of(results).call
+    return "" if call is None else call
 
 
 def fmeasure_of(results):

@@ -47,9 +47,9 @@ from .._utils.boundary import public
 from .._utils.call import ModelCall
 from .. import measures as _m
 from .._utils.parallel import spawn_seeds
-from ..results import Persistable, predict_kept, rows_of
+from ..results import Persistable, predict_kept, require_protocol, rows_of
 from ._replicates import (BlockEngine, Draws, PoissonDraws, RefitEngine, collect, make_engine,
-                          report, run)
+                          model_call_of, report, run)
 from .._utils.validation import check_choice, check_scalar, describe, warn
 from ..exceptions import InvalidArgumentError, ResamplingWarning
 from ..inference import estimate_632plus, no_information_counts
@@ -159,6 +159,7 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
     """
     check_scalar("B", B, low=2, integer=True)
     check_choice("method", method, METHODS)
+    require_protocol(results, "refit", "predict")
     fns = _measures(measure, beta, alpha, results)
     check_choice("replicates", replicates, ("kstep", "full"))
     engine, is_fast = make_engine(results, type_="case", data=data, statistic=None, fast=fast,
@@ -209,7 +210,7 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
                            n=engine.n, n_failed=len(errors), n_never_out=n_never_out,
                            fast=is_fast, seeds=tuple(seeds), replicate_warnings=warned,
                            replicate_method=replicates if is_fast else "refit",
-                           model_call=results.call,
+                           model_call=model_call_of(results),
                            random_state=repr(random_state),
                            scheme="poisson" if isinstance(engine, BlockEngine) else "case")
 
@@ -221,6 +222,11 @@ def _replicate_cells(engine, results, seeds, n_jobs, progress):
     frame = engine.frame if isinstance(engine, RefitEngine) else None
     rows = rows_of(results)
     q, w = rows.y, rows.count_weights
+    if q is None and rows.spec is None:
+        raise InvalidArgumentError(
+            f"`results`: validate() classes the training rows against their labels, and "
+            f"{describe(results)} keeps neither its labels (`y`) nor a design specification "
+            "(`spec`) to read them from `data`.")
     if q is None:
         resp = results.spec.build_with_response(frame, missing="raise")[0]
         q = resp.y

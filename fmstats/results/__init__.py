@@ -24,8 +24,8 @@ from ._newdata import NEWDATA_NA, keeps_rows, predict_kept
 from ._persist import FORMAT_VERSION, Persistable
 from ._protocol import ModelResults, RowRefitEngine
 from ._training import (CHECK_ROWS, FitRows, TrainingRows, array_weights, keeps_training_rows,
-                        kept_design_frame, kept_rows, rows_of, training_design, training_frame,
-                        training_rows, training_weights)
+                        kept_design_frame, kept_rows, require_protocol, rows_of,
+                        training_design, training_frame, training_rows, training_weights)
 from ._summary import (SIGNIF_LEGEND, Section, Summary, anova_columns, coef_columns,
                        format_numbers, format_pvalue, format_pvalues, r_matrix_text,
                        signif_stars)

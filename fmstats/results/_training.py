@@ -29,7 +29,7 @@ from ..formula import KeptDesign, KeptRows, fold_response, take_rows
 
 __all__ = ["FitRows", "rows_of", "training_frame", "training_design", "training_weights",
            "array_weights", "keeps_training_rows", "kept_rows", "kept_design_frame",
-           "CHECK_ROWS", "TrainingRows", "training_rows"]
+           "CHECK_ROWS", "TrainingRows", "training_rows", "require_protocol"]
 
 
 class FitRows:
@@ -172,6 +172,27 @@ class _Foreign:
     def information_se(self):
         own = getattr(self._results, "information_se", None)
         return own() if callable(own) else None
+
+
+def require_protocol(results, *methods: str, name: str = "results") -> None:
+    """Refuse an object without the protocol methods a function needs (a user's own class;
+    the fmstats results classes declare them): an :class:`InvalidArgumentError` naming the
+    argument and the missing methods, never an AttributeError from deep inside.
+
+    Parameters
+    ----------
+    results : object
+        The object given.
+    *methods : str
+        The methods needed (``"refit"``, ``"predict"``, ...).
+    name : str, default "results"
+        The argument's name, in the message.
+    """
+    missing = [m for m in methods if not callable(getattr(results, m, None))]
+    if missing:
+        raise InvalidArgumentError(
+            f"`{name}` must be a fitted fmstats model with {', '.join(methods)}() methods; "
+            f"{describe(results)} has no {', '.join(missing)}().")
 
 
 def model_engine(results) -> str | None:
@@ -375,6 +396,7 @@ class TrainingRows:
     """
 
     def __init__(self, results, source):
+        require_protocol(results, "refit")
         self.results, self.source = results, source
         rows = rows_of(results)
         self.kept = isinstance(source, (KeptDesign, KeptRows))
