@@ -220,20 +220,6 @@ class CalibrateResults(ModelResults):
         p = rows_of(self.base).coefficients()
         return extra if p is None else pd.concat([p.astype(float), extra])
 
-    def coefficient_table(self, level: float = 0.95):
-        """The base model's coefficient table (see :meth:`ModelResults.coefficient_table`).
-
-        Parameters
-        ----------
-        level : float, default 0.95
-            The level of its intervals.
-
-        Returns
-        -------
-        pandas.DataFrame or None
-            The base model's table.
-        """
-        return rows_of(self.base).coefficient_table(level)
 
     def cov_params(self, cov_type=None) -> pd.DataFrame:
         """Not available: use :func:`fmstats.bootstrap` for the calibrated model's

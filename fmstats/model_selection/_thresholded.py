@@ -136,30 +136,7 @@ class TuneThresholdResults(Tuned, ScoreCurves):
         p = rows_of(self.base).coefficients()
         return thr if p is None else pd.concat([p.astype(float), thr])
 
-    def coefficients(self):
-        """The coefficients a bootstrap resamples: :attr:`params`.
 
-        Returns
-        -------
-        pandas.Series
-            ``params``.
-        """
-        return self.params
-
-    def coefficient_table(self, level: float = 0.95):
-        """The base model's coefficient table (``tidy(level=...)``).
-
-        Parameters
-        ----------
-        level : float, default 0.95
-            The level of its intervals.
-
-        Returns
-        -------
-        pandas.DataFrame or None
-            The base model's table.
-        """
-        return rows_of(self.base).coefficient_table(level)
 
     @property
     def spec(self):

@@ -398,30 +398,7 @@ class MulticlassDecisionResults(Persistable, FitRows):
             extra.update({f"shift:{c}": v for c, v in zip(self.levels, self.rule_params["shift"])})
         return pd.concat([self.base.params, pd.Series(extra, dtype=float)])
 
-    def coefficients(self):
-        """The coefficients a bootstrap resamples: :attr:`params`.
 
-        Returns
-        -------
-        pandas.Series
-            ``params``.
-        """
-        return self.params
-
-    def coefficient_table(self, level: float = 0.95):
-        """The base model's coefficient table (``tidy(level=...)``).
-
-        Parameters
-        ----------
-        level : float, default 0.95
-            The level of its intervals.
-
-        Returns
-        -------
-        pandas.DataFrame or None
-            The base model's table.
-        """
-        return rows_of(self.base).coefficient_table(level)
 
     @public
     def summary(self) -> Summary:

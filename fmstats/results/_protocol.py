@@ -36,7 +36,7 @@ from .._utils.validation import check_choice, check_level, interval_request, ren
 from ..exceptions import InvalidArgumentError
 from ..measures import as_fmeasure
 from ._curves import ScoreCurves
-from ._training import FitRows
+from ._training import FitRows, rows_of
 
 __all__ = ["ModelResults", "RowRefitEngine"]
 
@@ -315,18 +315,21 @@ class ModelResults(Persistable, ScoreCurves, FitRows):
         return self.params
 
     def coefficient_table(self, level: float = 0.95):
-        """The coefficient table at ``level`` (``tidy(level=...)``), beside a bootstrap's.
+        """A model's own ``tidy(level=level)`` (a calibration's: its base model's), which a
+        bootstrap summary prints beside its replicates.
 
         Parameters
         ----------
         level : float, default 0.95
-            The level of its intervals.
+            Confidence level of the Wald intervals in the table.
 
         Returns
         -------
         pandas.DataFrame or None
-            The table (None where a family's table is no coefficient table).
+            One row per term; None where a family's ``tidy`` is not a coefficient table.
         """
+        if self.base is not None:
+            return rows_of(self.base).coefficient_table(level)
         return self.tidy(level=level)
 
     def predict(self, newdata=None, type: str = "response"):  # pragma: no cover - abstract

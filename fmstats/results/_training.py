@@ -105,9 +105,11 @@ class FitRows:
         Returns
         -------
         pandas.Series or None
-            ``params``; None for results without coefficients (the default).
+            ``params`` for results built on a base model (its coefficients and the numbers
+            of their own rule: a tuned threshold, a decision's shifts); None for results
+            without coefficients (the default: ``cv_tune``'s).
         """
-        return None
+        return None if self.base is None else self.params
 
     def coefficient_table(self, level: float = 0.95):
         """The fitted model's coefficient table (``tidy(level=...)``), beside a bootstrap's.
@@ -120,9 +122,10 @@ class FitRows:
         Returns
         -------
         pandas.DataFrame or None
-            The table; None for results without one (the default).
+            The base model's table for results built on one; None for results without one
+            (the default).
         """
-        return None
+        return None if self.base is None else rows_of(self.base).coefficient_table(level)
 
     def information_se(self):
         """Standard errors from the fit's information matrix, by non-aliased term: the
