@@ -136,8 +136,6 @@ class TuneThresholdResults(Tuned, ScoreCurves):
         p = rows_of(self.base).coefficients()
         return thr if p is None else pd.concat([p.astype(float), thr])
 
-
-
     @property
     def spec(self):
         """The base model's design (formula, factor levels)."""

@@ -398,8 +398,6 @@ class MulticlassDecisionResults(Persistable, FitRows):
             extra.update({f"shift:{c}": v for c, v in zip(self.levels, self.rule_params["shift"])})
         return pd.concat([self.base.params, pd.Series(extra, dtype=float)])
 
-
-
     @public
     def summary(self) -> Summary:
         """The rule, its pooled held-out criterion and that of the most probable class.
