@@ -404,7 +404,8 @@ class TrainingRows:
         rows = rows_of(results)
         self.kept = isinstance(source, (KeptDesign, KeptRows))
         self.n = (len(source) if isinstance(source, (pd.DataFrame, KeptRows)) else
-                  int(np.asarray(rows.y).shape[0]) if isinstance(source, KeptDesign) else
+                  int(np.asarray(rows_of(source.results).y).shape[0])
+                  if isinstance(source, KeptDesign) else
                   len(source.data))                 # a DesignMatrix of the training frame
         aw = array_weights(results)
         self.weights = aw if aw is not None and len(aw) == self.n else None
@@ -444,7 +445,7 @@ class TrainingRows:
         pos = np.arange(self.n) if positions is None else np.asarray(positions, np.int64)
         src = self.source
         if isinstance(src, KeptDesign) or (isinstance(src, KeptRows) and y is not None):
-            data = KeptRows(self.results, pos if isinstance(src, KeptDesign)
+            data = KeptRows(src.results, pos if isinstance(src, KeptDesign)
                             else src.positions[pos], y=y)
         elif isinstance(src, (pd.DataFrame, KeptRows)):
             data = take_rows(src if frame is None else frame, pos, reset_index=reset_index)
