@@ -33,7 +33,7 @@ from .boundary import argument_error, check_typed, typed_arguments
 from .boundary import public as boundary
 
 __all__ = ["ModelCall", "Settings", "records_call", "describe_value", "ARRAY_WEIGHTS",
-           "weights_label", "refit_changes", "refuse_unused"]
+           "weights_label", "refit_changes", "refuse_unused", "RowSelection"]
 
 #: How settings record prior weights that were given as an array (they belong to the rows).
 ARRAY_WEIGHTS = "<array>"
@@ -79,6 +79,31 @@ class RowArgument:
 
     def __repr__(self) -> str:
         return self.description
+
+
+@dataclass(frozen=True)
+class RowSelection:
+    """Some rows of the data a fit used, as :meth:`ModelCall.refit` takes them (``rows=``).
+
+    Made by :class:`fmstats.results.TrainingRows` (``take``), never by hand: it holds the data
+    argument of those rows (rows the fit kept, or rows of the training frame carrying the
+    design built once) and the values, for those rows, of the arguments the call recorded
+    per row (array prior weights, an offset array; a subset already applied is None).
+
+    Attributes
+    ----------
+    data : object
+        The data argument of the refit.
+    values : dict
+        The per-row arguments of the refit, by name (``weights``, ``subset``, ``offset``).
+    function : callable, optional
+        The model function of the fit the rows belong to (a refit of another model's call
+        on them is refused).
+    """
+
+    data: Any
+    values: dict
+    function: Callable | None = None
 
 
 def _row_data(value: Any) -> bool:
@@ -172,14 +197,29 @@ class ModelCall:
                          arguments={k: v for k, v in self.arguments.items() if k not in names},
                          data=self.data, data_arg=self.data_arg)
 
-    def refit(self, data: Any, **changes) -> Any:
+    def refit(self, data: Any = None, *, rows: RowSelection | None = None, **changes) -> Any:
         """Call the function again on ``data`` with the recorded arguments and ``changes``.
 
         Arguments recorded per row of the old data (:class:`RowArgument`) must be among the
-        ``changes``: they belong to the old rows.
+        ``changes``: they belong to the old rows.  ``rows`` instead of ``data``: some rows of
+        the data the fit used (a :class:`RowSelection`, ``TrainingRows.take``), which also
+        give the per-row arguments for themselves (the one path of every refit on training
+        rows: tuning, resampling, calibration).
         """
         from ..exceptions import InvalidArgumentError
 
+        if rows is not None:
+            if data is not None:
+                raise InvalidArgumentError("refit: give `data` or `rows`, not both.")
+            if not isinstance(rows, RowSelection):
+                raise InvalidArgumentError(
+                    "`rows` must be rows of the fit's training data (a RowSelection, made by "
+                    f"fmstats.results.TrainingRows.take); got {describe_value(rows)}.")
+            if rows.function is not None and rows.function is not self.function:
+                raise InvalidArgumentError(
+                    f"`rows`: rows of a {rows.function.__name__}() fit cannot refit a "
+                    f"{self.name}() call.")
+            data, changes = rows.data, {**rows.values, **changes}
         args = {**self.arguments, **changes}
         stale = [k for k, v in args.items() if isinstance(v, RowArgument)]
         if stale:

@@ -18,7 +18,7 @@ from .._utils.folds import check_folds, stratified_folds
 from .._utils.validation import check_choice, check_random_state, check_scalar, describe
 from ..exceptions import InvalidArgumentError, ResponseError
 from ..formula import check_frame, take_rows
-from ..results import array_weights, kept_rows, training_frame
+from ..results import TrainingRows, kept_rows, rows_of, training_frame
 from ..results import ModelResults, ScoreCurves, Section, Summary, predict_kept
 from ._diagnostics import calibration_stats, plot_calibration, stats_lines
 from ._maps import METHODS, fit_map
@@ -131,15 +131,15 @@ def calibrate(fit, data: pd.DataFrame | None = None, *, method: str = "platt", c
         raise ResponseError(f"the response of `fit` has one class only (all "
                             f"{int(strata[0])}); there is nothing to calibrate.")
     pairs = _folds(cv, strata, random_state)
-    aw = array_weights(fit)
+    train = TrainingRows(fit, frame)
     s_oof = np.full(len(y), np.nan)
     split = np.full(len(y), -1)
     for k, (tr, te) in enumerate(pairs):
         if np.unique(strata[tr]).size < 2:
             raise ResponseError(f"`cv`: training fold {k} holds one class only; every training "
                                 "fold needs both classes to refit the model.")
-        sub, held = take_rows(frame, tr), take_rows(frame, te)
-        f_k = fit.refit(sub) if aw is None else fit.refit(sub, weights=aw[tr])
+        held = take_rows(frame, te)
+        f_k = train.refit(tr)
         s = predict_kept(f_k, held, type=score_type)
         s_oof[te] = s.reindex(held.index).to_numpy(dtype=float)
         split[te] = k
@@ -193,18 +193,18 @@ class CalibrateResults(ModelResults):
         self.method = settings["method"]
         self.score_type = settings["score_type"]
         self.threshold = settings["threshold"]
-        self.fmeasure = getattr(base, "fmeasure", None) or _m.FMeasure()
+        self.fmeasure = rows_of(base).fmeasure or _m.FMeasure()
 
     # what tuning, resampling and the curves read of the training rows: the base model's
     formula = property(lambda self: self.base.formula, doc="The base model's formula.")
     spec = property(lambda self: self.base.spec, doc="The base model's design encoding.")
     index = property(lambda self: self.base.index, doc="Labels of the training rows.")
     y = property(lambda self: self.base._truth_weights(None)[0], doc="The training labels.")
-    prior_weights = property(lambda self: getattr(self.base, "prior_weights", None),
+    prior_weights = property(lambda self: rows_of(self.base).prior_weights,
                              doc="The base model's prior weights.")
     count_weights = property(lambda self: self.base._truth_weights(None)[1],
                              doc="The weights of the training rows in confusion counts.")
-    converged = property(lambda self: getattr(self.base, "converged", True),
+    converged = property(lambda self: rows_of(self.base).converged,
                          doc="Whether the base model converged.")
 
     @property
@@ -217,8 +217,9 @@ class CalibrateResults(ModelResults):
         """The base model's coefficients and the map's parameters (Platt: a, b; beta: a, b,
         c; isotonic: none)."""
         extra = pd.Series(self.cmap.params(), dtype=float)
-        p = getattr(self.base, "params", None)
+        p = rows_of(self.base).coefficients()
         return extra if p is None else pd.concat([p.astype(float), extra])
+
 
     def cov_params(self, cov_type=None) -> pd.DataFrame:
         """Not available: use :func:`fmstats.bootstrap` for the calibrated model's
@@ -291,6 +292,9 @@ class CalibrateResults(ModelResults):
                                None)
         return _m.noisy_confusion(y, (p >= t).astype(float), dependence="independent",
                                   sample_weight=w)
+
+    #: its refit reruns the calibration on new data, not on rows of the training data
+    refits_rows = False
 
     def refit(self, data: pd.DataFrame, weights=None) -> "CalibrateResults":
         """Refit the base model on ``data`` and calibrate it again (same method, folds rule,

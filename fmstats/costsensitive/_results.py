@@ -348,13 +348,30 @@ class CostsensResults(ModelResults):
         avg = {"f": "binary", "micro_f": "micro", "macro_f": "macro"}[self.measure_name]
         return float(_m.f_score(truth, pred, measure=fm, average=avg))
 
-    def refit(self, data):
+    def coefficient_table(self, level: float = 0.95):
+        """None: the table of a cost-sensitive fit is its F-versus-cost curve (``tidy``).
+
+        Parameters
+        ----------
+        level : float, default 0.95
+            Unused.
+
+        Returns
+        -------
+        None
+            No coefficient table.
+        """
+        return None
+
+    def refit(self, data=None, *, rows=None):
         """Run :func:`costsens` again with the same settings on ``data``.
 
         Parameters
         ----------
-        data : pandas.DataFrame
-            The data to fit, with the columns the formula refers to.
+        data : pandas.DataFrame, optional
+            The data to fit, with the columns the formula refers to (or give ``rows``).
+        rows : RowSelection, optional
+            Rows of the training data (``TrainingRows.take``), instead of ``data``.
 
         Returns
         -------
@@ -364,7 +381,7 @@ class CostsensResults(ModelResults):
         if self.formula is None:
             raise InvalidArgumentError(
                 "refit() needs a fit made from a formula; call costsens_arrays() again.")
-        return super().refit(data)
+        return super().refit(data, rows=rows)
 
     # ------------------------------------------------------------------ display
     def _selection_lines(self) -> list:

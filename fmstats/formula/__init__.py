@@ -22,7 +22,7 @@ from ._modelframe import ModelFrame, model_frame
 from ._contrasts import CONTRASTS
 from ._missing import nonfinite_mask
 from ._response import Response, response
-from ._reuse import REBUILT, REUSED, DesignMatrix, predict_rows, refit_rows
+from ._reuse import REBUILT, REUSED, DesignMatrix, predict_rows
 from ._rows import MISSING_OF, NA_ACTIONS, describe_subset, resolve_na_action
 from ._splines import ns_basis, ns_knots
 from ._kept import KeptDesign, KeptRows, kept_model_frame, take_rows

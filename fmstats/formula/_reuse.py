@@ -17,8 +17,9 @@ take the rows of the design built once instead of calling the formula engine aga
 design travels with the data argument; nothing is registered or looked up.  Everything
 else (the response, missing values and their warnings, weights, aliased columns, the
 fit) runs as on any frame, so no model family needs a hook of its own: every model built
-on ``model_frame`` (maxent, umaxent, fmaxent, wsvm, fsvm) is covered.  :func:`refit_rows`
-and :func:`predict_rows` are the two calls in one line.
+on ``model_frame`` (maxent, umaxent, fmaxent, wsvm, fsvm) is covered.  :func:`predict_rows`
+predicts rows of a design in one line; refits on its rows go through
+``fmstats.results.TrainingRows`` (``results.refit(rows=...)``).
 
 When the rows of the design equal a rebuild
 -------------------------------------------
@@ -52,7 +53,7 @@ from ._modelframe import model_frame
 from ._subset import DesignRows, stamp
 from .._utils.boundary import public
 
-__all__ = ["DesignMatrix", "refit_rows", "predict_rows", "REUSED", "REBUILT"]
+__all__ = ["DesignMatrix", "predict_rows", "REUSED", "REBUILT"]
 
 REUSED = "built once; fold fits and predictions take its rows"
 REBUILT = "rebuilt for every fold"
@@ -264,11 +265,6 @@ class DesignMatrix:
             return None
         drows = self.design_row[positions]
         return None if (drows < 0).any() else drows
-
-
-def refit_rows(design: DesignMatrix, results, positions, **kwargs):
-    """``results.refit`` on the rows ``positions`` of the design's data."""
-    return results.refit(design.subset(positions), **kwargs)
 
 
 def predict_rows(design: DesignMatrix, results, positions, **kwargs) -> pd.Series:

@@ -345,8 +345,8 @@ class FMaxentResults(MaxentResults):
         return (f"Raise `shrinkage` (now {self.settings['shrinkage']:g}) or keep the "
                 "default weight clipping.")
 
-    def refit(self, data: pd.DataFrame, weights=None, cov_type: str | None = None,
-              **changes) -> "FMaxentResults":
+    def refit(self, data: pd.DataFrame = None, weights=None, cov_type: str | None = None, *,
+              rows=None, **changes) -> "FMaxentResults":
         """Fit the same model with the same settings to ``data``: the recorded call again.
 
         The refit's covariance is ``"HC0"`` for a fit made with ``cov_type="bootstrap"``, so
@@ -363,6 +363,8 @@ class FMaxentResults(MaxentResults):
         cov_type : str, optional
             The refit's covariance type (default: the original one, or ``"HC0"`` in place of
             ``"bootstrap"``).
+        rows : RowSelection, optional
+            Rows of the training data (``TrainingRows.take``), instead of ``data``.
         **changes
             Other arguments of the call to change (a ``subset`` mask belongs to the old rows:
             give it again, or None).
@@ -380,7 +382,7 @@ class FMaxentResults(MaxentResults):
         call = self.call
         if changes.get("cov_type", "bootstrap") != "bootstrap" and "B" not in changes:
             call = call.without("B")     # the replicates of a bootstrap the refit does not run
-        return call.refit(data, **changes)
+        return call.refit(data, rows=rows, **changes)
 
     # ------------------------------------------------------------------ reporting
     def iteration_lines(self) -> list[str]:

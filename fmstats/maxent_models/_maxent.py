@@ -105,6 +105,11 @@ class MaxentResults(SummaryHooks, ModelResults):
         return self.training.prior_weights
 
     @property
+    def training_offset(self):
+        """The offset of the training rows (None without one, or out of core)."""
+        return self.training.offset
+
+    @property
     def fweights(self):
         """The F-measure maximising weights of an ``fmaxent`` fit (None otherwise)."""
         return self.training.fweights
@@ -118,6 +123,21 @@ class MaxentResults(SummaryHooks, ModelResults):
     def weights(self) -> np.ndarray:
         """Weights of the fitted likelihood: count weights times any F-maximising weights."""
         return self.training.weights
+
+    def information_se(self):
+        """Standard errors from the IRLS information ``(X'WX)^-1`` by non-aliased term (no
+        dispersion or sandwich): resampling's yardstick for replicates without a finite MLE.
+
+        Returns
+        -------
+        pandas.Series or None
+            The standard errors, or None when the fit holds no information matrix.
+        """
+        inv = self.core_fit.xtwx_inv
+        kept = [n for n, a in zip(self.term_names, self.aliased) if not a]
+        if inv is None or len(kept) != inv.shape[0]:
+            return None
+        return pd.Series(np.sqrt(np.clip(np.diag(inv), 0.0, None)), index=kept)
 
     def row_refits(self, data=None):
         """Refits of this model on its own design with other frequency weights, many at once

@@ -39,6 +39,7 @@ from ..glm import (RowDraws, margins_pass, newton_passes, outer_passes,
 from ..glm import SATURATION
 from ..glm import influence_rows, unrolled_covariance_sums, unrolled_plan
 from ._refits import SE_RATIO, Refits
+from ..results import RowRefitEngine
 
 __all__ = ["BlockRefits", "FULL_STEP_TOL"]
 
@@ -75,7 +76,7 @@ class _Passes:
             self.bar.close()
 
 
-class BlockRefits:
+class BlockRefits(RowRefitEngine):
     """Refits of a maxent, umaxent or fmaxent fit on its row blocks (module notes).
 
     Parameters

@@ -45,6 +45,7 @@ from scipy import sparse
 from scipy.special import expit
 
 from ..exceptions import FmstatsError
+from ..results import RowRefitEngine
 from ..glm import block_size, column_grams, column_products, fmaxent_block, newton_block
 from ..glm import standardised_ridge
 from ..glm import column_scaling, independent_columns, irls_logit, rank_gram
@@ -165,7 +166,7 @@ def _training_f(fmeasure, y, w, eta, threshold) -> float:
 
 
 @dataclass(frozen=True, eq=False)
-class MaxentRefits:
+class MaxentRefits(RowRefitEngine):
     """Refits of a ``maxent``/``umaxent`` fit on its design (module notes).
 
     Parameters

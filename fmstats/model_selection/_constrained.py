@@ -23,7 +23,7 @@ from .. import measures as _m
 from .._utils.validation import check_choice, check_level, check_random_state, check_scalar, describe, warn
 from ..exceptions import ConstraintWarning, InvalidArgumentError
 from ..formula import take_rows
-from ..results import predict_kept
+from ..results import TrainingRows, predict_kept
 from .._utils.parallel import capturing, reemit
 
 __all__ = ["QUANTITIES", "ConstraintWarning", "check_constraint", "constrained_best",
@@ -95,8 +95,8 @@ def constrained_best(curve: pd.DataFrame, constraint, maximize, column: str) -> 
     return _m.best_position(np.where(ok, objective, np.nan))
 
 
-def _refit(base, data, kw):
-    return base.refit(data, **kw)
+def _refit(train, idx):
+    return train.refit(idx, reset_index=True)
 
 
 def constraint_probability(results, *, B: int = 200, random_state=None, level: float = 0.95
@@ -133,9 +133,7 @@ def constraint_probability(results, *, B: int = 200, random_state=None, level: f
     data = results.training_data
     response = results._training_response()
     y, w = response.y, response.w * results._prior()
-    base = results.base
-    from ..results import array_weights
-    aw = array_weights(base)
+    train = TrainingRows(results.base, data)    # the tuning data or the kept rows
     values, caught = [], []
     n = len(data)
     for _ in range(B):      # B refits: each fit and score is vectorised over the rows
@@ -143,9 +141,7 @@ def constraint_probability(results, *, B: int = 200, random_state=None, level: f
         out = np.setdiff1d(np.arange(n), idx)
         if not len(out):
             continue
-        sub = take_rows(data, idx, reset_index=True)   # the tuning data or the kept rows
-        kw = {} if aw is None or len(aw) != n else {"weights": aw[idx]}
-        fit, err, ws = capturing(_refit, base, sub, kw)
+        fit, err, ws = capturing(_refit, train, idx)
         caught += ws
         if err is not None:          # a resample the model cannot be fitted to: left out
             continue

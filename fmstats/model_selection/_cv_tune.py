@@ -638,7 +638,7 @@ class CvTuneResults(Tuned):
                     f"[{b['fold_min']:.4f}, {b['fold_max']:.4f}]")
         best.append(("Refitted on all rows", f"yes ({self.n_rows} rows)" if self.best_model
                      is not None else "no (refit=False)"))
-        u = getattr(self, "uncertainty", None)
+        u = self.uncertainty
         if u is not None:
             lv = f"{100 * u.level:g}%"
             best.append((f"CV {crit.name} {lv} CI (delta)",

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 
 from .. import measures as _m
-from ..formula import DesignMatrix, predict_rows, refit_rows
-from ..results import predict_kept
+from ..formula import DesignMatrix, predict_rows
+from ..results import TrainingRows, predict_kept
 from .._utils.parallel import run_tasks
 from ._criterion import Criterion
 from .._utils.parallel import capturing, reemit
@@ -30,9 +30,9 @@ def scores(results, newdata, score_type: str) -> pd.Series:
 
 
 def refit_and_score(results, design: DesignMatrix, train, test, score_type, weights) -> tuple:
-    # array prior weights belong to the rows: the training fold's go to its refit
-    fit = (refit_rows(design, results, train) if weights is None
-           else refit_rows(design, results, train, weights=weights[train]))
+    # the training fold's rows of the design, with their prior weights (a reweighting)
+    fit = TrainingRows(results, design).refit(
+        train, weights=None if weights is None else weights[train])
     s = predict_rows(design, fit, test, type=score_type)
     return test[s.index.to_numpy()], s.to_numpy(dtype=float)
 

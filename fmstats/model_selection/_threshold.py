@@ -13,10 +13,9 @@ from ..formula import fold_response
 from ._folds import fixed_seed, kept_cv, make_folds, warn_empty_folds
 from .._utils.parallel import check_n_jobs
 from .._utils.progress import progress_enabled
-from ..results import (array_weights, kept_design_frame, kept_rows, rows_of, training_design,
-                       training_frame)
+from ..results import (array_weights, kept_design_frame, kept_rows, require_protocol, rows_of,
+                       training_design, training_frame)
 from ._search import best_row, cv_threshold, held_frame, midpoint, scores, threshold_curve
-from ._tuned import check_protocol
 from ._oocthreshold import tune_out_of_core
 from ._thresholded import (BlockThresholdedResults, TuneThresholdResults, ThresholdedResults,
                            row_weights)
@@ -204,7 +203,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     >>> tuned
     <TuneThresholdResults threshold 0.2893 on response of MaxentResults: CV F2 = 0.7879>
     """
-    check_protocol(results, "predict", *(("refit",) if refit_folds else ()))
+    require_protocol(results, "predict", *(("refit",) if refit_folds else ()))
     crit = Criterion(measure, beta, alpha, pooling)
     if not ci:
         refuse_unused(_call, ["B", "level"], "without ci=True (they set its intervals)",
@@ -225,7 +224,7 @@ def tune_threshold(results, data: pd.DataFrame | None = None, *, cv=5, repeats: 
     progress_enabled(progress)
     # a fit made out of core tunes on the row blocks of `data`, its Dask DataFrame
     refits = results.row_refits(data) if isinstance(results, ModelResults) else None
-    if getattr(refits, "out_of_core", False):
+    if refits is not None and refits.out_of_core:
         found = tune_out_of_core(results, refits, cv=cv, repeats=repeats, crit=crit,
                                  refit_folds=refit_folds, type=type, ci=ci,
                                  random_state=fixed_seed(random_state), constraint=constraint,

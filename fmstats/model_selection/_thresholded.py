@@ -11,7 +11,7 @@ import pandas as pd
 
 from .. import measures as _m
 from ..formula import fold_response
-from ..results import training_frame, training_weights
+from ..results import rows_of, training_frame, training_weights
 from ._search import counts_at, scores
 from ._tuned import Tuned, fn_name
 from ._constrained import constraint_probability
@@ -133,7 +133,7 @@ class TuneThresholdResults(Tuned, ScoreCurves):
         """The base model's coefficients and the tuned threshold (what ``bootstrap``
         resamples by default: each replicate refits the model and retunes the threshold)."""
         thr = pd.Series([self.threshold], index=["threshold"])
-        p = getattr(self.base, "params", None)
+        p = rows_of(self.base).coefficients()
         return thr if p is None else pd.concat([p.astype(float), thr])
 
     @property
@@ -358,7 +358,7 @@ class TuneThresholdResults(Tuned, ScoreCurves):
                  (f"{name} at the tuned threshold", float(b[crit.column])),
                  f"  precision {b['precision']:.4f}, recall {b['recall']:.4f} (pooled held-out "
                  "counts)"]
-        own = getattr(self.base, "threshold", None)
+        own = rows_of(self.base).threshold
         if isinstance(own, (int, float)) and self.score_type == "response":
             lines.append((f"{name} at the model's own threshold {own:g}",
                           self.cv_value(own)[crit.column]))
@@ -374,7 +374,7 @@ class TuneThresholdResults(Tuned, ScoreCurves):
                      "(refit_folds=False: optimistic)"),
                     ("Design", self.settings.get("design_note") or "not refitted"),
                     ("Search", self._search_text())]
-        u = getattr(self, "uncertainty", None)
+        u = self.uncertainty
         if u is not None:
             est = u.estimates.set_index("estimate")["f"]
             lv = f"{100 * u.level:g}%"
@@ -424,7 +424,7 @@ class TuneThresholdResults(Tuned, ScoreCurves):
 
         crit = self.settings["measure"]
         c = self._curve[np.isfinite(self._curve["threshold"])]
-        u = getattr(self, "uncertainty", None)
+        u = self.uncertainty
         if u is None:
             fig, ax = new_axes(ax)
             hist_ax = None

@@ -13,15 +13,7 @@ from .._utils.call import ModelCall, Settings
 from .._utils.validation import describe
 from ..exceptions import InvalidArgumentError
 
-__all__ = ["Tuned", "check_protocol", "fn_name"]
-
-
-def check_protocol(results, *methods) -> None:
-    missing = [m for m in methods if not callable(getattr(results, m, None))]
-    if missing:
-        raise InvalidArgumentError(
-            f"`results` must be a fitted fmstats model with {', '.join(methods)}() methods; "
-            f"{describe(results)} has no {', '.join(missing)}().")
+__all__ = ["Tuned", "fn_name"]
 
 
 def fn_name(fn) -> str:
@@ -34,6 +26,9 @@ class Tuned(Persistable, FitRows):
     settings: Settings
     call: ModelCall
     _folds: Folds
+    #: What ``ci=True`` measured (:class:`TuningUncertainty`); None without it (and in
+    #: results saved before it existed).
+    uncertainty = None
 
     @property
     def fmeasure(self):
@@ -73,11 +68,11 @@ class Tuned(Persistable, FitRows):
 
     def _uncertain(self):
         """What ``ci=True`` measured; a clear error when the tuning ran without it."""
-        u = getattr(self, "uncertainty", None)   # None in results pickled by older versions
+        u = self.uncertainty
         if u is None:
+            name = "the tuner" if self.call is None else self.call.name
             raise InvalidArgumentError(f"this tuning was run without intervals: rerun "
-                                       f"{getattr(self.call, 'name', 'the tuner')}(..., "
-                                       "ci=True).")
+                                       f"{name}(..., ci=True).")
         return u
 
     @property

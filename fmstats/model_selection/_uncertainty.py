@@ -34,11 +34,11 @@ import pandas as pd
 
 from ..exceptions import (FmstatsError, InvalidArgumentError, ResamplingWarning,
                           TrivialRuleWarning, UnstableThresholdWarning)
-from ..formula import predict_rows, refit_rows
+from ..formula import predict_rows
 from ..inference import (delta_band, estimate_632plus, interval_of_rows, quantile_mc_error,
                          tail_quantiles,
                          no_information_counts)
-from ..results import predict_kept
+from ..results import TrainingRows, predict_kept
 from .._utils.folds import stratified_folds
 from .._utils.parallel import run_tasks
 from .._utils.validation import warn
@@ -146,7 +146,7 @@ def _whole_tuning(results, design, response, prior, crit, cv, repeats, seed, sco
     Returns (threshold, evaluated positions, their classes, trivial?)."""
     rows = np.flatnonzero(mult > 0)
     wfull = prior * mult
-    fit = refit_rows(design, results, rows, weights=wfull[rows])
+    fit = TrainingRows(results, design).refit(rows, weights=wfull[rows])
     threshold = cv_threshold(results, design, response, wfull, wfull, crit, cv, repeats, seed,
                              score_type, positions=rows, quiet=True)[0]
     _, own = _classes(fit, design, rows, score_type, threshold)

@@ -19,7 +19,7 @@ from .._utils.folds import check_folds, stratified_folds
 from .._utils.validation import check_choice, check_random_state, check_scalar, describe
 from ..exceptions import InvalidArgumentError, ResponseError
 from ..formula import check_frame
-from ..results import FitRows, array_weights, training_frame
+from ..results import FitRows, TrainingRows, rows_of, training_frame
 from ..results import Persistable, Section, Summary, keeps_rows, predict_kept
 from ._mnresults import known_classes, multiclass_confusion
 from ._rules import (cost_decision, frank_wolfe, macro_f, micro_curve, micro_scores,
@@ -65,7 +65,7 @@ def _check_cost(cost, levels) -> np.ndarray:
 
 
 def _oof(fit, frame, codes, K, folds):
-    aw = array_weights(fit)
+    train = TrainingRows(fit, frame)
     P = np.full((len(frame), K), np.nan)
     split = np.full(len(frame), -1)
     for j, (tr, te) in enumerate(folds):
@@ -75,8 +75,7 @@ def _oof(fit, frame, codes, K, folds):
                 f"`cv`: training fold {j} lacks the class(es) "
                 f"{describe([fit.levels[a] for a in absent])}; every fold refit needs every "
                 "class (lower `cv`, or merge rare classes).")
-        sub = frame.iloc[tr]
-        f_j = fit.refit(sub) if aw is None else fit.refit(sub, weights=aw[tr])
+        f_j = train.refit(tr)
         pr = predict_kept(f_j, frame.iloc[te], type="probs").reindex(frame.index[te])
         P[te] = pr[list(fit.levels)].to_numpy(dtype=float)
         split[te] = j

@@ -46,7 +46,6 @@ seed spawned from ``random_state`` before dispatch, so results do not depend on 
 from __future__ import annotations
 
 import dataclasses
-import inspect
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -56,12 +55,12 @@ import pandas as pd
 from .._utils.boundary import public
 from .._utils.call import ModelCall
 from .._utils.parallel import spawn_seeds
-from ..results import Persistable
+from ..results import Persistable, require_protocol, rows_of
 from ._bootplot import draw_replicates
 from ._bootsummary import BootSummary
 from ._mcerror import (check_mc_tol, covariance as mc_covariance, enough, linear_covariance,
                        next_round, quantile_mc_error, reported_errors, se_mc_error)
-from ._replicates import (TYPES, BlockEngine, Draws, PoissonDraws, RowsEngine, as_series,
+from ._replicates import (TYPES, model_call_of, BlockEngine, Draws, PoissonDraws, RowsEngine, as_series,
                           collect, default_statistic, make_engine, replicate_block, report,
                           run, unpack)
 from ._separation import (DegenerateReplicateWarning, degenerate_replicates, split_flags,
@@ -91,11 +90,7 @@ JACKKNIFE_STEP_TOL = 1e-6
 
 def _model_table(results, level: float):
     """The model's own coefficient table (for a thresholded classifier: its base model's)."""
-    src = getattr(results, "base", results)
-    tidy = getattr(src, "tidy", None)
-    if tidy is None or "level" not in inspect.signature(tidy).parameters:
-        return None
-    return tidy(level=level)
+    return rows_of(results).coefficient_table(level)
 
 
 
@@ -239,6 +234,12 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
     if statistic is not None and not callable(statistic):
         raise InvalidArgumentError(f"`statistic` must be None or a function of a fitted model; "
                                    f"got {describe(statistic)}.")
+    require_protocol(results, "refit", *(() if statistic else ("measure",)))
+    if statistic is None and rows_of(results).coefficients() is None:
+        raise InvalidArgumentError(
+            f"`results`: the default statistic is the coefficients and the training F, and "
+            f"{describe(results)} has no coefficients (`params`); pass `statistic=`, a "
+            "function of a fitted model.")
     if ci_method == "bca" and type == "labels_from_q":
         raise InvalidArgumentError("ci_method='bca' needs a jackknife over rows, which does not "
                                    "match type='labels_from_q' (labels, not rows, are "
@@ -248,7 +249,7 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
                                   reuse_design=reuse_design, fast=fast, columns=t0.index,
                                   replicates=replicates, k=k, control=bool(control))
     seeds = spawn_seeds(random_state, int(B) + 1)
-    linear = getattr(engine, "linear", None)
+    linear = engine.linear if isinstance(engine, RowsEngine) else None
     out_of_core = isinstance(engine, BlockEngine)
     if out_of_core and ci_method == "bca":
         raise InvalidArgumentError("ci_method='bca' needs a jackknife over the rows, which a "
@@ -279,7 +280,7 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
     report("bootstrap", len(raw), errors, incomplete, warned)
     # when the original fit did not converge either, its replicates are kept (and counted)
     bad = degenerate_replicates("bootstrap", values, infinite, unconverged, degenerate,
-                                drop_unconverged=bool(getattr(results, "converged", True)))
+                                drop_unconverged=bool(rows_of(results).converged))
     warn_all_nan(values, t0, errors)
     jack, groups = None, None
     if ci_method == "bca":
@@ -301,8 +302,8 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
         ci=ci_method, level=level, B=len(raw), n=engine.n,
         fast=is_fast, n_failed=len(errors),
         n_incomplete=incomplete, replicate_warnings=warned, model_table=tidy_model,
-        model_call=results.call,
-        model_se_label=str(getattr(results, "cov_type", "model-based")),
+        model_call=model_call_of(results),
+        model_se_label=str(rows_of(results).cov_type),
         random_state=repr(random_state), seeds=tuple(seeds[:len(raw)]),
         n_separated=int(infinite.sum()), n_nonconverged=int(unconverged.sum()),
         degenerate=degenerate, degenerate_replicates=tuple(int(i) for i in np.flatnonzero(bad)),
@@ -316,7 +317,7 @@ def bootstrap(results, B: int = 1000, *, type: str = "case", statistic: Callable
 
 def _coefficient_names(results) -> list:
     """The fit's non-aliased coefficient names (those the influence rows describe)."""
-    p = getattr(results, "params", None)
+    p = rows_of(results).coefficients()
     return [] if p is None else list(p.dropna().index)
 
 

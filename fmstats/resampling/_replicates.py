@@ -20,11 +20,11 @@ import numpy as np
 import pandas as pd
 
 from .. import measures as _m
-from ..formula import DesignMatrix
+from ..formula import DesignMatrix, KeptDesign
 from .._utils.parallel import check_n_jobs, run_tasks
 from .._utils.progress import progress_enabled
 from ..resampling._separation import no_finite_mle, suspect
-from ..results import (array_weights, keeps_training_rows, rows_of, training_design,
+from ..results import (TrainingRows, keeps_training_rows, rows_of, training_design,
                        training_frame)
 from ..results import ModelResults
 from .._utils.rowrng import poisson_counts, replicate_keys
@@ -34,7 +34,8 @@ from ..results import predict_kept
 
 __all__ = ["TYPES", "Draws", "run", "collect", "report", "make_engine", "default_statistic",
            "as_series", "fmeasure_of", "unpack", "RowsEngine", "replicate_block",
-           "PoissonDraws", "BlockEngine", "block_engine"]
+           "PoissonDraws", "BlockEngine", "block_engine", "RefitEngine",
+           "model_call_of"]
 
 TYPES = ("case", "stratified", "labels_from_q")
 #: Entries (rows x replicates) of a block of replicates refitted together on the fit's own
@@ -89,12 +90,7 @@ def _run_chunk(engine, job: str, items: list) -> list:
             return engine.stat(fit, draw), engine.flags(fit)
         return engine.classes(fit)
 
-    if not getattr(engine, "one_blas_thread", False):
-        return [_guarded(one, item) for item in items]
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1, user_api="blas"):
-        return [_guarded(one, item) for item in items]
+    return [_guarded(one, item) for item in items]
 
 
 def run(engine, job: str, items: list, n_jobs, progress, desc: str) -> list:
@@ -284,37 +280,28 @@ def block_engine(refits, *, type_, statistic, fast, replicates, k, control) -> B
 
 
 @dataclass(frozen=True)
-class _RefitEngine(Draws):
-    """Any model: ``results.refit`` on the resampled training frame."""
+class RefitEngine(Draws):
+    """Any model: refits through the results protocol on the resampled training rows
+    (``results.refit(rows=...)``, :class:`fmstats.results.TrainingRows`)."""
 
     results: Any = None
     se0: pd.Series | None = None         # the original fit's model-based SEs by term
-    frame: pd.DataFrame = None
-    weights: np.ndarray | None = None    # array prior weights (refit needs them again)
+    frame: pd.DataFrame = None           # the training frame (None: the rows the fit kept)
     statistic: Callable | None = None
     columns: pd.Index = None
     response: tuple = ()                 # ("column", name) or ("cbind", yes, no)
     design: DesignMatrix = None          # the design of ``frame``, built once
-    row_offset: np.ndarray | None = None  # an offset given as an array (per training row)
-    row_args: tuple = ()                 # arguments the call recorded per row (subset, offset)
+    rows: TrainingRows = None            # the training rows every refit takes rows of
 
     def fit(self, draw: dict):
-        if self.frame is None:               # no data: refit on rows the model kept
-            return self._fit_kept(draw)
-        w = self.weights
-        kwargs = {} if w is None else {"weights": w}
-        kwargs.update({a: None for a in self.row_args})
-        if self.row_offset is not None:
-            kwargs["offset"] = (self.row_offset if "idx" not in draw
-                                else self.row_offset[np.sort(draw["idx"])])
         if "idx" in draw:
             # rows in training order: a replicate depends on the counts only, not on the
             # order of the draws (which matters to order-dependent refits such as CV folds)
-            idx = np.sort(draw["idx"])
-            if w is not None:
-                kwargs["weights"] = w[idx]
-            # the rows carry the design built once (DesignRows)
-            return self.results.refit(self.design.subset(idx, reset_index=True), **kwargs)
+            return self.rows.refit(np.sort(draw["idx"]), reset_index=True)
+        if self.frame is None:               # the rows the model kept, with drawn labels
+            y = draw["labels"] if "labels" in draw else np.where(
+                self.trials > 0, draw["yes"] / np.where(self.trials > 0, self.trials, 1), 0.0)
+            return self.rows.refit(y=y)
         sub = self.frame.copy()
         if "labels" in draw:
             sub[self.response[1]] = draw["labels"]
@@ -322,27 +309,8 @@ class _RefitEngine(Draws):
             sub[self.response[1]] = draw["yes"]
             sub[self.response[2]] = self.trials - draw["yes"]
         if set(self.response[1:]) & set(self.design_columns):
-            return self.results.refit(sub, **kwargs)      # the design uses the labels
-        return self.results.refit(self.design.subset(np.arange(self.n), frame=sub), **kwargs)
-
-    def _fit_kept(self, draw: dict):
-        """The refit on :class:`~fmstats.formula.KeptRows` of the model (no DataFrame)."""
-        from ..formula import KeptRows
-
-        w = self.weights
-        kwargs = {a: None for a in self.row_args}
-        if "idx" in draw:
-            idx = np.sort(draw["idx"])
-            rows = KeptRows(self.results, idx)
-            w = None if w is None else w[idx]
-        elif "labels" in draw:
-            rows = KeptRows(self.results, np.arange(self.n), y=draw["labels"])
-        else:
-            rows = KeptRows(self.results, np.arange(self.n), y=np.where(
-                self.trials > 0, draw["yes"] / np.where(self.trials > 0, self.trials, 1), 0.0))
-        if w is not None:
-            kwargs["weights"] = w
-        return self.results.refit(rows, **kwargs)
+            return TrainingRows(self.results, sub).refit()     # the design uses the labels
+        return self.rows.refit(frame=sub)
 
     @property
     def design_columns(self) -> tuple:
@@ -366,43 +334,35 @@ class _RefitEngine(Draws):
 
     def flags(self, fit) -> tuple:
         """(no finite MLE, converged) of a refitted model (of its base model for tuned ones)."""
-        src = rows_of(fit).fitted_model
-        converged = bool(getattr(src, "converged", True))
-        penalised = getattr(src, "penalised", None)     # the model knows its own ridge
+        src = rows_of(rows_of(fit).fitted_model)
+        converged = bool(src.converged)
+        penalised = src.penalised                       # the model knows its own ridge
         if penalised is None:
-            settings = getattr(src, "settings", None)
+            settings = src.settings
             penalty = settings.get("penalty", 0.0) if isinstance(settings, Mapping) else 0.0
             penalised = np.any(np.asarray(penalty if penalty is not None else 0.0) > 0)
         penalised = bool(penalised)
         # a ridge keeps every estimate finite, however sharp the fitted probabilities
-        infinite = bool(getattr(src, "separated", False)) and not penalised
-        se, se0 = _model_se(src), self.se0
+        infinite = bool(src.separated) and not penalised
+        se, se0 = src.information_se(), self.se0
         if not infinite and not penalised and se is not None and se0 is not None:
             common = se.index.intersection(se0.index)
             if not converged or suspect(se[common].to_numpy(), se0[common].to_numpy()):
                 # the exact test needs the design; a keep_data=False replicate keeps the
                 # screen's verdict
                 infinite = (no_finite_mle(src.X, src.y, src.count_weights)
-                            if getattr(src, "X", None) is not None else True)
+                            if src.X is not None else True)
         return infinite, converged
 
 
-def _model_se(results) -> pd.Series | None:
-    """Model-based SEs (from the IRLS information) by term, for the maxent family; else None."""
-    fit = getattr(results, "core_fit", None)
-    inv = getattr(fit, "xtwx_inv", None)
-    names, aliased = getattr(results, "term_names", None), getattr(results, "aliased", None)
-    if inv is None or names is None or aliased is None or not all(
-            hasattr(results, a) for a in ("X", "y", "count_weights")):
-        return None
-    kept = [n for n, a in zip(names, aliased) if not a]
-    if len(kept) != inv.shape[0]:
-        return None
-    return pd.Series(np.sqrt(np.clip(np.diag(inv), 0.0, None)), index=kept)
+def model_call_of(results):
+    """The recorded call of the model resampled ("" for an object that records none)."""
+    call = rows_of(results).call
+    return "" if call is None else call
 
 
 def fmeasure_of(results):
-    fm = getattr(results, "fmeasure", None)
+    fm = rows_of(results).fmeasure
     return fm if isinstance(fm, _m.FMeasure) else _m.FMeasure()
 
 
@@ -434,7 +394,7 @@ def _label_probabilities(results, frame, type_):
     """(q, trials, response columns) for labels_from_q; rejects certain 0/1 labels."""
     rows = rows_of(results)
     q, trials = rows.y, rows.trials
-    name = getattr(results, "response_name", "the response")
+    name = rows.response_name
     if q is None:
         raise InvalidArgumentError(f"type={type_!r} needs the model's label probabilities q; "
                                    f"{type(results).__name__} does not expose them (`y`).")
@@ -470,15 +430,16 @@ def make_engine(results, *, type_, data, statistic, fast, columns=None, reuse_de
         raise InvalidArgumentError(f"`fast` must be True, False or None (auto); got "
                                    f"{describe(fast)}.")
     refits = results.row_refits(data) if isinstance(results, ModelResults) else None
-    if getattr(refits, "out_of_core", False):
+    if refits is not None and refits.out_of_core:
         return block_engine(refits, type_=type_, statistic=statistic, fast=fast,
                             replicates=replicates, k=k, control=control), True
     can = refits is not None
+    call = rows_of(results).call
     if fast and not can:
         raise InvalidArgumentError(
             f"fast=True needs a maxent()/umaxent()/fmaxent() fit that keeps its design in "
             f"memory (frequency weights); got "
-            f"{type(results).__name__}{' (' + results.model + ')' if hasattr(results, 'model') else ''}.")
+            f"{type(results).__name__}{'' if call is None else ' (' + call.name + ')'}.")
     if fast and statistic is not None:
         raise InvalidArgumentError("fast=True computes coefficients and the training F only; a "
                                    "callable `statistic` needs full refits: use fast=False.")
@@ -511,31 +472,11 @@ def make_engine(results, *, type_, data, statistic, fast, columns=None, reuse_de
         linear = refits.influence() if control and type_ != "labels_from_q" else None
         return RowsEngine(**base, refits=refits, replicates=replicates, k=int(k),
                            linear=linear), True
-    w = array_weights(results)
-    src = rows_of(results).fitted_model
-    row_args, row_offset = _row_arguments(results, kept=frame is None)
-    return _RefitEngine(**base, results=results, se0=_model_se(src), frame=frame, weights=w,
+    src = rows_of(rows_of(results).fitted_model)
+    train = TrainingRows(results, KeptDesign(results) if frame is None else design)
+    return RefitEngine(**base, results=results, se0=src.information_se(), frame=frame,
                         statistic=statistic, columns=columns, response=cols,
-                        design=design, row_offset=row_offset, row_args=row_args), False
-
-
-def _row_arguments(results, kept: bool):
-    """(the arguments a refit on training rows sets to None, an offset array to index): a
-    subset given as a mask was applied already (the rows are the model's); an offset given
-    as an array is the training rows' (the kept rows carry it themselves)."""
-    from .._utils.call import RowArgument
-
-    call = getattr(results, "call", None)
-    args = getattr(call, "arguments", {}) if call is not None else {}
-    names = tuple(a for a in ("subset", "offset") if isinstance(args.get(a), RowArgument))
-    if "subset" not in names and isinstance(args.get("subset"), str):
-        names += ("subset",)
-    offset = None
-    if "offset" in names and not kept:
-        names = tuple(a for a in names if a != "offset")
-        offset = getattr(getattr(results, "training", None), "offset", None)
-    return names, offset
-
+                        design=design, rows=train), False
 
 
 def unpack(raw: list, k: int):

@@ -47,8 +47,9 @@ from .._utils.boundary import public
 from .._utils.call import ModelCall
 from .. import measures as _m
 from .._utils.parallel import spawn_seeds
-from ..results import Persistable, predict_kept, rows_of
-from ._replicates import BlockEngine, Draws, PoissonDraws, collect, make_engine, report, run
+from ..results import Persistable, predict_kept, require_protocol, rows_of
+from ._replicates import (BlockEngine, Draws, PoissonDraws, RefitEngine, collect, make_engine,
+                          model_call_of, report, run)
 from .._utils.validation import check_choice, check_scalar, describe, warn
 from ..exceptions import InvalidArgumentError, ResamplingWarning
 from ..inference import estimate_632plus, no_information_counts
@@ -82,7 +83,7 @@ def _measures(measure, beta, alpha, results) -> dict:
         if m is None or m == "f" or isinstance(m, _m.FMeasure):
             fm = m if isinstance(m, _m.FMeasure) else None
             if fm is None and beta is None and alpha is None:
-                fm = getattr(results, "fmeasure", None) or _m.FMeasure()
+                fm = rows_of(results).fmeasure or _m.FMeasure()
             else:
                 fm = _m.as_fmeasure(fm, beta=beta, alpha=alpha)
             out[fm.name] = lambda c, fm=fm: fm.from_counts(c[..., 0], c[..., 1], c[..., 2])
@@ -158,6 +159,7 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
     """
     check_scalar("B", B, low=2, integer=True)
     check_choice("method", method, METHODS)
+    require_protocol(results, "refit", "predict")
     fns = _measures(measure, beta, alpha, results)
     check_choice("replicates", replicates, ("kstep", "full"))
     engine, is_fast = make_engine(results, type_="case", data=data, statistic=None, fast=fast,
@@ -208,7 +210,7 @@ def validate(results, B: int = 200, *, method: str = "boot", measure=None, beta=
                            n=engine.n, n_failed=len(errors), n_never_out=n_never_out,
                            fast=is_fast, seeds=tuple(seeds), replicate_warnings=warned,
                            replicate_method=replicates if is_fast else "refit",
-                           model_call=results.call,
+                           model_call=model_call_of(results),
                            random_state=repr(random_state),
                            scheme="poisson" if isinstance(engine, BlockEngine) else "case")
 
@@ -217,9 +219,14 @@ def _replicate_cells(engine, results, seeds, n_jobs, progress):
     """(apparent cells, successful replicates, their training and test cells, the out-of-bag
     cells, rows never out of bag, failures, warnings) from replicates' class predictions of
     the rows in memory."""
-    frame = getattr(engine, "frame", None)
-    q = rows_of(results).y
-    w = getattr(results, "count_weights", None)
+    frame = engine.frame if isinstance(engine, RefitEngine) else None
+    rows = rows_of(results)
+    q, w = rows.y, rows.count_weights
+    if q is None and rows.spec is None:
+        raise InvalidArgumentError(
+            f"`results`: validate() classes the training rows against their labels, and "
+            f"{describe(results)} keeps neither its labels (`y`) nor a design specification "
+            "(`spec`) to read them from `data`.")
     if q is None:
         resp = results.spec.build_with_response(frame, missing="raise")[0]
         q = resp.y

@@ -11,18 +11,21 @@
 * :class:`FitRows` -- "my training rows", one interface for every results class
   (``formula``, ``spec``, ``index``, ``y``, ``X``, ``prior_weights``, ...), asked through
   ``rows_of`` by the functions that refit (``training_frame``, ``kept_rows``, ...);
+* :class:`TrainingRows` -- those rows located once (``training_rows(fit, data)``), whose
+  ``take(positions)`` is a :class:`RowSelection` for ``fit.refit(rows=...)``
+  (``fit.call.refit(rows=...)``): the one path of every refit on training rows;
 * :func:`keeps_rows` -- ``predict(newdata)`` returns one row per row of ``newdata`` (R's
   ``na.pass``; ``na_action=`` for the other choices), for every family.
 """
-from .._utils.call import ModelCall, RowArgument, Settings   # what every result holds
+from .._utils.call import ModelCall, RowArgument, RowSelection, Settings  # what results hold
 from ._comparison import check_comparable, nested_columns
 from ._curves import ScoreCurves
 from ._newdata import NEWDATA_NA, keeps_rows, predict_kept
 from ._persist import FORMAT_VERSION, Persistable
-from ._protocol import ModelResults
-from ._training import (CHECK_ROWS, FitRows, array_weights, keeps_training_rows,
-                        kept_design_frame, kept_rows, rows_of, training_design, training_frame,
-                        training_weights)
+from ._protocol import ModelResults, RowRefitEngine
+from ._training import (CHECK_ROWS, FitRows, TrainingRows, array_weights, keeps_training_rows,
+                        kept_design_frame, kept_rows, require_protocol, rows_of,
+                        training_design, training_frame, training_rows, training_weights)
 from ._summary import (SIGNIF_LEGEND, Section, Summary, anova_columns, coef_columns,
                        format_numbers, format_pvalue, format_pvalues, r_matrix_text,
                        signif_stars)

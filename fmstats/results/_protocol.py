@@ -36,9 +36,20 @@ from .._utils.validation import check_choice, check_level, interval_request, ren
 from ..exceptions import InvalidArgumentError
 from ..measures import as_fmeasure
 from ._curves import ScoreCurves
-from ._training import FitRows
+from ._training import FitRows, rows_of
 
-__all__ = ["ModelResults"]
+__all__ = ["ModelResults", "RowRefitEngine"]
+
+
+class RowRefitEngine:
+    """The base of the refit engines :meth:`ModelResults.row_refits` hands out: refits of a
+    fit on its own rows with other frequency weights, many at once (the interface is
+    described there; ``fmstats/maxent_models/_refits.py`` and ``_oocrefits.py`` implement
+    it)."""
+
+    #: Whether the engine runs on the row blocks of a Dask DataFrame (a fit made out of
+    #: core, which keeps no rows) and draws the replicates' weights there.
+    out_of_core = False
 
 
 class ModelResults(Persistable, ScoreCurves, FitRows):
@@ -54,6 +65,8 @@ class ModelResults(Persistable, ScoreCurves, FitRows):
     fmeasure = None
     #: whether the coefficients are log-odds (logit link), so exp() of them are odds ratios
     log_odds: bool = False
+    #: ``refit(rows=...)`` refits on rows of the training data (``TrainingRows.take``)
+    refits_rows = True
 
     # ------------------------------------------------------------------ coefficient table
     @property
@@ -257,7 +270,7 @@ class ModelResults(Persistable, ScoreCurves, FitRows):
         })
 
     # ------------------------------------------------------------------ protocol
-    def refit(self, data, weights=None, **changes):
+    def refit(self, data=None, weights=None, *, rows=None, **changes):
         """Fit the same model with the same settings to ``data``: the recorded call again.
 
         Implemented once, here, for every family: the model function of the recorded call
@@ -265,14 +278,20 @@ class ModelResults(Persistable, ScoreCurves, FitRows):
         Defaults that depend on the data (fsvm's C = m+, the costs of its start) are
         recomputed on ``data``.  A weights column given by name is looked up in ``data``;
         weights given as an array must be passed again (they belong to the old rows).
+        ``rows`` instead of ``data``: rows of the data this fit used
+        (:class:`fmstats.results.TrainingRows`: ``training_rows(fit, data).take(positions)``),
+        which carry their own per-row arguments: the one path of the refits of tuning and
+        resampling (``ModelCall.refit(rows=...)``).
 
         Parameters
         ----------
-        data : DataFrame
-            The data to fit to.
+        data : DataFrame, optional
+            The data to fit to (or give ``rows``).
         weights : str or array-like, optional
             Prior weights for ``data``: needed again when the original ones were an array
             (default: the original weights column, looked up in ``data``).
+        rows : RowSelection, optional
+            Rows of the training data (``TrainingRows.take``), instead of ``data``.
         **changes
             Other arguments of the call to change (a ``subset`` mask or an ``offset`` array
             belongs to the old rows: give it again, or None).
@@ -282,7 +301,36 @@ class ModelResults(Persistable, ScoreCurves, FitRows):
         ModelResults
             The new fit, of this fit's class.
         """
-        return self.call.refit(data, **{**refit_changes(self.call, weights), **changes})
+        return self.call.refit(data, rows=rows,
+                               **{**refit_changes(self.call, weights), **changes})
+
+    def coefficients(self):
+        """The coefficient estimates by term (``params``), as a bootstrap resamples them.
+
+        Returns
+        -------
+        pandas.Series
+            ``params``.
+        """
+        return self.params
+
+    def coefficient_table(self, level: float = 0.95):
+        """A model's own ``tidy(level=level)`` (a calibration's: its base model's), which a
+        bootstrap summary prints beside its replicates.
+
+        Parameters
+        ----------
+        level : float, default 0.95
+            Confidence level of the Wald intervals in the table.
+
+        Returns
+        -------
+        pandas.DataFrame or None
+            One row per term; None where a family's ``tidy`` is not a coefficient table.
+        """
+        if self.base is not None:
+            return rows_of(self.base).coefficient_table(level)
+        return self.tidy(level=level)
 
     def predict(self, newdata=None, type: str = "response"):  # pragma: no cover - abstract
         """Predictions for ``newdata`` (a family implements it).

@@ -16,19 +16,20 @@ parts of "its" data checks that the data given is the data the model was fitted 
 """
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
-from .._utils.call import ARRAY_WEIGHTS
+from .._utils.call import ARRAY_WEIGHTS, RowArgument, RowSelection
 from .._utils.validation import describe
 from ..exceptions import DataError, InvalidArgumentError
-from ..formula import KeptRows, fold_response
+from ..formula import KeptDesign, KeptRows, fold_response, take_rows
 
 __all__ = ["FitRows", "rows_of", "training_frame", "training_design", "training_weights",
            "array_weights", "keeps_training_rows", "kept_rows", "kept_design_frame",
-           "CHECK_ROWS"]
+           "CHECK_ROWS", "TrainingRows", "training_rows", "require_protocol"]
 
 
 class FitRows:
@@ -59,6 +60,37 @@ class FitRows:
     refits_kept_rows = False
     #: The DataFrame the results keep of their training data (a tuned threshold's).
     training_data = None
+    #: The offset of those rows, when the call gave it as an array (a refit on some of them
+    #: takes their part).
+    training_offset = None
+    #: The recorded call (:class:`fmstats.results.ModelCall`) that made these results.
+    call = None
+    #: Whether ``refit(rows=...)`` refits on rows of the training data
+    #: (:meth:`TrainingRows.refit`); results without it are refitted on the rows' data.
+    refits_rows = False
+
+    # What tuning and resampling read of the fit itself (asked, never probed):
+    #: The fit's settings (:class:`fmstats.results.Settings`).
+    settings = None
+    #: The model these results were built on (a tuned threshold's, a calibration's, a
+    #: decision's); None for a model.
+    base = None
+    #: Whether the fit converged (fits without iterations: True).
+    converged = True
+    #: Whether the classes are separated in the training rows (no finite MLE).
+    separated = False
+    #: Whether the fit is penalised (a ridge); None: its settings' ``penalty`` says.
+    penalised = None
+    #: The weight of each training row in confusion counts (None: ones).
+    count_weights = None
+    #: The covariance the fit's standard errors use, as a bootstrap summary labels them.
+    cov_type = "model-based"
+    #: The name of the response, in messages.
+    response_name = "the response"
+    #: The fit's F-measure (:class:`fmstats.measures.FMeasure`; None: F1).
+    fmeasure = None
+    #: The probability at or above which the fit predicts class 1 (None: no such rule).
+    threshold = None
 
     @property
     def fitted_model(self):
@@ -67,9 +99,48 @@ class FitRows:
         ``cv_tune``."""
         return self
 
+    def coefficients(self):
+        """The coefficient estimates by term, as a bootstrap resamples them.
+
+        Returns
+        -------
+        pandas.Series or None
+            ``params`` for results built on a base model (its coefficients and the numbers
+            of their own rule: a tuned threshold, a decision's shifts); None for results
+            without coefficients (the default: ``cv_tune``'s).
+        """
+        return None if self.base is None else self.params
+
+    def coefficient_table(self, level: float = 0.95):
+        """The fitted model's coefficient table (``tidy(level=...)``), beside a bootstrap's.
+
+        Parameters
+        ----------
+        level : float, default 0.95
+            The level of its intervals.
+
+        Returns
+        -------
+        pandas.DataFrame or None
+            The base model's table for results built on one; None for results without one
+            (the default).
+        """
+        return None if self.base is None else rows_of(self.base).coefficient_table(level)
+
+    def information_se(self):
+        """Standard errors from the fit's information matrix, by non-aliased term: the
+        yardstick of resampling's screen for replicates without a finite MLE.
+
+        Returns
+        -------
+        pandas.Series or None
+            The standard errors; None for fits without an information matrix (the default).
+        """
+        return None
+
 
 _DECLARED = tuple(n for n, v in vars(FitRows).items()
-                  if not n.startswith("_") and not isinstance(v, property))
+                  if not n.startswith("_") and not isinstance(v, property) and not callable(v))
 
 
 class _Foreign:
@@ -89,6 +160,42 @@ class _Foreign:
     def fitted_model(self):
         r = self._results
         return getattr(r, "base", None) or getattr(r, "best_model", None) or r
+
+    # the methods of FitRows, answered from what the object has
+    def coefficients(self):
+        return getattr(self._results, "params", None)
+
+    def coefficient_table(self, level: float = 0.95):
+        src = getattr(self._results, "base", None) or self._results
+        tidy = getattr(src, "tidy", None)
+        if tidy is None or "level" not in inspect.signature(tidy).parameters:
+            return None
+        return tidy(level=level)
+
+    def information_se(self):
+        own = getattr(self._results, "information_se", None)
+        return own() if callable(own) else None
+
+
+def require_protocol(results, *methods: str, name: str = "results") -> None:
+    """Refuse an object without the protocol methods a function needs (a user's own class;
+    the fmstats results classes declare them): an :class:`InvalidArgumentError` naming the
+    argument and the missing methods, never an AttributeError from deep inside.
+
+    Parameters
+    ----------
+    results : object
+        The object given.
+    *methods : str
+        The methods needed (``"refit"``, ``"predict"``, ...).
+    name : str, default "results"
+        The argument's name, in the message.
+    """
+    missing = [m for m in methods if not callable(getattr(results, m, None))]
+    if missing:
+        raise InvalidArgumentError(
+            f"`{name}` must be a fitted fmstats model with {', '.join(methods)}() methods; "
+            f"{describe(results)} has no {', '.join(missing)}().")
 
 
 def model_engine(results) -> str | None:
@@ -238,7 +345,7 @@ def training_weights(results) -> np.ndarray | None:
 
 
 def _recorded_weights(results):
-    s = getattr(results, "settings", None)
+    s = rows_of(results).settings
     return s.get("weights") if isinstance(s, Mapping) else None
 
 
@@ -270,3 +377,136 @@ def kept_rows(results, what: str) -> KeptRows:
         f"{what} refits the model on its training rows; without `data=` it takes the rows "
         f"the fit kept, but this {type(results).__name__} {why}: pass `data=`, the DataFrame "
         "the model was fitted on.")
+
+
+class TrainingRows:
+    """The rows a fit used, located once, for refits on some of them: the one path of every
+    refit on training rows (tuning's folds, resampling's replicates, calibration's folds).
+
+    ``take(positions)`` gives a :class:`~fmstats.results.RowSelection` for
+    ``results.refit(rows=...)`` (the recorded call again, ``ModelCall.refit(rows=...)``):
+    the data argument of those rows and, for them, the arguments the call recorded per row
+    (array prior weights; an offset array; a subset, already applied, set to None).
+    :meth:`refit` does both.
+
+    Parameters
+    ----------
+    results : FitRows
+        The fitted model.
+    source : DataFrame, DesignMatrix, KeptDesign or KeptRows
+        Its training rows in the fit's order: the checked training frame (numbered
+        0..n-1), the design built once on it, or the rows the fit kept.
+    """
+
+    def __init__(self, results, source):
+        require_protocol(results, "refit")
+        self.results, self.source = results, source
+        rows = rows_of(results)
+        self.kept = isinstance(source, (KeptDesign, KeptRows))
+        self.n = (len(source) if isinstance(source, (pd.DataFrame, KeptRows)) else
+                  int(np.asarray(rows_of(source.results).y).shape[0])
+                  if isinstance(source, KeptDesign) else
+                  len(source.data))                 # a DesignMatrix of the training frame
+        aw = array_weights(results)
+        self.weights = aw if aw is not None and len(aw) == self.n else None
+        args = {} if rows.call is None else rows.call.arguments
+        self.cleared = tuple(a for a in ("subset", "offset")
+                             if isinstance(args.get(a), RowArgument)
+                             or (a == "subset" and isinstance(args.get(a), str)))
+        self.offset = None
+        if "offset" in self.cleared and not self.kept:    # kept rows carry their offset
+            self.offset = rows.training_offset
+        self.function = None if rows.call is None else rows.call.function
+
+    def take(self, positions=None, *, weights=None, y=None, frame=None,
+             reset_index: bool = False) -> RowSelection:
+        """The rows at ``positions`` (0-based, repeats allowed; default all), as a refit
+        takes them.
+
+        Parameters
+        ----------
+        positions : array-like of int, optional
+            Positions among the training rows (default: every row, in order).
+        weights : ndarray, optional
+            Prior weights of those rows (a reweighting; default the fit's array weights of
+            those rows, if it was given weights as an array).
+        y : ndarray, optional
+            A response for those rows (rows the fit kept only).
+        frame : DataFrame, optional
+            Those rows as a DataFrame (with another response) to pair with the design.
+        reset_index : bool, default False
+            Number the rows of a DataFrame 0..k-1.
+
+        Returns
+        -------
+        RowSelection
+            The data argument and the per-row arguments of a refit on those rows.
+        """
+        pos = np.arange(self.n) if positions is None else np.asarray(positions, np.int64)
+        src = self.source
+        if isinstance(src, KeptDesign) or (isinstance(src, KeptRows) and y is not None):
+            data = KeptRows(src.results, pos if isinstance(src, KeptDesign)
+                            else src.positions[pos], y=y)
+        elif isinstance(src, (pd.DataFrame, KeptRows)):
+            data = take_rows(src if frame is None else frame, pos, reset_index=reset_index)
+        else:
+            data = src.subset(pos, reset_index=reset_index, frame=frame)
+        values = {a: None for a in self.cleared}
+        if weights is not None:
+            values["weights"] = weights
+        elif self.weights is not None:
+            values["weights"] = self.weights[pos]
+        if self.offset is not None:
+            values["offset"] = self.offset[pos]
+        return RowSelection(data=data, values=values, function=self.function)
+
+    def refit(self, positions=None, **kwargs):
+        """The model refitted on the rows at ``positions``: ``results.refit(rows=...)``.
+
+        Parameters
+        ----------
+        positions : array-like of int, optional
+            Positions among the training rows (default: every row).
+        **kwargs
+            ``weights``, ``y``, ``frame`` and ``reset_index`` as :meth:`take` takes them.
+
+        Returns
+        -------
+        object
+            The refitted results.  Results that do not refit on rows
+            (``refits_rows=False``: a user's own class speaking the protocol) are refitted
+            on the rows' data, with the per-row arguments.
+        """
+        rows = self.take(positions, **kwargs)
+        r = self.results
+        if rows_of(r).refits_rows:
+            return r.refit(rows=rows)
+        return r.refit(rows.data, **{k: v for k, v in rows.values.items() if v is not None})
+
+
+def training_rows(results, data=None, *, what: str = "resampling",
+                  reuse: bool = True) -> TrainingRows:
+    """The training rows of ``results`` for refits: without ``data``, the rows the fit kept
+    (:func:`kept_rows`' rule); with ``data``, its rows the fit used, checked
+    (:func:`training_design`), with their design built once.
+
+    Parameters
+    ----------
+    results : FitRows
+        The fitted model.
+    data : DataFrame, optional
+        The data the model was fitted on.
+    what : str, default "resampling"
+        The caller, named in the messages.
+    reuse : bool, default True
+        Build the design once and refit on its rows (False: rebuild it per refit).
+
+    Returns
+    -------
+    TrainingRows
+        The rows, numbered 0..n-1 in the fit's order.
+    """
+    if data is None:
+        kept_rows(results, what)                   # raises when the fit keeps none
+        return TrainingRows(results, KeptDesign(results))
+    return TrainingRows(results, training_design(results, data, what=what, reuse=reuse)[1])
