@@ -136,9 +136,10 @@ def cv_tune_out_of_core(model_fn, formula, data, points, fixed, *, k, seed, pool
             except FmstatsError as e:
                 if g == 0:      # the first fit says whether the model fits out of core at all
                     raise e.__class__(
-                        f"cv_tune on a Dask DataFrame fits every grid point on all rows first; "
-                        f"{name} with {point} failed: {e} (out of core cv_tune tunes the model "
-                        "functions that fit a Dask DataFrame: maxent, umaxent, fmaxent).") from e
+                        f"`model_fn`: cv_tune on a Dask DataFrame fits every grid point on all "
+                        f"rows first, and {name} with {point} failed (out of core cv_tune "
+                        "tunes the model functions that fit a Dask DataFrame: maxent, umaxent, "
+                        f"fmaxent): {e}") from e
                 if on_error == "raise":
                     raise
                 errors[g * k:(g + 1) * k] = [e] * k
