@@ -204,3 +204,21 @@ def test_on_a_local_cluster_equals_the_synchronous_run():
         res = fm.cv_tune(fm.maxent, FORMULA, dd.from_pandas(d, npartitions=3), grid, cv=3,
                          random_state=1)
     pd.testing.assert_frame_equal(res.tidy(), sync.tidy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("fn, kw, point", [(fm.maxent, {"weights": "w"}, {"penalty": 5.0}),
+                                           (fm.fmaxent, {"beta": 2, "cov_type": "HC0"},
+                                            {"shrinkage": 1.0})])
+def test_fold_fits_are_the_in_memory_fits_of_the_training_folds(fn, kw, point):
+    """Fits iterated to convergence, not k-step approximations: each fold fit's coefficients
+    are those of the model fitted in memory on the fold's training rows."""
+    from fmstats.model_selection._ooccvtune import cv_tune_out_of_core
+
+    d = _data(1500, seed=6)
+    found = _quiet(cv_tune_out_of_core, fn, FORMULA, dd.from_pandas(d, npartitions=3),
+                   [point], kw, k=K, seed=SEED, pooling="tp_fp", on_error="record",
+                   progress=False)
+    for j, (train, _) in enumerate(_pairs(len(d))):
+        mem = _quiet(fn, FORMULA, d.iloc[train].reset_index(drop=True), **point, **kw)
+        np.testing.assert_allclose(found.fold_coef[0, j], mem.params.to_numpy(), rtol=1e-7,
+                                   atol=1e-8)

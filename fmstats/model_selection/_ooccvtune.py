@@ -53,14 +53,15 @@ NOTE = ("out of core: every grid point fitted on all rows, its fold fits (iterat
 @dataclass(frozen=True)
 class OutOfCoreGrid:
     """What the out-of-core grid search found: the counts (G, k, 4) and errors (point-major)
-    of the fold fits, the folds, every point's fit on all rows (None where it failed) and the
-    number of rows."""
+    of the fold fits, the folds, every point's fit on all rows (None where it failed), the
+    number of rows and the fold fits' coefficients (G, k, p; NaN where a fit failed)."""
 
     counts: np.ndarray
     errors: list
     folds: RowFolds
     fits: list
     n_rows: int
+    fold_coef: np.ndarray
     note: str = NOTE
 
 
@@ -125,6 +126,7 @@ def cv_tune_out_of_core(model_fn, formula, data, points, fixed, *, k, seed, pool
     counts = np.full((G, k, 4), np.nan)
     errors = [None] * (G * k)
     fits = [None] * G
+    fold_coef = [None] * G
     folds = None
     shared = {}         # design key -> the row source built and checked once
     bar = progress_bar(total=G, desc=f"cv_tune out of core: {G} points x {k} folds",
@@ -156,7 +158,7 @@ def cv_tune_out_of_core(model_fn, formula, data, points, fixed, *, k, seed, pool
                 errors[g * k + j] = e
             ok = np.array([e is None for e in found.errors])
             counts[g, ok] = cells[ok, :4]
-            fits[g] = fit
+            fits[g], fold_coef[g] = fit, found.coef
             if folds is None:
                 folds = _row_folds(cells, k, seed)
             if bar is not None:
@@ -171,7 +173,10 @@ def cv_tune_out_of_core(model_fn, formula, data, points, fixed, *, k, seed, pool
         table = folds.table()
         warn_no_positives(table["test_positives"].to_numpy(), response, pooling)
         n_rows = int(table["n_test"].sum())
-    return OutOfCoreGrid(counts=counts, errors=errors, folds=folds, fits=fits, n_rows=n_rows)
+    p = max((len(c[0]) for c in fold_coef if c is not None), default=0)
+    coef = np.stack([np.full((k, p), np.nan) if c is None else c for c in fold_coef])
+    return OutOfCoreGrid(counts=counts, errors=errors, folds=folds, fits=fits, n_rows=n_rows,
+                         fold_coef=coef)
 
 
 def _row_folds(cells, k, seed) -> RowFolds:
