@@ -185,8 +185,10 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
         function keeps the results picklable and works with every joblib backend.
     formula : str
         The model's formula.
-    data : DataFrame
-        The data the model is tuned on.
+    data : DataFrame or dask.dataframe.DataFrame
+        The data the model is tuned on.  A Dask DataFrame is tuned out of core, for model
+        functions that fit one (maxent, umaxent, fmaxent) and an integer ``cv``: the same
+        table as in memory on the same folds (``_ooccvtune.py``; *Data larger than memory*).
     grid : dict of lists, list of dicts or DataFrame
         A dict of lists (their Cartesian product), a list of dicts (explicit
         points, e.g. a lower-triangular (C+, C-) grid), or a DataFrame (one
