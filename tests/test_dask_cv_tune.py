@@ -16,7 +16,6 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.special import expit
 
 dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
@@ -26,6 +25,7 @@ import fmstats as fm  # noqa: E402
 from fmstats._utils.rowrng import fold_key, row_folds  # noqa: E402
 from fmstats.exceptions import (EmptyFoldWarning, FitFailedWarning,  # noqa: E402
                                 InvalidArgumentError, SeparationWarning)
+from test_dask_workflow import _data  # noqa: E402  (the same simulated rows)
 
 FORMULA = "y ~ x1 + x2 + x3 + g"
 SEED = 11
@@ -36,16 +36,6 @@ K = 3
 def synchronous():
     with dask.config.set(scheduler="synchronous"):
         yield
-
-
-def _data(n=3000, seed=8, intercept=-2.0):
-    rng = np.random.default_rng(seed)
-    x1, x2, x3 = rng.normal(size=(3, n))
-    g = rng.choice(["a", "b", "c"], n)
-    y = (rng.random(n) < expit(intercept + x1 - 0.5 * x2 + 0.8 * x3
-                               + np.where(g == "b", 0.4, 0.0))).astype(int)
-    return pd.DataFrame({"y": y, "x1": x1, "x2": x2, "x3": x3, "g": g,
-                         "w": rng.integers(1, 4, n).astype(float)})
 
 
 def _pairs(n, k=K, seed=SEED):
@@ -76,7 +66,7 @@ CASES = {
 
 @pytest.fixture(scope="module")
 def tuned():
-    d = _data(2400)
+    d = _data(2400, seed=8, intercept=-2.0)
     ddf = dd.from_pandas(d, npartitions=4)
     out = {}
     with dask.config.set(scheduler="synchronous"):
@@ -129,7 +119,7 @@ def test_the_results_read_as_a_cv_tune_and_are_a_model(tuned):
 
 
 def test_the_result_does_not_depend_on_the_partitioning():
-    d = _data(1800, seed=3)
+    d = _data(1800, seed=3, intercept=-2.0)
     grid = {"penalty": [0.0, 50.0], "threshold": [0.25, 0.4]}
     a = fm.cv_tune(fm.maxent, FORMULA, dd.from_pandas(d, npartitions=2), grid, cv=4,
                    random_state=2)
@@ -194,7 +184,7 @@ def test_progress_bar_over_the_grid_points(capsys):
 def test_on_a_local_cluster_equals_the_synchronous_run():
     from dask.distributed import Client, LocalCluster
 
-    d = _data(1200, seed=5)
+    d = _data(1200, seed=5, intercept=-2.0)
     grid = {"penalty": [0.0, 20.0]}
     sync = fm.cv_tune(fm.maxent, FORMULA, dd.from_pandas(d, npartitions=3), grid, cv=3,
                       random_state=1)
@@ -214,7 +204,7 @@ def test_fold_fits_are_the_in_memory_fits_of_the_training_folds(fn, kw, point):
     are those of the model fitted in memory on the fold's training rows."""
     from fmstats.model_selection._ooccvtune import cv_tune_out_of_core
 
-    d = _data(1500, seed=6)
+    d = _data(1500, seed=6, intercept=-2.0)
     found = _quiet(cv_tune_out_of_core, fn, FORMULA, dd.from_pandas(d, npartitions=3),
                    [point], kw, k=K, seed=SEED, pooling="tp_fp", on_error="record",
                    progress=False)
