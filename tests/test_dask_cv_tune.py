@@ -61,6 +61,8 @@ CASES = {
                              {"shrinkage": [0.0, 1.0]}, {}),
     "with_measure(fmaxent)": (fm.with_measure(fm.fmaxent, alpha=0.3), {"cov_type": "HC0"},
                               {"shrinkage": [0.1, 3.0]}, {"alpha": 0.3}),
+    # probabilistic labels q: the held-out rows count fractionally (q, 1 - q)
+    "umaxent q": (fm.umaxent, {}, {"penalty": [0.0, 10.0]}, {}),
 }
 
 
@@ -74,9 +76,10 @@ def tuned():
             n = 2400 if fn is fm.maxent else 1500
             sub = d.iloc[:n]
             part = ddf if n == len(d) else dd.from_pandas(sub, npartitions=3)
-            ooc = _quiet(fm.cv_tune, fn, FORMULA, part, grid, cv=K, random_state=SEED, **crit,
+            formula = "q ~ x1 + x2 + g" if fn is fm.umaxent else FORMULA
+            ooc = _quiet(fm.cv_tune, fn, formula, part, grid, cv=K, random_state=SEED, **crit,
                          **kw)
-            mem = _quiet(fm.cv_tune, fn, FORMULA, sub, grid, cv=_pairs(n), **crit, **kw)
+            mem = _quiet(fm.cv_tune, fn, formula, sub, grid, cv=_pairs(n), **crit, **kw)
             out[name] = (ooc, mem, sub, part)
     return out
 
@@ -190,7 +193,7 @@ def test_on_a_local_cluster_equals_the_synchronous_run():
                       random_state=1)
     with dask.config.set(scheduler=None), \
             LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                         dashboard_address=None) as cluster, Client(cluster):
+                         dashboard_address=":0") as cluster, Client(cluster):
         res = fm.cv_tune(fm.maxent, FORMULA, dd.from_pandas(d, npartitions=3), grid, cv=3,
                          random_state=1)
     pd.testing.assert_frame_equal(res.tidy(), sync.tidy(), rtol=1e-12)
