@@ -137,11 +137,10 @@ def cv_tune_out_of_core(model_fn, formula, data, points, fixed, *, k, seed, pool
                 fit = model_fn(formula, data, **point, **fixed)
             except FmstatsError as e:
                 if g == 0:      # the first fit says whether the model fits out of core at all
-                    raise e.__class__(
-                        f"`model_fn`: cv_tune on a Dask DataFrame fits every grid point on all "
-                        f"rows first, and {name} with {point} failed (out of core cv_tune "
-                        "tunes the model functions that fit a Dask DataFrame: maxent, umaxent, "
-                        f"fmaxent): {e}") from e
+                    raise _said(e, f"`model_fn`: cv_tune on a Dask DataFrame fits every grid "
+                                   f"point on all rows first, and {name} with {point} failed "
+                                   "(out of core cv_tune tunes the model functions that fit a "
+                                   f"Dask DataFrame: maxent, umaxent, fmaxent): {e}") from e
                 if on_error == "raise":
                     raise
                 errors[g * k:(g + 1) * k] = [e] * k
@@ -153,8 +152,8 @@ def cv_tune_out_of_core(model_fn, formula, data, points, fixed, *, k, seed, pool
             cells = refits.held_out_cells(draws, found.design_coef, fit.threshold)
             for j, e in enumerate(found.errors):
                 if e is not None and on_error == "raise":
-                    raise e.__class__(f"refitting grid point {point} on training fold {j} "
-                                      f"failed: {e}") from e
+                    raise _said(e, f"refitting grid point {point} on training fold {j} "
+                                   f"failed: {e}") from e
                 errors[g * k + j] = e
             ok = np.array([e is None for e in found.errors])
             counts[g, ok] = cells[ok, :4]
@@ -177,6 +176,15 @@ def cv_tune_out_of_core(model_fn, formula, data, points, fixed, *, k, seed, pool
     coef = np.stack([np.full((k, p), np.nan) if c is None else c for c in fold_coef])
     return OutOfCoreGrid(counts=counts, errors=errors, folds=folds, fits=fits, n_rows=n_rows,
                          fold_coef=coef)
+
+
+def _said(error: Exception, message: str) -> Exception:
+    """``error``'s class with ``message`` (an InvalidArgumentError if the class takes other
+    arguments)."""
+    try:
+        return error.__class__(message)
+    except TypeError:
+        return InvalidArgumentError(message)
 
 
 def _row_folds(cells, k, seed) -> RowFolds:
