@@ -122,6 +122,10 @@ def _build_all() -> dict:
                                                             random_state=0), d)
             out["bootstrap_dask"] = (fm.bootstrap(out["maxent_dask"][0], B=20, data=ddf,
                                                   random_state=0), d)
+            # cv_tune out of core: the fold fits on the row blocks, the best refitted there
+            out["cv_tune_dask"] = (fm.cv_tune(fm.maxent, "y ~ x1 + x2 + C(g)", ddf,
+                                              {"penalty": [0.0, 10.0]}, cv=3, random_state=0),
+                                   d)
     return out
 
 
@@ -137,7 +141,7 @@ KINDS = ["maxent", "maxent_patsy", "maxent_transforms", "maxent_array_weights",
          "cv_tune_with_measure", "tune_threshold", "tune_threshold_ci", "cv_tune_ci",
          "tune_wsvm", "bootstrap", "validate",
          "resample_f", "br", "pcc", "spe", "sto", "fta", "ofo", "plt", "frank_wolfe", "maxent_dask",
-         "tune_threshold_dask", "bootstrap_dask", "calibrate", "multinom", "multiclass_decision"]
+         "tune_threshold_dask", "bootstrap_dask", "cv_tune_dask", "calibrate", "multinom", "multiclass_decision"]
 
 
 def _evidence(obj, data) -> dict:

@@ -6,6 +6,7 @@ Run from the repository root (a quiet machine; about 15 min at the default size)
     PYTHONPATH=. python benchmarks/speed/bench_dask_workflow.py                 # n = 2e6, 16 files
     PYTHONPATH=. python benchmarks/speed/bench_dask_workflow.py --quick         # n = 2e5, part A
     PYTHONPATH=. python benchmarks/speed/bench_dask_workflow.py --skip-big      # without part B
+    PYTHONPATH=. python benchmarks/speed/bench_dask_workflow.py --skip-big --cv-tune-only
 
 Data: n rows x 14 columns (y, prior weights w, eleven N(0, 1) predictors x1..x11 and a
 5-level factor g), y ~ Bernoulli(expit(eta)) with an intercept that gives about 10 %
@@ -33,6 +34,9 @@ each, MALLOC_TRIM_THRESHOLD_ unset, for speed, as for every contender):
    and its largest relative SE difference to the in-memory bootstrap.
 4. ``tune_threshold`` (5 folds) out of core against in memory on the same folds (the
    hash folds given as ``cv=`` pairs).  Target: CV F within 0.005 (expected: equal).
+5. ``cv_tune`` of maxent over 3 penalties x 5 folds out of core against in memory on the
+   same folds (given as ``cv=`` pairs).  Target: the same best point and every grid point's
+   CV F within 0.005 (expected: equal to ~1e-12).  ``--cv-tune-only`` runs this row alone.
 
 Part B (workers limited to ``--big-worker-memory`` (1 GiB) each, and as many rows as make the
 data -- their pandas size -- ``--ratio`` (2) times the two workers' total, in files of about
@@ -207,12 +211,15 @@ def part_a(args, path, client, rows):
     import dask.dataframe as dd
 
     import fmstats as fm
-    from fmstats._utils.rowrng import fold_key, row_folds
 
     out = {}
     # warm-up (imports on the workers)
     fm.maxent("y ~ x1", dd.read_parquet(path).partitions[0])
     df, t_read = timed(lambda: pd.read_parquet(path))
+    if args.cv_tune_only:
+        part_cv_tune(df, dd.read_parquet(path), rows)
+        out["ok"] = True
+        return out
     mem, t_mem = timed(lambda: fm.maxent(FORMULA, df))
     end_mem = t_read + t_mem
     ddf = dd.read_parquet(path)
@@ -261,9 +268,7 @@ def part_a(args, path, client, rows):
                  f"{float(blb_diff.max()):.1%}", ""])
     # 4. tune_threshold
     tooc, t_tooc = timed(lambda: fm.tune_threshold(ooc, ddf, cv=5, random_state=11))
-    fold = row_folds(fold_key(11), np.arange(len(df)), 5)
-    pairs = [(np.flatnonzero(fold != j), np.flatnonzero(fold == j)) for j in range(5)]
-    tmem, t_tmem = timed(lambda: fm.tune_threshold(mem, df, cv=pairs))
+    tmem, t_tmem = timed(lambda: fm.tune_threshold(mem, df, cv=same_folds(len(df))))
     fdiff = abs(tooc.best_score - tmem.best_score)
     rows.append(["tune_threshold cv = 5: in memory (same folds)", f"{t_tmem:.2f}", "1.00x",
                  f"threshold {tmem.threshold:.6g}, CV F1 {tmem.best_score:.5f}", ""])
@@ -271,8 +276,37 @@ def part_a(args, path, client, rows):
                  f"{t_tooc / t_tmem:.2f}x", f"threshold {tooc.threshold:.6g}; CV F1 diff "
                  f"{fdiff:.1e}; {tooc.search_passes} search passes",
                  "PASS" if fdiff <= 0.005 else "FAIL"])
+    # 5. cv_tune
+    part_cv_tune(df, ddf, rows)
     out["ok"] = True
     return out
+
+
+def same_folds(n, k=5, seed=11):
+    """The folds of the out-of-core tuning with seed ``seed``, as (train, test) pairs."""
+    from fmstats._utils.rowrng import fold_key, row_folds
+
+    fold = row_folds(fold_key(seed), np.arange(n), k)
+    return [(np.flatnonzero(fold != j), np.flatnonzero(fold == j)) for j in range(k)]
+
+
+def part_cv_tune(df, ddf, rows):
+    """Part A, 5: cv_tune of maxent out of core against in memory on the same folds."""
+    import fmstats as fm
+
+    grid = {"penalty": [0.0, 10.0, 100.0]}
+    what = f"cv_tune maxent, {len(grid['penalty'])} penalties x 5 folds"
+    cooc, t_cooc = timed(lambda: fm.cv_tune(fm.maxent, FORMULA, ddf, grid, cv=5,
+                                            random_state=11))
+    cmem, t_cmem = timed(lambda: fm.cv_tune(fm.maxent, FORMULA, df, grid,
+                                            cv=same_folds(len(df))))
+    fdiff = float(np.max(np.abs(cooc.tidy()["f"].to_numpy() - cmem.tidy()["f"].to_numpy())))
+    same = cooc.best_params == cmem.best_params
+    rows.append([f"{what}: in memory (same folds)", f"{t_cmem:.2f}", "1.00x",
+                 f"best {cmem.best_params}, CV F1 {cmem.best_score:.5f}", ""])
+    rows.append([f"{what}: out of core", f"{t_cooc:.2f}", f"{t_cooc / t_cmem:.2f}x",
+                 f"best {cooc.best_params} ({'same' if same else 'DIFFERENT'}); max |CV F1 "
+                 f"diff| {fdiff:.1e}", "PASS" if same and fdiff <= 0.005 else "FAIL"])
 
 
 def part_b(args, base_dir, cluster_kwargs, bytes_per_row):
@@ -361,6 +395,8 @@ def main():
     ap.add_argument("--maxent-only", action="store_true",
                     help="part A: the maxent rows only (the speed targets)")
     ap.add_argument("--skip-big", action="store_true", help="part A only")
+    ap.add_argument("--cv-tune-only", action="store_true",
+                    help="part A: the cv_tune rows only (5)")
     ap.add_argument("--quick", action="store_true", help="n = 2e5, B = 60, no part B")
     ap.add_argument("--seed", type=int, default=20261207)
     ap.add_argument("--dir", default=None, help="where to write the files (default: a temp dir)")

@@ -366,6 +366,30 @@ class BlockRefits(RowRefitEngine):
 
         return gather
 
+    def held_out_cells(self, draws: RowDraws, design_coef, threshold: float) -> np.ndarray:
+        """One pass: the held-out cells of fold refits (their ``design_coef``, one per fold of
+        the fold ``draws``), summed on the workers: (k, 5) with each fold's tp, fp, fn, tn of
+        the class predictions at ``threshold`` (a row is scored by the fit of the fold it is
+        held out of and weighted by its count weight) and its number of rows."""
+        k = int(draws.folds)
+        v = self.rows.sums(_held_out_block, positions=True, draws=draws,
+                           coef=np.asarray(design_coef, dtype=float), link=False,
+                           inner=_fold_cells, inner_kwargs={"threshold": float(threshold),
+                                                            "k": k})
+        return v.reshape(k, 5)
+
+
+def _fold_cells(s, pos, neg, fold, threshold, k):
+    """A block's cells per fold (tp, fp, fn, tn, rows) of the predictions s >= threshold."""
+    pred = s >= threshold
+
+    def per_fold(w):
+        return np.bincount(fold, weights=w, minlength=k)
+
+    return np.stack([per_fold(np.where(pred, pos, 0.0)), per_fold(np.where(pred, neg, 0.0)),
+                     per_fold(np.where(pred, 0.0, pos)), per_fold(np.where(pred, 0.0, neg)),
+                     np.bincount(fold, minlength=k).astype(float)], axis=1).ravel()
+
 
 def _cells(q, pred, w):
     """Cells (..., 4) of predictions (n, ...) against q with row weights w (n, ...)."""

@@ -49,7 +49,8 @@ from ..exceptions import (DataError, EmptyFoldWarning, FitFailedWarning,
                           IneffectiveParameterWarning, InvalidArgumentError)
 from ._tuned import Tuned, fn_name
 from .._utils.call import Settings, records_call, refuse_unused
-from ..formula import check_frame
+from ..formula import check_frame, is_dask_frame
+from ._ooccvtune import check_out_of_core, cv_tune_out_of_core
 from ..results import Section, Summary, keeps_rows, predict_kept
 from ._threshold import TuneThresholdResults, ThresholdedResults, tune_threshold
 from ._grid_uncertainty import grid_uncertainty, point_intervals
@@ -184,8 +185,10 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
         function keeps the results picklable and works with every joblib backend.
     formula : str
         The model's formula.
-    data : DataFrame
-        The data the model is tuned on.
+    data : DataFrame or dask.dataframe.DataFrame
+        The data the model is tuned on.  A Dask DataFrame is tuned out of core, for model
+        functions that fit one (maxent, umaxent, fmaxent) and an integer ``cv``: the same
+        table as in memory on the same folds (``_ooccvtune.py``; *Data larger than memory*).
     grid : dict of lists, list of dicts or DataFrame
         A dict of lists (their Cartesian product), a list of dicts (explicit
         points, e.g. a lower-triangular (C+, C-) grid), or a DataFrame (one
@@ -299,6 +302,11 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
     points = grid_points(grid)
     names = list(dict.fromkeys(k for p in points for k in p))
     check_names(model_fn, names, fixed)
+    if is_dask_frame(data):     # the fold fits and held-out counts on the row blocks
+        return _cv_tune_out_of_core(model_fn, formula, data, points, names, crit, fixed,
+                                    cv=cv, repeats=repeats, ci=ci, reuse_design=reuse_design,
+                                    n_jobs=n_jobs, random_state=random_state,
+                                    on_error=on_error, progress=progress, call=_call)
     data = check_frame(data, "data")
     # a model with another kind of response (multinom's classes) says how to stratify it
     response = getattr(model_fn, "fold_response", fold_response)(formula, data)
@@ -344,12 +352,35 @@ def cv_tune(model_fn: Callable, formula: str, data: pd.DataFrame, grid, *, cv=5,
                                        n_jobs=n_jobs, progress=progress, replicates=replicates)
     res = CvTuneResults._build(settings, _call, names, folds, counts.reshape(G, K, 4), errors,
                                data, uncertainty)
+    return _warn_failed(res, errors)
+
+
+def _warn_failed(res: "CvTuneResults", errors) -> "CvTuneResults":
+    """``res``, after one :class:`FitFailedWarning` summing up the failed fold fits."""
+    first = next((e for e in errors if e is not None), None)
     if first is not None:
         n_bad = int(sum(e is not None for e in errors))
-        warn(f"{n_bad} of {G * K} fold fits failed, in {int((res.tidy()['n_failed'] > 0).sum())} "
-             f"of {G} grid points (they get no score; see fold_results): the first error: "
-             f"{type(first).__name__}: {first}", FitFailedWarning)
+        G = len(res.tidy())
+        warn(f"{n_bad} of {len(errors)} fold fits failed, in "
+             f"{int((res.tidy()['n_failed'] > 0).sum())} of {G} grid points (they get no score; "
+             f"see fold_results): the first error: {type(first).__name__}: {first}",
+             FitFailedWarning)
     return res
+
+
+def _cv_tune_out_of_core(model_fn, formula, data, points, names, crit, fixed, *, cv, repeats,
+                         ci, reuse_design, n_jobs, random_state, on_error, progress, call):
+    """:func:`cv_tune` of a Dask DataFrame (``_ooccvtune.py``)."""
+    k = check_out_of_core(model_fn, cv=cv, repeats=repeats, ci=ci, reuse_design=reuse_design,
+                          n_jobs=n_jobs)
+    seed = fixed_seed(random_state)
+    found = cv_tune_out_of_core(model_fn, formula, data, points, fixed, k=k, seed=seed,
+                                pooling=crit.pooling, on_error=on_error, progress=progress)
+    settings = Settings.of(call, grid=points, names=names, cv=k, measure=crit,
+                           random_state=seed, fixed=fixed, design_note=found.note, ci=False)
+    res = CvTuneResults._build(settings, call, names, found.folds, found.counts,
+                               found.errors, data, fits=found.fits, n_rows=found.n_rows)
+    return _warn_failed(res, found.errors)
 
 
 class CvTuneResults(Tuned):
@@ -419,8 +450,10 @@ class CvTuneResults(Tuned):
         return self.best_model or self
 
     @classmethod
-    def _build(cls, spec, call, names, folds, counts, errors, data,
-               uncertainty=None) -> "CvTuneResults":
+    def _build(cls, spec, call, names, folds, counts, errors, data, uncertainty=None, *,
+               fits=None, n_rows=None) -> "CvTuneResults":
+        """The results of the fold ``counts`` (G, K, 4); ``fits``: every point's fit on all
+        rows when the tuning made them (out of core), the best one kept as ``best_model``."""
         crit: Criterion = spec["measure"]
         G, K, _ = counts.shape
         fold_vals = crit.per_fold(counts)
@@ -471,10 +504,11 @@ class CvTuneResults(Tuned):
                                      for e in errors]})
         best_model = None
         if spec["refit"]:
-            best_model = spec["model_fn"](spec["formula"], data, **spec["grid"][best],
-                                          **spec["fixed"])
+            best_model = fits[best] if fits is not None else \
+                spec["model_fn"](spec["formula"], data, **spec["grid"][best], **spec["fixed"])
         return cls(settings=spec, table=table, fold_results=fr, folds=folds, best_index=best,
-                   best_model=best_model, call=call, n_rows=len(data), uncertainty=uncertainty)
+                   best_model=best_model, call=call,
+                   n_rows=len(data) if n_rows is None else n_rows, uncertainty=uncertainty)
 
     # ------------------------------------------------------------------ results
     @property
@@ -625,7 +659,7 @@ class CvTuneResults(Tuned):
         t = self._table
         b = t.iloc[self.best_index]
         col = crit.column
-        lines = [("Measure", crit.text(len(self.folds))),
+        lines = [("Measure", crit.text(len(self._folds))),
                  ("Folds", f"{self._folds.description}; the same splits for every grid point"
                            f" (random_state = {self.settings['random_state']})"),
                  ("Design", self.settings.get("design_note") or "rebuilt for every fold"),
@@ -747,5 +781,5 @@ class CvTuneResults(Tuned):
 
     def __repr__(self) -> str:
         return (f"<CvTuneResults {fn_name(self.settings['model_fn'])}: {len(self._table)} points x "
-                f"{len(self.folds)} folds, best {self.best_params} with CV "
+                f"{len(self._folds)} folds, best {self.best_params} with CV "
                 f"{self.settings['measure'].name} = {self.best_score:.4f}>")

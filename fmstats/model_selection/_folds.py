@@ -22,7 +22,7 @@ from .._utils.validation import check_random_state, check_scalar, describe, warn
 from ..exceptions import EmptyFoldWarning, InvalidArgumentError, ResponseError
 from ..formula import FoldResponse
 
-__all__ = ["Folds", "make_folds", "warn_empty_folds",
+__all__ = ["Folds", "make_folds", "warn_empty_folds", "warn_no_positives",
            "fixed_seed", "kept_cv", "reuse_cv"]
 
 
@@ -132,16 +132,23 @@ def fixed_seed(random_state) -> int:
 
 
 def warn_empty_folds(folds: Folds, response: FoldResponse, pooling: str) -> None:
-    empty = np.flatnonzero(folds.test_positives(response) <= 0)
+    warn_no_positives(folds.test_positives(response), response.name, pooling)
+
+
+def warn_no_positives(test_positives, name: str, pooling: str) -> None:
+    """An :class:`EmptyFoldWarning` when a test fold holds no positive weight (the folds'
+    positive weights ``test_positives``, the response ``name``), saying what ``pooling``
+    makes of it."""
+    empty = np.flatnonzero(np.asarray(test_positives) <= 0)
     if not empty.size:
         return
     how = ("with pooling='tp_fp' such a fold only adds its false positives to the pooled counts, "
            "and the pooled F stays well defined" if pooling == "tp_fp" else
            "with pooling='mean' its F is 0 when it predicts any positive and 1 (zero_division) "
            "when it predicts none, which biases the mean of fold F; pooling='tp_fp' avoids this")
-    warn(f"{empty.size} of {len(folds)} test folds (number(s) "
+    warn(f"{empty.size} of {len(test_positives)} test folds (number(s) "
          f"{', '.join(str(int(i)) for i in empty[:10])}) hold no positive row of "
-         f"'{response.name}'; {how}.", EmptyFoldWarning)
+         f"'{name}'; {how}.", EmptyFoldWarning)
 
 
 def kept_cv(cv):

@@ -41,6 +41,16 @@ class RowFolds:
         return self.k
 
     @property
+    def repeat(self) -> np.ndarray:
+        """The repeat of each split (one repeat out of core)."""
+        return np.zeros(self.k, dtype=np.int64)
+
+    @property
+    def fold(self) -> np.ndarray:
+        """The number of each split."""
+        return np.arange(self.k)
+
+    @property
     def pairs(self):
         raise DataError("the folds of a tuning out of core are assigned on the row blocks; "
                         "their positions are not held (fmstats._utils.rowrng.row_folds "
