@@ -5,6 +5,11 @@ a page without anyone keeping a list: the top-level ``fmstats`` namespace first,
 public (non-underscore) subpackage and module.  Each object is documented once, at the
 shortest public path that exports it; a module page lists what it merely re-exports with a
 link to that page.
+
+A unit's ``__all__`` is its interface to users and to the other units; the names it also lists
+in ``_DEVELOPER`` (its developer interface, for extension authors and the other fmstats
+units) get their own section, *Developer interface*, on the unit's page.  The deprecated old
+module paths of ``fmstats.glm`` (``fmstats.glm.irls``, ...) get no page.
 """
 from __future__ import annotations
 
@@ -16,6 +21,15 @@ from pathlib import Path
 
 PACKAGE = "fmstats"
 
+DEVELOPER_NOTE = ("These names serve extension authors and the other fmstats units (the "
+                  "numerical cores, the training rows a refit takes, the checks every unit "
+                  "shares); they may change between minor versions.")
+
+
+def _deprecated_paths() -> set[str]:
+    from fmstats.glm._moved import OLD_MODULES
+    return {f"{PACKAGE}.glm.{name}" for name in OLD_MODULES}
+
 
 def public_modules(package: str = PACKAGE) -> list[str]:
     """The package and every module or subpackage whose dotted path has no ``_`` part."""
@@ -24,7 +38,8 @@ def public_modules(package: str = PACKAGE) -> list[str]:
     for info in pkgutil.walk_packages(root.__path__, package + "."):
         parts = info.name.split(".")
         # private modules and the papers' experiments (not the modelling API) get no pages
-        if not any(part.startswith("_") for part in parts) and "experiments" not in parts:
+        if (not any(part.startswith("_") for part in parts) and "experiments" not in parts
+                and info.name not in _deprecated_paths()):
             names.append(info.name)
     # shortest paths first: an object is documented where the fewest dots reach it
     return sorted(names, key=lambda n: (n.count("."), n))
@@ -55,6 +70,7 @@ def write_pages(outdir: Path) -> list[str]:
     for modname in modules:
         module = importlib.import_module(modname)
         own, elsewhere = [], []
+        developer = set(getattr(module, "_DEVELOPER", ()))
         for name in exported(modname):
             obj = getattr(module, name)
             key = id(obj)
@@ -74,9 +90,16 @@ def write_pages(outdir: Path) -> list[str]:
         lines.append(f".. automodule:: {modname}\n   :no-members:\n"
                      + ("   :no-index:\n" if shadowed else "") + "\n")
         lines.append(f".. currentmodule:: {modname}\n\n")
-        if own:
+        users = [name for name in own if name not in developer]
+        if users:
             lines.append(".. autosummary::\n   :toctree: generated/\n\n")
-            lines += [f"   {name}\n" for name in own]
+            lines += [f"   {name}\n" for name in users]
+            lines.append("\n")
+        devs = [name for name in own if name in developer]
+        if devs:
+            lines.append(_title("Developer interface", "-") + "\n" + DEVELOPER_NOTE + "\n\n")
+            lines.append(".. autosummary::\n   :toctree: generated/\n\n")
+            lines += [f"   {name}\n" for name in devs]
             lines.append("\n")
         if elsewhere:
             lines.append("Also exported here (documented under the shorter path):\n\n")
