@@ -77,5 +77,11 @@ __all__ = [
     "multiclass_micro_f",
     "best_position",
     "TIE_RTOL",
+    "check_zero_division",
+    "label_matrix",
+    "ratio",
 ]
+
+#: The developer interface (in ``__all__``; the API page's *Developer interface* section).
+_DEVELOPER = ["check_zero_division", "label_matrix", "ratio"]
 
