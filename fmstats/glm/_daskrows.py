@@ -86,7 +86,25 @@ class DaskSource:
     """A row source on persisted dask arrays (the interface of :mod:`fmstats.glm._rowsource`):
     a fit is iterations + 1 passes; per outer iteration of the F-maximiser one pass for the
     metrics, one for the raw F-weights (persisted) and their normalisation, then the
-    warm-started IRLS.  ``sum_q`` is sum cw q, known from the checks pass."""
+    warm-started IRLS.  ``sum_q`` is sum cw q, known from the checks pass.
+
+    Parameters
+    ----------
+    X : dask.array.Array
+        The design, in row blocks (persisted).
+    q : dask.array.Array
+        The response as proportions in [0, 1].
+    cw : dask.array.Array or None
+        The rows' count weights (None: all 1).
+    threshold : float
+        The probability threshold of the predicted classes.
+    sum_q : float
+        The sum of cw q (known from the data checks' pass).
+    first_pass : numpy.ndarray, optional
+        R's start of the fit, summed by the data checks' pass (:func:`start_sums`).
+    column_sums : tuple, optional
+        (sum cw, cw @ X), summed by the data checks' pass.
+    """
 
     def __init__(self, X, q, cw, threshold: float, sum_q: float, first_pass=None,
                  column_sums=None):
@@ -97,25 +115,122 @@ class DaskSource:
         self.column_sums = column_sums    # (sum cw, cw @ X), summed by the data checks
 
     def has_positives(self) -> bool:
+        """Whether the active rows hold any positive response.
+
+        Returns
+        -------
+        bool
+            True when some row with positive weight has a positive response.
+        """
         return True  # the out-of-core checks reject a response without positives (single class)
 
     def fit(self, *, start=None, penalty, tol, max_iter):
+        """The weighted IRLS fit of q on X with the count weights.
+
+        Parameters
+        ----------
+        start : numpy.ndarray, optional
+            Warm-start coefficients (None: R's start).
+        penalty : float or numpy.ndarray
+            The ridge penalty (a scalar or one per coefficient).
+        tol : float
+            Tolerance on the relative deviance change.
+        max_iter : int
+            Maximum number of Newton steps.
+
+        Returns
+        -------
+        IrlsFit
+            The fit.
+        """
         return irls_logit_dask(self.X, self.q, self.cw, start=start, penalty=penalty, tol=tol,
                                max_iter=max_iter, persist=False, first_pass=self.first_pass)
 
     def baseline(self, penalty, tol, max_iter) -> np.ndarray:
+        """The coefficients of the unweighted fit (the outer loop's start).
+
+        Parameters
+        ----------
+        penalty : float or numpy.ndarray
+            The ridge penalty.
+        tol : float
+            Tolerance on the relative deviance change.
+        max_iter : int
+            Maximum number of Newton steps.
+
+        Returns
+        -------
+        numpy.ndarray
+            The coefficients.
+        """
         return self.fit(penalty=penalty, tol=tol, max_iter=max_iter).coef
 
     def iterate(self, coef, alpha, epsilon) -> Iterate:
+        """One pass: the training metrics at the coefficients ``coef``.
+
+        Parameters
+        ----------
+        coef : numpy.ndarray
+            The coefficients.
+        alpha : float
+            The F-measure's weight on precision.
+        epsilon : float or None
+            The smoothing of the noisy F (None: none).
+
+        Returns
+        -------
+        Iterate
+            The metrics (precision, recall, F, ...) and log-likelihood at ``coef``.
+        """
         v = block_sums(_iterate_block, self.X, self.q, self.cw, coef=coef,
                        threshold=self.threshold, epsilon=epsilon)
         return Iterate(*metrics_from_sums(v[:6], alpha, self.sum_q), loglik=float(v[5]),
                         coef=coef, smoothed=tuple(v[6:10]) if epsilon is not None else None)
 
     def smoothed_counts(self, it: Iterate, alpha, epsilon):
+        """The smoothed noisy counts at an iterate.
+
+        Parameters
+        ----------
+        it : Iterate
+            The iterate.
+        alpha : float
+            The F-measure's weight on precision.
+        epsilon : float
+            The smoothing.
+
+        Returns
+        -------
+        tuple of float
+            (TP, TN, F), smoothed (:func:`smoothed_noisy_counts`).
+        """
         return smoothed_from_sums(it.smoothed, alpha)
 
     def fweights(self, it: Iterate, method, f, tp, alpha, epsilon, bounds) -> _DaskWeights:
+        """Two passes: the F-weights at an iterate, persisted, scaled to mean 1, clipped.
+
+        Parameters
+        ----------
+        it : Iterate
+            The iterate (its coefficients).
+        method : {"expected", "noisy"}
+            The F-weights' formula.
+        f : float
+            The iterate's F.
+        tp : float
+            The iterate's true positives.
+        alpha : float
+            The F-measure's weight on precision.
+        epsilon : float or None
+            The smoothing of the noisy weights.
+        bounds : tuple of float or None
+            (low, high) clip of the scaled weights.
+
+        Returns
+        -------
+        object
+            The persisted F-weights (dask) with their range.
+        """
         raw = map_rows(_raw_fweights_block, self.X, self.q, coef=it.coef, method=method, f=f,
                        tp=tp, alpha=alpha, epsilon=epsilon).persist()
         s, n, lo, hi, alo, ahi = block_sums(_norm_block, raw, self.cw, n_max=4)
@@ -129,29 +244,101 @@ class DaskSource:
                             active_range=(scaled(-alo), scaled(ahi)))
 
     def unit_weights(self):
+        """The F-weights of the unweighted fit.
+
+        Returns
+        -------
+        numpy.ndarray or None
+            F-weights of 1 for every row (None out of core: all ones).
+        """
         return None
 
     def column_variances(self) -> tuple[float, np.ndarray]:
-        """Total count weight and weighted column variances: two passes (mean, then centred)."""
+        """Total count weight and weighted column variances: two passes (mean, then centred).
+
+        Returns
+        -------
+        tuple
+            (total count weight, numpy.ndarray of the columns' weighted variances).
+        """
         v = self.column_sums if self.column_sums is not None else \
             block_sums(_colsum_block, self.X, self.cw)
         total, mean = float(v[0]), v[1:] / v[0]
         return total, block_sums(_centred_sq_block, self.X, self.cw, mean=mean) / total
 
     def weight_range(self, fw: _DaskWeights) -> tuple[float, float]:
+        """The range of the F-weights ``fw``.
+
+        Parameters
+        ----------
+        fw : numpy.ndarray or object
+            F-weights as :meth:`fweights` returns them.
+
+        Returns
+        -------
+        tuple of float
+            (smallest, largest) weight.
+        """
         return fw.range
 
     def weights(self, fw: _DaskWeights | None):
-        """The fit's weights cw * fw, lazily (``None`` for all-one weights)."""
+        """The fit's weights cw * fw, lazily (``None`` for all-one weights).
+
+        Parameters
+        ----------
+        fw : object or None
+            F-weights as :meth:`fweights` returns them (None: all 1).
+
+        Returns
+        -------
+        dask.array.Array or None
+            The weights.
+        """
         if fw is None:
             return self.cw
         return map_rows(_weights_block, fw.raw, self.cw, mean=fw.mean, bounds=fw.bounds)
 
     def refit(self, fw, coef, *, penalty, tol, max_iter) -> np.ndarray:
+        """The fit with the count weights times the F-weights ``fw``, warm-started.
+
+        Parameters
+        ----------
+        fw : numpy.ndarray or object
+            F-weights as :meth:`fweights` returns them.
+        coef : numpy.ndarray
+            Warm-start coefficients.
+        penalty : float or numpy.ndarray
+            The ridge penalty.
+        tol : float
+            Tolerance on the relative deviance change.
+        max_iter : int
+            Maximum number of Newton steps.
+
+        Returns
+        -------
+        numpy.ndarray
+            The coefficients of the weighted fit.
+        """
         return irls_logit_dask(self.X, self.q, self.weights(fw), start=coef, penalty=penalty,
                                tol=tol, max_iter=max_iter, warn=False).coef
 
     def evaluate(self, fw, coef, penalty):
+        """The weighted fit evaluated at ``coef`` (:func:`irls_evaluate`).
+
+        Parameters
+        ----------
+        fw : numpy.ndarray or object
+            F-weights as :meth:`fweights` returns them.
+        coef : numpy.ndarray
+            The coefficients.
+        penalty : float or numpy.ndarray
+            The ridge penalty.
+
+        Returns
+        -------
+        IrlsFit
+            The fit at ``coef`` (covariance, deviance), without iterating.
+        """
         return irls_evaluate_dask(self.X, self.q, self.weights(fw), coef, penalty=penalty)
 
     def _arrays(self, positions: bool) -> tuple:
@@ -166,12 +353,44 @@ class DaskSource:
         """One pass: ``fn(X, q, cw, **kwargs)`` on every row block (``cw`` may be None: all
         ones; ``positions``: ``fn(X, q, cw, positions, **kwargs)`` with the block's global
         row positions), the vectors added on the workers, the last ``n_max`` entries by
-        their maximum (:func:`fmstats.glm.block_sums`)."""
+        their maximum (:func:`fmstats.glm.block_sums`).
+
+        Parameters
+        ----------
+        fn : callable
+            The function of a block.
+        positions : bool, default False
+            Whether ``fn`` also takes the block's row positions.
+        n_max : int, default 0
+            The last ``n_max`` entries are combined by their maximum.
+        **kwargs
+            Passed to ``fn``.
+
+        Returns
+        -------
+        numpy.ndarray
+            The vectors of the blocks, added.
+        """
         return block_sums(fn, *self._arrays(positions), n_max=n_max, **kwargs)
 
     def gather(self, fn, *, positions: bool = False, **kwargs) -> list:
         """One pass: ``fn(X, q, cw[, positions], **kwargs)`` on every row block, the
-        results (a block's aggregates, of any size) in block order."""
+        results (a block's aggregates, of any size) in block order.
+
+        Parameters
+        ----------
+        fn : callable
+            The function of a block.
+        positions : bool, default False
+            Whether ``fn`` also takes the block's row positions.
+        **kwargs
+            Passed to ``fn``.
+
+        Returns
+        -------
+        list
+            ``fn``'s result of each block, in block order.
+        """
         return block_results(fn, *self._arrays(positions), **kwargs)
 
     @property
