@@ -450,9 +450,25 @@ def _interface(unit: str) -> set[str]:
 
 
 def _outside_interface(module: str) -> list[str]:
-    """The names ``module`` imports from another unit that are not in its ``__all__``."""
+    """The names ``module`` imports from another unit that are not in its ``__all__``: by
+    ``from ..unit import name``, or as ``unit.name`` on an imported unit
+    (``from .. import measures as _m``; ``_m.pooled_f``)."""
     unit = _unit(module)
+    path = MODULES[module].relative_to(PACKAGE_DIR.parent)
     out = []
+    scan = SCANS[module]
+    for node in ast.walk(TREES[module]):
+        if not isinstance(node, ast.Attribute):
+            continue
+        base = scan._dotted(node.value)
+        if base is None or base.count(".") != 1 or base not in MODULES:
+            continue
+        tu = _unit(base)
+        if tu in (unit, "fmstats") or tu in SHARED or f"{base}.{node.attr}" in MODULES:
+            continue
+        if node.attr not in _interface(tu):
+            out.append(f"{path} (line {node.lineno}): uses {tu}.{node.attr}, not in "
+                       f"fmstats.{tu}.__all__")
     for node in ast.walk(TREES[module]):
         if not isinstance(node, ast.ImportFrom):
             continue
@@ -467,7 +483,6 @@ def _outside_interface(module: str) -> list[str]:
             if f"{target}.{alias.name}" in MODULES:     # ``from .. import plotting``
                 continue
             if alias.name not in _interface(tu):
-                path = MODULES[module].relative_to(PACKAGE_DIR.parent)
                 out.append(f"{path} (line {node.lineno}): imports {alias.name} from {tu}, "
                            f"not in fmstats.{tu}.__all__")
     return out
@@ -477,9 +492,10 @@ def test_units_import_only_each_others_interface():
     """``__all__`` is a unit's interface: a name another unit imports must be in it (the
     user API, or the developer interface listed in the unit's ``_DEVELOPER``).  ``_utils`` and
     ``exceptions`` are the shared toolbox; ``experiments`` (the papers' code, every unit) and
-    the top unit ``fmstats`` (its ``__init__`` re-exports) import anything.  Mutant:
-    ``from ..glm import as_design`` in a maxent module, or ``check_frame`` dropped from
-    ``fmstats.formula.__all__``."""
+    the top unit ``fmstats`` (its ``__init__`` re-exports) import anything.  Mutants:
+    ``from ..glm import as_design`` in a maxent module, ``check_frame`` dropped from
+    ``fmstats.formula.__all__``, ``pooled_f`` dropped from ``fmstats.measures.__all__`` (used
+    as ``measures.pooled_f`` by model_selection)."""
     offenders = [line for module in sorted(MODULES)
                  if _unit(module) not in ("experiments", "fmstats")
                  for line in _outside_interface(module)]
