@@ -26,6 +26,7 @@ from scipy.special import expit
 from ._irls import (SEPARATION_EPS, IrlsFit, Point, binomial_deviance, column_scaling,
                    deviance_from_eta, deviance_scale, gram, information_inverse, logit_probs,
                    newton_loop, r_start_mu, unscale_fit, warn_fit, weighted_loglik)
+from ._rowsource import ArraySource, documented_like
 from ._separation import NEWTON_REACH
 
 __all__ = ["BlockDesign", "rank_gram_blocks", "irls_logit_blocks", "BlockStats",
@@ -251,6 +252,7 @@ def irls_logit_blocks(rows: BlockDesign, y: np.ndarray, weights: np.ndarray, *,
     return fit, stats
 
 
+@documented_like(ArraySource)
 class BlockSource:
     """The row source of :mod:`fmstats.glm._rowsource` (its ``fit``) over a design built block
     by block; ``stats`` holds the :class:`BlockStats` of the last fit.
@@ -278,24 +280,6 @@ class BlockSource:
         self.stats: BlockStats | None = None
 
     def fit(self, *, start=None, penalty, tol, max_iter) -> IrlsFit:
-        """The weighted IRLS fit of q on the blocks with the count weights.
-
-        Parameters
-        ----------
-        start : numpy.ndarray, optional
-            Warm-start coefficients (None: R's start).
-        penalty : float or numpy.ndarray
-            The ridge penalty (a scalar or one per coefficient).
-        tol : float
-            Tolerance on the relative deviance change.
-        max_iter : int
-            Maximum number of Newton steps.
-
-        Returns
-        -------
-        IrlsFit
-            The fit.
-        """
         fit, self.stats = irls_logit_blocks(self.rows, self.q, self.cw, intercept=self.intercept,
                                             start=start, penalty=penalty, tol=tol,
                                             max_iter=max_iter,

@@ -12,6 +12,7 @@ import numpy as np
 from scipy.special import expit
 
 from ._dask import block_results, block_sums, irls_evaluate_dask, irls_logit_dask, map_rows
+from ._rowsource import ArraySource, documented_like
 from ._fweights import (TINY, Iterate, expected_f_weights, metric_sums, metrics_from_sums,
                        noisy_f_weights, smoothed_from_sums, smoothed_sums, weight_scale)
 
@@ -82,6 +83,7 @@ def _weights_block(raw, cw, mean, bounds):
     return fw if cw is None else cw * fw
 
 
+@documented_like(ArraySource)
 class DaskSource:
     """A row source on persisted dask arrays (the interface of :mod:`fmstats.glm._rowsource`):
     a fit is iterations + 1 passes; per outer iteration of the F-maximiser one pass for the
@@ -115,95 +117,22 @@ class DaskSource:
         self.column_sums = column_sums    # (sum cw, cw @ X), summed by the data checks
 
     def has_positives(self) -> bool:
-        """Whether the active rows hold any positive response.
-
-        Returns
-        -------
-        bool
-            True when some row with positive weight has a positive response.
-        """
         return True  # the out-of-core checks reject a response without positives (single class)
 
     def fit(self, *, start=None, penalty, tol, max_iter):
-        """The weighted IRLS fit of q on X with the count weights.
-
-        Parameters
-        ----------
-        start : numpy.ndarray, optional
-            Warm-start coefficients (None: R's start).
-        penalty : float or numpy.ndarray
-            The ridge penalty (a scalar or one per coefficient).
-        tol : float
-            Tolerance on the relative deviance change.
-        max_iter : int
-            Maximum number of Newton steps.
-
-        Returns
-        -------
-        IrlsFit
-            The fit.
-        """
         return irls_logit_dask(self.X, self.q, self.cw, start=start, penalty=penalty, tol=tol,
                                max_iter=max_iter, persist=False, first_pass=self.first_pass)
 
     def baseline(self, penalty, tol, max_iter) -> np.ndarray:
-        """The coefficients of the unweighted fit (the outer loop's start).
-
-        Parameters
-        ----------
-        penalty : float or numpy.ndarray
-            The ridge penalty.
-        tol : float
-            Tolerance on the relative deviance change.
-        max_iter : int
-            Maximum number of Newton steps.
-
-        Returns
-        -------
-        numpy.ndarray
-            The coefficients.
-        """
         return self.fit(penalty=penalty, tol=tol, max_iter=max_iter).coef
 
     def iterate(self, coef, alpha, epsilon) -> Iterate:
-        """One pass: the training metrics at the coefficients ``coef``.
-
-        Parameters
-        ----------
-        coef : numpy.ndarray
-            The coefficients.
-        alpha : float
-            The F-measure's weight on precision.
-        epsilon : float or None
-            The smoothing of the noisy F (None: none).
-
-        Returns
-        -------
-        Iterate
-            The metrics (precision, recall, F, ...) and log-likelihood at ``coef``.
-        """
         v = block_sums(_iterate_block, self.X, self.q, self.cw, coef=coef,
                        threshold=self.threshold, epsilon=epsilon)
         return Iterate(*metrics_from_sums(v[:6], alpha, self.sum_q), loglik=float(v[5]),
                         coef=coef, smoothed=tuple(v[6:10]) if epsilon is not None else None)
 
     def smoothed_counts(self, it: Iterate, alpha, epsilon):
-        """The smoothed noisy counts at an iterate.
-
-        Parameters
-        ----------
-        it : Iterate
-            The iterate.
-        alpha : float
-            The F-measure's weight on precision.
-        epsilon : float
-            The smoothing.
-
-        Returns
-        -------
-        tuple of float
-            (TP, TN, F), smoothed (:func:`smoothed_noisy_counts`).
-        """
         return smoothed_from_sums(it.smoothed, alpha)
 
     def fweights(self, it: Iterate, method, f, tp, alpha, epsilon, bounds) -> _DaskWeights:
@@ -244,13 +173,6 @@ class DaskSource:
                             active_range=(scaled(-alo), scaled(ahi)))
 
     def unit_weights(self):
-        """The F-weights of the unweighted fit.
-
-        Returns
-        -------
-        numpy.ndarray or None
-            F-weights of 1 for every row (None out of core: all ones).
-        """
         return None
 
     def column_variances(self) -> tuple[float, np.ndarray]:
@@ -267,18 +189,6 @@ class DaskSource:
         return total, block_sums(_centred_sq_block, self.X, self.cw, mean=mean) / total
 
     def weight_range(self, fw: _DaskWeights) -> tuple[float, float]:
-        """The range of the F-weights ``fw``.
-
-        Parameters
-        ----------
-        fw : numpy.ndarray or object
-            F-weights as :meth:`fweights` returns them.
-
-        Returns
-        -------
-        tuple of float
-            (smallest, largest) weight.
-        """
         return fw.range
 
     def weights(self, fw: _DaskWeights | None):
@@ -299,46 +209,10 @@ class DaskSource:
         return map_rows(_weights_block, fw.raw, self.cw, mean=fw.mean, bounds=fw.bounds)
 
     def refit(self, fw, coef, *, penalty, tol, max_iter) -> np.ndarray:
-        """The fit with the count weights times the F-weights ``fw``, warm-started.
-
-        Parameters
-        ----------
-        fw : numpy.ndarray or object
-            F-weights as :meth:`fweights` returns them.
-        coef : numpy.ndarray
-            Warm-start coefficients.
-        penalty : float or numpy.ndarray
-            The ridge penalty.
-        tol : float
-            Tolerance on the relative deviance change.
-        max_iter : int
-            Maximum number of Newton steps.
-
-        Returns
-        -------
-        numpy.ndarray
-            The coefficients of the weighted fit.
-        """
         return irls_logit_dask(self.X, self.q, self.weights(fw), start=coef, penalty=penalty,
                                tol=tol, max_iter=max_iter, warn=False).coef
 
     def evaluate(self, fw, coef, penalty):
-        """The weighted fit evaluated at ``coef`` (:func:`irls_evaluate`).
-
-        Parameters
-        ----------
-        fw : numpy.ndarray or object
-            F-weights as :meth:`fweights` returns them.
-        coef : numpy.ndarray
-            The coefficients.
-        penalty : float or numpy.ndarray
-            The ridge penalty.
-
-        Returns
-        -------
-        IrlsFit
-            The fit at ``coef`` (covariance, deviance), without iterating.
-        """
         return irls_evaluate_dask(self.X, self.q, self.weights(fw), coef, penalty=penalty)
 
     def _arrays(self, positions: bool) -> tuple:

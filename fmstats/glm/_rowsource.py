@@ -23,6 +23,8 @@ Used by :mod:`fmstats.maxent_models._prepare` (which builds an :class:`ArraySour
 """
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 from scipy import sparse
 from scipy.special import expit
@@ -31,7 +33,7 @@ from ._fweights import (TINY, Iterate, expected_f_weights, metric_sums, metrics_
                        noisy_f_weights, smoothed_noisy_counts, weight_scale)
 from ._irls import irls_coef, irls_evaluate, irls_logit
 
-__all__ = ["ArraySource"]
+__all__ = ["ArraySource", "documented_like"]
 
 
 class ArraySource:
@@ -327,3 +329,29 @@ class ArraySource:
         """
         return irls_evaluate(self.X, self.q, self.cw * fw, coef, penalty=penalty,
                              offset=self.offset)
+
+
+def documented_like(interface: type):
+    """Class decorator of a row source: its public methods without a docstring take those of
+    the same methods of ``interface`` (the row-source interface is documented once, on
+    :class:`ArraySource`; :class:`fmstats.glm.DaskSource` and :class:`fmstats.glm.BlockSource`
+    document only what they do differently).
+
+    Parameters
+    ----------
+    interface : type
+        The class whose methods' docstrings are taken.
+
+    Returns
+    -------
+    callable
+        The decorator (it returns the class, its methods' docstrings filled in).
+    """
+    def decorate(cls: type) -> type:
+        for name, member in vars(cls).items():
+            base = getattr(interface, name, None)
+            if (not name.startswith("_") and inspect.isfunction(member)
+                    and member.__doc__ is None and base is not None):
+                member.__doc__ = base.__doc__
+        return cls
+    return decorate

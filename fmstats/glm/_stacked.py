@@ -482,7 +482,7 @@ def fixed_point_gap(result: StackedCov) -> np.ndarray:
     Returns
     -------
     ndarray of shape (p,)
-        |step| / SE per coefficient (inf where the SE is 0).
+        ``|step| / SE`` per coefficient (inf where the SE is 0).
     """
     se = result.se
     with np.errstate(divide="ignore", invalid="ignore"):
