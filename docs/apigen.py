@@ -61,6 +61,46 @@ def _title(text: str, mark: str = "=") -> str:
     return f"{text}\n{mark * len(text)}\n"
 
 
+def _constant_doc(module: types.ModuleType, name: str) -> list[str]:
+    """The ``#:`` comment of the constant ``name`` of ``module``: where it is assigned, in the
+    module itself or (a package re-exporting it) in one of its submodules."""
+    from sphinx.pycode import ModuleAnalyzer
+
+    candidates = [module.__name__]
+    if hasattr(module, "__path__"):
+        candidates += [info.name for info in pkgutil.iter_modules(module.__path__,
+                                                                  module.__name__ + ".")]
+    for modname in candidates:
+        try:
+            docs = ModuleAnalyzer.for_module(modname).find_attr_docs()
+        except Exception:       # noqa: BLE001 - a module without source: no comment
+            continue
+        if ("", name) in docs:
+            return [line for line in docs[("", name)] if line.strip()]
+    return []
+
+
+def _entries(module: types.ModuleType, names: list[str]) -> list[str]:
+    """rst for ``names`` of ``module``: an autosummary of the functions and classes, then each
+    constant as ``py:data`` with its value and its ``#:`` comment (autosummary would show the
+    docstring of its type: "Built-in immutable sequence")."""
+    objects = [n for n in names if inspect.isclass(getattr(module, n))
+               or callable(getattr(module, n))]
+    out = []
+    if objects:
+        out.append(".. autosummary::\n   :toctree: generated/\n\n")
+        out += [f"   {name}\n" for name in objects]
+        out.append("\n")
+    for name in names:
+        if name in objects:
+            continue
+        value = repr(getattr(module, name)).replace("\n", " ")
+        out.append(f".. py:data:: {name}\n   :value: {value}\n\n")
+        out += [f"   {line}\n" for line in _constant_doc(module, name)]
+        out.append("\n")
+    return out
+
+
 def write_pages(outdir: Path) -> list[str]:
     """Write one ``<module>.rst`` per public module into ``outdir``; return the module names."""
     outdir.mkdir(parents=True, exist_ok=True)
@@ -90,17 +130,17 @@ def write_pages(outdir: Path) -> list[str]:
         lines.append(f".. automodule:: {modname}\n   :no-members:\n"
                      + ("   :no-index:\n" if shadowed else "") + "\n")
         lines.append(f".. currentmodule:: {modname}\n\n")
-        users = [name for name in own if name not in developer]
-        if users:
-            lines.append(".. autosummary::\n   :toctree: generated/\n\n")
-            lines += [f"   {name}\n" for name in users]
-            lines.append("\n")
+        for name in own:
+            # a constant is a py:data entry of the page, not an autosummary stub (one left
+            # by an older build would describe it twice)
+            stub = outdir / "generated" / f"{modname}.{name}.rst"
+            if not (inspect.isclass(getattr(module, name)) or callable(getattr(module, name))):
+                stub.unlink(missing_ok=True)
+        lines += _entries(module, [name for name in own if name not in developer])
         devs = [name for name in own if name in developer]
         if devs:
             lines.append(_title("Developer interface", "-") + "\n" + DEVELOPER_NOTE + "\n\n")
-            lines.append(".. autosummary::\n   :toctree: generated/\n\n")
-            lines += [f"   {name}\n" for name in devs]
-            lines.append("\n")
+            lines += _entries(module, devs)
         if elsewhere:
             lines.append("Also exported here (documented under the shorter path):\n\n")
             lines += [f"* :obj:`{full}`\n" for full in elsewhere]
