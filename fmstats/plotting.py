@@ -25,7 +25,10 @@ from ._utils.boundary import public
 
 __all__ = ["plot_history", "plot_sweep", "plot_pr", "plot_roc", "pyplot", "new_axes",
            "format_tick", "tick_labels", "readable_ticks", "scale_label", "alpha_to_beta",
-           "beta_to_alpha", "powers_of_two"]
+           "beta_to_alpha", "powers_of_two", "finish_figure"]
+
+#: The developer interface (in ``__all__``; the API page's *Developer interface* section).
+_DEVELOPER = ["finish_figure"]
 
 
 def pyplot():
@@ -195,7 +198,21 @@ def scale_label(quantity: str, values=None, scale: str | None = None) -> str:
 
 def finish_figure(fig, rect=None):
     """The common ending of every fmstats figure: readable tick labels
-    (:func:`readable_ticks`) and a tight layout (within ``rect``); returns ``fig``."""
+    (:func:`readable_ticks`) and a tight layout (within ``rect``).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure.
+    rect : tuple of float, optional
+        ``(left, bottom, right, top)`` in figure coordinates that the tight layout fills
+        (room for a suptitle or a legend outside the axes); None fills the whole figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        ``fig``, laid out.
+    """
     readable_ticks(fig)
     if rect is None:
         fig.tight_layout()

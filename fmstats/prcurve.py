@@ -43,7 +43,11 @@ from ._utils.validation import (as_float_vector, check_nonempty, check_probabili
                                 check_weights, raise_if_any)
 from .exceptions import DataError, InvalidArgumentError, ResponseError
 
-__all__ = ["f_curve", "roc_curve", "roc_auc", "best_row", "iso_f_precision", "operating_row"]
+__all__ = ["f_curve", "roc_curve", "roc_auc", "best_row", "iso_f_precision", "operating_row",
+           "auc_of", "iso_f_recall_start", "roc_from_curve"]
+
+#: The developer interface (in ``__all__``; the API page's *Developer interface* section).
+_DEVELOPER = ["auc_of", "iso_f_recall_start", "roc_from_curve"]
 
 CURVE_COLUMNS = ("threshold", "precision", "recall", "f", "tp", "fp", "fn", "tn")
 
@@ -266,6 +270,16 @@ def roc_auc(y: Any, score: Any, sample_weight: Any = None) -> float:
 def auc_of(roc: pd.DataFrame) -> float:
     """Trapezoid area under a :func:`roc_curve` table.
 
+    Parameters
+    ----------
+    roc : pandas.DataFrame
+        A :func:`roc_curve` table (columns ``fpr`` and ``tpr``, in order).
+
+    Returns
+    -------
+    float
+        The area.
+
     Examples
     --------
     >>> auc_of(roc_curve([1, 0], [0.9, 0.1]))
@@ -277,6 +291,16 @@ def auc_of(roc: pd.DataFrame) -> float:
 
 def roc_from_curve(curve: pd.DataFrame) -> pd.DataFrame:
     """The ROC table of an :func:`f_curve` table (same counts, no second sort).
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        An :func:`f_curve` table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The :func:`roc_curve` table of the same scores.
 
     Examples
     --------
@@ -323,6 +347,18 @@ def iso_f_precision(f: float, recall: np.ndarray, measure=None, *, beta=None,
 
 def iso_f_recall_start(f: float, measure) -> float:
     """The smallest recall on the iso-F line ``f`` (where precision is 1).
+
+    Parameters
+    ----------
+    f : float
+        The value of F on the line.
+    measure : FMeasure
+        The F-measure.
+
+    Returns
+    -------
+    float
+        The recall.
 
     Examples
     --------

@@ -434,3 +434,100 @@ def test_one_percentile_rule():
                  if name != "fmstats.inference._percentile"
                  for m in inline.finditer(p.read_text())]
     assert offenders == [], "\n".join(offenders)
+
+
+# ----------------------------------------------------------------------------- interfaces
+#: the shared private toolbox every unit imports by name (ARCHITECTURE.md: ``_utils``, and the
+#: errors and warnings): not an interface between units, so not held to ``__all__``
+SHARED = {"_utils", "exceptions"}
+
+
+def _interface(unit: str) -> set[str]:
+    """``fmstats.<unit>.__all__``: a unit's interface to users and to the other units."""
+    import importlib
+
+    return set(importlib.import_module(f"fmstats.{unit}").__all__)
+
+
+def _outside_interface(module: str) -> list[str]:
+    """The names ``module`` imports from another unit that are not in its ``__all__``: by
+    ``from ..unit import name``, or as ``unit.name`` on an imported unit
+    (``from .. import measures as _m``; ``_m.pooled_f``)."""
+    unit = _unit(module)
+    path = MODULES[module].relative_to(PACKAGE_DIR.parent)
+    out = []
+    scan = SCANS[module]
+    for node in ast.walk(TREES[module]):
+        if not isinstance(node, ast.Attribute):
+            continue
+        base = scan._dotted(node.value)
+        if base is None or base.count(".") != 1 or base not in MODULES:
+            continue
+        tu = _unit(base)
+        if tu in (unit, "fmstats") or tu in SHARED or f"{base}.{node.attr}" in MODULES:
+            continue
+        if node.attr not in _interface(tu):
+            out.append(f"{path} (line {node.lineno}): uses {tu}.{node.attr}, not in "
+                       f"fmstats.{tu}.__all__")
+    for node in ast.walk(TREES[module]):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        target = _resolve_from(module, node)
+        parts = target.split(".")
+        if parts[0] != "fmstats" or len(parts) != 2:
+            continue            # a unit's own module (``from ..glm._irls``): refused above
+        tu = _unit(target)
+        if tu in (unit, "fmstats") or tu in SHARED:
+            continue
+        for alias in node.names:
+            if f"{target}.{alias.name}" in MODULES:     # ``from .. import plotting``
+                continue
+            if alias.name not in _interface(tu):
+                out.append(f"{path} (line {node.lineno}): imports {alias.name} from {tu}, "
+                           f"not in fmstats.{tu}.__all__")
+    return out
+
+
+def test_units_import_only_each_others_interface():
+    """``__all__`` is a unit's interface: a name another unit imports must be in it (the
+    user API, or the developer interface listed in the unit's ``_DEVELOPER``).  ``_utils`` and
+    ``exceptions`` are the shared toolbox; ``experiments`` (the papers' code, every unit) and
+    the top unit ``fmstats`` (its ``__init__`` re-exports) import anything.  Mutants:
+    ``from ..glm import as_design`` in a maxent module, ``check_frame`` dropped from
+    ``fmstats.formula.__all__``, ``pooled_f`` dropped from ``fmstats.measures.__all__`` (used
+    as ``measures.pooled_f`` by model_selection)."""
+    offenders = [line for module in sorted(MODULES)
+                 if _unit(module) not in ("experiments", "fmstats")
+                 for line in _outside_interface(module)]
+    print("\n".join(["imports of names outside the unit's __all__:"] + offenders))
+    assert offenders == [], f"{len(offenders)} imports of names outside __all__:\n" + "\n".join(
+        offenders)
+
+
+def test_developer_interface_is_part_of_all():
+    """Each unit's ``_DEVELOPER`` (its developer interface, on the API page's *Developer
+    interface* section) names only names of its ``__all__``."""
+    import importlib
+
+    units = sorted({_unit(m) for m in MODULES} - {"fmstats", "experiments"} - SHARED)
+    seen = 0
+    for unit in units:
+        mod = importlib.import_module(f"fmstats.{unit}")
+        dev = getattr(mod, "_DEVELOPER", ())
+        seen += len(dev)
+        assert set(dev) <= set(mod.__all__), (unit, sorted(set(dev) - set(mod.__all__)))
+        assert len(set(dev)) == len(dev), unit
+    assert seen > 0
+
+
+def test_old_glm_paths_are_not_imported_by_fmstats():
+    """``fmstats.glm.irls`` etc. are deprecation shims for user code (they warn on import):
+    no module of fmstats imports them, at module level or lazily."""
+    from fmstats.glm._moved import OLD_MODULES
+
+    old = {f"fmstats.glm.{name}" for name in OLD_MODULES}
+    assert old <= set(MODULES)          # the shims are there and scanned
+    offenders = [f"{module} (line {line}): imports {target}" for module in sorted(MODULES)
+                 for target, line in sum(_imports_by_level(module), [])
+                 if target in old and module not in old]
+    assert offenders == [], "\n".join(offenders)

@@ -28,7 +28,7 @@ numpydoc_validate = pytest.importorskip("numpydoc.validate")
 
 CODES = {"GL08", "PR01", "PR02", "PR06", "PR07", "PR08", "PR09", "RT01"}
 NAMESPACES = ["fmstats", "fmstats.measures", "fmstats.formula", "fmstats.glm",
-              "fmstats.maxent_models", "fmstats.model_selection", "fmstats.resampling",
+              "fmstats.inference", "fmstats.maxent_models", "fmstats.model_selection", "fmstats.resampling",
               "fmstats.results", "fmstats.datasets", "fmstats.svm", "fmstats.multilabel",
               "fmstats.costsensitive", "fmstats.extreme", "fmstats.prcurve", "fmstats.plotting",
               "fmstats.sklearn", "fmstats.exceptions", "fmstats.calibration",

@@ -113,6 +113,7 @@ def test_start_gram_is_the_first_steps_gram(problem, monkeypatch):
     import pandas as pd
 
     import fmstats as fm
+    import fmstats.glm._gram as gram_module
     import fmstats.glm._irls as irls
     from fmstats.maxent_models._prepare import start_gram
 
@@ -138,7 +139,9 @@ def test_start_gram_is_the_first_steps_gram(problem, monkeypatch):
         passes.append(1)
         return real(*a, **k)
 
+    # every pass over X: the IRLS steps' (glm._irls) and the aliasing check's (glm._gram)
     monkeypatch.setattr(irls, "gram", counted)
+    monkeypatch.setattr(gram_module, "gram", counted)
     for wc in (None, np.full(n, 2.5), w):
         passes.clear()
         core = irls_logit(X, y, wc)

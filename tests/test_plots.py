@@ -60,6 +60,10 @@ from sklearn.metrics import (average_precision_score, confusion_matrix,  # noqa:
 
 import fmstats as fm  # noqa: E402
 from fmstats import plotting  # noqa: E402
+from fmstats.glm._moved import OLD_MODULES  # noqa: E402
+
+# the deprecated old module paths (fmstats.glm.irls, ...) warn on import and define nothing
+OLD_PATHS = {f"fmstats.glm.{name}" for name in OLD_MODULES}
 from fmstats.measures import FMeasure  # noqa: E402
 REF = Path(__file__).parent / "reference"
 FORMULA = "y ~ x1 + x2 + g"
@@ -92,7 +96,7 @@ def _public_plotters() -> set[str]:
     found = set()
     mods = [fm] + [importlib.import_module(m.name) for m in
                    pkgutil.walk_packages(fm.__path__, "fmstats.")
-                   if not m.name.endswith("__main__")]
+                   if not m.name.endswith("__main__") and m.name not in OLD_PATHS]
     for mod in mods:
         for name, obj in vars(mod).items():
             if getattr(obj, "__module__", None) != mod.__name__:

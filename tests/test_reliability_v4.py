@@ -322,8 +322,13 @@ def _callables():
                    for m in pkgutil.iter_modules(fm.__path__) if not m.name.startswith("_")]
     seen, out = set(), []
     for mod in mods:
+        # a unit's developer interface (``_DEVELOPER``: its cores and helpers for the other
+        # units, which check the user's arguments at their own boundary) is not user API
+        developer = set(getattr(mod, "_DEVELOPER", ()))
         for name in getattr(mod, "__all__", []):
             obj = getattr(mod, name, None)
+            if name in developer:
+                continue
             if obj is None or (inspect.isclass(obj) and issubclass(
                     obj, (BaseException, pd.DataFrame))):
                 continue

@@ -171,7 +171,18 @@ def check_scalar(name: str, value: Any, *, low=None, high=None, low_open=False,
 
 def check_level(level) -> float:
     """``level`` in (0, 1), as a float (an :class:`InvalidArgumentError` naming it otherwise):
-    the check of every confidence level of fmstats."""
+    the check of every confidence level of fmstats.
+
+    Parameters
+    ----------
+    level : float
+        The confidence level given.
+
+    Returns
+    -------
+    float
+        ``level`` as a float.
+    """
     return float(check_scalar("level", level, low=0, high=1, low_open=True, high_open=True))
 
 

@@ -32,5 +32,20 @@ from ._offset import refuse_offsets
 from ._scan import split_tilde, split_top
 
 __all__ = ["model_frame", "ModelFrame", "DesignSpec", "DesignMatrix", "ENGINES", "NA_ACTIONS",
-           "resolve_na_action", "CONTRASTS", "ns_basis", "ns_knots", "KeptRows", "KeptDesign", "take_rows", "MatrixData", "MatrixSpec",
-           "split_top", "split_tilde"]
+           "resolve_na_action", "CONTRASTS", "ns_basis", "ns_knots", "KeptRows", "KeptDesign", "take_rows",
+           "MatrixData", "MatrixSpec",
+           "split_top", "split_tilde",
+           "DEFAULT_ENGINE", "DaskModelFrame", "FoldResponse", "MISSING_OF",
+           "blocked_model_frame", "check_design", "check_extremes", "check_frame",
+           "dask_model_frame", "describe_subset", "expand_dot", "fold_response", "formula_names",
+           "is_dask_frame", "is_sparse", "kept_model_frame", "matrix_model_frame",
+           "parse_response", "predict_rows", "refuse_offsets", "split_formula",
+           "text_problem"]
+
+#: The developer interface (in ``__all__``; the API page's *Developer interface* section).
+_DEVELOPER = ["KeptDesign", "take_rows", "DEFAULT_ENGINE", "DaskModelFrame", "FoldResponse", "MISSING_OF",
+              "blocked_model_frame", "check_design", "check_extremes", "check_frame",
+              "dask_model_frame", "describe_subset", "expand_dot", "fold_response",
+              "formula_names", "is_dask_frame", "is_sparse", "kept_model_frame",
+              "matrix_model_frame", "parse_response", "predict_rows",
+              "refuse_offsets", "split_formula", "text_problem"]

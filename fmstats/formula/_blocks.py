@@ -103,6 +103,24 @@ def blocked_model_frame(formula: str, data: Any, *, missing: str = "drop",
     caller then builds it whole.  The checks are :func:`model_frame`'s; the design's values
     are checked by the caller as it passes over the blocks
     (:func:`fmstats.formula.check_extremes`).
+
+    Parameters
+    ----------
+    formula : str
+        The model formula.
+    data : pandas.DataFrame
+        The data.
+    missing : {"drop", "raise"}, default "drop"
+        What a row with a missing value does.
+    engine : {"formulaic", "patsy"}, optional
+        The formula engine (None: the default engine).
+    block_rows : int, optional
+        Rows per block (None: :data:`BLOCK_ROWS`).
+
+    Returns
+    -------
+    BlockedFrame or None
+        The frame whose design is built by blocks, or None when it must be built whole.
     """
     engine = DEFAULT_ENGINE if engine is None else engine
     check_choice("engine", engine, ENGINES)

@@ -41,7 +41,20 @@ _TEMPORAL_OBJECTS = ("datetime", "datetime64", "timedelta", "timedelta64")
 
 def check_frame(data, name: str) -> pd.DataFrame:
     """``data`` as a DataFrame with flat column labels and at least one row (a dict is
-    converted); else an InvalidArgumentError or DataError naming the argument ``name``."""
+    converted); else an InvalidArgumentError or DataError naming the argument ``name``.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or dict
+        The data given.
+    name : str
+        The argument's name, for the messages.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``data`` as a DataFrame.
+    """
     if not isinstance(data, pd.DataFrame):
         if isinstance(data, dict):
             data = pd.DataFrame(data)
@@ -121,7 +134,25 @@ def check_design(X: np.ndarray, names, arg: str, *, formula: str = "", new: bool
                  where: str = "", extremes=None) -> None:
     """The design's columns: at least one, unique names, finite values spreading within
     :data:`SPREAD_RANGE` (``new``: within it in magnitude, so x'Vx is finite).  ``extremes``:
-    the columns' (largest, smallest) values when the design's builder gathered them."""
+    the columns' (largest, smallest) values when the design's builder gathered them.
+
+    Parameters
+    ----------
+    X : numpy.ndarray or scipy.sparse matrix
+        The design.
+    names : sequence of str
+        Its column names.
+    arg : str
+        The argument the design comes from, for the messages.
+    formula : str, default ""
+        The formula, for the messages.
+    new : bool, default False
+        Whether ``X`` is the design of new data (a prediction) rather than of a fit.
+    where : str, default ""
+        Where the design was built, for the messages.
+    extremes : tuple of numpy.ndarray, optional
+        The columns' (largest, smallest) values, when already gathered.
+    """
     names = list(names)
     if X.shape[1] == 0:
         raise FormulaError(
@@ -165,7 +196,23 @@ def column_extremes(X: np.ndarray, rows: int = 256) -> tuple[np.ndarray, np.ndar
 def check_extremes(hi: np.ndarray, lo: np.ndarray, names, arg: str, *, new: bool = False,
                    where: str = "") -> None:
     """:func:`check_design`'s rule on the columns' largest and smallest values (a design
-    built in row blocks gathers them block by block)."""
+    built in row blocks gathers them block by block).
+
+    Parameters
+    ----------
+    hi : numpy.ndarray
+        The columns' largest values.
+    lo : numpy.ndarray
+        The columns' smallest values.
+    names : sequence of str
+        The column names.
+    arg : str
+        The argument the design comes from, for the messages.
+    new : bool, default False
+        Whether the design is of new data (a prediction).
+    where : str, default ""
+        Where the design was built, for the messages.
+    """
     low, high = SPREAD_RANGE
     with np.errstate(over="ignore", invalid="ignore"):
         mid, half = lo / 2 + hi / 2, hi / 2 - lo / 2

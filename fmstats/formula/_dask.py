@@ -52,6 +52,31 @@ class DaskModelFrame:
     ``response.y``/``response.trials``, ``X`` and ``prior`` are dask arrays with one row block
     per non-empty partition (known sizes); there is no row index.  ``prior`` holds the
     ``weights`` column (or is ``None``).
+
+    Parameters
+    ----------
+    formula : str
+        The model formula.
+    response : Response
+        The response (``y`` and ``trials`` as dask arrays).
+    X : dask.array.Array
+        The design, one row block per non-empty partition.
+    prior : dask.array.Array or None
+        The prior weights (the ``weights`` column), or None.
+    column_names : tuple of str
+        The design's column names.
+    spec : DesignSpec
+        The design specification that rebuilds the design on each partition.
+    n_input : int
+        The rows of ``data``.
+    n_dropped : int
+        The rows dropped for missing values.
+    npartitions : int
+        The partitions of ``data``.
+    direct : tuple or None, default None
+        The plan of a design read directly from the columns (no engine), or None.
+    largest_partition : tuple of int, default (0, 0)
+        (rows, bytes in memory) of the partition of ``data`` that takes the most memory.
     """
 
     formula: str
@@ -64,7 +89,6 @@ class DaskModelFrame:
     n_dropped: int
     npartitions: int
     direct: tuple | None = None    # the design filled from the columns (None: by the engine)
-    #: (rows, bytes in memory) of the largest partition (by bytes)
     largest_partition: tuple = (0, 0)
     index = None  # rows stay in the partitions
 
@@ -269,6 +293,24 @@ def dask_model_frame(formula: str, data, *, missing: str = "drop", engine: str |
     (a partition holding another level raises :class:`UnseenLevelError`); unknown
     categories become their union.  Stateful transforms (``center``, ``scale``, ``poly``,
     splines) are refused: they would be learnt from the prototype, not from the data.
+
+    Parameters
+    ----------
+    formula : str
+        The model formula.
+    data : dask.dataframe.DataFrame
+        The data.
+    missing : {"drop", "raise"}, default "drop"
+        What a row with a missing value does.
+    engine : {"formulaic", "patsy"}, optional
+        The formula engine (None: the default engine).
+    weights : str, optional
+        The column of the prior weights.
+
+    Returns
+    -------
+    DaskModelFrame
+        The lazy model frame.
     """
     import dask
     import dask.array as da

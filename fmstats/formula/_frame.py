@@ -680,7 +680,18 @@ def stateful_transform(rhs: str) -> str | None:
 
 
 def is_dask_frame(data) -> bool:
-    """Whether ``data`` is a Dask DataFrame (without importing dask when it is not loaded)."""
+    """Whether ``data`` is a Dask DataFrame (without importing dask when it is not loaded).
+
+    Parameters
+    ----------
+    data : object
+        Anything.
+
+    Returns
+    -------
+    bool
+        True for a Dask DataFrame.
+    """
     import sys
 
     if "dask.dataframe" not in sys.modules:

@@ -28,6 +28,15 @@ class FoldResponse:
     the count weight of the row (``yes + no`` for ``cbind``, else 1; 0 where
     missing), ``name`` the response's text.  A row contributes ``w y`` to the
     positives and ``w (1 - y)`` to the negatives of confusion counts.
+
+    Parameters
+    ----------
+    name : str
+        The response's text.
+    y : numpy.ndarray
+        The response as proportions in [0, 1] (NaN where missing).
+    w : numpy.ndarray
+        The rows' count weights (0 where missing).
     """
 
     name: str
@@ -36,6 +45,7 @@ class FoldResponse:
 
     @property
     def observed(self) -> np.ndarray:
+        """True where the response is observed (not missing)."""
         return ~np.isnan(self.y)
 
     @property
@@ -46,7 +56,20 @@ class FoldResponse:
 
 def fold_response(formula: Any, data: Any) -> FoldResponse:
     """Evaluate only the left-hand side of ``formula`` on ``data`` (no design matrix);
-    :class:`~fmstats.formula.KeptRows` give the response the fit kept."""
+    :class:`~fmstats.formula.KeptRows` give the response the fit kept.
+
+    Parameters
+    ----------
+    formula : str
+        The model formula (only its left-hand side is evaluated).
+    data : pandas.DataFrame or KeptRows
+        The rows.
+
+    Returns
+    -------
+    FoldResponse
+        The response on every row of ``data``.
+    """
     if isinstance(data, KeptRows):
         return FoldResponse(name=data.results.response_name, y=data.response(),
                             w=data.trials())

@@ -28,7 +28,18 @@ _INTERCEPT = "Intercept"
 
 
 def is_sparse(X) -> bool:
-    """Whether ``X`` is a scipy.sparse matrix or array."""
+    """Whether ``X`` is a scipy.sparse matrix or array.
+
+    Parameters
+    ----------
+    X : object
+        Anything.
+
+    Returns
+    -------
+    bool
+        True for a scipy.sparse matrix or array.
+    """
     import scipy.sparse as sp
 
     return sp.issparse(X)

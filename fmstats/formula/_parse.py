@@ -20,6 +20,7 @@ __all__ = ["ENGINES", "DEFAULT_ENGINE", "split_formula", "formula_names", "expan
            "check_formula_columns", "used_variables", "parse_response"]
 
 ENGINES = ("formulaic", "patsy")
+#: The formula engine used when none is given (``engine=None``).
 DEFAULT_ENGINE = "formulaic"
 
 _CBIND = re.compile(r"^\s*cbind\s*\((?P<args>.*)\)\s*$", re.S)
@@ -27,7 +28,18 @@ _CBIND = re.compile(r"^\s*cbind\s*\((?P<args>.*)\)\s*$", re.S)
 
 def split_formula(formula: str) -> tuple[str, str]:
     """Split ``"lhs ~ rhs"`` at its tilde outside quotes and brackets (the one rule of
-    :func:`split_tilde`), both sides stripped and non-empty."""
+    :func:`split_tilde`), both sides stripped and non-empty.
+
+    Parameters
+    ----------
+    formula : str
+        The formula.
+
+    Returns
+    -------
+    tuple of str
+        (left-hand side, right-hand side).
+    """
     if not isinstance(formula, str):
         raise FormulaError(f"`formula` must be a string like 'y ~ x1 + x2'; got {describe(formula)}.")
     sides = split_top(formula, "~")
@@ -45,7 +57,18 @@ def split_formula(formula: str) -> tuple[str, str]:
 
 
 def formula_names(expr: str) -> list[str]:
-    """Identifiers (and back-quoted names) used in a formula side, in order of appearance."""
+    """Identifiers (and back-quoted names) used in a formula side, in order of appearance.
+
+    Parameters
+    ----------
+    expr : str
+        A side of a formula.
+
+    Returns
+    -------
+    list of str
+        The names, in order of appearance.
+    """
     names: list[str] = []
     for m in re.finditer(r"`([^`]+)`", expr):
         names.append(m.group(1))
@@ -82,6 +105,22 @@ def expand_dot(rhs: str, columns, exclude=(), engine: str | None = None) -> str:
     ``"y ~ . - x3"`` keeps working (the dot becomes a parenthesised sum).  Names that
     are not identifiers are quoted for the engine (backticks for formulaic, ``Q()``
     for patsy).
+
+    Parameters
+    ----------
+    rhs : str
+        The right-hand side of the formula.
+    columns : sequence of str
+        The data's columns.
+    exclude : sequence of str, default ()
+        The columns the dot leaves out (those of the response).
+    engine : {"formulaic", "patsy"}, optional
+        The formula engine that will read the result (None: the default engine).
+
+    Returns
+    -------
+    str
+        ``rhs`` with the dot replaced by the sum of the columns.
     """
     bare = re.sub(r"`[^`]*`", lambda m: "_" * len(m.group(0)), rhs)
     spots = [m.start() for m in _DOT.finditer(bare)]
@@ -131,7 +170,21 @@ _ENGINE_NAMES = {"np", "C", "factor", "I", "Q", "center", "scale", "standardize"
 
 def parse_response(lhs: str, data: pd.DataFrame,
                    arg: str = "data") -> tuple[str, list[str], str | None]:
-    """Return (kind, columns, expression) where kind is 'cbind', 'column' or 'expr'."""
+    """The kind of a formula's left-hand side and the columns it uses.
+
+    Parameters
+    ----------
+    lhs : str
+        The left-hand side.
+    data : pandas.DataFrame
+        The data it is evaluated on.
+    arg : str, default "data"
+        The argument ``data`` came from, for the messages.
+
+    Returns
+    -------
+    tuple
+        (kind, columns, expression), kind ``"cbind"``, ``"column"`` or ``"expr"``."""
     m = _CBIND.match(lhs)
     if m:
         args = [a.strip().strip("`") for a in _split_args(m.group("args"))]

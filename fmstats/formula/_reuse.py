@@ -270,7 +270,24 @@ class DesignMatrix:
 def predict_rows(design: DesignMatrix, results, positions, **kwargs) -> pd.Series:
     """``results.predict`` on the rows ``positions`` (numbered 0..k-1) of the design's data;
     rows the model cannot predict are left out (``na_action="omit"`` where the results class
-    takes it: the callers count predictions against the rows' responses)."""
+    takes it: the callers count predictions against the rows' responses).
+
+    Parameters
+    ----------
+    design : DesignMatrix
+        The design of the data.
+    results : ModelResults
+        The fitted model.
+    positions : array-like of int
+        The rows' positions in the design's data.
+    **kwargs
+        Passed to ``results.predict``.
+
+    Returns
+    -------
+    pandas.Series
+        The predictions of the rows the model can predict.
+    """
     if getattr(getattr(results, "predict", None), "__fmstats_newdata_rows__", False):
         kwargs.setdefault("na_action", "omit")
     return results.predict(design.subset(positions, reset_index=True), **kwargs)

@@ -87,7 +87,18 @@ def aligned(value, data: pd.DataFrame, arg: str):
 
 
 def describe_subset(subset) -> str | None:
-    """How a summary names a subset: the expression, or ``k of n rows`` for a mask."""
+    """How a summary names a subset: the expression, or ``k of n rows`` for a mask.
+
+    Parameters
+    ----------
+    subset : str, array-like or None
+        The ``subset=`` argument of a fit.
+
+    Returns
+    -------
+    str or None
+        The description, or None without a subset.
+    """
     if subset is None:
         return None
     if isinstance(subset, str):

@@ -13,11 +13,14 @@ from ._separation import (
     no_finite_mle, newton_reach, zero_count_cells, saturated_rows, NEWTON_REACH, LP_MAX_ENTRIES,
     SATURATION, warn_fit,
 )
+from ._gram import (
+    gram, independent_columns, ColumnScaling, column_scaling, rank_gram, SPREAD_RANGE,
+    column_spread, has_intercept,
+)
 from ._irls import (
-    IrlsFit, irls_logit, as_design, irls_coef, irls_evaluate, binomial_deviance, gram,
-    independent_columns, ColumnScaling, column_scaling, rank_gram, MAX_WEIGHT, SPREAD_RANGE,
-    column_spread, check_weights_range, r_start_mu, deviance_from_eta, weighted_loglik,
-    unscale_fit, deviance_scale, newton_iterate, has_intercept, logit_probs,
+    IrlsFit, irls_logit, as_design, irls_coef, irls_evaluate, binomial_deviance, MAX_WEIGHT,
+    check_weights_range, r_start_mu, deviance_from_eta, weighted_loglik, unscale_fit,
+    deviance_scale, newton_iterate, logit_probs,
 )
 from ._fweights import (
     expected_f_weights, noisy_f_weights, smoothed_noisy_counts, smoothed_sums,
@@ -55,9 +58,35 @@ from ._kstep import (
     BlockFit, OuterFit, block_size, column_grams, column_products, fmaxent_block, newton_block,
 )
 
-#: The documented API (numpydoc-checked by tests/test_docstrings.py).  The other names above
-#: are glm's interface to the model units (maxent_models, multilabel, costsensitive), reached
-#: through this ``__init__`` as the layering test requires; results files name
+#: glm's interface (numpydoc-checked by tests/test_docstrings.py): the k-step refits, and the
+#: names the model units (maxent_models, multilabel, costsensitive, resampling) import, which
+#: are its developer interface (``_DEVELOPER``).  The other names above serve glm's own
+#: modules and the deprecated old paths (``fmstats.glm.irls``, ...); results files name
 #: ``fmstats.glm.IrlsFit`` and ``fmstats.glm.DaskIrlsFit``.
 __all__ = ["BlockFit", "OuterFit", "block_size", "column_grams", "column_products",
-           "fmaxent_block", "newton_block"]
+           "fmaxent_block", "newton_block",
+           "CHUNK_BYTES", "partition_memory_advice", "ArraySource", "BlockDesign", "BlockSource", "DaskSource", "IrlsFit",
+           "LP_MAX_ENTRIES", "Outer", "Reweighting", "RowDraws", "SATURATION",
+           "binomial_deviance", "block_sums", "check_weights_range", "column_scaling",
+           "deviance_scale", "direct_sums", "expected_f_weights", "fixed_point_gap", "gram",
+           "has_intercept", "independent_columns", "influence_rows", "irls_evaluate",
+           "irls_logit", "logit_probs", "margins_pass", "newton_iterate", "newton_passes",
+           "no_finite_mle", "noisy_f_weights", "outer_loop", "outer_passes", "persist_if_fits",
+           "rank_gram", "rank_gram_blocks", "refuse_offset_columns", "replicate_constants",
+           "saturated_rows", "smoothed_noisy_counts", "stacked_covariance_sums",
+           "standardised_ridge", "start_sums", "start_sums_columns", "training_f_passes",
+           "unrolled_covariance_sums", "unrolled_influence", "unrolled_plan"]
+
+#: The developer interface (in ``__all__``; the API page's *Developer interface* section).
+_DEVELOPER = ["CHUNK_BYTES", "partition_memory_advice", "ArraySource", "BlockDesign", "BlockSource", "DaskSource", "IrlsFit",
+              "LP_MAX_ENTRIES", "Outer", "Reweighting", "RowDraws", "SATURATION",
+              "binomial_deviance", "block_sums", "check_weights_range", "column_scaling",
+              "deviance_scale", "direct_sums", "expected_f_weights", "fixed_point_gap", "gram",
+              "has_intercept", "independent_columns", "influence_rows", "irls_evaluate",
+              "irls_logit", "logit_probs", "margins_pass", "newton_iterate", "newton_passes",
+              "no_finite_mle", "noisy_f_weights", "outer_loop", "outer_passes",
+              "persist_if_fits", "rank_gram", "rank_gram_blocks", "refuse_offset_columns",
+              "replicate_constants", "saturated_rows", "smoothed_noisy_counts",
+              "stacked_covariance_sums", "standardised_ridge", "start_sums",
+              "start_sums_columns", "training_f_passes", "unrolled_covariance_sums",
+              "unrolled_influence", "unrolled_plan"]

@@ -75,21 +75,54 @@ class RowDraws:
         return len(self.keys) if self.keys is not None else len(self.held)
 
     def take(self, cols) -> "RowDraws":
-        """The draws of replicates ``cols``."""
+        """The draws of replicates ``cols``.
+
+        Parameters
+        ----------
+        cols : array-like of int
+            The replicates.
+
+        Returns
+        -------
+        RowDraws
+            The draws of those replicates.
+        """
         cols = np.asarray(cols)
         if self.keys is not None:
             return replace(self, keys=self.keys[cols])
         return replace(self, held=self.held[cols])
 
     def block(self, positions) -> np.ndarray:
-        """The multiplicities (len(positions), m) of the rows at ``positions``."""
+        """The multiplicities (len(positions), m) of the rows at ``positions``.
+
+        Parameters
+        ----------
+        positions : ndarray of int
+            The rows' global positions.
+
+        Returns
+        -------
+        ndarray of shape (len(positions), m)
+            The multiplicities.
+        """
         if self.keys is not None:
             return poisson_counts(self.keys, positions)
         fold = row_folds(self.fold_key, positions, self.folds)
         return (fold[:, None] != self.held[None, :]).astype(float)
 
     def fold_of(self, positions) -> np.ndarray:
-        """The fold of each row (fold draws only)."""
+        """The fold of each row (fold draws only).
+
+        Parameters
+        ----------
+        positions : ndarray of int
+            The rows' global positions.
+
+        Returns
+        -------
+        ndarray of int
+            The fold of each row.
+        """
         return row_folds(self.fold_key, positions, self.folds)
 
 
@@ -184,7 +217,28 @@ class Constants:
 def replicate_constants(sums: Callable, draws: RowDraws, center, n: int, psi_fn=None,
                         psi_args=None) -> Constants:
     """One pass: the replicates' :class:`Constants` (``center``: the column means, for an
-    accurate variance; ``psi_fn``: a block's influence rows, for the linear parts)."""
+    accurate variance; ``psi_fn``: a block's influence rows, for the linear parts).
+
+    Parameters
+    ----------
+    sums : callable
+        A row source's ``sums`` (one pass over the row blocks).
+    draws : RowDraws
+        The replicates' multiplicities.
+    center : ndarray of shape (p,)
+        The columns' means.
+    n : int
+        The number of rows.
+    psi_fn : callable, optional
+        The influence rows of a block (None: no linear parts).
+    psi_args : dict, optional
+        Keyword arguments of ``psi_fn``.
+
+    Returns
+    -------
+    Constants
+        Per replicate: total weight, weighted sum of q, column variances, linear parts.
+    """
     m, p = draws.m, len(center)
     v = sums(_constants_block, positions=True, draws=draws, center=np.asarray(center, float),
              psi_fn=psi_fn, psi_args=psi_args or {})
@@ -231,6 +285,33 @@ def newton_passes(sums: Callable, draws: RowDraws, start, penalty, *, k: int,
 
     ``start`` (p,) or (m, p); ``penalty`` (p,) or (m, p); ``weights``: the F-weights'
     settings (fmaxent's weighted fits, :func:`_fweights`), with per-replicate arrays.
+
+    Parameters
+    ----------
+    sums : callable
+        A row source's ``sums`` (one pass over the row blocks).
+    draws : RowDraws
+        The replicates' multiplicities.
+    start : ndarray of shape (p,) or (m, p)
+        Where each fit starts.
+    penalty : float or ndarray of shape (p,) or (m, p)
+        The ridge of each coefficient (of each fit).
+    k : int
+        The most Newton steps.
+    step_tol : float
+        A fit stops when its last step moved every coefficient by less than this many
+        standard errors.
+    margins : bool, default False
+        Also report each fit's smallest min(p, 1 - p) over its weighted rows.
+    weights : dict, optional
+        The F-weights' settings of fmaxent's weighted fits, with per-replicate arrays.
+    on_pass : callable, optional
+        Called after every pass (a progress bar).
+
+    Returns
+    -------
+    PassFit
+        The replicates' fits and the passes taken.
     """
     m, p = draws.m, np.shape(start)[-1]
     theta, pen, converged, steps, se_out, margin, active = step_state(start, penalty, m, p)
@@ -263,7 +344,26 @@ def _training_f_block(X, q, c, positions, draws, theta, threshold):
 
 
 def training_f_passes(sums, draws: RowDraws, coef, threshold, alpha) -> np.ndarray:
-    """One pass: the F of each replicate's predicted classes on its weighted rows."""
+    """One pass: the F of each replicate's predicted classes on its weighted rows.
+
+    Parameters
+    ----------
+    sums : callable
+        A row source's ``sums`` (one pass over the row blocks).
+    draws : RowDraws
+        The replicates' multiplicities.
+    coef : ndarray of shape (m, p)
+        The replicates' coefficients.
+    threshold : float
+        The probability threshold of the predicted classes.
+    alpha : float
+        The F-measure's weight on precision.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The training F of each replicate.
+    """
     m = draws.m
     v = sums(_training_f_block, positions=True, draws=draws, theta=coef, threshold=threshold)
     tp, pos, truth = v[:m], v[m:2 * m], v[2 * m:]
@@ -277,7 +377,22 @@ def _margins_block(X, q, c, positions, draws, theta):
 
 
 def margins_pass(sums, draws: RowDraws, coef) -> np.ndarray:
-    """One pass: each replicate's smallest min(p, 1 - p) over its weighted rows."""
+    """One pass: each replicate's smallest min(p, 1 - p) over its weighted rows.
+
+    Parameters
+    ----------
+    sums : callable
+        A row source's ``sums`` (one pass over the row blocks).
+    draws : RowDraws
+        The replicates' multiplicities.
+    coef : ndarray of shape (m, p)
+        The replicates' coefficients.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The smallest min(p, 1 - p) of each replicate.
+    """
     return -sums(_margins_block, positions=True, n_max=draws.m, draws=draws, theta=coef)
 
 
@@ -401,7 +516,37 @@ def outer_passes(sums, draws: RowDraws, path, constants: Constants, *, alpha, me
                  epsilon, bounds, inner, max_outer, patience, min_improvement,
                  rel_improvement, select, threshold, prior_penalty, shrinkage,
                  k: int, step_tol: float, on_pass: Callable | None = None) -> OuterPassFit:
-    """:func:`fmstats.glm.fmaxent_block` as passes over the row blocks (module notes)."""
+    """:func:`fmstats.glm.fmaxent_block` as passes over the row blocks (module notes).
+
+    Parameters
+    ----------
+    sums : callable
+        A row source's ``sums`` (one pass over the row blocks).
+    draws : RowDraws
+        The replicates' multiplicities.
+    path : ndarray of shape (K + 1, p)
+        The full-data fit's iterates theta_0 (the unweighted fit) ... theta_K.
+    constants : Constants
+        The replicates' :func:`replicate_constants`.
+    alpha, method, epsilon, bounds, inner, max_outer, patience, min_improvement, \
+rel_improvement, select, threshold
+        The outer loop's settings, as :func:`fmstats.fmaxent` takes them.
+    prior_penalty : ndarray of shape (p,)
+        The ridge on the raw coefficients (``penalty``, 0 for the intercept).
+    shrinkage : float
+        The standardised ridge per observation, recomputed on each replicate's rows.
+    k : int
+        The most Newton steps per weighted fit.
+    step_tol : float
+        The step rule of each weighted fit (:func:`newton_block`).
+    on_pass : callable, optional
+        Called after every pass (a progress bar).
+
+    Returns
+    -------
+    OuterPassFit
+        The replicates' fits and the passes taken.
+    """
     m = draws.m
     path = np.asarray(path, dtype=float)
     total, sum_q = constants.total, constants.sum_q

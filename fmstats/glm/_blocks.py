@@ -26,6 +26,7 @@ from scipy.special import expit
 from ._irls import (SEPARATION_EPS, IrlsFit, Point, binomial_deviance, column_scaling,
                    deviance_from_eta, deviance_scale, gram, information_inverse, logit_probs,
                    newton_loop, r_start_mu, unscale_fit, warn_fit, weighted_loglik)
+from ._rowsource import ArraySource, documented_like
 from ._separation import NEWTON_REACH
 
 __all__ = ["BlockDesign", "rank_gram_blocks", "irls_logit_blocks", "BlockStats",
@@ -34,7 +35,21 @@ __all__ = ["BlockDesign", "rank_gram_blocks", "irls_logit_blocks", "BlockStats",
 
 @dataclass(frozen=True)
 class BlockDesign:
-    """The design as blocks of rows: ``design(start, stop)`` and the (start, stop) ranges."""
+    """The design as blocks of rows: ``design(start, stop)`` and the (start, stop) ranges.
+
+    Parameters
+    ----------
+    design : callable
+        ``design(start, stop)``: the design of rows start..stop-1.
+    ranges : tuple
+        The (start, stop) of every block, in order.
+    n : int
+        The number of rows.
+    p : int
+        The number of columns.
+    sample : callable, optional
+        The design of given row positions (None: not available).
+    """
 
     design: Callable[[int, int], np.ndarray]
     ranges: tuple
@@ -61,6 +76,18 @@ def rank_gram_blocks(rows: BlockDesign, w: np.ndarray):
 
     The column of ones is guessed on the sample the scaling is decided on; when the full
     pass shows the guess wrong and the scaling centred on it, the Gram matrix is summed again.
+
+    Parameters
+    ----------
+    rows : BlockDesign
+        The design, block by block.
+    w : ndarray of shape (n,)
+        Non-negative row weights.
+
+    Returns
+    -------
+    tuple
+        (G, hi, lo, intercept).
     """
     guess = _scaling(rows, "find")
     hi, lo = np.full(rows.p, -np.inf), np.full(rows.p, np.inf)
@@ -225,9 +252,26 @@ def irls_logit_blocks(rows: BlockDesign, y: np.ndarray, weights: np.ndarray, *,
     return fit, stats
 
 
+@documented_like(ArraySource)
 class BlockSource:
     """The row source of :mod:`fmstats.glm._rowsource` (its ``fit``) over a design built block
-    by block; ``stats`` holds the :class:`BlockStats` of the last fit."""
+    by block; ``stats`` holds the :class:`BlockStats` of the last fit.
+
+    Parameters
+    ----------
+    rows : BlockDesign
+        The design, block by block.
+    q : numpy.ndarray
+        The response as proportions in [0, 1].
+    cw : numpy.ndarray
+        The rows' count weights.
+    threshold : float
+        The probability threshold of the predicted classes.
+    intercept : int or None
+        The design's column of ones, or None.
+    exact_separation : callable, optional
+        A function confirming separation exactly (the linear programme), when affordable.
+    """
 
     def __init__(self, rows: BlockDesign, q, cw, threshold: float, *, intercept: int | None,
                  exact_separation=None):
@@ -236,7 +280,6 @@ class BlockSource:
         self.stats: BlockStats | None = None
 
     def fit(self, *, start=None, penalty, tol, max_iter) -> IrlsFit:
-        """The weighted IRLS fit of q on the blocks with the count weights."""
         fit, self.stats = irls_logit_blocks(self.rows, self.q, self.cw, intercept=self.intercept,
                                             start=start, penalty=penalty, tol=tol,
                                             max_iter=max_iter,

@@ -171,6 +171,22 @@ def block_sums(fn: Callable, *arrays, n_max: int = 0, **kwargs) -> np.ndarray:
     chunks of the block's rows (:data:`CHUNK_BYTES`), which bounds its temporaries. The
     partial vectors are combined in a tree of tasks (``SPLIT_EVERY`` per task), so the
     client receives one vector.
+
+    Parameters
+    ----------
+    fn : callable
+        The function of one block of each array, returning a 1-d float vector.
+    *arrays : dask.array.Array or None
+        The arrays, with the same row blocks.
+    n_max : int, default 0
+        The last ``n_max`` entries are combined by their maximum.
+    **kwargs
+        Passed to ``fn``.
+
+    Returns
+    -------
+    ndarray
+        The combined vector.
     """
     import dask
     from dask import delayed
@@ -269,12 +285,42 @@ def _eval_block(X, y, w, coef, consts):
 def start_sums(X, y, w) -> np.ndarray:
     """The first pass of :func:`irls_logit_dask` (R's start) on one block, with the sums that
     do not depend on the coefficients: a caller's own pass over the rows can compute it and
-    hand the sum over the blocks to the fit as ``first_pass`` (one pass fewer)."""
+    hand the sum over the blocks to the fit as ``first_pass`` (one pass fewer).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_block, p)
+        A block of the design.
+    y : ndarray of shape (n_block,)
+        The response of the block's rows.
+    w : ndarray of shape (n_block,)
+        Their prior weights.
+
+    Returns
+    -------
+    ndarray
+        The block's vector of sums (add the blocks' vectors).
+    """
     return _start_block(X, y, w, consts=True)
 
 
 def start_sums_columns(v: np.ndarray, p: int, keep: np.ndarray) -> np.ndarray:
-    """:func:`start_sums` of X's columns ``keep`` from those of all its p columns."""
+    """:func:`start_sums` of X's columns ``keep`` from those of all its p columns.
+
+    Parameters
+    ----------
+    v : ndarray
+        :func:`start_sums` of all p columns (summed over the blocks).
+    p : int
+        The number of columns of X.
+    keep : ndarray of bool, shape (p,)
+        The columns kept.
+
+    Returns
+    -------
+    ndarray
+        The sums of the kept columns, as :func:`start_sums` of X[:, keep] would give them.
+    """
     keep = np.asarray(keep, dtype=bool)
     G = v[:p * p].reshape(p, p)[np.ix_(keep, keep)].ravel()
     consts = v[p * p + p + 1:]
@@ -398,6 +444,13 @@ def refuse_offset_columns(X, names=None) -> None:
     the out-of-core passes accumulate X'WX of X as given, which would lose an offset column
     (x + 1e7, a timestamp) to rounding and drop it as collinear.  Until the passes centre too,
     such a design fails loudly rather than silently.
+
+    Parameters
+    ----------
+    X : dask.array.Array
+        The design, in row blocks.
+    names : sequence of str, optional
+        The column names, for the message.
     """
     for block in _blocks(X):
         B = np.asarray(dask_compute(block), dtype=float)
@@ -463,10 +516,31 @@ TASK_MEMORY_SHARE = 0.25
 
 def partition_memory_advice(rows: int, nbytes: int, columns: int,
                             limit: float | None = None) -> str | None:
-    """A warning's text when a task over the largest partition (``rows`` rows taking
-    ``nbytes`` bytes as a DataFrame, a design of ``columns`` columns) may need more than
-    :data:`TASK_MEMORY_SHARE` of a worker's memory ``limit`` (default: the active cluster's
-    :func:`worker_memory_limit`), else None."""
+    """The advice of a :class:`~fmstats.exceptions.PartitionMemoryWarning`, when a task over
+    the largest partition may need more than :data:`TASK_MEMORY_SHARE` of a worker's memory.
+
+    A task holds the partition, its design (with the response, trials and weights: ``columns
+    + 3`` float columns) and the temporaries of four chunks (:data:`CHUNK_BYTES` each, or the
+    design if smaller).
+
+    Parameters
+    ----------
+    rows : int
+        The rows of the largest partition.
+    nbytes : int
+        Its size as a DataFrame (bytes).
+    columns : int
+        The design's columns.
+    limit : float, optional
+        A worker's memory limit (bytes); default the active cluster's smallest
+        (:func:`worker_memory_limit`; inf without a cluster).
+
+    Returns
+    -------
+    str or None
+        The warning's text (the sizes, the limit and how to read smaller partitions), or
+        None when the task fits.
+    """
     limit = worker_memory_limit() if limit is None else float(limit)
     design = 8.0 * rows * (columns + 3)
     need = nbytes + design + 4.0 * min(design, CHUNK_BYTES)
@@ -487,7 +561,18 @@ def partition_memory_advice(rows: int, nbytes: int, columns: int,
 
 def persist_if_fits(*arrays) -> tuple:
     """The dask arrays (``None`` passed through) persisted in memory if together they take at
-    most :data:`PERSIST_SHARE` of :func:`memory_limit`, else as they are."""
+    most :data:`PERSIST_SHARE` of :func:`memory_limit`, else as they are.
+
+    Parameters
+    ----------
+    *arrays : dask.array.Array or None
+        The arrays.
+
+    Returns
+    -------
+    tuple
+        The arrays, persisted or as given, in order.
+    """
     import dask
 
     present = [a for a in arrays if a is not None]

@@ -12,6 +12,7 @@ import numpy as np
 from scipy.special import expit
 
 from ._dask import block_results, block_sums, irls_evaluate_dask, irls_logit_dask, map_rows
+from ._rowsource import ArraySource, documented_like
 from ._fweights import (TINY, Iterate, expected_f_weights, metric_sums, metrics_from_sums,
                        noisy_f_weights, smoothed_from_sums, smoothed_sums, weight_scale)
 
@@ -82,11 +83,30 @@ def _weights_block(raw, cw, mean, bounds):
     return fw if cw is None else cw * fw
 
 
+@documented_like(ArraySource)
 class DaskSource:
     """A row source on persisted dask arrays (the interface of :mod:`fmstats.glm._rowsource`):
     a fit is iterations + 1 passes; per outer iteration of the F-maximiser one pass for the
     metrics, one for the raw F-weights (persisted) and their normalisation, then the
-    warm-started IRLS.  ``sum_q`` is sum cw q, known from the checks pass."""
+    warm-started IRLS.  ``sum_q`` is sum cw q, known from the checks pass.
+
+    Parameters
+    ----------
+    X : dask.array.Array
+        The design, in row blocks (persisted).
+    q : dask.array.Array
+        The response as proportions in [0, 1].
+    cw : dask.array.Array or None
+        The rows' count weights (None: all 1).
+    threshold : float
+        The probability threshold of the predicted classes.
+    sum_q : float
+        The sum of cw q (known from the data checks' pass).
+    first_pass : numpy.ndarray, optional
+        R's start of the fit, summed by the data checks' pass (:func:`start_sums`).
+    column_sums : tuple, optional
+        (sum cw, cw @ X), summed by the data checks' pass.
+    """
 
     def __init__(self, X, q, cw, threshold: float, sum_q: float, first_pass=None,
                  column_sums=None):
@@ -116,6 +136,30 @@ class DaskSource:
         return smoothed_from_sums(it.smoothed, alpha)
 
     def fweights(self, it: Iterate, method, f, tp, alpha, epsilon, bounds) -> _DaskWeights:
+        """Two passes: the F-weights at an iterate, persisted, scaled to mean 1, clipped.
+
+        Parameters
+        ----------
+        it : Iterate
+            The iterate (its coefficients).
+        method : {"expected", "noisy"}
+            The F-weights' formula.
+        f : float
+            The iterate's F.
+        tp : float
+            The iterate's true positives.
+        alpha : float
+            The F-measure's weight on precision.
+        epsilon : float or None
+            The smoothing of the noisy weights.
+        bounds : tuple of float or None
+            (low, high) clip of the scaled weights.
+
+        Returns
+        -------
+        object
+            The persisted F-weights (dask) with their range.
+        """
         raw = map_rows(_raw_fweights_block, self.X, self.q, coef=it.coef, method=method, f=f,
                        tp=tp, alpha=alpha, epsilon=epsilon).persist()
         s, n, lo, hi, alo, ahi = block_sums(_norm_block, raw, self.cw, n_max=4)
@@ -132,7 +176,13 @@ class DaskSource:
         return None
 
     def column_variances(self) -> tuple[float, np.ndarray]:
-        """Total count weight and weighted column variances: two passes (mean, then centred)."""
+        """Total count weight and weighted column variances: two passes (mean, then centred).
+
+        Returns
+        -------
+        tuple
+            (total count weight, numpy.ndarray of the columns' weighted variances).
+        """
         v = self.column_sums if self.column_sums is not None else \
             block_sums(_colsum_block, self.X, self.cw)
         total, mean = float(v[0]), v[1:] / v[0]
@@ -142,7 +192,18 @@ class DaskSource:
         return fw.range
 
     def weights(self, fw: _DaskWeights | None):
-        """The fit's weights cw * fw, lazily (``None`` for all-one weights)."""
+        """The fit's weights cw * fw, lazily (``None`` for all-one weights).
+
+        Parameters
+        ----------
+        fw : object or None
+            F-weights as :meth:`fweights` returns them (None: all 1).
+
+        Returns
+        -------
+        dask.array.Array or None
+            The weights.
+        """
         if fw is None:
             return self.cw
         return map_rows(_weights_block, fw.raw, self.cw, mean=fw.mean, bounds=fw.bounds)
@@ -166,12 +227,44 @@ class DaskSource:
         """One pass: ``fn(X, q, cw, **kwargs)`` on every row block (``cw`` may be None: all
         ones; ``positions``: ``fn(X, q, cw, positions, **kwargs)`` with the block's global
         row positions), the vectors added on the workers, the last ``n_max`` entries by
-        their maximum (:func:`fmstats.glm.block_sums`)."""
+        their maximum (:func:`fmstats.glm.block_sums`).
+
+        Parameters
+        ----------
+        fn : callable
+            The function of a block.
+        positions : bool, default False
+            Whether ``fn`` also takes the block's row positions.
+        n_max : int, default 0
+            The last ``n_max`` entries are combined by their maximum.
+        **kwargs
+            Passed to ``fn``.
+
+        Returns
+        -------
+        numpy.ndarray
+            The vectors of the blocks, added.
+        """
         return block_sums(fn, *self._arrays(positions), n_max=n_max, **kwargs)
 
     def gather(self, fn, *, positions: bool = False, **kwargs) -> list:
         """One pass: ``fn(X, q, cw[, positions], **kwargs)`` on every row block, the
-        results (a block's aggregates, of any size) in block order."""
+        results (a block's aggregates, of any size) in block order.
+
+        Parameters
+        ----------
+        fn : callable
+            The function of a block.
+        positions : bool, default False
+            Whether ``fn`` also takes the block's row positions.
+        **kwargs
+            Passed to ``fn``.
+
+        Returns
+        -------
+        list
+            ``fn``'s result of each block, in block order.
+        """
         return block_results(fn, *self._arrays(positions), **kwargs)
 
     @property

@@ -35,7 +35,24 @@ def weight_scale(weighted_sum: float, total_weight: float) -> float:
 
 
 def expected_f_weights(y: np.ndarray, p: np.ndarray, f: float, alpha: float) -> np.ndarray:
-    """Weights (4.2) of the expected-F maximiser for 0/1 labels ``y`` (thesis's beta = alpha)."""
+    """Weights (4.2) of the expected-F maximiser for 0/1 labels ``y`` (thesis's beta = alpha).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        The 0/1 labels.
+    p : ndarray of shape (n,)
+        The current probabilities.
+    f : float
+        The current F.
+    alpha : float
+        The F-measure's weight on precision.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The weights.
+    """
     return np.where(y == 1, (1.0 - alpha * f) / (alpha * f) * p, 1.0 - p)
 
 
@@ -65,6 +82,24 @@ def smoothed_noisy_counts(q, p, w, alpha: float, epsilon: float) -> tuple[float,
     TP = sum w [p - g1(p - q)], TN = sum w [(1 - q) - g2(p - q)] and
     F = TP / (alpha (TP - TN) + alpha sum w (1 - q) + (1 - alpha) sum w q); as epsilon -> 0
     these are the correlated noisy counts (6.1) and the noisy F-measure.
+
+    Parameters
+    ----------
+    q : ndarray of shape (n,)
+        The labels as probabilities.
+    p : ndarray of shape (n,)
+        The probabilities.
+    w : ndarray of shape (n,)
+        The row weights.
+    alpha : float
+        The F-measure's weight on precision.
+    epsilon : float
+        The smoothing.
+
+    Returns
+    -------
+    tuple of float
+        (TP, TN, F).
     """
     return smoothed_from_sums(smoothed_sums(q, p, w, epsilon), alpha)
 
@@ -91,6 +126,26 @@ def noisy_f_weights(q: np.ndarray, p: np.ndarray, f: float, tp: float, alpha: fl
     Smoothed (7.1): the indicators become g2'(p - q) and 1 - g1'(p - q); for ``|p - q| < epsilon``
     the weight is p(1-p) F (1 - alpha F) / (epsilon TP) (p <= q) or
     p(1-p) alpha F^2 / (epsilon TP) (p > q), so it is bounded by p(1-p) F / (epsilon TP).
+
+    Parameters
+    ----------
+    q : ndarray of shape (n,)
+        The labels as probabilities.
+    p : ndarray of shape (n,)
+        The current probabilities.
+    f : float
+        The current (noisy) F.
+    tp : float
+        The current (noisy) true positives.
+    alpha : float
+        The F-measure's weight on precision.
+    epsilon : float, optional
+        The smoothing (None: the raw weights).
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The weights (``inf`` where p = q exactly, raw weights).
     """
     d = p - q
     scale = p * (1 - p) * f / tp
@@ -116,6 +171,20 @@ def standardised_ridge(total_weight: float, variances: np.ndarray,
     ``var_j`` the weighted variance of column j) is ``n_w * shrinkage / 2`` times the squared
     coefficient of the standardised column: it does not depend on the units of the columns,
     and constant columns (the intercept) are not penalised.
+
+    Parameters
+    ----------
+    total_weight : float
+        The total count weight n_w.
+    variances : ndarray of shape (p,)
+        The columns' weighted variances.
+    shrinkage : float
+        The ridge per observation on the standardised scale.
+
+    Returns
+    -------
+    ndarray of shape (p,)
+        The per-coefficient penalties.
     """
     return shrinkage * total_weight * np.asarray(variances, dtype=float)
 

@@ -31,11 +31,14 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy import linalg, sparse
-from scipy.linalg import blas
 from scipy.special import expit, xlogy
 
-from .._utils.validation import SPREAD_RANGE as _SPREAD_RANGE
 from ..exceptions import DesignError, WeightsError
+# the Gram matrix, aliasing and column scaling: their own module, re-exported here (the other
+# cores and the old path fmstats.glm.irls import them with the IRLS names)
+from ._gram import (GRAM_BLOCK, SPREAD_RANGE, ColumnScaling, column_scaling,  # noqa: F401
+                    column_spread, gram, has_intercept, independent_columns, intercept_index,
+                    rank_gram)
 from ._separation import NEWTON_REACH, newton_reach, warn_fit, zero_count_cells
 from ._separation import separated as no_finite_maximum
 
@@ -54,24 +57,45 @@ SEPARATION_EPS = 10 * _EPS
 class IrlsFit:
     """The frozen outcome of :func:`irls_logit`.
 
-    Attributes
+    Parameters
     ----------
-    coef : (p,) coefficients.
-    eta, mu : (n,) linear predictor and fitted probabilities.
-    working_weights : (n,) ``w * mu * (1 - mu)``, the IRLS weights at the solution.
-    xtwx_inv : (p, p) inverse of the (penalised) information X'WX + R at the solution.
-    deviance, null_deviance : binomial deviances of the model and of the intercept-only model.
-    loglik : the weighted (uncertain) log-likelihood sum w [y log mu + (1-y) log(1-mu)].
-    iterations : number of Newton steps taken.
-    converged : whether the relative deviance change fell below ``tol``.
-    separated : whether fitted probabilities numerically 0 or 1 occurred (R's rule), or the
-        likelihood has no finite maximum (unpenalised fits; :mod:`fmstats.glm._separation`).
-    history : (iterations + 1, 2) array of (deviance, step size) per iteration; row 0 is the start.
-    separation : how separation was found: ``""`` (it was not), ``"fitted"`` (fitted
-        probabilities numerically 0 or 1, R's rule) or ``"no finite MLE"`` (the Newton step
-        at the stopping point and Konis's linear programme).
-    n_separated : rows with fitted probability numerically 0 or 1, or fitted perfectly along
-        the direction of separation.
+    coef : ndarray of shape (p,)
+        The coefficients.
+    eta, mu : ndarray of shape (n,)
+        The linear predictor and the fitted probabilities.
+    working_weights : ndarray of shape (n,)
+        ``w * mu * (1 - mu)``, the IRLS weights at the solution.
+    xtwx_inv : ndarray of shape (p, p)
+        The inverse of the (penalised) information X'WX + R at the solution.
+    deviance, null_deviance : float
+        The binomial deviances of the model and of the intercept-only model.
+    loglik : float
+        The weighted (uncertain) log-likelihood sum w [y log mu + (1-y) log(1-mu)].
+    iterations : int
+        The number of Newton steps taken.
+    converged : bool
+        Whether the relative deviance change fell below ``tol``.
+    separated : bool
+        Whether fitted probabilities numerically 0 or 1 occurred (R's rule), or the
+        likelihood has no finite maximum (unpenalised fits; :func:`no_finite_mle`).
+    history : ndarray of shape (iterations + 1, 2)
+        (deviance, step size) per iteration; row 0 is the start.
+    tol : float, default 1e-8
+        The tolerance the fit used.
+    penalty : ndarray of shape (p,), optional
+        The ridge penalty the fit used (None: none).
+    scaling : ColumnScaling, optional
+        The reparametrisation the fit was computed in (offset or badly scaled columns);
+        None when X was used as given.
+    xtwx_inv_scaled : ndarray of shape (p, p), optional
+        The inverse information in the coordinates of ``scaling``.
+    separation : str, default ""
+        How separation was found: ``""`` (it was not), ``"fitted"`` (fitted probabilities
+        numerically 0 or 1, R's rule) or ``"no finite MLE"`` (the Newton step at the
+        stopping point and Konis's linear programme).
+    n_separated : int, default 0
+        Rows with fitted probability numerically 0 or 1, or fitted perfectly along the
+        direction of separation.
     """
 
     coef: np.ndarray
@@ -103,7 +127,18 @@ class IrlsFit:
         return self.scaling.transform(X), self.xtwx_inv_scaled
 
     def leverage(self, X: np.ndarray) -> np.ndarray:
-        """Diagonal of the weighted hat matrix W^1/2 X (X'WX)^-1 X' W^1/2 (R's hatvalues)."""
+        """Diagonal of the weighted hat matrix W^1/2 X (X'WX)^-1 X' W^1/2 (R's hatvalues).
+
+        Parameters
+        ----------
+        X : ndarray or scipy.sparse matrix of shape (n, p)
+            The design the fit was computed on.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The leverages.
+        """
         Xs, V = self._bread(X)
         if not sparse.issparse(Xs):
             return self.working_weights * np.einsum("ij,ij->i", Xs @ V, Xs)
@@ -115,245 +150,28 @@ class IrlsFit:
         return self.working_weights * out
 
     def sandwich(self, X: np.ndarray, e2: np.ndarray) -> np.ndarray:
-        """(X'WX)^-1 X' diag(e2) X (X'WX)^-1, computed in the fit's coordinates."""
+        """(X'WX)^-1 X' diag(e2) X (X'WX)^-1, computed in the fit's coordinates.
+
+        Parameters
+        ----------
+        X : ndarray or scipy.sparse matrix of shape (n, p)
+            The design the fit was computed on.
+        e2 : ndarray of shape (n,)
+            The middle weights (squared working residuals times the working weights for HC0).
+
+        Returns
+        -------
+        ndarray of shape (p, p)
+            The sandwich covariance, in the original coordinates.
+        """
         Xs, V = self._bread(X)
         cov = V @ gram(Xs, e2) @ V
         return cov if self.scaling is None else self.scaling.cov_to_original(cov)
 
 
-#: Rows per block in :func:`gram`: small enough that the scaled block stays in cache-friendly,
-#: already-touched memory, large enough that the per-block Python overhead is negligible.
-GRAM_BLOCK = 32768
-
-
-def gram(X: np.ndarray, w: np.ndarray | None = None, block: int = GRAM_BLOCK) -> np.ndarray:
-    """X' diag(w) X (w >= 0) by BLAS syrk, accumulated over blocks of rows.
-
-    Each block of sqrt(w) X is written into one reused (block x p) buffer, so the cost in
-    memory is O(block p) rather than an n x p temporary (whose first touch alone costs more
-    than the arithmetic on large n).  Returned as a full symmetric p x p matrix.
-    """
-    if sparse.issparse(X):         # sparse X: X' diag(w) X as a sparse product, p x p dense
-        Xw = X if w is None else sparse.diags(np.asarray(w, dtype=float)) @ X
-        return np.asarray((X.T @ Xw).toarray(), dtype=float)
-    n, p = X.shape
-    syrk = blas.dsyrk if X.dtype == np.float64 else blas.ssyrk
-    C = np.zeros((p, p), dtype=X.dtype, order="F")
-    sw = None if w is None else np.sqrt(w)
-    buf = np.empty((min(block, n), p), dtype=X.dtype)
-    for start in range(0, n, block):
-        stop = min(start + block, n)
-        rows = X[start:stop]
-        if sw is None:
-            A = rows
-        else:
-            A = np.multiply(rows, sw[start:stop, None], out=buf[: stop - start])
-        # A.T is F-contiguous (p, rows) when A is C-contiguous: syrk accumulates A.T @ A
-        At = A.T if A.flags.c_contiguous else np.asfortranarray(A.T)
-        C = syrk(1.0, At, beta=1.0, c=C, trans=0, lower=0, overwrite_c=1)
-    return np.triu(C) + np.triu(C, 1).T
-
-
-def independent_columns(G: np.ndarray, tol: float = 1e-7) -> np.ndarray:
-    """Which columns to keep, in order, given the Gram matrix G = X'WX.
-
-    Mirrors R's limited-pivoting QR (``dqrdc2``): a column is aliased when the
-    norm of its residual after projection on the previously kept columns is
-    below ``tol`` times its own norm.  Works on the p x p Gram matrix, so its
-    cost does not depend on n.
-    """
-    p = G.shape[0]
-    keep = np.zeros(p, dtype=bool)
-    L = np.zeros((p, p))
-    k = 0
-    idx: list[int] = []
-    for j in range(p):
-        gjj = G[j, j]
-        if gjj <= 0:
-            continue
-        if k:
-            lj = linalg.solve_triangular(L[:k, :k], G[idx, j], lower=True)
-            resid = gjj - lj @ lj
-        else:
-            lj = np.empty(0)
-            resid = gjj
-        if resid <= (tol ** 2) * gjj:
-            continue
-        L[k, :k] = lj
-        L[k, k] = np.sqrt(resid)
-        idx.append(j)
-        keep[j] = True
-        k += 1
-    return keep
-
-
 #: Largest prior weight the core accepts: squares of weights (sandwich meats, Pearson sums)
 #: must stay finite, and R's start mu = (w y + 1/2) / (w + 1) needs w well below 1/eps.
 MAX_WEIGHT = 1e150
-#: A design column must spread (largest ``|x - centre|``) within this range (the data
-#: validator's rule, :data:`fmstats._utils.validation.SPREAD_RANGE`).
-SPREAD_RANGE = _SPREAD_RANGE
-#: Centre a column when its centre exceeds this many times its spread (an offset column:
-#: X'WX would square the condition number |centre| / spread).
-_OFFSET_RATIO = 8.0
-#: Scale columns when a spread leaves [2^-64, 2^64] (guards X'WX against over/underflow).
-_SCALE_LIMIT = 2.0 ** 64
-
-
-@dataclass(frozen=True)
-class ColumnScaling:
-    """The affine reparametrisation X~ = (X - 1 centre') / scale of a design.
-
-    ``centre`` is 0 for the intercept column ``intercept`` (a column of ones, kept as is) and
-    for every column when there is none (or the intercept is penalised): then the column space
-    of X~ equals that of X and the fit is the same model.  ``scale`` holds powers of two, so
-    dividing by it is exact.  With A = (I - e_k centre') diag(1/scale), X~ = X A, so
-    coefficients b = A b~ and the inverse information (X'WX)^-1 = A (X~'WX~)^-1 A'.
-    """
-
-    centre: np.ndarray
-    scale: np.ndarray
-    intercept: int | None
-
-    def transform(self, X: np.ndarray) -> np.ndarray:
-        """X~ as a new C-contiguous array (the intercept column stays 1); a sparse X (never
-        centred) as a sparse CSR matrix."""
-        if sparse.issparse(X):
-            return (X @ sparse.diags(1.0 / self.scale)).tocsr()
-        Xs = np.subtract(X, self.centre)
-        Xs *= 1.0 / self.scale
-        return Xs
-
-    def matrix(self) -> np.ndarray:
-        """A, with b = A b~."""
-        A = np.diag(1.0 / self.scale)
-        if self.intercept is not None:
-            A[self.intercept] -= self.centre / self.scale
-            A[self.intercept, self.intercept] = 1.0
-        return A
-
-    def to_original(self, coef_s: np.ndarray) -> np.ndarray:
-        b = coef_s / self.scale
-        if self.intercept is not None:
-            k = self.intercept
-            b[k] = coef_s[k] - float(np.dot(self.centre, b) - self.centre[k] * b[k])
-        return b
-
-    def to_scaled(self, coef: np.ndarray) -> np.ndarray:
-        """b~ = A^-1 b: b~_j = scale_j b_j; b~_k = b_k + centre' b."""
-        bs = np.asarray(coef, dtype=float) * self.scale
-        if self.intercept is not None:
-            k = self.intercept
-            bs[k] = coef[k] + float(np.dot(self.centre, coef))
-        return bs
-
-    def cov_to_original(self, V_s: np.ndarray) -> np.ndarray:
-        A = self.matrix()
-        V = A @ V_s @ A.T
-        return (V + V.T) / 2.0
-
-    def penalty_to_scaled(self, pen: np.ndarray) -> np.ndarray:
-        """b' P b = b~' A'PA b~, and A'PA = diag(pen / scale^2) when the intercept is unpenalised."""
-        return pen * (1.0 / self.scale) ** 2
-
-
-def intercept_index(X: np.ndarray) -> int | None:
-    """Position of the first column of ones in X (the intercept), or None.  Used here and by
-    :mod:`fmstats.glm._dask` to decide where offset columns can be centred."""
-    if X.shape[0] == 0:
-        return None
-    if sparse.issparse(X):
-        X = X.tocsc()
-        for j in np.flatnonzero(X[0].toarray().ravel() == 1.0):
-            col = X[:, j]
-            if col.nnz == X.shape[0] and np.all(col.data == 1.0):
-                return int(j)
-        return None
-    for j in np.flatnonzero(X[0] == 1.0):
-        if np.all(X[:, j] == 1.0):
-            return int(j)
-    return None
-
-
-def column_spread(X: np.ndarray):
-    """Per column: the midrange (centre) and half the range (spread), from two reductions."""
-    if sparse.issparse(X):
-        hi, lo = X.max(axis=0).toarray().ravel(), X.min(axis=0).toarray().ravel()
-    else:
-        hi, lo = X.max(axis=0), X.min(axis=0)
-    with np.errstate(over="ignore", invalid="ignore"):
-        return lo / 2 + hi / 2, hi / 2 - lo / 2
-
-
-def column_scaling(X: np.ndarray, pen: np.ndarray | None = None, *, force: bool = False,
-                   intercept: int | None | str = "find") -> ColumnScaling | None:
-    """The reparametrisation that makes X'WX well conditioned, or None when X needs none.
-
-    Columns are centred (only when X has an unpenalised column of ones, so the column space
-    is unchanged) if some column's centre exceeds ``_OFFSET_RATIO`` times its spread, and
-    scaled to spread ~1 when some spread is far from 1.  ``force`` always builds it.
-    ``intercept`` is the column of ones when the caller knows it (X is then a sample of the
-    rows); by default it is looked for in X.
-    """
-    n, p = X.shape
-    if n == 0 or p == 0:
-        return None
-    # decided on <= ~4096 evenly spaced rows: any centre and scale near the data's serve (the
-    # reparametrisation is exact whatever they are), and a full scan would cost ~4% of a fit
-    mid, half = column_spread(X[::max(1, n // 4096)])
-    if not (np.all(np.isfinite(mid)) and np.all(np.isfinite(half))):
-        bad = int(np.flatnonzero(~(np.isfinite(mid) & np.isfinite(half)))[0])
-        raise DesignError(f"column {bad} of the design has non-finite values or a range that "
-                          "overflows double precision; rescale it.")
-    offset = (np.abs(mid) > _OFFSET_RATIO * half) & (half > 0)
-    if sparse.issparse(X):
-        offset[:] = False                  # centring would fill every zero of a sparse X
-    k = (intercept_index(X) if intercept == "find" else intercept) if offset.any() or force \
-        else None
-    if k is not None and pen is not None and pen[k] > 0:
-        k = None                       # a penalised intercept: centring would change the penalty
-    if k is not None:
-        offset[k] = False
-    centring = k is not None and bool(offset.any())
-    spread = np.where(half > 0, half, np.abs(mid))
-    spread = np.where(spread > 0, spread, 1.0)
-    if centring:
-        centre = np.where(offset, mid, 0.0)
-        centre[k] = 0.0
-        spread = np.where(offset & (half > 0), half, spread)
-    else:
-        centre = np.zeros(p)
-        spread = np.maximum(np.abs(mid), half)
-        spread = np.where(spread > 0, spread, 1.0)
-    scaling = bool(np.any((spread > _SCALE_LIMIT) | (spread < 1.0 / _SCALE_LIMIT)))
-    if not (centring or scaling or force):
-        return None
-    scale = np.exp2(np.round(np.log2(spread)))
-    if k is not None:
-        scale[k] = 1.0
-    return ColumnScaling(centre=centre, scale=scale, intercept=k if centring else None)
-
-
-def rank_gram(X: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:
-    """The Gram matrix to decide aliasing on: X'WX, or X~'WX~ of :func:`column_scaling` when
-    X has offset or badly scaled columns (their Gram matrix would lose them to rounding).
-
-    :func:`independent_columns` on it tests each column against the earlier ones relative to
-    its own (centred) norm; centring keeps the column space when X has an intercept.
-    """
-    sc = column_scaling(X)
-    if sc is None:
-        return gram(X, w)
-    if sparse.issparse(X):
-        return gram(sc.transform(X), w)
-    G = np.zeros((X.shape[1], X.shape[1]))
-    sw = None if w is None else np.sqrt(w)
-    for start in range(0, X.shape[0], GRAM_BLOCK):
-        A = sc.transform(X[start:start + GRAM_BLOCK])
-        if sw is not None:
-            A *= sw[start:start + GRAM_BLOCK, None]
-        G += A.T @ A
-    return G
 
 
 def _r_start_mu(y: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -366,7 +184,13 @@ def _r_start_mu(y: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 def check_weights_range(w: np.ndarray) -> None:
-    """Raise :class:`WeightsError` when a weight exceeds :data:`MAX_WEIGHT`."""
+    """Raise :class:`WeightsError` when a weight exceeds :data:`MAX_WEIGHT`.
+
+    Parameters
+    ----------
+    w : ndarray
+        The weights.
+    """
     if w.size:
         wmax = float(np.max(w))
         if wmax > MAX_WEIGHT:
@@ -377,7 +201,22 @@ def check_weights_range(w: np.ndarray) -> None:
 
 
 def binomial_deviance(y: np.ndarray, mu: np.ndarray, w: np.ndarray) -> float:
-    """2 sum w [y log(y/mu) + (1-y) log((1-y)/(1-mu))], with 0 log 0 = 0."""
+    """2 sum w [y log(y/mu) + (1-y) log((1-y)/(1-mu))], with 0 log 0 = 0.
+
+    Parameters
+    ----------
+    y : ndarray
+        The response as proportions in [0, 1].
+    mu : ndarray
+        The fitted probabilities.
+    w : ndarray
+        The prior weights.
+
+    Returns
+    -------
+    float
+        The deviance.
+    """
     return 2.0 * float(np.dot(w, xlogy(y, y) - xlogy(y, mu) + xlogy(1 - y, 1 - y) - xlogy(1 - y, 1 - mu)))
 
 
@@ -386,6 +225,18 @@ def _loglik(y, mu, w) -> float:
 
 
 def logit_probs(eta: np.ndarray) -> np.ndarray:
+    """The fitted probabilities expit(eta), clamped to [eps, 1 - eps] as R's binomial link.
+
+    Parameters
+    ----------
+    eta : ndarray
+        The linear predictor.
+
+    Returns
+    -------
+    ndarray
+        The probabilities.
+    """
     # R's binomial()$linkinv clamps at eps to keep the working weights positive.
     return np.clip(expit(eta), _EPS, 1 - _EPS)
 
@@ -417,29 +268,43 @@ def irls_logit(
 
     Parameters
     ----------
-    X : (n, p) float array, full column rank (drop aliased columns first).
-    y : (n,) proportions in [0, 1].
-    weights : (n,) non-negative prior weights (default 1).
-    start : (p,) warm-start coefficients; default starts like R at
+    X : ndarray or scipy.sparse matrix of shape (n, p)
+        The design, of full column rank (drop aliased columns first).
+    y : ndarray of shape (n,)
+        The response as proportions in [0, 1].
+    weights : ndarray of shape (n,), optional
+        Non-negative prior weights (default 1).
+    start : ndarray of shape (p,), optional
+        Warm-start coefficients; by default the fit starts like R at
         mu = (w y + 1/2) / (w + 1).
-    penalty : ridge penalty, a scalar or a (p,) vector of per-coefficient
-        penalties (use 0 for the intercept); adds ``penalty * b**2 / 2`` to
-        the negative log-likelihood.
-    tol : tolerance on the relative deviance change (R's ``epsilon``).
-    max_iter : maximum number of Newton steps (R's ``maxit``).
-    warn : emit :class:`ConvergenceWarning` / :class:`SeparationWarning`.
-    terms : optional ``(label, columns, names)`` of the design's terms, to name the cells of
-        factors holding one class only in a :class:`SeparationWarning`.
-    offset : (n,) a known part of the linear predictor, eta = X b + offset (R's ``offset``);
-        the null deviance is then that of the intercept-only fit with the offset, as R's.
-    start_gram : (p, p) X'W0X at R's start, W0 = diag(w mu0 (1 - mu0)), when the caller
-        has it already (:func:`fmstats.maxent` scales the aliasing check's X'WX: for a 0/1
-        response and equal weights W0 is a multiple of W); used only with ``start=None`` on a
-        design that needs no rescaling, and saves the first step's pass over X.
+    penalty : float or ndarray of shape (p,), default 0.0
+        The ridge penalty, a scalar or per-coefficient penalties (use 0 for the intercept);
+        adds ``penalty * b**2 / 2`` to the negative log-likelihood.
+    tol : float, default 1e-8
+        The tolerance on the relative deviance change (R's ``epsilon``).
+    max_iter : int, default 25
+        The maximum number of Newton steps (R's ``maxit``).
+    max_halving : int, default 30
+        The most step halvings of one Newton step (a step that increases the deviance is
+        halved).
+    warn : bool, default True
+        Whether to emit :class:`ConvergenceWarning` / :class:`SeparationWarning`.
+    terms : tuple, optional
+        ``(label, columns, names)`` of the design's terms, to name the cells of factors
+        holding one class only in a :class:`SeparationWarning`.
+    offset : ndarray of shape (n,), optional
+        A known part of the linear predictor, eta = X b + offset (R's ``offset``); the null
+        deviance is then that of the intercept-only fit with the offset, as R's.
+    start_gram : ndarray of shape (p, p), optional
+        X'W0X at R's start, W0 = diag(w mu0 (1 - mu0)), when the caller has it already
+        (:func:`fmstats.maxent` scales the aliasing check's X'WX: for a 0/1 response and
+        equal weights W0 is a multiple of W); used only with ``start=None`` on a design that
+        needs no rescaling, and saves the first step's pass over X.
 
     Returns
     -------
     IrlsFit
+        The fit.
     """
     X = as_design(X)
     y = np.asarray(y, dtype=float)
@@ -560,7 +425,20 @@ class ArrayProblem:
 def deviance_scale(total_weight: float, n_active: int) -> float:
     """The scale s of the stopping rule ``|dev - dev_old| / (|dev| + 0.1 s) < tol``: 1 (R's rule)
     unless the active rows' mean weight is below 1, then that mean (so the rule does not
-    depend on the weights' scale)."""
+    depend on the weights' scale).
+
+    Parameters
+    ----------
+    total_weight : float
+        The sum of the active rows' weights.
+    n_active : int
+        The number of active rows (positive weight).
+
+    Returns
+    -------
+    float
+        The scale s.
+    """
     if n_active <= 0 or not total_weight > 0:
         return 1.0
     return min(1.0, total_weight / n_active)
@@ -635,7 +513,38 @@ def newton_loop(problem, start, pen, penalised, tol, max_iter, max_halving=30):
 
 def newton_iterate(X, y, w, start, pen, penalised, tol, max_iter, max_halving=30, offset=None,
                    start_gram=None):
-    """The Newton/IRLS iterations; returns (coef, eta, mu, dev, iterations, converged, history)."""
+    """The Newton/IRLS iterations of :func:`irls_logit` on a design that needs no rescaling.
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse matrix of shape (n, p)
+        The design.
+    y : ndarray of shape (n,)
+        The response as proportions in [0, 1].
+    w : ndarray of shape (n,)
+        The prior weights.
+    start : ndarray of shape (p,) or None
+        Warm-start coefficients (None: R's start).
+    pen : ndarray of shape (p,)
+        The per-coefficient ridge penalty.
+    penalised : bool
+        Whether any entry of ``pen`` is positive.
+    tol : float
+        The tolerance on the relative deviance change.
+    max_iter : int
+        The maximum number of Newton steps.
+    max_halving : int, default 30
+        The most step halvings of one Newton step.
+    offset : ndarray of shape (n,), optional
+        A known part of the linear predictor.
+    start_gram : ndarray of shape (p, p), optional
+        X'WX at R's start, when known.
+
+    Returns
+    -------
+    tuple
+        (coef, eta, mu, deviance, iterations, converged, history).
+    """
     pt, it, converged, history = newton_loop(ArrayProblem(X, y, w, offset, start_gram), start, pen,
                                               penalised, tol, max_iter, max_halving)
     return pt.coef, pt.eta, logit_probs(pt.eta), pt.dev, it, converged, history
@@ -665,6 +574,26 @@ def irls_evaluate(X: np.ndarray, y: np.ndarray, weights: np.ndarray, coef: np.nd
     Used where coefficients come from elsewhere (e.g. the outer loop of the
     F-measure maximiser) but the fit's covariance, deviance and working weights
     are needed.  ``iterations`` is 0 and ``converged`` True.
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse matrix of shape (n, p)
+        The design.
+    y : ndarray of shape (n,)
+        The response as proportions in [0, 1].
+    weights : ndarray of shape (n,)
+        The prior weights.
+    coef : ndarray of shape (p,)
+        The coefficients.
+    penalty : float or ndarray of shape (p,), default 0.0
+        The ridge penalty.
+    offset : ndarray of shape (n,), optional
+        A known part of the linear predictor.
+
+    Returns
+    -------
+    IrlsFit
+        The fit at ``coef``.
     """
     X = as_design(X)
     y = np.asarray(y, dtype=float)
@@ -735,11 +664,6 @@ def _finish(X, y, w, coef, eta, mu, dev, pen, it, converged, history, tol, max_i
 #: The helpers the design built in row blocks shares (:mod:`fmstats.glm._blocks`).
 r_start_mu, deviance_from_eta, weighted_loglik, unscale_fit = (_r_start_mu, _deviance_from_eta,
                                                                _loglik, _unscale)
-
-
-def has_intercept(X: np.ndarray) -> bool:
-    """Whether the column space of X contains the constant (checked on a column of ones)."""
-    return intercept_index(X) is not None
 
 
 def null_deviance(X: np.ndarray, y: np.ndarray, w: np.ndarray,

@@ -17,7 +17,25 @@ __all__ = ["Outer", "outer_loop"]
 @dataclass(frozen=True)
 class Outer:
     """The outer loop's result: the best iterate, its F-weights, the learning curve, the
-    coefficient path, the best iteration and why the loop stopped."""
+    coefficient path, the best iteration and why the loop stopped.
+
+    Parameters
+    ----------
+    coef : ndarray of shape (p,)
+        The best iterate.
+    fweights : ndarray
+        Its F-weights.
+    history : pandas.DataFrame
+        The learning curve, one row per outer iteration.
+    coef_path : ndarray of shape (K + 1, p)
+        The iterates theta_0 ... theta_K.
+    best_iteration : int
+        The index of the best iterate.
+    converged : bool
+        Whether the loop stopped by its rule (not at ``max_outer``).
+    reason : str
+        Why the loop stopped.
+    """
 
     coef: np.ndarray
     fweights: np.ndarray
@@ -36,6 +54,27 @@ def outer_loop(data, start, *, alpha, method, epsilon, bounds, inner, max_outer,
     probabilities with a warm-started weighted refit (``inner="full"``) or one IRLS step
     (``"step"``), stops by the ``patience`` rule of :func:`fmstats.fmaxent` and returns the
     best iterate.  Used by :func:`fmstats.fmaxent` and by the bootstrap's replicate refits.
+
+    Parameters
+    ----------
+    data : ArraySource, BlockSource or DaskSource
+        The row source.
+    start : ndarray of shape (p,)
+        The unweighted fit's coefficients.
+    alpha, method, epsilon, bounds, inner, max_outer, patience, min_improvement, \
+rel_improvement, select
+        The outer loop's settings, as :func:`fmstats.fmaxent` takes them.
+    penalty : float or ndarray of shape (p,)
+        The ridge penalty of the weighted fits.
+    tol : float
+        The tolerance of each weighted fit.
+    max_iter : int
+        The most Newton steps of each weighted fit.
+
+    Returns
+    -------
+    Outer
+        The best iterate, its F-weights, the learning curve and the path.
     """
     coef = start
     rows = []

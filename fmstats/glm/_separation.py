@@ -46,7 +46,22 @@ SATURATION = 1e-8
 
 
 def saturated_rows(mu: np.ndarray, w: np.ndarray, eps: float = SATURATION) -> int:
-    """Rows with positive weight whose fitted probability is within ``eps`` of 0 or 1."""
+    """Rows with positive weight whose fitted probability is within ``eps`` of 0 or 1.
+
+    Parameters
+    ----------
+    mu : ndarray of shape (n,)
+        The fitted probabilities.
+    w : ndarray of shape (n,)
+        The prior weights.
+    eps : float, default SATURATION
+        The distance from 0 or 1.
+
+    Returns
+    -------
+    int
+        The number of rows.
+    """
     mu = np.asarray(mu, dtype=float)
     return int(np.count_nonzero((np.asarray(w) > 0) & (np.minimum(mu, 1 - mu) < eps)))
 
@@ -68,6 +83,22 @@ def no_finite_mle(X: np.ndarray, y: np.ndarray, w: np.ndarray, tol: float = 1e-7
     Maximises sum_i s_i x_i'b subject to s_i x_i'b >= 0 (certain labels), x_i'b = 0
     (probabilistic labels) over the box [-1, 1]^p, with the columns scaled to a largest
     absolute value of 1; a positive optimum is a direction of separation.
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse matrix of shape (n, p)
+        The design.
+    y : ndarray of shape (n,)
+        The response as proportions in [0, 1].
+    w : ndarray of shape (n,)
+        The prior weights (rows of weight 0 are left out).
+    tol : float, default 1e-7
+        The optimum counted as positive.
+
+    Returns
+    -------
+    bool
+        True when the data are separated.
     """
     from scipy.optimize import linprog
 

@@ -158,7 +158,22 @@ def _aligned(X, q, c):
 def direct_sums(X, q, c):
     """``sums`` of rows held in memory: ``sums(fn, **kw)`` is ``fn(X, q, c, **kw)``, the
     one block's vector (out of core, :meth:`fmstats.glm.DaskSource.sums` adds the
-    vectors of every row block)."""
+    vectors of every row block).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p)
+        The design.
+    q : ndarray of shape (n,)
+        The response in [0, 1].
+    c : ndarray of shape (n,)
+        The count weights.
+
+    Returns
+    -------
+    callable
+        ``sums(fn, **kw)``, as a row source's ``sums``.
+    """
     return lambda fn, **kw: np.asarray(fn(X, q, c, **kw), dtype=float)
 
 
@@ -397,7 +412,28 @@ def _stacked_block(X, q, c, theta, m, spec, xbar, shrinkage):
 def stacked_covariance_sums(sums, n: int, theta, spec: Reweighting, pen=None, *,
                             shrinkage=0.0) -> StackedCov:
     """:func:`stacked_covariance` from sums over row blocks (``sums``: :func:`direct_sums`,
-    or a row source's ``sums`` out of core): three passes over the rows."""
+    or a row source's ``sums`` out of core): three passes over the rows.
+
+    Parameters
+    ----------
+    sums : callable
+        :func:`direct_sums`, or a row source's ``sums`` out of core.
+    n : int
+        The number of rows.
+    theta : ndarray of shape (p,)
+        The coefficients.
+    spec : Reweighting
+        How the fit computes its F-weights.
+    pen : ndarray of shape (p,), optional
+        The per-coefficient ridge.
+    shrinkage : float, default 0.0
+        The standardised ridge per observation.
+
+    Returns
+    -------
+    StackedCov
+        The stacked sandwich.
+    """
     theta = np.asarray(theta, dtype=float)
     p = len(theta)
     pen = np.zeros(p) if pen is None else np.asarray(pen, dtype=float)
@@ -436,7 +472,18 @@ def stacked_covariance(X, q, c, theta, spec: Reweighting, pen=None, *, shrinkage
 
 def fixed_point_gap(result: StackedCov) -> np.ndarray:
     """The size of the Newton step to the fixed point over the standard error, per
-    coefficient."""
+    coefficient.
+
+    Parameters
+    ----------
+    result : StackedCov
+        The stacked sandwich of a fit.
+
+    Returns
+    -------
+    ndarray of shape (p,)
+        ``|step| / SE`` per coefficient (inf where the SE is 0).
+    """
     se = result.se
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(se > 0, np.abs(result.step) / se, np.inf)
@@ -493,7 +540,30 @@ def unrolled_plan(sums, n: int, path, best: int, spec: Reweighting, pen=None, *,
                   shrinkage=0.0) -> UnrolledPlan:
     """The sums behind the influence rows of the returned iterate ``best`` of the outer loop
     (:func:`unrolled_covariance`), in three passes over the rows (``sums``:
-    :func:`direct_sums`, or a row source's ``sums`` out of core; ``n`` the number of rows)."""
+    :func:`direct_sums`, or a row source's ``sums`` out of core; ``n`` the number of rows).
+
+    Parameters
+    ----------
+    sums : callable
+        :func:`direct_sums`, or a row source's ``sums`` out of core.
+    n : int
+        The number of rows.
+    path : ndarray of shape (K + 1, p)
+        The outer loop's iterates theta_0 ... theta_K.
+    best : int
+        The index of the returned iterate.
+    spec : Reweighting
+        How the fit computes its F-weights.
+    pen : ndarray of shape (p,), optional
+        The per-coefficient ridge.
+    shrinkage : float, default 0.0
+        The standardised ridge per observation.
+
+    Returns
+    -------
+    UnrolledPlan
+        The sums behind the influence rows.
+    """
     path = np.asarray(path, dtype=float)[:best + 1]
     p = path.shape[1]
     pen = np.zeros(p) if pen is None else np.asarray(pen, dtype=float)
@@ -523,7 +593,24 @@ def unrolled_plan(sums, n: int, path, best: int, spec: Reweighting, pen=None, *,
 
 def influence_rows(X, q, c, plan: UnrolledPlan) -> np.ndarray:
     """The influence rows (n_block, p) of a block of rows: theta_0's from its weighted score,
-    then carried through every outer iteration with the plan's matrices."""
+    then carried through every outer iteration with the plan's matrices.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_block, p)
+        The block's design.
+    q : ndarray of shape (n_block,)
+        The block's response in [0, 1].
+    c : ndarray of shape (n_block,)
+        The block's count weights.
+    plan : UnrolledPlan
+        The sums over all rows (:func:`unrolled_plan`).
+
+    Returns
+    -------
+    ndarray of shape (n_block, p)
+        The influence rows.
+    """
     X, q, c = _aligned(X, q, c)
     path, n = plan.path, plan.n
 
@@ -550,7 +637,30 @@ def _influence_gram_block(X, q, c, plan):
 def unrolled_covariance_sums(sums, n: int, path, best: int, spec: Reweighting, pen=None, *,
                              shrinkage=0.0) -> np.ndarray:
     """:func:`unrolled_covariance` from sums over row blocks: the plan's three passes, then
-    one for sum psi psi'."""
+    one for sum psi psi'.
+
+    Parameters
+    ----------
+    sums : callable
+        :func:`direct_sums`, or a row source's ``sums`` out of core.
+    n : int
+        The number of rows.
+    path : ndarray of shape (K + 1, p)
+        The outer loop's iterates theta_0 ... theta_K.
+    best : int
+        The index of the returned iterate.
+    spec : Reweighting
+        How the fit computes its F-weights.
+    pen : ndarray of shape (p,), optional
+        The per-coefficient ridge.
+    shrinkage : float, default 0.0
+        The standardised ridge per observation.
+
+    Returns
+    -------
+    ndarray of shape (p, p)
+        The covariance of the returned iterate.
+    """
     plan = unrolled_plan(sums, n, path, best, spec, pen, shrinkage=shrinkage)
     p = plan.path.shape[1]
     return sums(_influence_gram_block, plan=plan).reshape(p, p) / n ** 2
@@ -559,7 +669,32 @@ def unrolled_covariance_sums(sums, n: int, path, best: int, spec: Reweighting, p
 def unrolled_influence(X, q, c, path, best: int, spec: Reweighting, pen=None, *,
                        shrinkage=0.0) -> np.ndarray:
     """The influence rows (n, p) of the returned iterate (the covariance is their
-    ``infl.T @ infl / n**2``): see :func:`unrolled_covariance`."""
+    ``infl.T @ infl / n**2``): see :func:`unrolled_covariance`.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p)
+        The design.
+    q : ndarray of shape (n,)
+        The response in [0, 1].
+    c : ndarray of shape (n,)
+        The count weights.
+    path : ndarray of shape (K + 1, p)
+        The outer loop's iterates theta_0 ... theta_K.
+    best : int
+        The index of the returned iterate.
+    spec : Reweighting
+        How the fit computes its F-weights.
+    pen : ndarray of shape (p,), optional
+        The per-coefficient ridge.
+    shrinkage : float, default 0.0
+        The standardised ridge per observation.
+
+    Returns
+    -------
+    ndarray of shape (n, p)
+        The influence rows.
+    """
     X = np.asarray(X, dtype=float)
     plan = unrolled_plan(direct_sums(X, q, c), X.shape[0], path, best, spec, pen,
                          shrinkage=shrinkage)

@@ -27,4 +27,11 @@ from ._percentile import (basic_interval, bca_interval, finite_values, jackknife
 
 __all__ = ["f_interval", "precision_interval", "recall_interval", "MeasureInterval",
            "compare", "Comparison", "f_band", "CurveBand", "interval_of_rows", "percentile_interval",
-           "basic_interval", "bca_interval", "jackknife_acceleration", "tail_quantiles"]
+           "basic_interval", "bca_interval", "jackknife_acceleration", "tail_quantiles",
+           "BAND_METHODS", "F_METHODS", "band_region", "check_B", "check_level", "delta_band",
+           "estimate_632plus", "finite_values", "no_information_counts", "quantile_mc_error"]
+
+#: The developer interface (in ``__all__``; the API page's *Developer interface* section).
+_DEVELOPER = ["BAND_METHODS", "F_METHODS", "band_region", "check_B", "check_level",
+              "delta_band", "estimate_632plus", "finite_values", "no_information_counts",
+              "quantile_mc_error"]

@@ -25,8 +25,26 @@ __all__ = ["delta_band", "bootstrap_band", "profile_band", "profile_f_interval",
 def delta_band(y, s, w, alpha: float, level: float, thresholds) -> dict:
     """F, its delta-method SE and pointwise interval at each threshold (rule s >= t).
 
-    Returns a dict of arrays ``f``, ``se``, ``low``, ``high`` (``low``/``high`` clipped to
-    [0, 1]) aligned with ``thresholds``.
+    Parameters
+    ----------
+    y : numpy.ndarray
+        The 0/1 (or probability) labels.
+    s : numpy.ndarray
+        The scores.
+    w : numpy.ndarray
+        The rows' weights.
+    alpha : float
+        The F-measure's weight on precision.
+    level : float
+        The confidence level of the pointwise intervals.
+    thresholds : array-like
+        The thresholds t of the rules s >= t.
+
+    Returns
+    -------
+    dict
+        Arrays ``f``, ``se``, ``low``, ``high`` (``low``/``high`` clipped to [0, 1]) aligned
+        with ``thresholds``.
     """
     y, s, w = (np.asarray(v, dtype=float) for v in (y, s, w))
     t = np.asarray(thresholds, dtype=float)

@@ -20,6 +20,8 @@ from .._utils.boundary import public
 
 __all__ = ["f_band", "CurveBand", "BAND_METHODS", "band_region"]
 
+#: The methods of a band on the F-versus-threshold curve (``f_band(method=)``,
+#: ``plot_pr(band_method=)``).
 BAND_METHODS = ("bootstrap", "profile", "delta")
 
 
@@ -149,9 +151,28 @@ def f_band(y: Any, score: Any, sample_weight: Any = None, *, method: str = "boot
 
 
 def band_region(y, score, sample_weight=None, level: float = 0.95, grid: int = 201):
-    """The profile-likelihood region of the precision-recall curve (Urlus et al. 2023):
-    (recall grid, precision grid, statistic, critical value); see
-    ``pr_region``.  0/1 labels."""
+    """The profile-likelihood region of the precision-recall curve (Urlus et al. 2023).
+
+    Parameters
+    ----------
+    y : array-like
+        The 0/1 labels.
+    score : array-like
+        The scores.
+    sample_weight : array-like, optional
+        The rows' weights (None: all 1).
+    level : float, default 0.95
+        The confidence level of the region.
+    grid : int, default 201
+        Points of the grid along recall and along precision from 0 to 1 (the end points are
+        dropped).
+
+    Returns
+    -------
+    tuple
+        (recall grid, precision grid, profile statistic on the grid, critical value): the
+        region is where the statistic is at most the critical value.
+    """
     level = check_level(level)
     yy = check_probabilities("y", y)
     if not np.all((yy == 0) | (yy == 1)):

@@ -22,6 +22,7 @@ __all__ = ["f_interval", "precision_interval", "recall_interval", "interval_of_r
            "F_METHODS", "PROPORTION_METHODS", "DEFAULT_PRIOR", "units_of", "check_prior",
            "mc_interval", "excluded"]
 
+#: The methods of an interval for F (``f_interval(method=)``, ``measure(ci_method=)``).
 F_METHODS = ("delta", "bayes", "bootstrap")
 PROPORTION_METHODS = ("wilson", "clopper-pearson")
 #: Goutte & Gaussier's Dirichlet prior lambda: 0.5 is Jeffreys' prior of the multinomial.
@@ -245,8 +246,36 @@ def interval_of_rows(y, yhat, w, fm, method: str, level: float = 0.95, B=None,
                      random_state=None, prior: float = DEFAULT_PRIOR,
                      name: str = "method") -> MeasureInterval:
     """The interval of binary rows: labels ``y`` in [0, 1] (probabilistic labels count
-    fractionally), classes ``yhat``, count weights ``w``.  What ``measure(ci=True)`` calls
-    (``name``: the argument that chose the method, in messages)."""
+    fractionally), classes ``yhat``, count weights ``w``.  What ``measure(ci=True)`` calls.
+
+    Parameters
+    ----------
+    y : array-like
+        The labels, in [0, 1].
+    yhat : array-like
+        The predicted classes (0/1).
+    w : array-like
+        The rows' count weights.
+    fm : FMeasure
+        The F-measure.
+    method : {"delta", "bayes", "bootstrap"}
+        The interval's method.
+    level : float, default 0.95
+        The confidence level.
+    B : int, optional
+        Monte-Carlo draws of the Bayes and bootstrap intervals (None: the default).
+    random_state : int, numpy.random.Generator or None
+        Seed of the draws.
+    prior : float, default DEFAULT_PRIOR
+        The Dirichlet prior of the Bayes interval.
+    name : str, default "method"
+        The argument that chose the method, for the error messages.
+
+    Returns
+    -------
+    MeasureInterval
+        The F of the rows with its interval.
+    """
     check_method(method, F_METHODS, name)
     level = check_level(level)
     prior = check_prior(prior)

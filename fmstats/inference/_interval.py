@@ -23,7 +23,23 @@ MIN_TAIL = 5
 
 def check_B(B, level: float, name: str = "B") -> int:
     """The number of Monte-Carlo draws: an integer with at least ``MIN_TAIL`` draws in each
-    tail of the interval at ``level`` (and at least 100)."""
+    tail of the interval at ``level`` (and at least 100).
+
+    Parameters
+    ----------
+    B : int or None
+        The number of draws given; None takes the default (``DEFAULT_B``).
+    level : float
+        The confidence level of the interval the draws serve (already checked).
+    name : str, default "B"
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    int
+        ``B`` as an int; an :class:`~fmstats.exceptions.InvalidArgumentError` naming ``name``
+        when it is not an integer or leaves too few draws in a tail.
+    """
     B = int(check_scalar(name, DEFAULT_B if B is None else B, low=1, integer=True))
     need = max(100, math.ceil(2 * MIN_TAIL / (1 - level)))
     if B < need:
@@ -49,6 +65,8 @@ def quantile_mc_error(x, prob: float) -> float:
     Returns
     -------
     float
+        The Monte-Carlo standard error (``inf`` with fewer than 2 finite replicates or too
+        few of them for this quantile).
     """
     x = np.sort(np.asarray(x, dtype=float)[np.isfinite(np.asarray(x, dtype=float))])
     B = x.size

@@ -33,7 +33,7 @@ def tail_quantiles(values, level: float, *, axis=None, method: str = "linear") -
     axis : int, optional
         The axis of the replicates (pointwise bands); None flattens.
     method : str, default "linear"
-        numpy's quantile method: ``"linear"`` interpolates between order statistics;
+        The quantile method of numpy: ``"linear"`` interpolates between order statistics;
         ``"inverted_cdf"`` takes the replicate at the rank (an attained value).
 
     Returns
@@ -46,6 +46,18 @@ def tail_quantiles(values, level: float, *, axis=None, method: str = "linear") -
 
 
 def finite_values(a) -> np.ndarray:
+    """The finite entries of ``a``, flattened (failed replicates are NaN or infinite).
+
+    Parameters
+    ----------
+    a : array-like
+        The replicates.
+
+    Returns
+    -------
+    numpy.ndarray
+        The finite values, as floats, in their order.
+    """
     a = np.asarray(a, dtype=float).ravel()
     return a[np.isfinite(a)]
 

@@ -56,7 +56,7 @@ from ._labels import (
 )
 from ._multiclass import multiclass_micro_f
 from ._noisy import expected_confusion, expected_f, noisy_confusion, noisy_f
-from ._pooling import pooled_cv_f, pooled_f  # noqa: F401 (pooled_f: shared core)
+from ._pooling import pooled_cv_f, pooled_f
 
 __all__ = [
     "FMeasure",
@@ -77,5 +77,12 @@ __all__ = [
     "multiclass_micro_f",
     "best_position",
     "TIE_RTOL",
+    "check_zero_division",
+    "label_matrix",
+    "ratio",
+    "pooled_f",
 ]
+
+#: The developer interface (in ``__all__``; the API page's *Developer interface* section).
+_DEVELOPER = ["check_zero_division", "label_matrix", "ratio", "pooled_f"]
 

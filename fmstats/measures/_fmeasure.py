@@ -201,6 +201,19 @@ def as_fmeasure(measure: FMeasure | None = None, beta: float | None = None,
 # Small numerical helpers
 # ---------------------------------------------------------------------------
 def check_zero_division(value: Any) -> float:
+    """The ``zero_division`` argument checked: a number in [0, 1].
+
+    Parameters
+    ----------
+    value : float
+        The value given as ``zero_division``.
+
+    Returns
+    -------
+    float
+        ``value`` as a float; an :class:`~fmstats.exceptions.InvalidArgumentError` naming
+        ``zero_division`` when it is not a number in [0, 1].
+    """
     return float(check_scalar("zero_division", value, low=0, high=1))
 
 
@@ -282,6 +295,22 @@ def ratio(tp, fp, fn, a: float, b: float, zero_division: float):
 
     (a, b) = (alpha, 1 - alpha) gives F, (1, 0) precision, (0, 1) recall and
     (1, 1) Jaccard.
+
+    Parameters
+    ----------
+    tp, fp, fn : float or numpy.ndarray
+        Confusion counts (broadcast together).
+    a : float
+        Weight of the false positives in the denominator.
+    b : float
+        Weight of the false negatives in the denominator.
+    zero_division : float
+        The value where the denominator is 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The ratio: a float for scalar counts, an array of the broadcast shape otherwise.
     """
     tp = np.asarray(tp, dtype=float)
     den = tp + a * np.asarray(fp, dtype=float) + b * np.asarray(fn, dtype=float)

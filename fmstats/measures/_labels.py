@@ -34,6 +34,21 @@ def _is_matrix(x: Any) -> bool:
 
 
 def label_matrix(name: str, value: Any):
+    """A 0/1 label matrix (rows x labels) checked and converted to floats.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the error messages.
+    value : array-like or scipy.sparse matrix
+        The label matrix given.
+
+    Returns
+    -------
+    numpy.ndarray or scipy.sparse.csr_array
+        ``value`` as floats (a sparse input stays sparse, CSR).  A clear error names ``name``
+        when it is not 2-d, holds values other than 0 and 1, or has no row or no label.
+    """
     if sp.issparse(value):
         if value.ndim != 2:
             raise InvalidArgumentError(

@@ -33,6 +33,22 @@ def pooled_f(counts: np.ndarray, alpha: float, pooling: str = "tp_fp",
     F of the summed counts (equal to that of the averaged counts); ``"mean"``: the mean of
     the per-fold F.  The one implementation behind :func:`pooled_cv_f` and the tuners'
     criterion (:func:`fmstats.cv_tune`).
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        Fold counts of shape (k, ..., >= 3), the last axis (tp, fp, fn[, tn]).
+    alpha : float
+        The F-measure's weight on precision.
+    pooling : {"tp_fp", "mean"}, default "tp_fp"
+        F of the summed counts, or the mean of the per-fold F.
+    zero_division : float, default 1.0
+        The F of a fold (or of the sum) whose denominator is 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        The pooled F, of shape ``counts.shape[1:-1]``.
     """
     counts = np.asarray(counts, dtype=float)
     a, b = alpha, 1.0 - alpha

@@ -41,6 +41,7 @@ from .._utils.validation import describe
 from ..exceptions import FmstatsError, InvalidArgumentError
 from ._folds import warn_no_positives
 from ._oocthreshold import RowFolds
+from ..results import ModelResults
 from ._tuned import fn_name
 
 __all__ = ["OutOfCoreGrid", "cv_tune_out_of_core"]
@@ -107,8 +108,8 @@ def _engine(fit, data, shared, name):
     """The fold-refit engine of ``fit`` on the row blocks of ``data`` (the row source shared
     by the fits with the same design)."""
     refits = fit.row_refits(shared.get(_design_key(fit), data)) \
-        if callable(getattr(fit, "row_refits", None)) else None
-    if not getattr(refits, "out_of_core", False):
+        if isinstance(fit, ModelResults) else None
+    if refits is None or not refits.out_of_core:
         raise InvalidArgumentError(
             f"`model_fn`: {name} fitted the Dask DataFrame but its fit ({describe(fit)}) "
             "cannot refit its folds on the row blocks; out of core cv_tune tunes maxent, "

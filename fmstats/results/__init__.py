@@ -31,4 +31,14 @@ from ._summary import (SIGNIF_LEGEND, Section, Summary, anova_columns, coef_colu
                        signif_stars)
 
 __all__ = ["ModelResults", "ScoreCurves", "Persistable", "Summary", "Section",
-           "check_comparable", "nested_columns", "keeps_rows", "predict_kept", "NEWDATA_NA"]
+           "check_comparable", "nested_columns", "keeps_rows", "predict_kept", "NEWDATA_NA",
+           "FitRows", "SIGNIF_LEGEND", "anova_columns", "array_weights", "format_numbers",
+           "keeps_training_rows", "kept_design_frame", "kept_rows", "r_matrix_text", "rows_of",
+           "training_design", "training_frame", "training_weights", "TrainingRows",
+           "RowRefitEngine", "require_protocol", "training_rows"]
+
+#: The developer interface (in ``__all__``; the API page's *Developer interface* section).
+_DEVELOPER = ["FitRows", "SIGNIF_LEGEND", "anova_columns", "array_weights", "format_numbers",
+              "keeps_training_rows", "kept_design_frame", "kept_rows", "r_matrix_text",
+              "rows_of", "training_design", "training_frame", "training_weights",
+              "TrainingRows", "RowRefitEngine", "require_protocol", "training_rows"]

@@ -15,6 +15,7 @@ import pandas as pd
 __all__ = ["Summary", "Section", "format_numbers", "format_pvalue", "format_pvalues",
            "coef_columns", "anova_columns", "r_matrix_text", "signif_stars", "SIGNIF_LEGEND"]
 
+#: The legend of R's significance stars printed under a coefficient table.
 SIGNIF_LEGEND = "Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1"
 
 
@@ -69,6 +70,20 @@ def format_numbers(values, digits: int = 7, na: str = "NA") -> list[str]:
     One notation for all elements: fixed with the decimals the most demanding element needs
     for ``digits`` significant digits, or scientific when that is narrower (R's default
     ``scipen = 0``).  Non-finite values print as ``na``.
+
+    Parameters
+    ----------
+    values : array-like
+        The numbers.
+    digits : int, default 7
+        Significant digits (R's ``digits``).
+    na : str, default "NA"
+        The text of a non-finite value.
+
+    Returns
+    -------
+    list of str
+        One string per value, all of one width.
 
     Examples
     --------
@@ -226,6 +241,19 @@ def anova_columns(columns: dict, digits: int = 5) -> dict[str, list[str]]:
     of significance stars (key ``""``) when a p-value is below 0.1.  Missing values are
     empty cells.
 
+    Parameters
+    ----------
+    columns : dict
+        R's column labels, in order, mapped to their values.
+    digits : int, default 5
+        Significant digits.
+
+    Returns
+    -------
+    dict of str to list of str
+        The cells of each column (and the stars, key ``""``), ready for
+        :func:`r_matrix_text`.
+
     Examples
     --------
     >>> cells = anova_columns({"Df": [np.nan, 1, 1], "LRT": [np.nan, 575.18, 0.0011953],
@@ -273,7 +301,20 @@ def anova_columns(columns: dict, digits: int = 5) -> dict[str, list[str]]:
 def r_matrix_text(cells: dict, row_names) -> list[str]:
     """Lines of R's ``print`` of a character matrix (``right = TRUE``, ``quote = FALSE``):
     row names left-justified, every column right-justified to its widest cell or label,
-    one space between columns."""
+    one space between columns.
+
+    Parameters
+    ----------
+    cells : dict of str to list of str
+        Column label -> the column's cells.
+    row_names : sequence
+        The row names.
+
+    Returns
+    -------
+    list of str
+        The lines of the printed matrix (the header first).
+    """
     names = [str(r) for r in row_names]
     wn = max((len(r) for r in names), default=0)
     widths = {c: max([len(c)] + [len(v) for v in col]) for c, col in cells.items()}

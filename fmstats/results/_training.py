@@ -205,7 +205,18 @@ def model_engine(results) -> str | None:
 
 def rows_of(results) -> FitRows | _Foreign:
     """``results`` as :class:`FitRows`: itself for every fmstats results class; an object
-    of another class is read through the same names (what it lacks reads as None)."""
+    of another class is read through the same names (what it lacks reads as None).
+
+    Parameters
+    ----------
+    results : object
+        A results object (any fmstats results class, or another object read by the same names).
+
+    Returns
+    -------
+    FitRows
+        ``results`` itself, or a read-only view of it with FitRows' names.
+    """
     return results if isinstance(results, FitRows) else _Foreign(results)
 
 
@@ -223,6 +234,22 @@ def training_frame(results, data, *, what: str = "resampling", design=None) -> p
     first difference.  ``what`` names the caller in the messages.  ``design`` (a function
     of the rows, returning a :class:`fmstats.formula.DesignMatrix`) builds the design
     of the rows once for the caller, and the comparison takes it from there.
+
+    Parameters
+    ----------
+    results : FitRows
+        The fitted results.
+    data : pandas.DataFrame or None
+        The data the model was fitted on (None: the data the results keep).
+    what : str, default "resampling"
+        The caller's name, for the messages.
+    design : callable, optional
+        A function of the rows returning their :class:`~fmstats.formula.DesignMatrix`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The training rows, in the fit's order.
     """
     rows = rows_of(results)
     if data is None:
@@ -289,6 +316,20 @@ def kept_design_frame(results, data, *, what: str = "resampling") -> pd.DataFram
     As :func:`training_frame`, but the design is rebuilt on :data:`CHECK_ROWS` evenly spaced
     rows only (the response on every row): enough to refuse another data set, without
     rebuilding the whole design the fit already holds.
+
+    Parameters
+    ----------
+    results : FitRows
+        The fitted results.
+    data : pandas.DataFrame or None
+        The data the model was fitted on (None: the data the results keep).
+    what : str, default "resampling"
+        The caller's name, for the messages.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The training rows, numbered 0..n-1.
     """
     if not isinstance(data, pd.DataFrame):
         return training_frame(results, data, what=what)
@@ -321,7 +362,25 @@ def kept_design_frame(results, data, *, what: str = "resampling") -> pd.DataFram
 
 def training_design(results, data, *, what: str = "resampling", reuse: bool = True):
     """(the checked training rows numbered 0..n-1, their design built once): the
-    :class:`~fmstats.formula.DesignMatrix` that also served the check of ``data``."""
+    :class:`~fmstats.formula.DesignMatrix` that also served the check of ``data``.
+
+    Parameters
+    ----------
+    results : FitRows
+        The fitted results.
+    data : pandas.DataFrame or None
+        The data the model was fitted on (None: the data the results keep).
+    what : str, default "resampling"
+        The caller's name, for the messages.
+    reuse : bool, default True
+        Whether the design's row subsets reuse it (``DesignMatrix(reuse=)``).
+
+    Returns
+    -------
+    tuple
+        (the training rows as a DataFrame numbered 0..n-1, their
+        :class:`~fmstats.formula.DesignMatrix`).
+    """
     from ..formula import DesignMatrix
 
     built = []
@@ -339,7 +398,18 @@ def training_design(results, data, *, what: str = "resampling", reuse: bool = Tr
 
 
 def training_weights(results) -> np.ndarray | None:
-    """The model's prior weights, one per training row (in the fit's order), or None."""
+    """The model's prior weights, one per training row (in the fit's order), or None.
+
+    Parameters
+    ----------
+    results : FitRows
+        The fitted results.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        The prior weights as floats, or None when the fit has none.
+    """
     w = rows_of(results).prior_weights
     return None if w is None else np.asarray(w, dtype=float)
 
@@ -351,7 +421,18 @@ def _recorded_weights(results):
 
 def array_weights(results) -> np.ndarray | None:
     """The prior weights when they were given as an array (a refit needs them again,
-    for the rows it is given); None for weights from a column or no weights."""
+    for the rows it is given); None for weights from a column or no weights.
+
+    Parameters
+    ----------
+    results : FitRows
+        The fitted results.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        The prior weights given as an array, or None.
+    """
     rec = _recorded_weights(results)
     if isinstance(rec, str) and rec == ARRAY_WEIGHTS:
         return training_weights(results)
@@ -360,15 +441,39 @@ def array_weights(results) -> np.ndarray | None:
 
 def keeps_training_rows(results) -> bool:
     """Whether ``results`` refits on the rows it kept (:class:`~fmstats.formula.KeptRows`):
-    maxent-family fits in memory with their design (``keep_data=True``), and the SVMs."""
+    maxent-family fits in memory with their design (``keep_data=True``), and the SVMs.
+
+    Parameters
+    ----------
+    results : FitRows
+        The fitted results.
+
+    Returns
+    -------
+    bool
+        True when a refit without ``data=`` can take the kept rows.
+    """
     rows = rows_of(results)
     return bool(rows.refits_kept_rows) and rows.X is not None
 
 
 def kept_rows(results, what: str) -> KeptRows:
     """All the rows ``results`` kept, for ``what`` called without ``data=`` (the rule of
-    every function that refits: docs/user_guide.rst, "Refits without data="); an :class:`InvalidArgumentError` asking for ``data=`` when it keeps
-    none."""
+    every function that refits: docs/user_guide.rst, "Refits without data="); an
+    :class:`InvalidArgumentError` asking for ``data=`` when it keeps none.
+
+    Parameters
+    ----------
+    results : FitRows
+        The fitted results.
+    what : str
+        The caller's name, for the message.
+
+    Returns
+    -------
+    KeptRows
+        Every row the fit kept, in its order.
+    """
     if keeps_training_rows(results):
         return KeptRows(results, np.arange(np.asarray(results.y).shape[0]))
     why = ("keeps no design (keep_data=False, or fitted out of core)"
