@@ -83,6 +83,25 @@ def test_array_weights_and_offsets_are_taken_for_the_rows(df):
         np.testing.assert_allclose(_coefs(got), _coefs(want), rtol=RTOL, atol=1e-12)
 
 
+def test_an_offset_term_and_an_array_offset_are_counted_once(df):
+    """A fit with an offset() term and an array offset: the rows carry the array's part only
+    (the formula evaluates its term again). Reference: the same model with both offsets given
+    as one array, which has no formula part."""
+    a = 0.3 * df["w"].to_numpy()
+    both = fm.maxent("y ~ x1 + g + offset(x2)", df, offset=a)
+    one = fm.maxent("y ~ x1 + g", df, offset=a + df["x2"].to_numpy())
+    np.testing.assert_allclose(_coefs(both), _coefs(one), rtol=RTOL, atol=1e-12)
+    for source in (df, None):
+        again = training_rows(both, source).refit()        # all of its own rows
+        np.testing.assert_allclose(_coefs(again), _coefs(both), rtol=RTOL, atol=1e-12)
+        got = both.call.refit(rows=training_rows(both, source).take(POSITIONS))
+        want = one.call.refit(rows=training_rows(one, source).take(POSITIONS))
+        np.testing.assert_allclose(_coefs(got), _coefs(want), rtol=RTOL, atol=1e-12)
+    b1 = fm.bootstrap(both, B=5, data=df, fast=False, random_state=3, ci=False, mc_tol=None)
+    b2 = fm.bootstrap(one, B=5, data=df, fast=False, random_state=3, ci=False, mc_tol=None)
+    np.testing.assert_allclose(b1.replicates.to_numpy(), b2.replicates.to_numpy(), rtol=1e-8)
+
+
 def test_a_reweighting_of_the_rows(df):
     fit = fm.maxent("y ~ x1 + x2 + g", df, weights="w")
     mult = np.bincount(POSITIONS, minlength=len(df)).astype(float)

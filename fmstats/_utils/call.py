@@ -90,7 +90,7 @@ class RowSelection:
     design built once) and the values, for those rows, of the arguments the call recorded
     per row (array prior weights, an offset array; a subset already applied is None).
 
-    Attributes
+    Parameters
     ----------
     data : object
         The data argument of the refit.

@@ -48,6 +48,7 @@ from ..exceptions import (DataError, FmstatsWarning, FormulaError, InvalidArgume
                           ModelComparisonError)
 from ..formula import is_sparse, model_frame, split_formula, split_tilde, split_top
 from ..glm import independent_columns, irls_logit, rank_gram
+from ..results import array_offset
 from ._termtable import StepResults, TermTable, term_table, warn_f_test
 from .._utils.boundary import public
 
@@ -677,11 +678,7 @@ def _refit(fit, formula, data):
     changes.update(_row_weights(fit))
     offset = fit.settings.get("offset")
     if fit.call.given("offset") and (not isinstance(offset, str) or offset == ARRAY_WEIGHTS):
-        from dataclasses import replace
-
-        inline = replace(fit.spec, offset_array=False, offsets=tuple(_formula_offsets(fit)))
-        part = inline.offset_values(rows)        # the formula's offset() terms
-        changes["offset"] = fit.training.offset - (0.0 if part is None else part)
+        changes["offset"] = array_offset(fit, rows)   # the formula evaluates its own terms
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FmstatsWarning)   # the initial fit has warned already
         return fit.call.refit(rows, **changes)

@@ -23,8 +23,8 @@ from ._curves import ScoreCurves
 from ._newdata import NEWDATA_NA, keeps_rows, predict_kept
 from ._persist import FORMAT_VERSION, Persistable
 from ._protocol import ModelResults, RowRefitEngine
-from ._training import (CHECK_ROWS, FitRows, TrainingRows, array_weights, keeps_training_rows,
-                        kept_design_frame, kept_rows, require_protocol, rows_of,
+from ._training import (CHECK_ROWS, FitRows, TrainingRows, array_offset, array_weights,
+                        keeps_training_rows, kept_design_frame, kept_rows, require_protocol, rows_of,
                         training_design, training_frame, training_rows, training_weights)
 from ._summary import (SIGNIF_LEGEND, Section, Summary, anova_columns, coef_columns,
                        format_numbers, format_pvalue, format_pvalues, r_matrix_text,
@@ -35,10 +35,11 @@ __all__ = ["ModelResults", "ScoreCurves", "Persistable", "Summary", "Section",
            "FitRows", "SIGNIF_LEGEND", "anova_columns", "array_weights", "format_numbers",
            "keeps_training_rows", "kept_design_frame", "kept_rows", "r_matrix_text", "rows_of",
            "training_design", "training_frame", "training_weights", "TrainingRows",
-           "RowRefitEngine", "require_protocol", "training_rows"]
+           "RowRefitEngine", "require_protocol", "training_rows", "array_offset", "RowSelection"]
 
 #: The developer interface (in ``__all__``; the API page's *Developer interface* section).
 _DEVELOPER = ["FitRows", "SIGNIF_LEGEND", "anova_columns", "array_weights", "format_numbers",
               "keeps_training_rows", "kept_design_frame", "kept_rows", "r_matrix_text",
               "rows_of", "training_design", "training_frame", "training_weights",
-              "TrainingRows", "RowRefitEngine", "require_protocol", "training_rows"]
+              "TrainingRows", "RowRefitEngine", "require_protocol", "training_rows",
+              "array_offset", "RowSelection"]

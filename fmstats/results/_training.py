@@ -484,6 +484,38 @@ def kept_rows(results, what: str) -> KeptRows:
         "the model was fitted on.")
 
 
+def array_offset(results, data: pd.DataFrame):
+    """The part of a fit's training offset that its call gave as an array (``offset=``), on
+    the training rows ``data`` (in the fit's order): the training offset less the formula's
+    ``offset()`` terms, which a refit on those rows evaluates again.
+
+    Parameters
+    ----------
+    results : FitRows
+        The fitted results (their ``training_offset`` and ``spec``).
+    data : pandas.DataFrame
+        The training rows, in the fit's order.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        The array part of the offset, or None when the fit has no offset.
+    """
+    import dataclasses
+
+    total = results.training_offset
+    spec = results.spec
+    if total is None or spec is None or not getattr(spec, "offsets", ()):
+        return total
+    column = (results.settings or {}).get("offset")
+    terms = tuple(o for o in spec.offsets if not (isinstance(column, str)
+                                                  and o == f"`{column}`"))
+    if not terms:
+        return total
+    part = dataclasses.replace(spec, offset_array=False, offsets=terms).offset_values(data)
+    return np.asarray(total, dtype=float) - (0.0 if part is None else part)
+
+
 class TrainingRows:
     """The rows a fit used, located once, for refits on some of them: the one path of every
     refit on training rows (tuning's folds, resampling's replicates, calibration's folds).
@@ -520,7 +552,8 @@ class TrainingRows:
                              or (a == "subset" and isinstance(args.get(a), str)))
         self.offset = None
         if "offset" in self.cleared and not self.kept:    # kept rows carry their offset
-            self.offset = rows.training_offset
+            self.offset = array_offset(rows, source if isinstance(source, pd.DataFrame)
+                                       else source.data)
         self.function = None if rows.call is None else rows.call.function
 
     def take(self, positions=None, *, weights=None, y=None, frame=None,
