@@ -344,6 +344,34 @@ def test_sums_over_chunks_of_a_block_equal_the_block_sums(df, monkeypatch):
     assert tb.best_score == pytest.approx(ta.best_score, rel=1e-12)
 
 
+def test_a_replicates_pass_bounds_its_temporaries_by_chunks():
+    """A pass over m replicates makes m-wide temporaries per row: its chunks shrink with m,
+    so a block of 300,000 rows and 40 replicates stays within 3 CHUNK_BYTES of temporaries
+    (whole, its temporaries take over 300 MiB), with the sums of the whole block."""
+    import tracemalloc
+
+    from fmstats.glm import _blockreplicates as br
+    from fmstats.glm import _dask as glm_dask
+
+    n, p, m = 300_000, 5, 40
+    rng = np.random.default_rng(0)
+    X = np.column_stack([np.ones(n), rng.normal(size=(n, p - 1))])
+    q = (rng.random(n) < 0.3).astype(float)
+    pos = np.arange(n, dtype=np.int64)
+    draws = RowDraws(keys=replicate_keys(np.random.SeedSequence(1).spawn(m)))
+    theta = rng.normal(scale=0.1, size=(m, p))
+    step = glm_dask.chunk_rows([X, q, pos], m)
+    assert step == glm_dask.CHUNK_BYTES // (8 * (p + 1) + 8 + glm_dask.REPLICATE_ROW_BYTES * m)
+    tracemalloc.start()
+    got = glm_dask._chunked_sums(br._newton_block, 0, X, q, None, pos, draws=draws,
+                                 theta=theta, margins=False)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 3 * glm_dask.CHUNK_BYTES, peak / 2**20
+    whole = br._newton_block(X, q, None, pos, draws=draws, theta=theta, margins=False)
+    np.testing.assert_allclose(got, whole, rtol=1e-10, atol=1e-8)
+
+
 def test_partition_memory_rule():
     """A task's memory: the partition, its design (and y, trials, weights) and four chunks'
     temporaries (a chunk: the design up to CHUNK_BYTES); the warning comes above a quarter of

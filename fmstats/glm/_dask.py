@@ -52,11 +52,17 @@ PERSIST_SHARE = 0.5
 SPLIT_EVERY = 8
 
 #: Within a task, a pass's sums run over chunks of a block's rows holding at most this many
-#: bytes of its arrays (at least :data:`CHUNK_MIN_ROWS` rows), so the temporaries of a task
-#: (the weighted design of a Gram, the leverages) stay near this size whatever the partition
-#: size; a task's memory is then its block (and the partition it was built from) plus this.
+#: bytes of its arrays and, in a replicates' pass, of the replicates' temporaries
+#: (:data:`REPLICATE_ROW_BYTES`; at least :data:`CHUNK_MIN_ROWS` rows), so the temporaries of
+#: a task (the weighted design of a Gram, the leverages, the replicates' weights and
+#: probabilities) stay within a small multiple of this size whatever the partition size and
+#: the number of replicates; a task's memory is then its block (and the partition it was
+#: built from) plus this.
 CHUNK_BYTES = 16 * 2**20
 CHUNK_MIN_ROWS = 1024
+#: The temporaries a replicates' pass makes per row and replicate (bytes): the weights, the
+#: linear predictors, the probabilities and three products of them, as float64.
+REPLICATE_ROW_BYTES = 48
 
 
 def is_dask_collection(x) -> bool:
@@ -123,11 +129,26 @@ def _add(*parts, n_max=0):
     return out
 
 
-def chunk_rows(blocks) -> int:
+def chunk_rows(blocks, replicates: int = 0) -> int:
     """The rows of a chunk of ``blocks`` (arrays with the same rows; None entries skipped):
-    :data:`CHUNK_BYTES` of their rows, at least :data:`CHUNK_MIN_ROWS`."""
+    :data:`CHUNK_BYTES` of their rows and, for a pass over ``replicates`` replicates, of the
+    temporaries it makes per row (:data:`REPLICATE_ROW_BYTES` per replicate), at least
+    :data:`CHUNK_MIN_ROWS`.
+
+    Parameters
+    ----------
+    blocks : sequence of ndarray or None
+        A block's arrays (same rows).
+    replicates : int, default 0
+        The replicates a pass evaluates at once (the ``m`` of its ``draws``).
+
+    Returns
+    -------
+    int
+        The rows of a chunk.
+    """
     row_bytes = sum(b.itemsize * int(np.prod(b.shape[1:], dtype=np.int64))
-                    for b in blocks if b is not None)
+                    for b in blocks if b is not None) + REPLICATE_ROW_BYTES * int(replicates)
     return max(int(CHUNK_MIN_ROWS), int(CHUNK_BYTES) // max(row_bytes, 1))
 
 
@@ -136,7 +157,8 @@ def _chunked_sums(fn: Callable, n_max: int, *blocks, **kwargs) -> np.ndarray:
     ``n_max`` entries by their maximum): the same sums with bounded temporaries."""
     blocks = [None if b is None else np.asarray(b) for b in blocks]
     n = next(len(b) for b in blocks if b is not None)
-    step = chunk_rows(blocks)
+    draws = kwargs.get("draws")          # a replicates' pass: m columns per row
+    step = chunk_rows(blocks, 0 if draws is None else draws.m)
     if n <= step:
         return fn(*blocks, **kwargs)
     return _add(*[fn(*[None if b is None else b[i:i + step] for b in blocks], **kwargs)
