@@ -165,8 +165,13 @@ def test_a_failed_grid_point_is_recorded_or_raised():
     assert res.fold_results["error"].iloc[3].startswith("InvalidArgumentError")
     with pytest.raises(InvalidArgumentError, match="penalty"):
         fm.cv_tune(fm.maxent, FORMULA, ddf, grid, cv=3, on_error="raise")
-    with pytest.raises(InvalidArgumentError, match="fits every grid point on all rows first"):
-        fm.cv_tune(fm.maxent, FORMULA, ddf, grid[::-1], cv=3)
+    with pytest.warns(FitFailedWarning, match="3 of 6 fold fits failed"):
+        rev = fm.cv_tune(fm.maxent, FORMULA, ddf, grid[::-1], cv=3, random_state=0)
+    assert rev.tidy()["n_failed"].tolist() == [3, 0]       # the order of the grid: no matter
+    assert rev.best_params == {"penalty": 1.0}
+    assert rev.tidy()["f"].iloc[1] == pytest.approx(t["f"].iloc[0], rel=1e-12)
+    with pytest.raises(InvalidArgumentError, match="failed at every point"):
+        fm.cv_tune(fm.maxent, FORMULA, ddf, [{"penalty": -1.0}, {"penalty": -2.0}], cv=3)
 
 
 def test_a_fold_without_positives_warns():

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import fmstats as fm
-from fmstats.exceptions import InvalidArgumentError
+from fmstats.exceptions import DataError, InvalidArgumentError
 from fmstats.results import RowSelection, TrainingRows, training_rows
 
 RTOL = 1e-10      # the design built once vs rebuilt: the same numbers up to rounding
@@ -100,6 +100,12 @@ def test_an_offset_term_and_an_array_offset_are_counted_once(df):
     b1 = fm.bootstrap(both, B=5, data=df, fast=False, random_state=3, ci=False, mc_tol=None)
     b2 = fm.bootstrap(one, B=5, data=df, fast=False, random_state=3, ci=False, mc_tol=None)
     np.testing.assert_allclose(b1.replicates.to_numpy(), b2.replicates.to_numpy(), rtol=1e-8)
+
+
+def test_rows_that_do_not_match_array_weights_are_refused(df):
+    fit = fm.maxent("y ~ x1 + g", df, weights=df["w"].to_numpy())
+    with pytest.raises(DataError, match="array of 240 values.*hold 235"):
+        TrainingRows(fit, df.iloc[:-5])
 
 
 def test_a_reweighting_of_the_rows(df):

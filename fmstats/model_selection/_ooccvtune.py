@@ -137,11 +137,6 @@ def cv_tune_out_of_core(model_fn, formula, data, points, fixed, *, k, seed, pool
             try:
                 fit = model_fn(formula, data, **point, **fixed)
             except FmstatsError as e:
-                if g == 0:      # the first fit says whether the model fits out of core at all
-                    raise _said(e, f"`model_fn`: cv_tune on a Dask DataFrame fits every grid "
-                                   f"point on all rows first, and {name} with {point} failed "
-                                   "(out of core cv_tune tunes the model functions that fit a "
-                                   f"Dask DataFrame: maxent, umaxent, fmaxent): {e}") from e
                 if on_error == "raise":
                     raise
                 errors[g * k:(g + 1) * k] = [e] * k
@@ -166,6 +161,12 @@ def cv_tune_out_of_core(model_fn, formula, data, points, fixed, *, k, seed, pool
     finally:
         if bar is not None:
             bar.close()
+    if all(f is None for f in fits):    # no point fitted on all rows: say why it may be
+        e = errors[0]
+        raise _said(e, f"`model_fn`: cv_tune on a Dask DataFrame fits every grid point on all "
+                       f"rows first, and {name} failed at every point, first with "
+                       f"{points[0]} (out of core cv_tune tunes the model functions that fit "
+                       f"a Dask DataFrame: maxent, umaxent, fmaxent): {e}") from e
     n_rows = 0
     if folds is None:       # every point failed (cv_tune says so): no fold table
         folds = RowFolds(k, seed, None)

@@ -545,7 +545,12 @@ class TrainingRows:
                   if isinstance(source, KeptDesign) else
                   len(source.data))                 # a DesignMatrix of the training frame
         aw = array_weights(results)
-        self.weights = aw if aw is not None and len(aw) == self.n else None
+        if aw is not None and len(aw) != self.n:
+            raise DataError(
+                f"the fit's prior weights were given as an array of {len(aw)} values, one per "
+                f"training row, but the rows given hold {self.n}: pass the data the model was "
+                "fitted on.")
+        self.weights = aw
         args = {} if rows.call is None else rows.call.arguments
         self.cleared = tuple(a for a in ("subset", "offset")
                              if isinstance(args.get(a), RowArgument)
