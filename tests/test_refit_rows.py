@@ -108,6 +108,20 @@ def test_rows_that_do_not_match_array_weights_are_refused(df):
         TrainingRows(fit, df.iloc[:-5])
 
 
+def test_a_tuned_threshold_on_a_model_with_array_weights_resamples(df):
+    """The per-row arguments of a result built on a base model are the base's: the bootstrap
+    of a tuned threshold whose model took array weights equals the bootstrap of the same
+    tuning with the weights as a column."""
+    arr = fm.tune_threshold(fm.maxent("y ~ x1 + g", df, weights=df["w"].to_numpy()), df,
+                            random_state=0)
+    col = fm.tune_threshold(fm.maxent("y ~ x1 + g", df, weights="w"), df, random_state=0)
+    assert arr.threshold == pytest.approx(col.threshold, rel=1e-12)
+    kw = dict(B=4, data=df, random_state=5, ci=False, mc_tol=None)
+    b_arr, b_col = fm.bootstrap(arr, **kw), fm.bootstrap(col, **kw)
+    np.testing.assert_allclose(b_arr.replicates.to_numpy(), b_col.replicates.to_numpy(),
+                               rtol=1e-9, atol=1e-12)
+
+
 def test_a_reweighting_of_the_rows(df):
     fit = fm.maxent("y ~ x1 + x2 + g", df, weights="w")
     mult = np.bincount(POSITIONS, minlength=len(df)).astype(float)

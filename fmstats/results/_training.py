@@ -544,7 +544,12 @@ class TrainingRows:
                   int(np.asarray(rows_of(source.results).y).shape[0])
                   if isinstance(source, KeptDesign) else
                   len(source.data))                 # a DesignMatrix of the training frame
-        aw = array_weights(results)
+        # the per-row arguments are the fitted model's: a result built on a base model (a
+        # tuned threshold, a calibration) refits it on the rows' data with them
+        model = results if rows.refits_rows else rows.fitted_model
+        self.function = None if rows.call is None else rows.call.function
+        rows = rows_of(model)
+        aw = array_weights(model)
         if aw is not None and len(aw) != self.n:
             raise DataError(
                 f"the fit's prior weights were given as an array of {len(aw)} values, one per "
@@ -559,7 +564,6 @@ class TrainingRows:
         if "offset" in self.cleared and not self.kept:    # kept rows carry their offset
             self.offset = array_offset(rows, source if isinstance(source, pd.DataFrame)
                                        else source.data)
-        self.function = None if rows.call is None else rows.call.function
 
     def take(self, positions=None, *, weights=None, y=None, frame=None,
              reset_index: bool = False) -> RowSelection:
