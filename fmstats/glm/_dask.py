@@ -531,8 +531,8 @@ def worker_memory_limit() -> float:
 
 #: A task's memory (its partition, the design built from it, the chunks' temporaries) should
 #: stay under this share of a worker's memory limit: the rest is the worker's own footprint
-#: (Python, pandas, pyarrow: about 250-350 MiB) and Dask's margins (it pauses a worker at
-#: 80 % of its limit and restarts it at 95 %).
+#: (Python, pandas, pyarrow, fmstats: about 300-400 MiB) and Dask's margins (it pauses a
+#: worker at 80 % of its limit and restarts it at 95 %).
 TASK_MEMORY_SHARE = 0.25
 
 
