@@ -48,7 +48,7 @@ from ..exceptions import (DataError, FmstatsWarning, FormulaError, InvalidArgume
                           ModelComparisonError)
 from ..formula import is_sparse, model_frame, split_formula, split_tilde, split_top
 from ..glm import independent_columns, irls_logit, rank_gram
-from ..results import array_offset
+from ..results import array_offset, formula_offsets
 from ._termtable import StepResults, TermTable, term_table, warn_f_test
 from .._utils.boundary import public
 
@@ -308,13 +308,6 @@ def _rhs(labels, intercept, offsets) -> str:
     return rhs if intercept else f"{rhs} - 1"
 
 
-def _formula_offsets(fit) -> list:
-    """The offset() terms of the formula (not an ``offset=`` column, which the call keeps)."""
-    col = fit.settings.get("offset")
-    return [o for o in getattr(fit.spec, "offsets", ())
-            if not (isinstance(col, str) and o == f"`{col}`")]
-
-
 def _check_scope_formula(scope, what):
     if not isinstance(scope, str) or "~" not in scope:
         raise InvalidArgumentError(
@@ -469,7 +462,7 @@ def _add_table(fit, upper, data, test, k, disp, candidates=None) -> TermTable:
     """add1 of the terms of ``upper`` that ``fit`` lacks (or of ``candidates``, labels)."""
     lhs, rhs = split_formula(upper)
     intercept, current = model_terms(fit.spec)
-    big_rhs = _rhs(_labels(fit) + [rhs], intercept, _formula_offsets(fit))
+    big_rhs = _rhs(_labels(fit) + [rhs], intercept, formula_offsets(fit))
     _, mf = _frame_of(fit, f"{lhs} ~ {big_rhs}", data, "add1")
     _, big_terms = model_terms(mf.spec)
     have = {t.factors for t in current}
@@ -626,7 +619,7 @@ def step(fit, scope=None, data: pd.DataFrame | None = None, *, direction: str = 
         labels = [x for x in labels if x != label] if sign == "-" else labels + [label]
         lhs = split_formula(current.formula)[0]
         intercept = model_terms(current.spec)[0]
-        formula = f"{lhs} ~ {_rhs(labels, intercept, _formula_offsets(current))}"
+        formula = f"{lhs} ~ {_rhs(labels, intercept, formula_offsets(current))}"
         new = (_refit(current, formula, data) if data is not None
                else _kept_refit(current, labels, formula))
         if new.nobs != current.nobs:

@@ -24,6 +24,7 @@ from ._newdata import NEWDATA_NA, keeps_rows, predict_kept
 from ._persist import FORMAT_VERSION, Persistable
 from ._protocol import ModelResults, RowRefitEngine
 from ._training import (CHECK_ROWS, FitRows, TrainingRows, array_offset, array_weights,
+                        formula_offsets,
                         keeps_training_rows, kept_design_frame, kept_rows, require_protocol, rows_of,
                         training_design, training_frame, training_rows, training_weights)
 from ._summary import (SIGNIF_LEGEND, Section, Summary, anova_columns, coef_columns,
@@ -35,11 +36,12 @@ __all__ = ["ModelResults", "ScoreCurves", "Persistable", "Summary", "Section",
            "FitRows", "SIGNIF_LEGEND", "anova_columns", "array_weights", "format_numbers",
            "keeps_training_rows", "kept_design_frame", "kept_rows", "r_matrix_text", "rows_of",
            "training_design", "training_frame", "training_weights", "TrainingRows",
-           "RowRefitEngine", "require_protocol", "training_rows", "array_offset", "RowSelection"]
+           "RowRefitEngine", "require_protocol", "training_rows", "array_offset",
+           "formula_offsets", "RowSelection"]
 
 #: The developer interface (in ``__all__``; the API page's *Developer interface* section).
 _DEVELOPER = ["FitRows", "SIGNIF_LEGEND", "anova_columns", "array_weights", "format_numbers",
               "keeps_training_rows", "kept_design_frame", "kept_rows", "r_matrix_text",
               "rows_of", "training_design", "training_frame", "training_weights",
               "TrainingRows", "RowRefitEngine", "require_protocol", "training_rows",
-              "array_offset", "RowSelection"]
+              "array_offset", "formula_offsets", "RowSelection"]

@@ -484,6 +484,25 @@ def kept_rows(results, what: str) -> KeptRows:
         "the model was fitted on.")
 
 
+def formula_offsets(results) -> list:
+    """The ``offset()`` terms of a fit's formula, as its design specification holds them
+    (without an ``offset=`` column, which the call keeps).
+
+    Parameters
+    ----------
+    results : FitRows
+        The fitted results (their ``spec`` and ``settings``).
+
+    Returns
+    -------
+    list of str
+        The terms (empty without any).
+    """
+    column = (results.settings or {}).get("offset")
+    return [o for o in getattr(results.spec, "offsets", ())
+            if not (isinstance(column, str) and o == f"`{column}`")]
+
+
 def array_offset(results, data: pd.DataFrame):
     """The part of a fit's training offset that its call gave as an array (``offset=``), on
     the training rows ``data`` (in the fit's order): the training offset less the formula's
@@ -504,15 +523,11 @@ def array_offset(results, data: pd.DataFrame):
     import dataclasses
 
     total = results.training_offset
-    spec = results.spec
-    if total is None or spec is None or not getattr(spec, "offsets", ()):
+    terms = tuple(formula_offsets(results))
+    if total is None or not terms:
         return total
-    column = (results.settings or {}).get("offset")
-    terms = tuple(o for o in spec.offsets if not (isinstance(column, str)
-                                                  and o == f"`{column}`"))
-    if not terms:
-        return total
-    part = dataclasses.replace(spec, offset_array=False, offsets=terms).offset_values(data)
+    part = dataclasses.replace(results.spec, offset_array=False,
+                               offsets=terms).offset_values(data)
     return np.asarray(total, dtype=float) - (0.0 if part is None else part)
 
 
